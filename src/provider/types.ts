@@ -1,0 +1,69 @@
+/**
+ * What the session loop needs from a model endpoint, independent of the
+ * client library underneath. Messages use the Chat Completions shape because
+ * every OpenAI-compatible server speaks it.
+ */
+import type { Usage } from "../session/events.ts";
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text exactly as the model produced it. */
+  arguments: string;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools: ToolSchema[];
+  maxOutputTokens?: number;
+  temperature?: number;
+}
+
+export interface ChatResponse {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: string | null;
+  usage: Usage;
+}
+
+export interface StreamHandlers {
+  /** New text. Never repeats text already delivered, even across retries. */
+  onText?(delta: string): void;
+  onRetry?(info: { attempt: number; delayMs: number; reason: string }): void;
+}
+
+export interface ChatProvider {
+  /** The endpoint this talks to, for error messages. */
+  readonly baseURL: string;
+  stream(
+    request: ChatRequest,
+    handlers: StreamHandlers,
+    signal?: AbortSignal,
+  ): Promise<ChatResponse>;
+}
+
+/** The provider gave up: unreachable, or failing after every retry (exit 4). */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly endpoint?: string,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The one event stream. Everything a user sees, everything stored and
+ * everything a script reads (`--json`) is one of these objects; renderers
+ * never reach into the engine. The schema is documented in docs/events.md.
+ */
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export const emptyUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
+
+export function addUsage(into: Usage, more: Usage): Usage {
+  into.input_tokens += more.input_tokens;
+  into.output_tokens += more.output_tokens;
+  into.total_tokens += more.total_tokens;
+  return into;
+}
+
+/** A permission the headless broker refused, reported at the end of a run. */
+export interface Denial {
+  tool: string;
+  key: string;
+  patterns: string[];
+  reason: string;
+}
+
+export interface ToolErrorPayload {
+  code: string;
+  message: string;
+  hint?: string;
+}
+
+export interface EventBodies {
+  "session.started": {
+    workspace: string;
+    model: string;
+    agent: string;
+    resumed: boolean;
+    parent_id?: string;
+  };
+  "turn.started": { turn: number };
+  "message.delta": { turn: number; text: string };
+  "message.completed": { turn: number; text: string };
+  "tool.started": { turn: number; call_id: string; tool: string; input: unknown };
+  "tool.completed": {
+    turn: number;
+    call_id: string;
+    tool: string;
+    ok: boolean;
+    title: string;
+    /** What the model receives (already truncated). */
+    output: string;
+    error?: ToolErrorPayload;
+    metadata?: Record<string, unknown>;
+    duration_ms: number;
+  };
+  "permission.asked": {
+    turn: number;
+    call_id: string;
+    tool: string;
+    key: string;
+    patterns: string[];
+  };
+  "permission.decided": {
+    turn: number;
+    call_id: string;
+    tool: string;
+    decision: "allow" | "deny";
+    source: "rule" | "user" | "headless" | "yes";
+  };
+  "provider.retry": { attempt: number; delay_ms: number; reason: string };
+  "turn.completed": { turn: number; usage: Usage };
+  "session.completed": {
+    text: string;
+    usage: Usage;
+    turns: number;
+    exit_code: number;
+    denials: Denial[];
+  };
+  "error": { code: string; message: string; exit_code: number };
+  "warning": { message: string };
+}
+
+export type EventType = keyof EventBodies;
+
+export type SkiffEvent = {
+  [K in EventType]: { type: K; session_id: string; timestamp: string } & EventBodies[K];
+}[EventType];
+
+export type EventOf<K extends EventType> = Extract<SkiffEvent, { type: K }>;
+
+/** Build an event with its envelope. `now` is injectable for tests. */
+export function makeEvent<K extends EventType>(
+  type: K,
+  sessionId: string,
+  body: EventBodies[K],
+  now: () => Date = () => new Date(),
+): EventOf<K> {
+  return {
+    type,
+    session_id: sessionId,
+    timestamp: now().toISOString(),
+    ...body,
+  } as unknown as EventOf<K>;
+}
+
+export type EventSink = (event: SkiffEvent) => void;

@@ -1,0 +1,135 @@
+/**
+ * The contract every tool meets. A tool says what a call would touch
+ * (`declare`, no side effects) before it is allowed to do it (`execute`), so
+ * the policy decides while there is still nothing to undo.
+ */
+import type { z } from "zod";
+import type { FileLedger } from "./file_ledger.ts";
+
+/** What one call would touch, for the policy table to judge. */
+export interface Access {
+  /** Permission key: "read", "edit", "bash", "webfetch", an MCP tool name… */
+  key: string;
+  /** What rules match against: workspace-relative paths, the command, the URL. */
+  patterns: string[];
+  /** Absolute paths the call reads. */
+  reads?: string[];
+  /** Absolute paths the call writes. */
+  writes?: string[];
+  /** Network hosts the call reaches. */
+  hosts?: string[];
+  /** Commands the call runs (bash: the whole command string). */
+  commands?: string[];
+  /** Patterns an "always allow" answer would store (`git log *`). */
+  always?: string[];
+  /** Shown to a person asked to approve: a command, a diff, a URL. */
+  preview?: string;
+}
+
+/** A finished call. `title` is the compact one-line summary for the terminal. */
+export interface ToolResult {
+  output: string;
+  title?: string;
+  metadata?: Record<string, unknown>;
+}
+
+export type ToolErrorCode =
+  | "file_not_read"
+  | "file_changed"
+  | "no_match"
+  | "ambiguous_match"
+  | "no_op_edit"
+  | "not_found"
+  | "bad_input"
+  | "invalid_pattern"
+  | "timeout"
+  | "denied"
+  | "too_large"
+  | "binary_file"
+  | "not_capable"
+  | "failed";
+
+/**
+ * A failure the model can act on. Only `denied` is final; every other code is
+ * written so the model reads it and corrects itself.
+ */
+export class ToolError extends Error {
+  constructor(
+    readonly code: ToolErrorCode,
+    message: string,
+    readonly hint?: string,
+    readonly metadata?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "ToolError";
+  }
+
+  toJSON(): { code: string; message: string; hint?: string } {
+    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) };
+  }
+}
+
+/** A todo item, as `todowrite` stores it with the session. */
+export interface Todo {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority: "high" | "medium" | "low";
+}
+
+/** Starts processes. The sandbox supplies the real one (bubblewrap, sandbox-exec). */
+export interface ProcessLauncher {
+  /**
+   * Turn a shell command into the argv that runs it, wrapped in whatever
+   * sandbox applies, plus the environment the child gets.
+   */
+  prepare(command: string, cwd: string): Promise<{ argv: string[]; env: Record<string, string> }>;
+}
+
+/** Background processes started by `bash` with `background: true`. */
+export interface BackgroundTable {
+  start(command: string, cwd: string, signal?: AbortSignal): Promise<string>;
+  output(
+    id: string,
+    waitMs?: number,
+  ): Promise<{ output: string; exitCode: number | null; running: boolean }>;
+  stop(id: string): Promise<{ output: string; exitCode: number | null }>;
+  stopAll(): Promise<void>;
+}
+
+/** Everything a tool may use. Passed in, so a test builds one without a store. */
+export interface ToolContext {
+  sessionId: string;
+  callId: string;
+  /** Absolute, realpath'd workspace root. */
+  workspace: string;
+  /** Extra folders the user allowed (`--add-dir`), absolute. */
+  extraDirs: string[];
+  /** skiff's data folder (spilled tool output lives under it). */
+  dataDir: string;
+  signal: AbortSignal;
+  /** Read-before-edit state and undo snapshots. */
+  files: FileLedger;
+  todos: { get(): Todo[]; set(todos: Todo[]): void };
+  launcher: ProcessLauncher;
+  background: BackgroundTable;
+  /** Network fetch; injected so tests never reach the network. */
+  fetch: typeof fetch;
+  /** Progress for long work ("scanned 400 files"); optional. */
+  progress?: (message: string) => void;
+}
+
+/** One tool. `schema` is the single source of the JSON schema sent to the model. */
+export interface Tool<I = unknown> {
+  name: string;
+  description: string;
+  schema: z.ZodType<I>;
+  declare(input: I, ctx: ToolContext): Access | Promise<Access>;
+  execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** Helps a tool file keep its input type tied to its schema. */
+export function defineTool<S extends z.ZodType>(
+  tool: Tool<z.infer<S>> & { schema: S },
+): Tool<z.infer<S>> {
+  return tool;
+}
