@@ -1,0 +1,244 @@
+/**
+ * The ChatProvider for any OpenAI-compatible endpoint, built on npm:openai's
+ * Chat Completions streaming. The library's own retries are switched off:
+ * retrying is ours (which failures, how long to wait, never repeating text
+ * the user already saw after a stream is cut), so it can be tested with an
+ * injected fetch, sleep, clock and random source.
+ */
+import OpenAI from "openai";
+import { describeFailure } from "./failure_message.ts";
+import { type AttemptFailure, type BackoffOptions, backoffDelayMs, classifyFailure } from "./retry_policy.ts";
+import { type StreamChunk, StreamAssembler, TextDeliveryGuard } from "./stream_assembler.ts";
+import {
+  type ChatMessage,
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResponse,
+  ProviderError,
+  type StreamHandlers,
+} from "./types.ts";
+import { emptyUsage } from "../session/events.ts";
+
+export interface OpenAIProviderOptions extends BackoffOptions {
+  /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
+  baseURL: string;
+  /** Sent as a bearer token. Local servers often need none. @default "no-key" */
+  apiKey?: string;
+  /** Longest wait for the response headers, and then between two streamed chunks. @default 300000 */
+  requestTimeoutMs?: number;
+  /** Retries after the first attempt (so 4 means up to 5 requests). @default 4 */
+  maxRetries?: number;
+  /**
+   * Time budget for an endpoint that cannot be connected to (refused, host
+   * unknown, reset before answering): no retry of such a failure starts after
+   * this much time since the first attempt, so a dead endpoint fails fast.
+   * @default 15000
+   */
+  connectTimeoutMs?: number;
+  /** A longer Retry-After than this is shortened to it. @default 60000 */
+  retryAfterCapMs?: number;
+  /** The request field carrying the output limit; newer OpenAI models want "max_completion_tokens". @default "max_tokens" */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /** Ask for usage in the final chunk (stream_options.include_usage). @default true */
+  streamUsage?: boolean;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+  /** Wait between retries; must reject (or resolve early) when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** [0, 1), for jitter. */
+  random?: () => number;
+  /** Milliseconds, for elapsed time and HTTP-date Retry-After. */
+  now?: () => number;
+}
+
+/** The stream went quiet for longer than requestTimeoutMs. */
+class IdleTimeout extends Error {}
+
+/**
+ * Create a provider. Needs --allow-net for the endpoint's host.
+ *
+ * ```ts
+ * const provider = createOpenAIProvider({ baseURL: "http://127.0.0.1:8080/v1" });
+ * const answer = await provider.stream({ model, messages, tools: [] }, { onText: write });
+ * ```
+ */
+export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvider {
+  const baseURL = options.baseURL.replace(/\/+$/, "");
+  const requestTimeoutMs = options.requestTimeoutMs ?? 300_000;
+  const maxRetries = options.maxRetries ?? 4;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+  const retryAfterCapMs = options.retryAfterCapMs ?? 60_000;
+  const maxTokensField = options.maxTokensField ?? "max_tokens";
+  const sleep = options.sleep ?? abortableSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`maxRetries must be a whole number ≥ 0: current value is ${maxRetries}`);
+  }
+  if (!(requestTimeoutMs > 0)) {
+    throw new RangeError(`requestTimeoutMs must be positive: current value is ${requestTimeoutMs}`);
+  }
+
+  const client = new OpenAI({
+    baseURL,
+    apiKey: options.apiKey || "no-key",
+    maxRetries: 0,
+    timeout: requestTimeoutMs,
+    fetch: options.fetch,
+    defaultHeaders: options.headers,
+    dangerouslyAllowBrowser: true, // a Deno Worker looks like a browser to the library
+  });
+
+  function requestBody(request: ChatRequest) {
+    return {
+      model: request.model,
+      messages: request.messages.map(toWireMessage),
+      stream: true as const,
+      ...(options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
+      ...(request.tools.length > 0
+        ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: {
+              name: tool.name,
+              description: tool.description,
+              parameters: tool.parameters,
+            },
+          })),
+        }
+        : {}),
+      ...(request.maxOutputTokens ? { [maxTokensField]: request.maxOutputTokens } : {}),
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    };
+  }
+
+  /** One request; resolves when the stream ends (complete or not), throws on failure. */
+  async function attempt(
+    body: ReturnType<typeof requestBody>,
+    assembler: StreamAssembler,
+    guard: TextDeliveryGuard,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const controller = new AbortController();
+    const forwardAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", forwardAbort, { once: true });
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, requestTimeoutMs);
+    };
+    arm();
+    try {
+      const stream = await client.chat.completions.create(
+        body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+        { signal: controller.signal, maxRetries: 0 },
+      );
+      arm();
+      for await (const chunk of stream) {
+        arm();
+        if (assembler.add(chunk as StreamChunk) !== "") guard.offer(assembler.text);
+      }
+    } catch (error) {
+      if (timedOut) throw new IdleTimeout();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", forwardAbort);
+    }
+    // The library ends the iteration quietly when its request is aborted.
+    if (timedOut) throw new IdleTimeout();
+  }
+
+  async function stream(
+    request: ChatRequest,
+    handlers: StreamHandlers,
+    signal?: AbortSignal,
+  ): Promise<ChatResponse> {
+    const body = requestBody(request);
+    const guard = new TextDeliveryGuard((delta) => handlers.onText?.(delta));
+    const started = now();
+    for (let retry = 0;; retry++) {
+      throwIfAborted(signal);
+      const assembler = new StreamAssembler(newCallId);
+      let failure: AttemptFailure;
+      try {
+        await attempt(body, assembler, guard, signal);
+        throwIfAborted(signal);
+        if (assembler.finishReason !== null) {
+          return {
+            text: assembler.text,
+            toolCalls: assembler.toolCalls(),
+            finishReason: assembler.finishReason,
+            usage: assembler.usage ?? emptyUsage(),
+          };
+        }
+        failure = { retryable: true, reason: "stream ended before the answer was complete", connection: false };
+      } catch (error) {
+        throwIfAborted(signal);
+        failure = error instanceof IdleTimeout
+          ? { retryable: true, reason: "timed out", connection: false }
+          : classifyFailure(error, now(), retryAfterCapMs);
+      }
+
+      const delayMs = failure.retryAfterMs ?? backoffDelayMs(retry + 1, random, options);
+      const outOfConnectBudget = failure.connection && now() - started + delayMs > connectTimeoutMs;
+      if (!failure.retryable || retry >= maxRetries || outOfConnectBudget) {
+        const message = describeFailure(failure, {
+          endpoint: baseURL,
+          model: request.model,
+          attempts: retry + 1,
+          elapsedMs: now() - started,
+          requestTimeoutMs,
+        });
+        throw new ProviderError(message, failure.status, baseURL);
+      }
+      handlers.onRetry?.({ attempt: retry + 1, delayMs, reason: failure.reason });
+      await sleep(delayMs, signal);
+    }
+  }
+
+  return { baseURL, stream };
+}
+
+/** Our message shape → the wire shape (tool calls nest under `function`). */
+function toWireMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role !== "assistant" || !message.tool_calls?.length) return message;
+  return {
+    role: "assistant",
+    content: message.content,
+    tool_calls: message.tool_calls.map((call) => ({
+      id: call.id,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments },
+    })),
+  };
+}
+
+function newCallId(): string {
+  return `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (!signal?.aborted) return;
+  throw signal.reason ?? new DOMException("The request was cancelled.", "AbortError");
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

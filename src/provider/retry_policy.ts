@@ -1,0 +1,186 @@
+/**
+ * When a failed model request is worth repeating, and how long to wait first.
+ * Kept apart from the client so the rules (which statuses retry, how
+ * Retry-After is read, how backoff grows) are plain functions a test can
+ * check without a server.
+ */
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai";
+
+/** What went wrong with one attempt, in terms the retry loop and the user need. */
+export interface AttemptFailure {
+  retryable: boolean;
+  /** Short, human: "429 Too Many Requests", "connection refused", "stream cut midway". */
+  reason: string;
+  status?: number;
+  /** The server's own explanation, when it sent one. */
+  serverMessage?: string;
+  /** The server asked for this wait (Retry-After / retry-after-ms), already capped. */
+  retryAfterMs?: number;
+  /** No HTTP response at all: refused, unresolvable host, reset before headers. */
+  connection: boolean;
+}
+
+export interface BackoffOptions {
+  /** First retry waits about this long. @default 500 */
+  baseDelayMs?: number;
+  /** No computed wait exceeds this. @default 8000 */
+  maxDelayMs?: number;
+}
+
+/** Statuses that say "try again": timeouts, conflicts, rate limits and server faults. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * Exponential backoff with ±25 % jitter for retry number `attempt` (1-based):
+ * 500, 1000, 2000, 4000 ms… capped at `maxDelayMs`. `random` returns [0, 1).
+ */
+export function backoffDelayMs(
+  attempt: number,
+  random: () => number,
+  options: BackoffOptions = {},
+): number {
+  const base = options.baseDelayMs ?? 500;
+  const cap = options.maxDelayMs ?? 8000;
+  const raw = Math.min(cap, base * 2 ** Math.max(0, attempt - 1));
+  return Math.round(raw * (0.75 + 0.5 * random()));
+}
+
+/**
+ * Read a wait request from response headers: `retry-after-ms`, then
+ * `Retry-After` as seconds or an HTTP date. Capped at `capMs` so a server
+ * asking for an hour cannot freeze a run; undefined when absent or unreadable.
+ */
+export function retryAfterFromHeaders(
+  headers: Headers | undefined,
+  nowMs: number,
+  capMs: number,
+): number | undefined {
+  if (!headers) return undefined;
+  const milliseconds = headers.get("retry-after-ms");
+  if (milliseconds !== null && milliseconds.trim() !== "") {
+    const value = Number(milliseconds);
+    if (Number.isFinite(value) && value >= 0) return Math.min(value, capMs);
+  }
+  const header = headers.get("retry-after");
+  if (header === null || header.trim() === "") return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? Math.min(seconds * 1000, capMs) : undefined;
+  const date = Date.parse(header);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(0, date - nowMs), capMs);
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  408: "Request Timeout",
+  409: "Conflict",
+  413: "Payload Too Large",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout",
+};
+
+function statusReason(status: number): string {
+  const text = STATUS_TEXT[status];
+  return text ? `${status} ${text}` : `HTTP ${status}`;
+}
+
+/** Walk `cause` links and join their messages, to find "Connection refused" deep inside. */
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth++) {
+    if (current instanceof Error) {
+      parts.push(current.message);
+      current = (current as { cause?: unknown }).cause;
+    } else {
+      parts.push(String(current));
+      break;
+    }
+  }
+  return parts.join(" | ");
+}
+
+/** Turn a low-level network message into a few words a user recognises. */
+export function describeNetworkCause(error: unknown): string {
+  const text = causeText(error);
+  if (/refused/i.test(text)) return "connection refused";
+  if (/reset|broken pipe|connection closed|hang ?up/i.test(text)) return "connection reset";
+  if (/lookup|dns|resolve|name or service|ENOTFOUND|nodename/i.test(text)) {
+    return "host name could not be resolved";
+  }
+  if (/certificate|tls|ssl/i.test(text)) return `TLS error (${firstLine(text)})`;
+  if (/timed? ?out/i.test(text)) return "timed out";
+  return firstLine(text) || "network error";
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0].trim();
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+function serverMessageOf(error: APIError): string | undefined {
+  const body = error.error as { message?: unknown } | undefined;
+  if (body && typeof body.message === "string") return body.message;
+  if (typeof body === "string") return body;
+  return undefined;
+}
+
+/**
+ * Classify an error thrown while requesting or reading a stream. Caller
+ * aborts are not classified here: the loop checks its own signal first.
+ */
+export function classifyFailure(
+  error: unknown,
+  nowMs: number,
+  retryAfterCapMs: number,
+): AttemptFailure {
+  if (error instanceof APIConnectionTimeoutError) {
+    return { retryable: true, reason: "timed out", connection: false };
+  }
+  if (error instanceof APIConnectionError) {
+    const reason = describeNetworkCause((error as { cause?: unknown }).cause ?? error);
+    return { retryable: true, reason, connection: true };
+  }
+  if (error instanceof APIUserAbortError) {
+    return { retryable: true, reason: "request aborted", connection: false };
+  }
+  if (error instanceof APIError) {
+    const serverMessage = serverMessageOf(error);
+    if (error.status === undefined) {
+      // An error event inside a 200 stream: the server failed while answering.
+      return {
+        retryable: true,
+        reason: "server reported an error mid-stream",
+        serverMessage,
+        connection: false,
+      };
+    }
+    return {
+      retryable: isRetryableStatus(error.status),
+      reason: statusReason(error.status),
+      status: error.status,
+      serverMessage,
+      retryAfterMs: retryAfterFromHeaders(error.headers, nowMs, retryAfterCapMs),
+      connection: false,
+    };
+  }
+  if (error instanceof SyntaxError) {
+    return { retryable: true, reason: "malformed stream data", connection: false };
+  }
+  // Anything else surfaced while reading the body is the transport failing midway.
+  return { retryable: true, reason: `stream cut midway (${describeNetworkCause(error)})`, connection: false };
+}

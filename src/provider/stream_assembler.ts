@@ -1,0 +1,120 @@
+/**
+ * Builds one answer out of streamed Chat Completions chunks: text, tool calls
+ * (several at once, each assembled from argument fragments by its index),
+ * the finish reason and usage. One assembler per attempt; what the user has
+ * already seen across attempts is tracked by `TextDeliveryGuard`.
+ */
+import type { Usage } from "../session/events.ts";
+import type { ToolCall } from "./types.ts";
+
+/** The parts of a streamed chunk we read; servers vary, so every field is optional. */
+export interface StreamChunk {
+  choices?: Array<{
+    index?: number;
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{
+        index?: number;
+        id?: string | null;
+        function?: { name?: string | null; arguments?: string | null } | null;
+      }> | null;
+    } | null;
+    finish_reason?: string | null;
+  }> | null;
+  usage?: {
+    prompt_tokens?: number | null;
+    completion_tokens?: number | null;
+    total_tokens?: number | null;
+  } | null;
+}
+
+interface PartialCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export class StreamAssembler {
+  text = "";
+  finishReason: string | null = null;
+  usage: Usage | null = null;
+  #calls: PartialCall[] = [];
+  /** index on the wire → position in #calls */
+  #slots = new Map<number, number>();
+
+  constructor(private readonly makeId: () => string) {}
+
+  /** Absorb one chunk; returns the text it added (possibly ""). */
+  add(chunk: StreamChunk): string {
+    if (chunk.usage) this.usage = mapUsage(chunk.usage);
+    let added = "";
+    for (const choice of chunk.choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue; // we never ask for n > 1
+      const delta = choice.delta;
+      if (delta?.content) {
+        this.text += delta.content;
+        added += delta.content;
+      }
+      for (const fragment of delta?.tool_calls ?? []) this.#addToolFragment(fragment);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    return added;
+  }
+
+  #addToolFragment(
+    fragment: NonNullable<
+      NonNullable<NonNullable<StreamChunk["choices"]>[number]["delta"]>["tool_calls"]
+    >[number],
+  ): void {
+    const wireIndex = fragment.index ?? 0;
+    let slot = this.#slots.get(wireIndex);
+    // Some servers reuse index 0 for every call; a fresh id then means a new call.
+    const existing = slot === undefined ? undefined : this.#calls[slot];
+    if (existing === undefined || (fragment.id && existing.id && fragment.id !== existing.id)) {
+      slot = this.#calls.length;
+      this.#calls.push({ id: fragment.id ?? "", name: "", arguments: "" });
+      this.#slots.set(wireIndex, slot);
+    }
+    const call = this.#calls[slot!];
+    if (fragment.id && !call.id) call.id = fragment.id;
+    if (fragment.function?.name) call.name += fragment.function.name;
+    if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+  }
+
+  /** Finished tool calls, in the order the model began them. */
+  toolCalls(): ToolCall[] {
+    return this.#calls
+      .filter((call) => call.name !== "")
+      .map((call) => ({
+        id: call.id || this.makeId(),
+        name: call.name,
+        // An empty argument string is "no arguments"; the tool layer parses JSON.
+        arguments: call.arguments === "" ? "{}" : call.arguments,
+      }));
+  }
+}
+
+export function mapUsage(usage: NonNullable<StreamChunk["usage"]>): Usage {
+  const input = usage.prompt_tokens ?? 0;
+  const output = usage.completion_tokens ?? 0;
+  return { input_tokens: input, output_tokens: output, total_tokens: usage.total_tokens ?? input + output };
+}
+
+/**
+ * Guarantees text reaches the user once. After a retry the new attempt starts
+ * from its beginning; its deltas are held back until its text is longer than
+ * what was already shown, and only the excess is passed on.
+ */
+export class TextDeliveryGuard {
+  #delivered = 0;
+
+  constructor(private readonly deliver: (delta: string) => void) {}
+
+  /** `attemptText` is the whole text of the current attempt so far. */
+  offer(attemptText: string): void {
+    if (attemptText.length <= this.#delivered) return;
+    const fresh = attemptText.slice(this.#delivered);
+    this.#delivered = attemptText.length;
+    this.deliver(fresh);
+  }
+}

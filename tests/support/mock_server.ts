@@ -1,0 +1,341 @@
+/**
+ * A scripted OpenAI-compatible server for tests and benchmarks. Each POST to
+ * /v1/chat/completions consumes the next turn of the script and answers it in
+ * the real wire format (SSE chunks when `stream: true`, one JSON object
+ * otherwise), so the code under test runs its real HTTP client against it.
+ *
+ * In-process: `const mock = startMockServer([{ text: "hi" }]); … mock.close()`.
+ * From another process: `deno run -A tests/support/mock_server.ts script.json
+ * [--record requests.jsonl]` prints the base URL as its first stdout line and
+ * serves until killed; `--record` appends every request body as a JSON line.
+ */
+
+export interface MockUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+}
+
+export interface MockToolCall {
+  name: string;
+  /** An object is serialised; a string is sent verbatim (even if not valid JSON). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+interface TurnOptions {
+  /** Wait this long before answering (headers included). */
+  delayMs?: number;
+  /** Replace the computed usage; `null` sends no usage at all. */
+  usage?: MockUsage | null;
+}
+
+export type MockTurn =
+  & TurnOptions
+  & (
+    | { text: string; toolCalls?: undefined; status?: undefined; cut?: undefined; hang?: undefined }
+    | { toolCalls: MockToolCall[]; text?: string; status?: undefined; cut?: undefined; hang?: undefined }
+    | {
+      status: number;
+      /** Seconds (number) or an HTTP date (string), sent as the Retry-After header. */
+      retryAfter?: number | string;
+      /** Response body; an object is sent as JSON. Default: an OpenAI-style error. */
+      body?: unknown;
+      text?: undefined;
+      toolCalls?: undefined;
+      cut?: undefined;
+      hang?: undefined;
+    }
+    /** Streams about half of `text`, then drops the connection: no finish_reason, no [DONE]. */
+    | { cut: true; text: string; toolCalls?: undefined; status?: undefined; hang?: undefined }
+    /** Never answers; the request stays open until the client gives up or the server closes. */
+    | { hang: true; text?: undefined; toolCalls?: undefined; status?: undefined; cut?: undefined }
+  );
+
+export interface MockServer {
+  /** Base URL including /v1, e.g. http://127.0.0.1:41234/v1 */
+  url: string;
+  /** Parsed JSON bodies of every chat completion request received, in order. */
+  requests: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export interface MockServerOptions {
+  /** Called with every chat completion request body as it arrives. */
+  onRequest?(body: Record<string, unknown>): void;
+  port?: number;
+}
+
+const MODEL_FALLBACK = "mock-model";
+const encoder = new TextEncoder();
+
+/** Start the server on 127.0.0.1 (a free port unless `options.port`). Needs --allow-net. */
+export function startMockServer(script: MockTurn[], options: MockServerOptions = {}): MockServer {
+  const requests: Record<string, unknown>[] = [];
+  const closing = new AbortController();
+  let next = 0;
+  let chunkCounter = 0;
+
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: options.port ?? 0, onListen: () => {} },
+    async (request) => {
+      const path = new URL(request.url).pathname;
+      if (request.method === "GET" && path === "/v1/models") {
+        return json(200, {
+          object: "list",
+          data: [{ id: MODEL_FALLBACK, object: "model", created: 0, owned_by: "mock" }],
+        });
+      }
+      if (request.method !== "POST" || path !== "/v1/chat/completions") {
+        return json(404, errorBody(`mock server: no route for ${request.method} ${path}`));
+      }
+      let body: Record<string, unknown>;
+      try {
+        body = await request.json();
+      } catch {
+        return json(400, errorBody("mock server: request body is not JSON"));
+      }
+      requests.push(body);
+      options.onRequest?.(body);
+
+      const turn = script[next];
+      if (turn === undefined) {
+        return json(
+          500,
+          errorBody(
+            `mock script exhausted: request ${requests.length} arrived but the script has ` +
+              `only ${script.length} turn(s)`,
+          ),
+        );
+      }
+      next++;
+      // Not request.signal: Deno's legacy behaviour aborts it after every response.
+      const gone = closing.signal;
+      if (turn.delayMs) await wait(turn.delayMs, gone);
+      if (turn.hang) {
+        await wait(Number.POSITIVE_INFINITY, gone);
+        return json(503, errorBody("mock server closed while hanging"));
+      }
+      if (turn.status !== undefined) return statusResponse(turn);
+
+      const id = `chatcmpl-mock-${++chunkCounter}`;
+      const model = typeof body.model === "string" ? body.model : MODEL_FALLBACK;
+      const usage = turn.usage === undefined ? estimateUsage(body, turn) : turn.usage;
+      if (body.stream !== true) return json(200, completionBody(id, model, turn, usage));
+      const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
+      const events = streamEvents(id, model, turn, streamOptions?.include_usage ? usage : null);
+      return sseResponse(events, turn.cut === true, gone);
+    },
+  );
+
+  const address = server.addr as Deno.NetAddr;
+  return {
+    url: `http://127.0.0.1:${address.port}/v1`,
+    requests,
+    async close() {
+      closing.abort();
+      await server.shutdown();
+    },
+  };
+}
+
+function errorBody(message: string, type = "mock_error") {
+  return { error: { message, type, code: null, param: null } };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+function statusResponse(turn: { status: number; retryAfter?: number | string; body?: unknown }) {
+  const headers: Record<string, string> = {};
+  if (turn.retryAfter !== undefined) headers["retry-after"] = String(turn.retryAfter);
+  if (typeof turn.body === "string") {
+    return new Response(turn.body, { status: turn.status, headers });
+  }
+  const body = turn.body ?? errorBody(`mock error ${turn.status}`, "server_error");
+  return json(turn.status, body, headers);
+}
+
+/** Resolve after `ms`, or as soon as `signal` aborts. Never rejects. */
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = Number.isFinite(ms) ? setTimeout(done, ms) : undefined;
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function argumentsText(call: MockToolCall): string {
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+}
+
+function toolCallId(call: MockToolCall, index: number): string {
+  return call.id ?? `call_mock_${index}`;
+}
+
+/** Deterministic token counts (about four characters a token) so tests can assert them. */
+function estimateUsage(body: Record<string, unknown>, turn: MockTurn): MockUsage {
+  const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+  const produced = (turn.text ?? "") + (turn.toolCalls ?? []).map(argumentsText).join("");
+  return { prompt_tokens: prompt, completion_tokens: Math.ceil(produced.length / 4) };
+}
+
+function wireUsage(usage: MockUsage) {
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+  };
+}
+
+function finishReason(turn: MockTurn): string {
+  return turn.toolCalls?.length ? "tool_calls" : "stop";
+}
+
+function completionBody(id: string, model: string, turn: MockTurn, usage: MockUsage | null) {
+  const toolCalls = turn.toolCalls?.map((call, index) => ({
+    id: toolCallId(call, index),
+    type: "function",
+    function: { name: call.name, arguments: argumentsText(call) },
+  }));
+  return {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{
+      index: 0,
+      message: {
+        role: "assistant",
+        content: turn.text ?? null,
+        ...(toolCalls?.length ? { tool_calls: toolCalls } : {}),
+      },
+      finish_reason: finishReason(turn),
+    }],
+    ...(usage ? { usage: wireUsage(usage) } : {}),
+  };
+}
+
+/** Split text into small pieces so clients see real incremental deltas. */
+function pieces(text: string, size = 4): string[] {
+  const out: string[] = [];
+  for (let at = 0; at < text.length; at += size) out.push(text.slice(at, at + size));
+  return out;
+}
+
+/** The data payloads of one streamed answer, in order; `[DONE]` included unless cut. */
+function streamEvents(
+  id: string,
+  model: string,
+  turn: MockTurn,
+  usage: MockUsage | null,
+): string[] {
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+
+  const text = turn.text ?? "";
+  const events = [chunk({ role: "assistant", content: "" })];
+  if (turn.cut) {
+    for (const piece of pieces(text.slice(0, Math.ceil(text.length / 2)))) {
+      events.push(chunk({ content: piece }));
+    }
+    return events;
+  }
+  for (const piece of pieces(text)) events.push(chunk({ content: piece }));
+  turn.toolCalls?.forEach((call, index) => {
+    events.push(chunk({
+      tool_calls: [{
+        index,
+        id: toolCallId(call, index),
+        type: "function",
+        function: { name: call.name, arguments: "" },
+      }],
+    }));
+    for (const piece of pieces(argumentsText(call), 7)) {
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  events.push(chunk({}, finishReason(turn)));
+  if (usage) {
+    events.push(JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [],
+      usage: wireUsage(usage),
+    }));
+  }
+  events.push("[DONE]");
+  return events;
+}
+
+/**
+ * Serve SSE events. When `cut`, the body stream errors after the last event,
+ * which makes the server abort the connection mid-body (no terminating chunk).
+ */
+function sseResponse(events: string[], cut: boolean, gone: AbortSignal): Response {
+  let index = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (gone.aborted) return controller.close();
+      if (index < events.length) {
+        controller.enqueue(encoder.encode(`data: ${events[index++]}\n\n`));
+        return;
+      }
+      if (cut) {
+        // Give the client time to receive what was sent before the connection dies.
+        await wait(30, gone);
+        controller.error(new Error("mock server: connection cut on purpose"));
+      } else {
+        controller.close();
+      }
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache" },
+  });
+}
+
+async function main(args: string[]): Promise<void> {
+  const [scriptPath, ...rest] = args;
+  if (!scriptPath) {
+    console.error(
+      "usage: deno run -A tests/support/mock_server.ts <script.json> [--record <file.jsonl>]",
+    );
+    Deno.exit(2);
+  }
+  const script = JSON.parse(await Deno.readTextFile(scriptPath)) as MockTurn[];
+  if (!Array.isArray(script)) {
+    console.error(`${scriptPath}: the script must be a JSON array of turns`);
+    Deno.exit(2);
+  }
+  const recordAt = rest.indexOf("--record");
+  const recordPath = recordAt >= 0 ? rest[recordAt + 1] : undefined;
+  const mock = startMockServer(script, {
+    onRequest: (body) => {
+      if (recordPath) Deno.writeTextFileSync(recordPath, JSON.stringify(body) + "\n", { append: true });
+    },
+  });
+  console.log(mock.url);
+  Deno.addSignalListener("SIGTERM", () => mock.close().then(() => Deno.exit(0)));
+}
+
+if (import.meta.main) await main(Deno.args);
