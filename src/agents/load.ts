@@ -1,0 +1,150 @@
+/**
+ * Loads every agent a session can use: the built-ins, then markdown files
+ * (global folders first, then project folders from the git root down), then
+ * config entries. A later definition with the same name is layered on the
+ * earlier one: the fields it gives replace, its tool toggles and permission
+ * rules are added after the earlier ones, so they win.
+ */
+import * as path from "node:path";
+import { builtinAgents } from "./builtin.ts";
+import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
+import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+import { defaultConfigDir, listDir, projectDirs } from "./discovery.ts";
+import type { AgentDefinition, ConfigAgent } from "./types.ts";
+import { homeDir } from "../sandbox/paths.ts";
+
+export interface LoadAgentsOptions {
+  /** Absolute workspace root. */
+  workspace: string;
+  /** skiff's config folder; @default `$SKIFF_CONFIG_DIR` or `~/.config/skiff` */
+  configDir?: string;
+  /** The merged config's `agent` key. */
+  configAgents?: Record<string, ConfigAgent>;
+  /** Home folder for `~/.claude/agents` and friends; @default `$HOME` */
+  home?: string;
+}
+
+export interface LoadedAgents {
+  agents: AgentDefinition[];
+  /** One line each, naming the file and line where something was wrong. */
+  warnings: string[];
+}
+
+/** Agent folders inside a project directory, in rising priority. */
+const PROJECT_AGENT_FOLDERS = [
+  ".claude/agents",
+  ".opencode/agent",
+  ".opencode/agents",
+  ".skiff/agents",
+];
+
+/** Needs --allow-read on the workspace, its parents up to the git root, and the config folders. */
+export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
+  const home = options.home ?? homeDir();
+  const configDir = options.configDir ??
+    defaultConfigDir((name) => Deno.env.get(name), home);
+  const warnings: string[] = [];
+  const byName = new Map<string, AgentDefinition>();
+  for (const agent of builtinAgents()) byName.set(agent.name, agent);
+
+  const folders = [
+    path.join(home, ".claude", "agents"),
+    path.join(home, ".config", "opencode", "agent"),
+    path.join(home, ".config", "opencode", "agents"),
+    path.join(configDir, "agents"),
+    ...projectDirs(options.workspace).flatMap((dir) =>
+      PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
+    ),
+  ];
+  const seen = new Set<string>();
+  for (const folder of folders) {
+    if (seen.has(folder)) continue;
+    seen.add(folder);
+    for (const entry of listDir(folder)) {
+      if (!entry.isFile || !entry.name.endsWith(".md")) continue;
+      const file = path.join(folder, entry.name);
+      const name = entry.name.slice(0, -".md".length);
+      const override = readAgentFile(file, warnings);
+      if (override) apply(byName, name, override, file, warnings);
+    }
+  }
+  for (const [name, entry] of Object.entries(options.configAgents ?? {})) {
+    const where = { file: "config agent." + name, lineOf: () => 0 };
+    try {
+      const override = agentFields(entry as Record<string, unknown>, where, warnings);
+      apply(byName, name, override, "config", warnings);
+    } catch (error) {
+      if (!(error instanceof AgentFieldError)) throw error;
+      warnings.push(`config: agent "${name}" skipped: ${error.reason}`);
+    }
+  }
+  return { agents: [...byName.values()], warnings };
+}
+
+function readAgentFile(file: string, warnings: string[]): AgentOverride | undefined {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    warnings.push(`${file}: could not be read (${(error as Error).message}); agent skipped`);
+    return undefined;
+  }
+  try {
+    const parsed = parseFrontmatter(file, text);
+    const override = agentFields(parsed.data, { file, lineOf: parsed.lineOf }, warnings);
+    if (parsed.body) override.prompt = parsed.body;
+    return override;
+  } catch (error) {
+    if (error instanceof FrontmatterError || error instanceof AgentFieldError) {
+      warnings.push(`${error.file}:${error.line}: ${error.reason}; agent skipped`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+function apply(
+  byName: Map<string, AgentDefinition>,
+  name: string,
+  override: AgentOverride,
+  source: string,
+  warnings: string[],
+): void {
+  if (override.disable) {
+    byName.delete(name);
+    return;
+  }
+  const base = byName.get(name);
+  const { disable: _disable, ...fields } = override;
+  if (!base) {
+    if (!fields.description) {
+      warnings.push(
+        `${source}: agent "${name}" has no description; add one so it can be chosen by description`,
+      );
+    }
+    byName.set(name, {
+      name,
+      description: fields.description ?? "",
+      mode: fields.mode ?? "all",
+      ...fields,
+      tools: fields.tools ?? {},
+      permission: fields.permission ?? {},
+      source,
+    });
+    return;
+  }
+  byName.set(name, {
+    ...base,
+    ...fields,
+    // Spread keeps insertion order: base entries first, override entries after, so they win.
+    tools: { ...withoutKeys(base.tools, fields.tools), ...fields.tools },
+    permission: { ...withoutKeys(base.permission, fields.permission), ...fields.permission },
+    source,
+  });
+}
+
+/** Drops keys the override sets again, so its entries move to the end of the map. */
+function withoutKeys<T extends Record<string, unknown>>(base: T, override?: T): T {
+  if (!override) return base;
+  return Object.fromEntries(Object.entries(base).filter(([key]) => !(key in override))) as T;
+}
