@@ -1,0 +1,231 @@
+/**
+ * The session engine: everything between "here is a prompt" and "here are
+ * the events". It owns the store, the provider, the tools and the policy gate
+ * for one session, and talks to the outside only through `EngineIO` — the
+ * same code runs in-process or inside the permission-restricted Worker.
+ */
+import type { ChatProvider } from "../provider/types.ts";
+import type { Denial, EventBodies, EventType, SkiffEvent } from "../session/events.ts";
+import { makeEvent } from "../session/events.ts";
+import { type StoredMessage, toChatHistory } from "../session/history.ts";
+import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+import { FileLedger } from "../tools/file_ledger.ts";
+import { isStoredEvent, storeRecorder } from "./recorder.ts";
+import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
+import { buildSessionParts, type SessionParts } from "./session_parts.ts";
+import type { Session, Store } from "../store/store.ts";
+import { ExitCode } from "../cli/exit_codes.ts";
+
+export interface RunResult {
+  exitCode: number;
+  sessionId: string;
+  text: string;
+}
+
+export class Engine {
+  #parts?: SessionParts;
+  #session?: Session;
+  #ledger?: FileLedger;
+  #abort = new AbortController();
+
+  constructor(
+    private readonly spec: EngineSpec,
+    private readonly io: EngineIO,
+    private readonly store: Store,
+    private readonly provider?: ChatProvider,
+  ) {}
+
+  abort(): void {
+    this.#abort.abort();
+  }
+
+  #emit = <K extends EventType>(type: K, body: EventBodies[K]) => {
+    const event = makeEvent(type, this.#session!.id, body) as SkiffEvent;
+    if (isStoredEvent(event)) this.store.appendEvent(event);
+    this.io.event(event);
+  };
+
+  /** Open (or create) the session and build its tools; returns warnings to show. */
+  async open(sessionId?: string): Promise<Session> {
+    const spec = this.spec;
+    this.#session = sessionId ? this.store.getSession(sessionId)! : this.store.createSession({
+      workspace: spec.workspace,
+      model: spec.model,
+      agent: spec.agent,
+      parentId: spec.parentId,
+      title: spec.title,
+    });
+    const session = this.#session;
+    this.#ledger = new FileLedger(
+      {
+        save: (turn, path, before) => this.store.saveSnapshot(session.id, turn, path, before),
+      },
+      this.store.getFileReads(session.id),
+    );
+    // Undo works per prompt: snapshots are filed under the prompt's number.
+    const stored = this.store.loadHistory(session.id) as StoredMessage[];
+    this.#ledger.beginTurn(stored.filter((message) => message.role === "user").length + 1);
+    this.#parts = await buildSessionParts({
+      spec,
+      store: this.store,
+      session,
+      ledger: this.#ledger,
+      io: this.io,
+      emit: this.#emit,
+    });
+    for (const warning of this.#parts.warnings) this.#emit("warning", { message: warning });
+    return session;
+  }
+
+  get tools(): Tool[] {
+    return this.#parts?.tools ?? [];
+  }
+
+  #context(callId: string, signal: AbortSignal): ToolContext {
+    return this.#parts!.context(callId, signal);
+  }
+
+  /** One prompt, run to the end. */
+  async run(request: RunRequest): Promise<RunResult> {
+    const session = this.#session!;
+    const parts = this.#parts!;
+    const ledger = this.#ledger!;
+    const stored = this.store.loadHistory(session.id) as StoredMessage[];
+    this.#emit("session.started", {
+      workspace: this.spec.workspace,
+      model: this.spec.model,
+      agent: this.spec.agent,
+      resumed: stored.length > 0,
+      ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
+    });
+
+    const recorder = storeRecorder(this.store, session.id);
+    const onToolResult = recorder.toolResult;
+    recorder.toolResult = (part) => {
+      onToolResult(part);
+      this.store.saveFileReads(session.id, ledger.entries());
+    };
+    let outcome: LoopOutcome;
+    try {
+      outcome = await runLoop(
+        {
+          provider: this.provider!,
+          tools: parts.tools,
+          schemas: parts.schemas,
+          gate: parts.gate,
+          recorder,
+          emit: this.#emit,
+          context: (callId, signal) => this.#context(callId, signal),
+          parseInput: parts.parseInput,
+          truncate: parts.truncate,
+          turnsSoFar: session.turns,
+        },
+        {
+          model: this.spec.model,
+          history: toChatHistory(stored),
+          prompt: request.prompt,
+          maxTurns: request.maxTurns,
+          maxOutputTokens: parts.maxOutputTokens,
+          temperature: parts.temperature,
+          deadline: request.deadline,
+          signal: this.#abort.signal,
+        },
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.#emit("error", { code: "internal", message, exit_code: ExitCode.failed });
+      return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
+    }
+    return this.#finish(outcome, parts.gate.denials());
+  }
+
+  #finish(outcome: LoopOutcome, denials: Denial[]): RunResult {
+    const session = this.#session!;
+    let exitCode: number = ExitCode.ok;
+    switch (outcome.kind) {
+      case "completed":
+        exitCode = denials.length ? ExitCode.denied : ExitCode.ok;
+        break;
+      case "limit":
+        exitCode = ExitCode.limit;
+        this.#emit("error", { code: "limit", message: outcome.reason, exit_code: exitCode });
+        break;
+      case "interrupted":
+        exitCode = ExitCode.interrupted;
+        this.#emit("error", { code: "interrupted", message: "interrupted", exit_code: exitCode });
+        break;
+      case "provider_error":
+        exitCode = ExitCode.provider;
+        this.#emit("error", {
+          code: "provider",
+          message: outcome.error.message,
+          exit_code: exitCode,
+        });
+        break;
+      case "failed":
+        exitCode = ExitCode.failed;
+        this.#emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
+        break;
+    }
+    const status = exitCode === ExitCode.ok ? "completed" : outcome.kind;
+    this.store.updateSession(session.id, { status });
+    this.#emit("session.completed", {
+      text: outcome.text,
+      usage: outcome.usage,
+      turns: outcome.turns,
+      exit_code: exitCode,
+      denials,
+    });
+    return { exitCode, sessionId: session.id, text: outcome.text };
+  }
+
+  /** One tool call without a model (`skiff tool`), under the same rules as `run`. */
+  async runTool(name: string, input: unknown): Promise<ToolCallResult> {
+    const parts = this.#parts!;
+    const tool = parts.tools.find((candidate) => candidate.name === name);
+    const callId = `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    if (!tool) {
+      return {
+        tool: name,
+        ok: false,
+        output: "",
+        error: {
+          code: "not_found",
+          message: `There is no tool named "${name}".`,
+          hint: `Available tools: ${parts.tools.map((candidate) => candidate.name).join(", ")}.`,
+        },
+        metadata: {},
+      };
+    }
+    const ctx = this.#context(callId, this.#abort.signal);
+    try {
+      const parsed = parts.parseInput(tool, JSON.stringify(input ?? {}));
+      const verdict = await parts.gate.check({ tool, input: parsed, callId, turn: 0 }, ctx);
+      if (!verdict.allowed) {
+        return {
+          tool: name,
+          ok: false,
+          output: "",
+          error: { code: "denied", message: verdict.reason },
+          metadata: {},
+        };
+      }
+      const result = await tool.execute(parsed, ctx);
+      const output = await parts.truncate(result.output, callId);
+      this.store.saveFileReads(this.#session!.id, this.#ledger!.entries());
+      return {
+        tool: name,
+        ok: true,
+        output,
+        metadata: { ...result.metadata, ...(result.title ? { title: result.title } : {}) },
+      };
+    } catch (error) {
+      return { tool: name, ok: false, output: "", error: toErrorPayload(error), metadata: {} };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#parts?.close();
+  }
+}

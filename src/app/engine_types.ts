@@ -1,0 +1,69 @@
+/**
+ * What crosses the boundary between the terminal side of skiff and the
+ * session engine. Plain data only: these objects are posted to and from the
+ * engine's Worker.
+ */
+import type { SkiffEvent } from "../session/events.ts";
+import type { ToolErrorPayload } from "../session/events.ts";
+
+/** Everything the engine needs to build a session; serialisable. */
+export interface EngineSpec {
+  workspace: string;
+  dataDir: string;
+  configDir: string;
+  /** The merged, validated configuration (see src/config/). */
+  config: Record<string, unknown>;
+  /** Permission layers in order (defaults are added by the policy). */
+  permissionLayers: { source: string; path?: string; permission: Record<string, unknown> }[];
+  model: string;
+  agent: string;
+  parentId?: string;
+  title?: string;
+  sandbox: {
+    mode: "read-only" | "workspace-write" | "full-access";
+    network: boolean;
+    addDirs: string[];
+    env: string[];
+  };
+  flags: { allow: string[]; deny: string[]; yes: boolean };
+  /** A person can answer approval prompts. */
+  interactive: boolean;
+  provider: {
+    baseURL: string;
+    apiKey: string;
+    requestTimeoutMs?: number;
+    maxRetries?: number;
+  };
+}
+
+export interface RunRequest {
+  prompt: string;
+  maxTurns: number;
+  /** Epoch ms. */
+  deadline?: number;
+}
+
+export interface ApprovalRequest {
+  tool: string;
+  key: string;
+  patterns: string[];
+  preview?: string;
+  always?: string[];
+  reason: string;
+}
+
+export type ApprovalAnswer = "once" | "always" | "always-here" | "deny";
+
+/** The engine's only ways out. */
+export interface EngineIO {
+  event(event: SkiffEvent): void;
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+}
+
+export interface ToolCallResult {
+  tool: string;
+  ok: boolean;
+  output: string;
+  error?: ToolErrorPayload;
+  metadata: Record<string, unknown>;
+}

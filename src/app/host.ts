@@ -1,0 +1,78 @@
+/**
+ * Starts a session engine and hands back a small handle to drive it. The
+ * engine owns the store, the provider and the tools; the caller (a CLI
+ * command) owns the terminal and answers approval requests through EngineIO.
+ */
+import { UsageError } from "../cli/exit_codes.ts";
+import { openStore } from "../store/store.ts";
+import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
+import type { RunResult } from "./engine.ts";
+
+export interface SessionSelector {
+  sessionId?: string;
+  continueLatest?: boolean;
+}
+
+export interface EngineHandle {
+  /** Opens or creates the session; resolves to its id. */
+  open(selector: SessionSelector): Promise<string>;
+  run(request: RunRequest): Promise<RunResult>;
+  runTool(name: string, input: unknown): Promise<ToolCallResult>;
+  abort(): void;
+  close(): Promise<void>;
+}
+
+/** The engine in this thread. */
+export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+  const { Engine } = await import("./engine.ts");
+  const store = openStore(spec.dataDir);
+  let engine: InstanceType<typeof Engine> | undefined;
+  return {
+    async open(selector) {
+      const existing = selectSession(store, spec.workspace, selector);
+      const { createOpenAIProvider } = await import("../provider/openai_provider.ts");
+      const provider = createOpenAIProvider({
+        baseURL: spec.provider.baseURL,
+        apiKey: spec.provider.apiKey,
+        requestTimeoutMs: spec.provider.requestTimeoutMs,
+        maxRetries: spec.provider.maxRetries,
+      });
+      engine = new Engine(spec, io, store, provider);
+      const session = await engine.open(existing);
+      return session.id;
+    },
+    run: (request) => engine!.run(request),
+    runTool: (name, input) => engine!.runTool(name, input),
+    abort: () => engine?.abort(),
+    async close() {
+      await engine?.close();
+      store.close();
+    },
+  };
+}
+
+function selectSession(
+  store: ReturnType<typeof openStore>,
+  workspace: string,
+  selector: SessionSelector,
+): string | undefined {
+  if (selector.sessionId) {
+    const session = store.getSession(selector.sessionId);
+    if (!session) {
+      throw new UsageError(
+        `no session ${selector.sessionId}. List sessions with: skiff sessions list --all`,
+      );
+    }
+    return session.id;
+  }
+  if (selector.continueLatest) {
+    const latest = store.latestSession(workspace);
+    if (!latest) {
+      throw new UsageError(
+        `no earlier session in ${workspace} to continue. Run without --continue to start one.`,
+      );
+    }
+    return latest.id;
+  }
+  return undefined;
+}

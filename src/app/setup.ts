@@ -1,0 +1,120 @@
+/**
+ * From command-line options to an EngineSpec: the workspace, the loaded
+ * config, the model and endpoint, the sandbox choice. Everything here can fail
+ * with a UsageError or ConfigError (exit 2) before any session exists.
+ */
+import * as path from "node:path";
+import { UsageError } from "../cli/exit_codes.ts";
+import { loadConfig } from "../config/load.ts";
+import type { Config } from "../config/schema.ts";
+import { homeDir } from "../sandbox/paths.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import type { EngineSpec } from "./engine_types.ts";
+
+export interface CommonOptions {
+  dir?: string;
+  model?: string;
+  agent?: string;
+  sandbox?: "read-only" | "workspace-write" | "full-access";
+  addDir?: string[];
+  allow?: string[];
+  deny?: string[];
+  yes?: boolean;
+}
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** The workspace folder: `--dir` or the current folder, real and existing. */
+export function resolveWorkspace(dir: string | undefined): string {
+  const wanted = path.resolve(dir ?? Deno.cwd());
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(wanted);
+  } catch {
+    throw new UsageError(
+      `workspace folder ${wanted} does not exist. Pass an existing folder to --dir.`,
+    );
+  }
+  if (!info.isDirectory) throw new UsageError(`--dir ${wanted} is not a folder.`);
+  return Deno.realPathSync(wanted);
+}
+
+export function configDir(): string {
+  return Deno.env.get("SKIFF_CONFIG_DIR") ?? path.join(homeDir(), ".config", "skiff");
+}
+
+export interface Prepared {
+  spec: EngineSpec;
+  config: Config;
+  files: string[];
+}
+
+/**
+ * Load config and decide everything a session needs. `needsModel` is false
+ * for commands that never call one (`skiff tool`).
+ */
+export async function prepare(options: CommonOptions, needsModel: boolean): Promise<Prepared> {
+  const workspace = resolveWorkspace(options.dir);
+  const loaded = await loadConfig({
+    workspace,
+    flags: {
+      ...(options.model ? { provider: { model: options.model } } : {}),
+      ...(options.sandbox || options.addDir?.length
+        ? {
+          sandbox: {
+            ...(options.sandbox ? { mode: options.sandbox } : {}),
+            ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
+          },
+        }
+        : {}),
+    },
+  });
+  const config = loaded.config;
+  const provider = config.provider ?? {};
+  const model = provider.model ?? "";
+  if (needsModel && !model) {
+    throw new UsageError(
+      'no model set. Pass --model <name>, set SKIFF_MODEL, or put "provider": {"model": "…"} in skiff.json or ~/.config/skiff/config.json.',
+    );
+  }
+  const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
+  const apiKey = provider.apiKey ?? "";
+  if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
+    throw new UsageError(
+      `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
+    );
+  }
+  const addDirs = (config.sandbox?.addDirs ?? []).map((dir) => {
+    const absolute = path.resolve(workspace, dir);
+    try {
+      return Deno.realPathSync(absolute);
+    } catch {
+      throw new UsageError(`--add-dir ${absolute} does not exist.`);
+    }
+  });
+  const spec: EngineSpec = {
+    workspace,
+    dataDir: resolveDataDir(Deno.env.toObject()),
+    configDir: configDir(),
+    config: config as Record<string, unknown>,
+    permissionLayers: loaded.layers,
+    model,
+    agent: options.agent ?? "build",
+    sandbox: {
+      mode: config.sandbox?.mode ?? "workspace-write",
+      network: config.sandbox?.network ?? false,
+      addDirs,
+      env: config.sandbox?.env ?? [],
+    },
+    flags: { allow: options.allow ?? [], deny: options.deny ?? [], yes: options.yes ?? false },
+    interactive: Deno.stdin.isTerminal() && Deno.stderr.isTerminal(),
+    provider: {
+      baseURL,
+      // Local servers need no key, but the client library insists on one.
+      apiKey: apiKey || "not-needed",
+      requestTimeoutMs: provider.requestTimeoutMs,
+      maxRetries: provider.maxRetries,
+    },
+  };
+  return { spec, config, files: loaded.files };
+}

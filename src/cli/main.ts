@@ -1,0 +1,197 @@
+/**
+ * The command line: parses argv with commander and hands each command to its
+ * own module, loaded only when that command runs. Returns the exit code; the
+ * entry point exits with it.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { VERSION } from "../version.ts";
+import { ExitCode, UsageError } from "./exit_codes.ts";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Flags shared by every command that runs tools (`run`, `tool`). */
+function addSandboxFlags(command: Command): Command {
+  return command
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .addOption(
+      new Option("--sandbox <mode>", "what commands and tools may change")
+        .choices(["read-only", "workspace-write", "full-access"]),
+    )
+    .option("--add-dir <path>", "another folder tools may use (repeatable)", collect)
+    .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
+    .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
+    .option("-y, --yes", "approve every call that would ask (a deny still wins)");
+}
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("skiff")
+    .description("A coding agent for any OpenAI-compatible endpoint, in one binary.")
+    .version(`skiff ${VERSION}`, "-V, --version", "print the version")
+    .showHelpAfterError("(run with --help for usage)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff run "explain what src/main.ts does"
+  echo "fix the failing test" | skiff run --json
+  skiff run --continue "now add a test for it"
+  skiff sessions list
+  skiff undo
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SKIFF_MODEL, SKIFF_CONFIG_DIR, SKIFF_DATA_DIR.
+Docs: README.md and docs/ in the skiff repository.`,
+    );
+
+  const run = addSandboxFlags(
+    program.command("run").argument("[prompt...]", "what to do (default: read from piped stdin)"),
+  )
+    .description("run the agent on one prompt, headless, and exit")
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent to run as (default: build)")
+    .option("--max-turns <n>", "stop after this many model turns", "50")
+    .option("--max-time <seconds>", "stop after this much wall-clock time")
+    .option("-c, --continue", "continue the latest session in this workspace")
+    .option("-s, --session <id>", "continue the given session")
+    .option("--json", "print one JSON event per line on stdout (see docs/events.md)")
+    .option("-o, --output-last-message <file>", "also write the final answer to this file")
+    .option("-q, --quiet", "print only the final answer (no tool activity on stderr)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff run "add input validation to src/api.ts"
+  git diff | skiff run "review this change"
+  skiff run --json --max-turns 20 "make the tests pass" > events.jsonl
+  skiff run --sandbox read-only "where is the config loaded?"
+
+Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
+4 provider unreachable, 5 limit hit, 130 interrupted.`,
+    )
+    .action(async (prompt: string[], options) => {
+      const { runCommand } = await import("./run.ts");
+      setExit(await runCommand(prompt, options));
+    });
+  void run;
+
+  const sessions = program.command("sessions").description(
+    "list, show, export or delete stored sessions",
+  );
+  sessions.command("list").description("list sessions, newest first")
+    .option("--dir <path>", "only sessions of this workspace")
+    .option("--all", "sessions of every workspace")
+    .option("-n, --limit <n>", "how many", "20")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { listSessions } = await import("./sessions.ts");
+      setExit(await listSessions(options));
+    });
+  sessions.command("show").argument("<id>").description("print a session's transcript")
+    .action(async (id: string) => {
+      const { showSession } = await import("./sessions.ts");
+      setExit(await showSession(id));
+    });
+  sessions.command("export").argument("<id>").description("export a session")
+    .addOption(
+      new Option("--format <format>", "output format").choices(["json", "md"]).default("json"),
+    )
+    .action(async (id: string, options) => {
+      const { exportSession } = await import("./sessions.ts");
+      setExit(await exportSession(id, options.format));
+    });
+  sessions.command("rm").argument("<id>").description("delete a session and its history")
+    .action(async (id: string) => {
+      const { removeSession } = await import("./sessions.ts");
+      setExit(await removeSession(id));
+    });
+
+  program.command("undo")
+    .description("put back the files the last prompt of a session changed")
+    .option("--session <id>", "session to undo (default: latest in this workspace)")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .addHelpText(
+      "after",
+      `
+Files changed on disk since skiff changed them are left alone and named.`,
+    )
+    .action(async (options) => {
+      const { undoCommand } = await import("./undo.ts");
+      setExit(await undoCommand(options));
+    });
+
+  addSandboxFlags(
+    program.command("tool")
+      .argument("[name]", "tool to run once")
+      .argument("[input]", "its input as JSON"),
+  )
+    .description("run tools without a model (JSON Lines in, JSON Lines out)")
+    .addHelpText(
+      "after",
+      `
+Reads {"tool": "read", "input": {...}} lines from stdin when no name is given.
+Prints one {"tool","ok","output","error","metadata"} line per call.
+Examples:
+  skiff tool read '{"file_path":"src/app.ts"}'
+  printf '%s\\n' '{"tool":"read","input":{"file_path":"a.ts"}}' \\
+    '{"tool":"edit","input":{"file_path":"a.ts","old_string":"x","new_string":"y"}}' | skiff tool`,
+    )
+    .action(async (name: string | undefined, input: string | undefined, options) => {
+      const { toolCommand } = await import("./tool.ts");
+      setExit(await toolCommand(name, input, options));
+    });
+
+  program.command("agents").description("agents you can run").command("list")
+    .description("list built-in and user-defined agents")
+    .option("--dir <path>", "workspace folder")
+    .action(async (options) => {
+      const { listAgents } = await import("./agents.ts");
+      setExit(await listAgents(options));
+    });
+
+  program.command("mcp").description("MCP servers").command("list")
+    .description("start each configured MCP server and show its status and tools")
+    .option("--dir <path>", "workspace folder")
+    .action(async (options) => {
+      const { listMcp } = await import("./mcp.ts");
+      setExit(await listMcp(options));
+    });
+
+  return program;
+}
+
+export async function main(args: string[]): Promise<number> {
+  // `deno task skiff` runs in the repository; INIT_CWD is where the user was.
+  const initCwd = Deno.env.get("INIT_CWD");
+  if (initCwd) {
+    try {
+      Deno.chdir(initCwd);
+    } catch { /* keep the current folder */ }
+  }
+  let code: number = ExitCode.ok;
+  const program = buildProgram((value) => (code = value));
+  program.exitOverride();
+  try {
+    await program.parseAsync(args, { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    return reportFatal(error);
+  }
+}
+
+/** Errors that escaped a command: say what happened and what to do. */
+export function reportFatal(error: unknown): number {
+  if (error instanceof UsageError) {
+    console.error(`skiff: ${error.message}`);
+    return ExitCode.usage;
+  }
+  if (error instanceof Error && error.name === "ConfigError") {
+    console.error(`skiff: ${error.message}`);
+    return ExitCode.usage;
+  }
+  console.error(`skiff: internal error: ${error instanceof Error ? error.stack : String(error)}`);
+  console.error("This is a bug in skiff; please report it with the command you ran.");
+  return ExitCode.failed;
+}

@@ -1,0 +1,95 @@
+/**
+ * `skiff run`: one prompt, headless, to the end. The prompt comes from the
+ * arguments or piped stdin (never a terminal wait); events go to the text or
+ * JSONL renderer; the exit code says how it ended (docs/cli.md).
+ */
+import type { CommonOptions } from "../app/setup.ts";
+import { prepare } from "../app/setup.ts";
+import type { EngineIO } from "../app/engine_types.ts";
+import { startEngine } from "../app/start.ts";
+import { jsonlRenderer } from "../ui/jsonl.ts";
+import { textRenderer } from "../ui/text.ts";
+import { ExitCode, UsageError } from "./exit_codes.ts";
+import { approvalPrompter } from "./approvals.ts";
+import { reportFatal } from "./main.ts";
+
+export interface RunOptions extends CommonOptions {
+  maxTurns?: string;
+  maxTime?: string;
+  continue?: boolean;
+  session?: string;
+  json?: boolean;
+  outputLastMessage?: string;
+  quiet?: boolean;
+}
+
+export async function readPrompt(args: string[], stdin = Deno.stdin): Promise<string> {
+  const fromArgs = args.join(" ").trim();
+  if (fromArgs) return fromArgs;
+  if (stdin.isTerminal()) {
+    throw new UsageError(
+      'no prompt. Pass it as an argument (skiff run "fix the failing test") or pipe it on stdin.',
+    );
+  }
+  const text = (await new Response(stdin.readable).text()).trim();
+  if (!text) throw new UsageError("the prompt read from stdin is empty.");
+  return text;
+}
+
+function positiveInteger(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) {
+    throw new UsageError(`${flag} must be a positive whole number, got "${value}".`);
+  }
+  return number;
+}
+
+export async function runCommand(promptArgs: string[], options: RunOptions): Promise<number> {
+  try {
+    return await runOrThrow(promptArgs, options);
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
+
+async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<number> {
+  if (options.continue && options.session) {
+    throw new UsageError("use either --continue or --session <id>, not both.");
+  }
+  const maxTurns = positiveInteger(options.maxTurns, "--max-turns") ?? 50;
+  const maxTime = positiveInteger(options.maxTime, "--max-time");
+  const prompt = await readPrompt(promptArgs);
+  const { spec } = await prepare(options, true);
+
+  const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
+  const io: EngineIO = {
+    event: render,
+    ask: approvalPrompter(spec.interactive),
+  };
+  const engine = await startEngine(spec, io);
+  let interrupts = 0;
+  const onSignal = () => {
+    interrupts++;
+    if (interrupts > 1) Deno.exit(ExitCode.interrupted);
+    engine.abort();
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  try {
+    await engine.open({ sessionId: options.session, continueLatest: options.continue });
+    const result = await engine.run({
+      prompt,
+      maxTurns,
+      deadline: maxTime ? Date.now() + maxTime * 1000 : undefined,
+    });
+    if (options.outputLastMessage) {
+      await Deno.writeTextFile(options.outputLastMessage, result.text);
+    }
+    return result.exitCode;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    await engine.close();
+  }
+}

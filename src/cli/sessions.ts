@@ -1,0 +1,132 @@
+/**
+ * `skiff sessions list | show | export | rm`: read the stored sessions.
+ * `export --format json` is the session row, its messages and its events;
+ * `--format md` is a transcript a person can read.
+ */
+import { resolveWorkspace } from "../app/setup.ts";
+import type { StoredMessage } from "../session/history.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { openStore, type Session, type Store } from "../store/store.ts";
+import { writeAll } from "../ui/jsonl.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { reportFatal } from "./main.ts";
+
+function withStore<T>(work: (store: Store) => T): T {
+  const store = openStore(resolveDataDir(Deno.env.toObject()));
+  try {
+    return work(store);
+  } finally {
+    store.close();
+  }
+}
+
+function print(text: string): void {
+  writeAll(Deno.stdout, text.endsWith("\n") ? text : text + "\n");
+}
+
+function findOrReport(store: Store, id: string): Session | undefined {
+  const session = store.getSession(id);
+  if (!session) {
+    console.error(`skiff: no session "${id}". List them with: skiff sessions list --all`);
+  }
+  return session;
+}
+
+export function listSessions(
+  options: { dir?: string; all?: boolean; limit?: string; json?: boolean },
+): Promise<number> {
+  try {
+    const workspace = options.all ? undefined : resolveWorkspace(options.dir);
+    const limit = Number(options.limit ?? 20) || 20;
+    const sessions = withStore((store) => store.listSessions({ workspace, limit }));
+    if (options.json) {
+      for (const session of sessions) print(JSON.stringify(session));
+      return Promise.resolve(ExitCode.ok);
+    }
+    if (sessions.length === 0) {
+      print(
+        workspace
+          ? `No sessions in ${workspace} yet. Start one: skiff run "…" (or list all: --all)`
+          : `No sessions yet. Start one: skiff run "…"`,
+      );
+      return Promise.resolve(ExitCode.ok);
+    }
+    for (const session of sessions) {
+      const when = new Date(session.updated_at).toISOString().replace("T", " ").slice(0, 16);
+      const title = session.title ? ` ${session.title}` : "";
+      const where = workspace ? "" : `  ${session.workspace}`;
+      print(
+        `${session.id}  ${when}  ${
+          session.status.padEnd(9)
+        } ${session.turns} turns  ${session.total_tokens} tok${where}${title}`,
+      );
+    }
+    return Promise.resolve(ExitCode.ok);
+  } catch (error) {
+    return Promise.resolve(reportFatal(error));
+  }
+}
+
+export function showSession(id: string): Promise<number> {
+  return exportSession(id, "md");
+}
+
+export function exportSession(id: string, format: "json" | "md"): Promise<number> {
+  try {
+    return Promise.resolve(withStore((store) => {
+      const session = findOrReport(store, id);
+      if (!session) return ExitCode.usage;
+      const messages = store.loadHistory(session.id) as StoredMessage[];
+      if (format === "json") {
+        const events = store.listEvents(session.id);
+        print(JSON.stringify({ session, messages, events }, null, 2));
+      } else {
+        print(renderMarkdown(session, messages));
+      }
+      return ExitCode.ok;
+    }));
+  } catch (error) {
+    return Promise.resolve(reportFatal(error));
+  }
+}
+
+export function removeSession(id: string): Promise<number> {
+  try {
+    return Promise.resolve(withStore((store) => {
+      const session = findOrReport(store, id);
+      if (!session) return ExitCode.usage;
+      store.deleteSession(session.id);
+      print(`Deleted ${session.id}.`);
+      return ExitCode.ok;
+    }));
+  } catch (error) {
+    return Promise.resolve(reportFatal(error));
+  }
+}
+
+export function renderMarkdown(session: Session, messages: StoredMessage[]): string {
+  const lines = [
+    `# Session ${session.id}`,
+    "",
+    `- Workspace: ${session.workspace}`,
+    `- Model: ${session.model}`,
+    `- Agent: ${session.agent}`,
+    `- Status: ${session.status}`,
+    `- Tokens: ${session.input_tokens} in, ${session.output_tokens} out`,
+    "",
+  ];
+  for (const message of messages) {
+    for (const part of message.parts) {
+      if (part.type === "text") {
+        lines.push(`## ${message.role === "user" ? "User" : "Assistant"}`, "", part.text, "");
+      } else if (part.type === "tool_call") {
+        lines.push(`### Tool call: ${part.name}`, "", "```json", part.arguments, "```", "");
+      } else {
+        const status = part.ok ? "ok" : `error ${part.error?.code ?? ""}`.trim();
+        const body = part.ok ? part.output : `${part.error?.message ?? ""}`;
+        lines.push(`### Result (${status})`, "", "```", body, "```", "");
+      }
+    }
+  }
+  return lines.join("\n");
+}

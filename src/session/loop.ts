@@ -1,0 +1,293 @@
+/**
+ * The agent loop: send the history, stream the answer, and for each tool call
+ * declare → policy → execute, until the model stops calling tools or a limit
+ * is reached. Every step becomes an event; persistence and rendering happen
+ * behind the injected sinks, so this file never touches a terminal or a table.
+ */
+import type { ChatMessage, ChatProvider, ToolCall, ToolSchema } from "../provider/types.ts";
+import { ProviderError } from "../provider/types.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+import { ToolError } from "../tools/tool.ts";
+import { addUsage, emptyUsage } from "./events.ts";
+import type { Denial, EventBodies, EventType, ToolErrorPayload, Usage } from "./events.ts";
+import { resultText, type StoredPart } from "./history.ts";
+
+/** The policy seen from the loop: one call in, a verdict out (it may ask a person). */
+export interface PermissionGate {
+  check(
+    call: { tool: Tool; input: unknown; callId: string; turn: number },
+    ctx: ToolContext,
+  ): Promise<{ allowed: true } | { allowed: false; reason: string }>;
+  denials(): Denial[];
+}
+
+/** Persistence seen from the loop; every method commits before returning. */
+export interface SessionRecorder {
+  userMessage(text: string): void;
+  assistantMessage(text: string, calls: ToolCall[]): void;
+  toolResult(part: Extract<StoredPart, { type: "tool_result" }>): void;
+  stepUsage(usage: Usage): void;
+}
+
+export interface LoopDeps {
+  provider: ChatProvider;
+  tools: Tool[];
+  schemas: ToolSchema[];
+  gate: PermissionGate;
+  recorder: SessionRecorder;
+  emit<K extends EventType>(type: K, body: EventBodies[K]): void;
+  /** A ToolContext for one call. */
+  context(callId: string, signal: AbortSignal): ToolContext;
+  /** Parse the model's raw arguments against the tool's schema (throws ToolError bad_input). */
+  parseInput(tool: Tool, raw: string): unknown;
+  /** Truncate a tool output for the history, spilling the whole of it. */
+  truncate(output: string, callId: string): Promise<string>;
+  /** Turn counter before this run (a resumed session keeps counting). */
+  turnsSoFar?: number;
+  clock?: () => number;
+}
+
+export interface LoopOptions {
+  model: string;
+  history: ChatMessage[];
+  prompt: string;
+  maxTurns: number;
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Epoch ms after which the run stops with a limit. */
+  deadline?: number;
+  signal: AbortSignal;
+}
+
+export type LoopOutcome =
+  | { kind: "completed"; text: string; turns: number; usage: Usage }
+  | { kind: "limit"; reason: string; text: string; turns: number; usage: Usage }
+  | { kind: "interrupted"; text: string; turns: number; usage: Usage }
+  | { kind: "provider_error"; error: ProviderError; text: string; turns: number; usage: Usage }
+  | { kind: "failed"; message: string; text: string; turns: number; usage: Usage };
+
+export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopOutcome> {
+  const clock = deps.clock ?? Date.now;
+  const history: ChatMessage[] = [...options.history, { role: "user", content: options.prompt }];
+  deps.recorder.userMessage(options.prompt);
+  const usage = emptyUsage();
+  let turns = 0;
+  let lastText = "";
+  const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
+  const done = (kind: "completed" | "interrupted") => ({ kind, text: lastText, turns, usage });
+
+  for (;;) {
+    if (options.signal.aborted) return done("interrupted");
+    if (turns >= options.maxTurns) {
+      return {
+        kind: "limit",
+        reason: `stopped after ${turns} turns (--max-turns ${options.maxTurns})`,
+        text: lastText,
+        turns,
+        usage,
+      };
+    }
+    if (options.deadline !== undefined && clock() > options.deadline) {
+      return { kind: "limit", reason: "time limit reached", text: lastText, turns, usage };
+    }
+    turns++;
+    const turn = (deps.turnsSoFar ?? 0) + turns;
+    deps.emit("turn.started", { turn });
+
+    let response;
+    try {
+      response = await deps.provider.stream(
+        {
+          model: options.model,
+          messages: history,
+          tools: deps.schemas,
+          maxOutputTokens: options.maxOutputTokens,
+          temperature: options.temperature,
+        },
+        {
+          onText: (text) => deps.emit("message.delta", { turn, text }),
+          onRetry: (info) =>
+            deps.emit("provider.retry", {
+              attempt: info.attempt,
+              delay_ms: info.delayMs,
+              reason: info.reason,
+            }),
+        },
+        options.signal,
+      );
+    } catch (error) {
+      if (options.signal.aborted) return done("interrupted");
+      if (error instanceof ProviderError) {
+        return { kind: "provider_error", error, text: lastText, turns, usage };
+      }
+      throw error;
+    }
+
+    addUsage(usage, response.usage);
+    deps.recorder.stepUsage(response.usage);
+    const calls = response.toolCalls;
+    deps.recorder.assistantMessage(response.text, calls);
+    history.push({
+      role: "assistant",
+      content: response.text || null,
+      ...(calls.length ? { tool_calls: calls } : {}),
+    });
+    if (response.text) {
+      lastText = response.text;
+      deps.emit("message.completed", { turn, text: response.text });
+    }
+
+    if (calls.length === 0) {
+      deps.emit("turn.completed", { turn, usage: response.usage });
+      if (!response.text && response.finishReason === "length") {
+        return {
+          kind: "failed",
+          message: "the model ran out of output tokens before answering",
+          text: lastText,
+          turns,
+          usage,
+        };
+      }
+      return done("completed");
+    }
+
+    const results = await runToolCalls(deps, calls, byName, turn, options.signal);
+    for (const result of results) {
+      history.push({ role: "tool", tool_call_id: result.call_id, content: resultText(result) });
+    }
+    deps.emit("turn.completed", { turn, usage: response.usage });
+    if (options.signal.aborted) return done("interrupted");
+  }
+}
+
+type ToolResultPart = Extract<StoredPart, { type: "tool_result" }>;
+
+/**
+ * Policy runs one call at a time, in order (a person may be asked); the
+ * allowed calls then run together. Results come back in call order.
+ */
+async function runToolCalls(
+  deps: LoopDeps,
+  calls: ToolCall[],
+  byName: Map<string, Tool>,
+  turn: number,
+  signal: AbortSignal,
+): Promise<ToolResultPart[]> {
+  const clock = deps.clock ?? Date.now;
+  const approved: { call: ToolCall; tool: Tool; input: unknown; ctx: ToolContext }[] = [];
+  const results = new Map<string, ToolResultPart>();
+
+  for (const call of calls) {
+    let input: unknown = safeJson(call.arguments);
+    deps.emit("tool.started", { turn, call_id: call.id, tool: call.name, input });
+    const started = clock();
+    const tool = byName.get(call.name);
+    const ctx = deps.context(call.id, signal);
+    try {
+      if (!tool) {
+        throw new ToolError(
+          "not_found",
+          `There is no tool named "${call.name}".`,
+          `Available tools: ${[...byName.keys()].join(", ")}.`,
+        );
+      }
+      input = deps.parseInput(tool, call.arguments);
+      const verdict = await deps.gate.check({ tool, input, callId: call.id, turn }, ctx);
+      if (!verdict.allowed) throw new ToolError("denied", verdict.reason);
+      approved.push({ call, tool, input, ctx });
+    } catch (error) {
+      const part = await finish(deps, call, turn, started, error);
+      results.set(call.id, part);
+    }
+  }
+
+  await Promise.all(approved.map(async ({ call, tool, input, ctx }) => {
+    const started = clock();
+    let outcome: unknown;
+    try {
+      outcome = await tool.execute(input, ctx);
+    } catch (error) {
+      outcome = error;
+    }
+    results.set(call.id, await finish(deps, call, turn, started, outcome));
+  }));
+
+  return calls.map((call) => results.get(call.id)!);
+}
+
+async function finish(
+  deps: LoopDeps,
+  call: ToolCall,
+  turn: number,
+  started: number,
+  outcome: unknown,
+): Promise<ToolResultPart> {
+  const clock = deps.clock ?? Date.now;
+  let part: ToolResultPart;
+  if (
+    outcome && typeof outcome === "object" && "output" in outcome && !(outcome instanceof Error)
+  ) {
+    const result = outcome as {
+      output: string;
+      title?: string;
+      metadata?: Record<string, unknown>;
+    };
+    const output = await deps.truncate(result.output, call.id);
+    part = {
+      type: "tool_result",
+      call_id: call.id,
+      tool: call.name,
+      ok: true,
+      output,
+      metadata: { ...result.metadata, ...(result.title ? { title: result.title } : {}) },
+    };
+  } else {
+    const error = toErrorPayload(outcome);
+    part = {
+      type: "tool_result",
+      call_id: call.id,
+      tool: call.name,
+      ok: false,
+      output: "",
+      error,
+      metadata: outcome instanceof ToolError ? outcome.metadata : undefined,
+    };
+  }
+  deps.recorder.toolResult(part);
+  deps.emit("tool.completed", {
+    turn,
+    call_id: call.id,
+    tool: call.name,
+    ok: part.ok,
+    title: String(part.metadata?.title ?? ""),
+    output: part.ok ? part.output : resultText(part),
+    ...(part.error ? { error: part.error } : {}),
+    ...(part.metadata ? { metadata: part.metadata } : {}),
+    duration_ms: clock() - started,
+  });
+  return part;
+}
+
+export function toErrorPayload(error: unknown): ToolErrorPayload {
+  if (error instanceof ToolError) return error.toJSON();
+  if (error instanceof Deno.errors.NotCapable) {
+    return {
+      code: "not_capable",
+      message: `skiff's sandbox refused this: ${error.message}`,
+      hint: "The path or host is outside what this session may touch. Stay inside the workspace.",
+    };
+  }
+  if (error instanceof Deno.errors.NotFound) {
+    return { code: "not_found", message: error.message };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "failed", message };
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

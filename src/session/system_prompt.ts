@@ -1,0 +1,123 @@
+/**
+ * The system prompt: a short statement of how skiff works, the facts about
+ * this workspace (path, date, platform, git state), the agent's own prompt,
+ * and the instruction files the user keeps for agents (AGENTS.md, falling back
+ * to CLAUDE.md, from the workspace up to the git root, plus the global one).
+ */
+import * as path from "node:path";
+
+const BASE_PROMPT = `You are skiff, a coding agent working in the user's workspace through tools.
+
+How to work:
+- Read before you change: edit and write refuse a file you have not read in this session, or that changed since you read it.
+- Prefer edit (exact, unique old_string) for changes to existing files; write for new files or full rewrites; apply_patch for coordinated changes across files.
+- Search with grep and glob instead of guessing paths. Run commands with bash to build, test and inspect.
+- A tool error tells you what went wrong and what to do next: read it and correct course. An error with code "denied" is final; do not retry the same call.
+- Keep going until the task is done, then answer briefly: what you changed, what you verified, anything left. No filler.`;
+
+export interface PromptFacts {
+  workspace: string;
+  date: Date;
+  platform: string;
+  gitSummary: string | null;
+  instructions: { path: string; text: string }[];
+  agentPrompt?: string;
+}
+
+export function renderSystemPrompt(facts: PromptFacts): string {
+  const lines = [
+    facts.agentPrompt?.trim() || BASE_PROMPT,
+    "",
+    "<environment>",
+    `Workspace: ${facts.workspace}`,
+    `Date: ${facts.date.toISOString().slice(0, 10)}`,
+    `Platform: ${facts.platform}`,
+    `Git: ${facts.gitSummary ?? "not a git repository"}`,
+    "</environment>",
+  ];
+  for (const file of facts.instructions) {
+    lines.push("", `<instructions from="${file.path}">`, file.text.trim(), "</instructions>");
+  }
+  return lines.join("\n");
+}
+
+/** The git root at or above `start`, or null. */
+export function findGitRoot(start: string): string | null {
+  let dir = start;
+  for (;;) {
+    try {
+      Deno.statSync(path.join(dir, ".git"));
+      return dir;
+    } catch {
+      const parent = path.dirname(dir);
+      if (parent === dir) return null;
+      dir = parent;
+    }
+  }
+}
+
+function readIfPresent(file: string): string | null {
+  try {
+    return Deno.readTextFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * AGENTS.md (or CLAUDE.md when a folder has no AGENTS.md) in every folder from
+ * the git root down to the workspace, outermost first, after the global file.
+ */
+export function collectInstructions(
+  workspace: string,
+  configDir: string,
+): { path: string; text: string }[] {
+  const found: { path: string; text: string }[] = [];
+  const global = path.join(configDir, "AGENTS.md");
+  const globalText = readIfPresent(global);
+  if (globalText) found.push({ path: global, text: globalText });
+
+  const root = findGitRoot(workspace) ?? workspace;
+  const folders: string[] = [];
+  for (let dir = workspace;; dir = path.dirname(dir)) {
+    folders.unshift(dir);
+    if (dir === root || path.dirname(dir) === dir) break;
+  }
+  for (const folder of folders) {
+    for (const name of ["AGENTS.md", "CLAUDE.md"]) {
+      const file = path.join(folder, name);
+      const text = readIfPresent(file);
+      if (text) {
+        found.push({ path: file, text });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/** "branch main, 3 changed files" — or null outside a repository. */
+export async function gitSummary(workspace: string): Promise<string | null> {
+  try {
+    const output = await new Deno.Command("git", {
+      args: ["status", "--porcelain=v1", "--branch"],
+      cwd: workspace,
+      stdout: "piped",
+      stderr: "null",
+      signal: AbortSignal.timeout(3000),
+    }).output();
+    if (!output.success) return null;
+    const lines = new TextDecoder().decode(output.stdout).split("\n").filter(Boolean);
+    const branchLine = lines.find((line) => line.startsWith("## "));
+    const branch = branchLine ? branchLine.slice(3).split("...")[0] : "unknown";
+    const changed = lines.filter((line) => !line.startsWith("## "));
+    const untracked = changed.filter((line) => line.startsWith("??")).length;
+    const modified = changed.length - untracked;
+    const parts = [`branch ${branch}`];
+    parts.push(modified ? `${modified} changed file(s)` : "clean");
+    if (untracked) parts.push(`${untracked} untracked`);
+    return parts.join(", ");
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Text mode for `skiff run`: the answer streams to stdout, and each tool call
+ * becomes one compact line on stderr (`✓ read src/app.ts (120 lines)`), so a
+ * script can take stdout as the answer and a person still sees the work.
+ */
+import type { SkiffEvent } from "../session/events.ts";
+import { writeAll } from "./jsonl.ts";
+
+export interface TextRendererOptions {
+  quiet?: boolean;
+  stdout?: { writeSync(data: Uint8Array): number };
+  stderr?: { writeSync(data: Uint8Array): number };
+}
+
+export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEvent) => void {
+  const stdout = options.stdout ?? Deno.stdout;
+  const stderr = options.stderr ?? Deno.stderr;
+  let midLine = false;
+  const out = (text: string) => {
+    if (!text) return;
+    writeAll(stdout, text);
+    midLine = !text.endsWith("\n");
+  };
+  const endLine = () => {
+    if (midLine) out("\n");
+  };
+  const inputs = new Map<string, unknown>();
+  return (event) => {
+    switch (event.type) {
+      case "tool.started":
+        inputs.set(event.call_id, event.input);
+        break;
+      case "message.delta":
+        out(event.text);
+        break;
+      case "message.completed":
+        endLine();
+        break;
+      case "tool.completed":
+        if (!options.quiet) {
+          writeAll(stderr, toolLine(event, inputs.get(event.call_id)) + "\n");
+        }
+        inputs.delete(event.call_id);
+        break;
+      case "provider.retry":
+        if (!options.quiet) {
+          writeAll(
+            stderr,
+            `… retrying the model request in ${
+              (event.delay_ms / 1000).toFixed(1)
+            }s (${event.reason})\n`,
+          );
+        }
+        break;
+      case "warning":
+        writeAll(stderr, `warning: ${event.message}\n`);
+        break;
+      case "error":
+        endLine();
+        writeAll(stderr, `skiff: ${event.message}\n`);
+        break;
+      case "session.completed":
+        endLine();
+        break;
+    }
+  };
+}
+
+/** `✓ read src/app.ts (120 lines)` or `✗ edit a.ts — no_match: …`. */
+export function toolLine(
+  event: Extract<SkiffEvent, { type: "tool.completed" }>,
+  input?: unknown,
+): string {
+  const title = event.title || describeInput(input);
+  const summary = title.startsWith(event.tool) ? title : `${event.tool}${title ? ` ${title}` : ""}`;
+  if (event.ok) return `✓ ${summary}`;
+  const error = event.error;
+  const reason = error ? `${error.code}: ${firstLine(error.message)}` : "failed";
+  return `✗ ${summary} — ${reason}`;
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n")[0];
+  return line.length > 160 ? line.slice(0, 157) + "…" : line;
+}
+
+/** The argument a person recognises a call by, when the tool gave no title. */
+export function describeInput(input: unknown): string {
+  if (!input || typeof input !== "object") return "";
+  const record = input as Record<string, unknown>;
+  for (
+    const key of ["file_path", "command", "pattern", "url", "path", "description", "name", "id"]
+  ) {
+    const value = record[key];
+    if (typeof value === "string" && value) return firstLine(value);
+  }
+  return "";
+}
