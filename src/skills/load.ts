@@ -1,0 +1,120 @@
+/**
+ * Finds skills: folders holding a `SKILL.md` whose frontmatter names the skill
+ * and says when to use it. Only the name and description reach the model up
+ * front; the body and the folder's files are handed over when the model asks
+ * for the skill, so many skills cost little context.
+ */
+import * as path from "node:path";
+import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
+import { defaultConfigDir, exists, listDir, projectDirs } from "../agents/discovery.ts";
+import { homeDir } from "../sandbox/paths.ts";
+
+export interface Skill {
+  name: string;
+  description: string;
+  /** The markdown after the frontmatter: the instructions. */
+  body: string;
+  /** Absolute folder of the skill; its other files are resources. */
+  dir: string;
+  /** Absolute path of SKILL.md. */
+  file: string;
+  /** Frontmatter fields other than name and description, kept as written. */
+  metadata: Record<string, unknown>;
+}
+
+export interface LoadSkillsOptions {
+  workspace: string;
+  /** @default `$SKIFF_CONFIG_DIR` or `~/.config/skiff` */
+  configDir?: string;
+  /** @default `$HOME` */
+  home?: string;
+}
+
+export interface LoadedSkills {
+  skills: Skill[];
+  warnings: string[];
+}
+
+/** Skill folders inside a project directory, in rising priority. */
+const PROJECT_SKILL_FOLDERS = [".claude/skills", ".agents/skills", ".skiff/skills"];
+
+/**
+ * Global folders first, then project folders from the git root down; a later
+ * skill with the same name replaces an earlier one.
+ * Needs --allow-read on those folders.
+ */
+export function loadSkills(options: LoadSkillsOptions): LoadedSkills {
+  const home = options.home ?? homeDir();
+  const configDir = options.configDir ?? defaultConfigDir((name) => Deno.env.get(name), home);
+  const folders = [
+    path.join(home, ".claude", "skills"),
+    path.join(home, ".agents", "skills"),
+    path.join(configDir, "skills"),
+    ...projectDirs(options.workspace).flatMap((dir) =>
+      PROJECT_SKILL_FOLDERS.map((folder) => path.join(dir, folder))
+    ),
+  ];
+  const warnings: string[] = [];
+  const byName = new Map<string, Skill>();
+  for (const folder of new Set(folders)) {
+    for (const entry of listDir(folder)) {
+      if (!entry.isDirectory && !entry.isSymlink) continue;
+      const file = path.join(folder, entry.name, "SKILL.md");
+      if (!exists(file)) continue;
+      const skill = readSkill(file, entry.name, warnings);
+      if (skill) byName.set(skill.name, skill);
+    }
+  }
+  return { skills: [...byName.values()], warnings };
+}
+
+function readSkill(file: string, folderName: string, warnings: string[]): Skill | undefined {
+  try {
+    const parsed = parseFrontmatter(file, Deno.readTextFileSync(file));
+    const { name, description, ...metadata } = parsed.data;
+    if (name !== undefined && typeof name !== "string") {
+      throw new FrontmatterError(file, parsed.lineOf("name"), "name must be text");
+    }
+    if (typeof description !== "string" || !description.trim()) {
+      throw new FrontmatterError(
+        file,
+        parsed.lineOf("description"),
+        "a skill needs a description: line saying when to use it",
+      );
+    }
+    return {
+      name: (name as string | undefined)?.trim() || folderName,
+      description: description.trim(),
+      body: parsed.body,
+      dir: path.dirname(file),
+      file,
+      metadata,
+    };
+  } catch (error) {
+    if (error instanceof FrontmatterError) {
+      warnings.push(`${error.file}:${error.line}: ${error.reason}; skill skipped`);
+      return undefined;
+    }
+    warnings.push(`${file}: could not be read (${(error as Error).message}); skill skipped`);
+    return undefined;
+  }
+}
+
+/** Files in a skill's folder, relative, sorted; at most `limit`, skipping dot folders. */
+export async function listSkillFiles(dir: string, limit = 200): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (current: string, prefix: string): Promise<void> => {
+    const entries: Deno.DirEntry[] = [];
+    for await (const entry of Deno.readDir(current)) entries.push(entry);
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const entry of entries) {
+      if (found.length >= limit) return;
+      if (entry.name.startsWith(".")) continue;
+      const relative = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory) await walk(path.join(current, entry.name), relative);
+      else found.push(relative);
+    }
+  };
+  await walk(dir, "");
+  return found;
+}
