@@ -123,6 +123,12 @@ export interface Tool<I = unknown> {
   name: string;
   description: string;
   schema: z.ZodType<I>;
+  /**
+   * A JSON schema to send to the model instead of the one generated from
+   * `schema`. MCP tools set it: their schema comes from the server as JSON
+   * and `schema` is then a passthrough.
+   */
+  jsonSchema?: Record<string, unknown>;
   declare(input: I, ctx: ToolContext): Access | Promise<Access>;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
 }
