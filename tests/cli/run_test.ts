@@ -1,0 +1,238 @@
+/**
+ * End-to-end: `skiff run` as a real process against the scripted mock
+ * endpoint — tool-calling sessions, JSON events, resume, exit codes, retries,
+ * a cut stream, and a process killed mid-session that resumes intact.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
+import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+
+async function withMock(
+  script: MockTurn[],
+  work: (sandbox: Sandbox, mock: ReturnType<typeof startMockServer>) => Promise<void>,
+): Promise<void> {
+  const mock = startMockServer(script);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    await work(sandbox, mock);
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+}
+
+function messagesOf(request: Record<string, unknown>): { role: string; content?: string }[] {
+  return request.messages as { role: string; content?: string }[];
+}
+
+Deno.test("a two-step session reads a file, then answers on stdout", async () => {
+  await withMock([
+    { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
+    { text: "The notes say hello." },
+  ], async (sandbox, mock) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "hello\nworld\n");
+    const result = await runSkiff(["run", "what do the notes say?"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(result.stdout.trim(), "The notes say hello.");
+    assertMatch(result.stderr, /✓ read .*notes\.txt/);
+    assertEquals(mock.requests.length, 2);
+    const second = messagesOf(mock.requests[1]);
+    assertEquals(second[0].role, "system");
+    assertStringIncludes(second[0].content!, sandbox.workspace);
+    const toolMessage = second.find((message) => message.role === "tool");
+    assertStringIncludes(toolMessage!.content!, "hello");
+  });
+});
+
+Deno.test("--json prints one event per line with session id and timestamp", async () => {
+  await withMock([
+    { toolCalls: [{ name: "read", arguments: { file_path: "a.txt" } }] },
+    { text: "done" },
+  ], async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "x\n");
+    const result = await runSkiff(["run", "--json", "look"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    const events = parseJsonLines(result.stdout);
+    const types = events.map((event) => event.type);
+    assertEquals(types[0], "session.started");
+    assertEquals(types.at(-1), "session.completed");
+    for (
+      const expected of [
+        "turn.started",
+        "tool.started",
+        "tool.completed",
+        "turn.completed",
+        "message.delta",
+        "message.completed",
+      ]
+    ) {
+      assert(types.includes(expected), `missing ${expected} in ${types.join(",")}`);
+    }
+    const sessionId = events[0].session_id;
+    assertMatch(String(sessionId), /^ses_/);
+    for (const event of events) {
+      assertEquals(event.session_id, sessionId);
+      assert(!Number.isNaN(Date.parse(String(event.timestamp))), "timestamp parses");
+    }
+    const completed = events.at(-1)!;
+    assertEquals(completed.text, "done");
+    assertEquals(completed.turns, 2);
+    assert((completed.usage as { total_tokens: number }).total_tokens > 0, "usage summed");
+  });
+});
+
+Deno.test("the prompt can come from piped stdin, and --output-last-message writes the answer", async () => {
+  await withMock([{ text: "piped answer" }], async (sandbox, mock) => {
+    const out = `${sandbox.root}/last.txt`;
+    const result = await runSkiff(["run", "-o", out], sandbox, { input: "from stdin\n" });
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(messagesOf(mock.requests[0]).at(-1)!.content, "from stdin");
+    assertEquals(await Deno.readTextFile(out), "piped answer");
+  });
+});
+
+Deno.test("--continue resumes the latest session with its history", async () => {
+  await withMock([{ text: "first answer" }, { text: "second answer" }], async (sandbox, mock) => {
+    const first = await runSkiff(["run", "--json", "first question"], sandbox);
+    assertEquals(first.code, 0, first.stderr);
+    const second = await runSkiff(["run", "--json", "--continue", "second question"], sandbox);
+    assertEquals(second.code, 0, second.stderr);
+    const firstId = parseJsonLines(first.stdout)[0].session_id;
+    const started = parseJsonLines(second.stdout)[0];
+    assertEquals(started.session_id, firstId);
+    assertEquals(started.resumed, true);
+    const contents = messagesOf(mock.requests[1]).map((message) => message.content);
+    assertEquals(contents.slice(1), ["first question", "first answer", "second question"]);
+  });
+});
+
+Deno.test("exit 2: a config file with an unknown key names the file and the key", async () => {
+  await withMock([], async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/skiff.json`, '{ "provder": {} }');
+    const result = await runSkiff(["run", "hi"], sandbox);
+    assertEquals(result.code, 2);
+    assertStringIncludes(result.stderr, "skiff.json");
+    assertStringIncludes(result.stderr, "provder");
+  });
+});
+
+Deno.test("exit 2: an empty prompt and an unknown flag are usage errors", async () => {
+  await withMock([], async (sandbox) => {
+    const empty = await runSkiff(["run"], sandbox, { input: "" });
+    assertEquals(empty.code, 2);
+    assertStringIncludes(empty.stderr, "prompt");
+    const unknown = await runSkiff(["run", "--frobnicate", "x"], sandbox);
+    assertEquals(unknown.code, 2);
+  });
+});
+
+Deno.test("exit 4: an endpoint refusing connections fails fast, naming it", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const sandbox = await makeSandbox({
+    OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1`,
+    SKIFF_MODEL: "m",
+  });
+  try {
+    const started = Date.now();
+    const result = await runSkiff(["run", "hi"], sandbox);
+    assertEquals(result.code, 4, result.stderr);
+    assertStringIncludes(result.stderr, `127.0.0.1:${port}`);
+    assert(Date.now() - started < 25_000, "failed within the connect budget");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("exit 4: a server failing every retry", async () => {
+  const failures: MockTurn[] = Array.from({ length: 3 }, () => ({ status: 503 }));
+  await withMock(failures, async (sandbox) => {
+    await Deno.writeTextFile(
+      `${sandbox.configDir}/config.json`,
+      '{ "provider": { "maxRetries": 2 } }',
+    );
+    const result = await runSkiff(["run", "hi"], sandbox);
+    assertEquals(result.code, 4, result.stderr);
+    assertStringIncludes(result.stderr, "503");
+  });
+});
+
+Deno.test("exit 5: --max-turns stops a model that keeps calling tools", async () => {
+  const loop: MockTurn[] = Array.from({ length: 3 }, () => ({
+    toolCalls: [{ name: "todoread", arguments: {} }],
+  }));
+  await withMock(loop, async (sandbox, mock) => {
+    const result = await runSkiff(["run", "--max-turns", "2", "spin"], sandbox);
+    assertEquals(result.code, 5, result.stderr);
+    assertStringIncludes(result.stderr, "2 turns");
+    assertEquals(mock.requests.length, 2);
+  });
+});
+
+Deno.test("a 429 with Retry-After, then success", async () => {
+  await withMock([{ status: 429, retryAfter: 1 }, { text: "after the wait" }], async (sandbox) => {
+    const started = Date.now();
+    const result = await runSkiff(["run", "--json", "hi"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    const events = parseJsonLines(result.stdout);
+    const retry = events.find((event) => event.type === "provider.retry");
+    assert(retry, "a provider.retry event");
+    assert(Date.now() - started >= 1000, "waited for Retry-After");
+    assertEquals(events.at(-1)!.text, "after the wait");
+  });
+});
+
+Deno.test("a stream cut midway is retried without duplicating text", async () => {
+  const text = "The quick brown fox jumps over the lazy dog.";
+  await withMock([{ cut: true, text }, { text }], async (sandbox) => {
+    const result = await runSkiff(["run", "tell me"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(result.stdout.trim(), text);
+  });
+});
+
+Deno.test("exit 130 on SIGINT, and the session is kept", async () => {
+  await withMock([{ hang: true }], async (sandbox, mock) => {
+    const child = spawnSkiff(["run", "--json", "wait forever"], sandbox);
+    await waitFor(() => mock.requests.length === 1);
+    child.kill("SIGINT");
+    const output = await child.output();
+    assertEquals(output.code, 130);
+    const events = parseJsonLines(new TextDecoder().decode(output.stdout));
+    assertEquals(events.at(-1)!.type, "session.completed");
+  });
+});
+
+Deno.test("a killed process leaves a session that resumes intact", async () => {
+  await withMock([
+    { toolCalls: [{ name: "read", arguments: { file_path: "f.txt" } }] },
+    { hang: true },
+    { text: "resumed fine" },
+  ], async (sandbox, mock) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/f.txt`, "content\n");
+    const child = spawnSkiff(["run", "read it"], sandbox);
+    await waitFor(() => mock.requests.length === 2);
+    child.kill("SIGKILL");
+    await child.output();
+    const result = await runSkiff(["run", "--json", "--continue", "go on"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    const messages = messagesOf(mock.requests[2]) as {
+      role: string;
+      content?: string;
+      tool_calls?: unknown[];
+    }[];
+    const roles = messages.map((message) => message.role);
+    assertEquals(roles, ["system", "user", "assistant", "tool", "user"]);
+    assertStringIncludes(messages[3].content!, "content");
+    assertEquals(messages[1].content, "read it");
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the condition");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * Runs the real skiff CLI as a child process, the way a user or a CI job
+ * does (`deno run` of main.ts with the task's flags), in an isolated home:
+ * its own config folder, data folder and workspace.
+ */
+import * as path from "node:path";
+
+const ROOT = path.resolve(path.dirname(path.fromFileUrl(import.meta.url)), "..", "..");
+export const MAIN = path.join(ROOT, "main.ts");
+
+/** Deno's cache, so the child does not fetch npm packages again under a fake HOME. */
+const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  path.join(Deno.env.get("XDG_CACHE_HOME") ?? path.join(Deno.env.get("HOME")!, ".cache"), "deno");
+
+export interface Sandbox {
+  root: string;
+  home: string;
+  workspace: string;
+  dataDir: string;
+  configDir: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/** A temp home with an empty workspace (a git repository) and no config. */
+export async function makeSandbox(extraEnv: Record<string, string> = {}): Promise<Sandbox> {
+  const root = await Deno.makeTempDir({ prefix: "skiff-e2e-" });
+  const home = path.join(root, "home");
+  const workspace = path.join(root, "work");
+  const dataDir = path.join(root, "data");
+  const configDir = path.join(root, "config");
+  for (const dir of [home, workspace, dataDir, configDir]) {
+    await Deno.mkdir(dir, { recursive: true });
+  }
+  const env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: home,
+    DENO_DIR,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    SKIFF_DATA_DIR: dataDir,
+    SKIFF_CONFIG_DIR: configDir,
+    ...(Deno.env.get("NODE_EXTRA_CA_CERTS")
+      ? { NODE_EXTRA_CA_CERTS: Deno.env.get("NODE_EXTRA_CA_CERTS")! }
+      : {}),
+    ...extraEnv,
+  };
+  return {
+    root,
+    home,
+    workspace: await Deno.realPath(workspace),
+    dataDir,
+    configDir,
+    env,
+    cleanup: () => Deno.remove(root, { recursive: true }),
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function command(args: string[], sandbox: Sandbox, env: Record<string, string>, stdin: boolean) {
+  const binary = Deno.env.get("SKIFF_BIN");
+  const argv = binary
+    ? args
+    : ["run", "--allow-all", "--unstable-worker-options", "--no-prompt", MAIN, ...args];
+  return new Deno.Command(binary ?? Deno.execPath(), {
+    args: argv,
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, ...env },
+    clearEnv: true,
+    stdin: stdin ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+/** Run skiff to the end. `input` is written to its stdin (otherwise stdin is empty). */
+export async function runSkiff(
+  args: string[],
+  sandbox: Sandbox,
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  const child = command(args, sandbox, options.env ?? {}, true).spawn();
+  const writer = child.stdin.getWriter();
+  if (options.input) await writer.write(new TextEncoder().encode(options.input));
+  await writer.close();
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+/** Start skiff without waiting, for tests that signal or kill it. */
+export function spawnSkiff(
+  args: string[],
+  sandbox: Sandbox,
+  env: Record<string, string> = {},
+): Deno.ChildProcess {
+  return command(args, sandbox, env, false).spawn();
+}
+
+export function parseJsonLines(text: string): Record<string, unknown>[] {
+  return text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+}
