@@ -1,0 +1,57 @@
+/**
+ * `deno task compile`: build dist/skiff with exactly the runtime flags of
+ * `deno task skiff` (read from deno.json, so the two cannot drift), include
+ * the engine's Worker module, then smoke-test the binary.
+ *
+ * `deno compile` downloads a runtime (denort) from Deno's servers unless
+ * DENORT_BIN points at one; on a machine that can reach neither, this fails
+ * with Deno's own message and the tests run through `deno task skiff`.
+ */
+import * as path from "node:path";
+
+const ROOT = path.resolve(path.dirname(path.fromFileUrl(import.meta.url)), "..");
+const WORKER_MODULES = ["src/app/engine_worker.ts"];
+
+/** The flags `deno task skiff` passes to `deno run`, before the entry point. */
+export async function runtimeFlags(): Promise<string[]> {
+  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
+  const words = String(config.tasks.skiff).split(/\s+/);
+  const start = words.indexOf("run") + 1;
+  const end = words.indexOf("main.ts");
+  if (start === 0 || end === -1) {
+    throw new Error('tasks.skiff must read "deno run <flags> main.ts"');
+  }
+  return words.slice(start, end);
+}
+
+export async function compile(output = path.join(ROOT, "dist", "skiff")): Promise<string> {
+  const flags = await runtimeFlags();
+  const includes = WORKER_MODULES.flatMap((module) => ["--include", module]);
+  const args = ["compile", "--frozen", ...flags, ...includes, "--output", output, "main.ts"];
+  console.error(`deno ${args.join(" ")}`);
+  if (Deno.env.get("DENORT_BIN")) {
+    console.error(`using the runtime at DENORT_BIN=${Deno.env.get("DENORT_BIN")}`);
+  }
+  const status = await new Deno.Command(Deno.execPath(), { args, cwd: ROOT }).spawn().status;
+  if (!status.success) {
+    throw new Error(
+      "deno compile failed. It needs Deno's runtime (denort): either network access to Deno's servers or DENORT_BIN pointing at a denort binary of the same version.",
+    );
+  }
+  const smoke = await new Deno.Command(output, { args: ["--version"], stdout: "piped" }).output();
+  const version = new TextDecoder().decode(smoke.stdout).trim();
+  if (!smoke.success || !version.startsWith("skiff ")) {
+    throw new Error(`the compiled binary did not answer --version (got "${version}")`);
+  }
+  console.error(`built ${output} (${version})`);
+  return output;
+}
+
+if (import.meta.main) {
+  try {
+    await compile(Deno.args[0]);
+  } catch (error) {
+    console.error(`compile: ${(error as Error).message}`);
+    Deno.exit(1);
+  }
+}
