@@ -7,8 +7,14 @@
  */
 import OpenAI from "openai";
 import { describeFailure } from "./failure_message.ts";
-import { type AttemptFailure, type BackoffOptions, backoffDelayMs, classifyFailure } from "./retry_policy.ts";
-import { type StreamChunk, StreamAssembler, TextDeliveryGuard } from "./stream_assembler.ts";
+import { outputLimitField } from "./model_limits.ts";
+import {
+  type AttemptFailure,
+  backoffDelayMs,
+  type BackoffOptions,
+  classifyFailure,
+} from "./retry_policy.ts";
+import { StreamAssembler, type StreamChunk, TextDeliveryGuard } from "./stream_assembler.ts";
 import {
   type ChatMessage,
   type ChatProvider,
@@ -37,7 +43,11 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   connectTimeoutMs?: number;
   /** A longer Retry-After than this is shortened to it. @default 60000 */
   retryAfterCapMs?: number;
-  /** The request field carrying the output limit; newer OpenAI models want "max_completion_tokens". @default "max_tokens" */
+  /**
+   * The request field carrying the output limit. By default "max_completion_tokens"
+   * for OpenAI's reasoning models (o1, o3, gpt-5…), "max_tokens" for the rest,
+   * which is what other OpenAI-compatible servers understand.
+   */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Ask for usage in the final chunk (stream_options.include_usage). @default true */
   streamUsage?: boolean;
@@ -69,7 +79,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   const maxRetries = options.maxRetries ?? 4;
   const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
   const retryAfterCapMs = options.retryAfterCapMs ?? 60_000;
-  const maxTokensField = options.maxTokensField ?? "max_tokens";
   const sleep = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
@@ -108,7 +117,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           })),
         }
         : {}),
-      ...(request.maxOutputTokens ? { [maxTokensField]: request.maxOutputTokens } : {}),
+      ...(request.maxOutputTokens
+        ? { [options.maxTokensField ?? outputLimitField(request.model)]: request.maxOutputTokens }
+        : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };
   }
@@ -177,7 +188,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
             usage: assembler.usage ?? emptyUsage(),
           };
         }
-        failure = { retryable: true, reason: "stream ended before the answer was complete", connection: false };
+        failure = {
+          retryable: true,
+          reason: "stream ended before the answer was complete",
+          connection: false,
+        };
       } catch (error) {
         throwIfAborted(signal);
         failure = error instanceof IdleTimeout

@@ -4,12 +4,7 @@
  * Retry-After is read, how backoff grows) are plain functions a test can
  * check without a server.
  */
-import {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 
 /** What went wrong with one attempt, in terms the retry loop and the user need. */
 export interface AttemptFailure {
@@ -152,8 +147,10 @@ export function classifyFailure(
     return { retryable: true, reason: "timed out", connection: false };
   }
   if (error instanceof APIConnectionError) {
-    const reason = describeNetworkCause((error as { cause?: unknown }).cause ?? error);
-    return { retryable: true, reason, connection: true };
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    // The runtime refusing the port (Deno blocks a few, like 9 and 25) will not change on retry.
+    const blocked = /blocked/i.test(causeText(cause));
+    return { retryable: !blocked, reason: describeNetworkCause(cause), connection: true };
   }
   if (error instanceof APIUserAbortError) {
     return { retryable: true, reason: "request aborted", connection: false };
@@ -182,5 +179,9 @@ export function classifyFailure(
     return { retryable: true, reason: "malformed stream data", connection: false };
   }
   // Anything else surfaced while reading the body is the transport failing midway.
-  return { retryable: true, reason: `stream cut midway (${describeNetworkCause(error)})`, connection: false };
+  return {
+    retryable: true,
+    reason: `stream cut midway (${describeNetworkCause(error)})`,
+    connection: false,
+  };
 }

@@ -9,18 +9,22 @@ import type { ToolCall } from "./types.ts";
 
 /** The parts of a streamed chunk we read; servers vary, so every field is optional. */
 export interface StreamChunk {
-  choices?: Array<{
-    index?: number;
-    delta?: {
-      content?: string | null;
-      tool_calls?: Array<{
-        index?: number;
-        id?: string | null;
-        function?: { name?: string | null; arguments?: string | null } | null;
-      }> | null;
-    } | null;
-    finish_reason?: string | null;
-  }> | null;
+  choices?:
+    | Array<{
+      index?: number;
+      delta?: {
+        content?: string | null;
+        tool_calls?:
+          | Array<{
+            index?: number;
+            id?: string | null;
+            function?: { name?: string | null; arguments?: string | null } | null;
+          }>
+          | null;
+      } | null;
+      finish_reason?: string | null;
+    }>
+    | null;
   usage?: {
     prompt_tokens?: number | null;
     completion_tokens?: number | null;
@@ -97,7 +101,11 @@ export class StreamAssembler {
 export function mapUsage(usage: NonNullable<StreamChunk["usage"]>): Usage {
   const input = usage.prompt_tokens ?? 0;
   const output = usage.completion_tokens ?? 0;
-  return { input_tokens: input, output_tokens: output, total_tokens: usage.total_tokens ?? input + output };
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: usage.total_tokens ?? input + output,
+  };
 }
 
 /**

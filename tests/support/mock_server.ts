@@ -34,7 +34,13 @@ export type MockTurn =
   & TurnOptions
   & (
     | { text: string; toolCalls?: undefined; status?: undefined; cut?: undefined; hang?: undefined }
-    | { toolCalls: MockToolCall[]; text?: string; status?: undefined; cut?: undefined; hang?: undefined }
+    | {
+      toolCalls: MockToolCall[];
+      text?: string;
+      status?: undefined;
+      cut?: undefined;
+      hang?: undefined;
+    }
     | {
       status: number;
       /** Seconds (number) or an HTTP date (string), sent as the Retry-After header. */
@@ -302,7 +308,10 @@ function sseResponse(events: string[], cut: boolean, gone: AbortSignal): Respons
       if (cut) {
         // Give the client time to receive what was sent before the connection dies.
         await wait(30, gone);
-        controller.error(new Error("mock server: connection cut on purpose"));
+        // Deno logs this error to stderr; it is expected whenever a test scripts a cut.
+        controller.error(
+          new Error("mock server: {cut: true} turn dropped the connection (expected)"),
+        );
       } else {
         controller.close();
       }
@@ -331,7 +340,9 @@ async function main(args: string[]): Promise<void> {
   const recordPath = recordAt >= 0 ? rest[recordAt + 1] : undefined;
   const mock = startMockServer(script, {
     onRequest: (body) => {
-      if (recordPath) Deno.writeTextFileSync(recordPath, JSON.stringify(body) + "\n", { append: true });
+      if (recordPath) {
+        Deno.writeTextFileSync(recordPath, JSON.stringify(body) + "\n", { append: true });
+      }
     },
   });
   console.log(mock.url);
