@@ -1,0 +1,255 @@
+/**
+ * Loads skiff's configuration: the global file, the nearest project file,
+ * environment variables, then command-line flags, each validated on its own
+ * (so an error names the file it came from) and merged in that order. The
+ * permission sections are also kept layer by layer, because the policy table
+ * needs to know which layer said what.
+ */
+import * as path from "node:path";
+import { ConfigError, type ConfigProblem, validateConfig } from "./errors.ts";
+import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
+import {
+  type EnvMap,
+  expandTilde,
+  findProjectConfig,
+  GLOBAL_CONFIG_FILE,
+  resolveConfigDir,
+} from "./locations.ts";
+import { deepMerge, isPlainObject, withoutUndefined } from "./merge.ts";
+import { type Config, ConfigSchema, type PermissionConfig } from "./schema.ts";
+
+export type LayerSource = "global" | "project" | "env" | "flags";
+
+/** One layer's permission section, in precedence order (later wins among allow/ask). */
+export interface PermissionLayer {
+  source: LayerSource;
+  /** The file, for global and project layers. */
+  path?: string;
+  permission: PermissionConfig;
+}
+
+export interface LoadedConfig {
+  /** All layers merged and validated. */
+  config: Config;
+  /** Config files that were read, in the order applied. */
+  files: string[];
+  /** Permission sections of the layers that have one, global first, flags last. */
+  layers: PermissionLayer[];
+  /** The global config folder (agents, skills and AGENTS.md live next to it). */
+  configDir: string;
+  /** The folder holding the project config file, when there is one. */
+  projectRoot?: string;
+  /** Things the user should know that did not stop loading. */
+  warnings: string[];
+}
+
+export interface LoadConfigOptions {
+  /** Absolute workspace folder; the project config is searched from here upward. */
+  workspace: string;
+  /** Config-shaped values from the command line; `undefined` values are ignored. */
+  flags?: Config;
+  /** Environment; by default the few variables skiff reads, from `Deno.env`. */
+  env?: EnvMap;
+  /** Home folder; by default `$HOME`. */
+  home?: string;
+}
+
+/** Environment variable → config key it sets. */
+const ENV_KEYS: [string, "apiKey" | "baseURL" | "model"][] = [
+  ["OPENAI_API_KEY", "apiKey"],
+  ["OPENAI_BASE_URL", "baseURL"],
+  ["SKIFF_MODEL", "model"],
+];
+
+/** Variables read by default (needs `--allow-env` for these names). */
+const ENV_NAMES = [
+  "HOME",
+  "USERPROFILE",
+  "SKIFF_CONFIG_DIR",
+  "XDG_CONFIG_HOME",
+  ...ENV_KEYS.map(
+    ([name]) => name,
+  ),
+];
+
+/**
+ * Load and merge all config layers. Throws `ConfigError` (exit code 2) when a
+ * file cannot be parsed or a value is wrong. Needs read access to the config
+ * folder and the folders above the workspace.
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const env = options.env ?? readEnv();
+  const home = options.home ?? env.HOME ?? env.USERPROFILE ?? "/";
+  const workspace = path.resolve(options.workspace);
+  const configDir = resolveConfigDir(env, home);
+  const files: string[] = [];
+  const warnings: string[] = [];
+  const layers: { source: LayerSource; path?: string; config: Config }[] = [];
+
+  const globalFile = path.join(configDir, GLOBAL_CONFIG_FILE);
+  const globalConfig = await readConfigFile(globalFile);
+  if (globalConfig !== undefined) {
+    files.push(globalFile);
+    layers.push({
+      source: "global",
+      path: globalFile,
+      config: anchorPaths(globalConfig, configDir, home),
+    });
+  }
+
+  const project = await findProjectConfig(workspace);
+  if (project) {
+    if (project.ignored) {
+      warnings.push(`${project.ignored} is ignored because ${project.file} is in the same folder.`);
+    }
+    const projectConfig = await readConfigFile(project.file);
+    if (projectConfig !== undefined) {
+      files.push(project.file);
+      layers.push({
+        source: "project",
+        path: project.file,
+        config: anchorPaths(projectConfig, project.root, home),
+      });
+    }
+  }
+
+  const envConfig = configFromEnv(env);
+  if (envConfig) layers.push({ source: "env", config: envConfig });
+
+  if (options.flags) {
+    const flags = validateConfig(ConfigSchema, withoutUndefined(options.flags), "command line");
+    layers.push({ source: "flags", config: anchorPaths(flags, workspace, home) });
+  }
+
+  return {
+    config: mergeLayers(layers.map((layer) => layer.config)),
+    files,
+    layers: layers.flatMap((layer) =>
+      layer.config.permission
+        ? [{ source: layer.source, path: layer.path, permission: layer.config.permission }]
+        : []
+    ),
+    configDir,
+    projectRoot: project?.root,
+    warnings,
+  };
+}
+
+/**
+ * Read and validate one config file. Returns undefined when it does not exist;
+ * an empty file counts as `{}`.
+ */
+export async function readConfigFile(file: string): Promise<Config | undefined> {
+  const data = await readJsoncFile(file);
+  if (data === undefined) return undefined;
+  return validateConfig(ConfigSchema, data, file);
+}
+
+/**
+ * Read a JSONC file whose top level must be an object, without validating its
+ * keys (for formats other than skiff's own, such as `.mcp.json`). Returns
+ * undefined when the file does not exist. Throws `ConfigError`.
+ */
+export async function readJsoncFile(file: string): Promise<Record<string, unknown> | undefined> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw new ConfigError(file, [{
+      keyPath: "",
+      message: `cannot be read (${(error as Error).message}); check its permissions`,
+    }]);
+  }
+  if (text.trim() === "") return {};
+  let data: unknown;
+  try {
+    data = parseJsonc(text);
+  } catch (error) {
+    if (!(error instanceof JsoncSyntaxError)) throw error;
+    throw new ConfigError(file, [{ keyPath: "", message: error.reason }], {
+      line: error.line,
+      column: error.column,
+    });
+  }
+  if (!isPlainObject(data)) {
+    const got = Array.isArray(data) ? "a list" : JSON.stringify(data);
+    throw new ConfigError(file, [{
+      keyPath: "",
+      message: `expected an object ({ … }) at the top of the file, got ${got}`,
+    }]);
+  }
+  return data;
+}
+
+/**
+ * Merge layers in order. Objects merge key by key; an MCP server entry is
+ * replaced whole (half of a stdio entry and half of a remote one would be
+ * neither); `sandbox.addDirs` and `sandbox.env` collect entries from every layer.
+ */
+export function mergeLayers(configs: Config[]): Config {
+  let merged: Config = {};
+  const addDirs: string[] = [];
+  const envNames: string[] = [];
+  for (const config of configs) {
+    const { mcp, ...rest } = config;
+    merged = deepMerge(merged, rest);
+    if (mcp) merged.mcp = { ...merged.mcp, ...mcp };
+    addDirs.push(...config.sandbox?.addDirs ?? []);
+    envNames.push(...config.sandbox?.env ?? []);
+  }
+  if (addDirs.length) merged.sandbox = { ...merged.sandbox, addDirs: [...new Set(addDirs)] };
+  if (envNames.length) merged.sandbox = { ...merged.sandbox, env: [...new Set(envNames)] };
+  return merged;
+}
+
+function configFromEnv(env: EnvMap): Config | undefined {
+  const provider: Record<string, string> = {};
+  for (const [name, key] of ENV_KEYS) {
+    const value = env[name]?.trim();
+    if (value) provider[key] = value;
+  }
+  if (!Object.keys(provider).length) return undefined;
+  try {
+    return validateConfig(ConfigSchema, { provider }, "environment");
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Name the variable the user set, not the key it maps to.
+    const problems: ConfigProblem[] = error.problems.map((problem) => {
+      const variable = ENV_KEYS.find(([, key]) => problem.keyPath === `provider.${key}`)?.[0];
+      return variable ? { ...problem, keyPath: variable } : problem;
+    });
+    throw new ConfigError("environment", problems);
+  }
+}
+
+/** Folder paths in a layer are relative to that layer's folder; `~` is home. */
+function anchorPaths(config: Config, base: string, home: string): Config {
+  const anchor = (p: string) => path.resolve(base, expandTilde(p, home));
+  let out = config;
+  if (config.sandbox?.addDirs) {
+    out = { ...out, sandbox: { ...config.sandbox, addDirs: config.sandbox.addDirs.map(anchor) } };
+  }
+  if (config.mcp) {
+    const mcp: NonNullable<Config["mcp"]> = {};
+    for (const [name, server] of Object.entries(config.mcp)) {
+      mcp[name] = "command" in server && server.cwd
+        ? { ...server, cwd: anchor(server.cwd) }
+        : server;
+    }
+    out = { ...out, mcp };
+  }
+  return out;
+}
+
+function readEnv(): EnvMap {
+  const env: EnvMap = {};
+  for (const name of ENV_NAMES) {
+    try {
+      env[name] = Deno.env.get(name);
+    } catch {
+      // Not allowed to read it: treated as unset.
+    }
+  }
+  return env;
+}

@@ -1,0 +1,121 @@
+/**
+ * The database schema, as an ordered list of forward migrations. The schema
+ * version lives in `PRAGMA user_version`; opening a database runs every
+ * migration above it, each in one transaction, so a database is never left
+ * half-upgraded. Append new migrations; never edit a released one.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { StoreError } from "./errors.ts";
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "sessions, messages, parts, events, snapshots",
+    sql: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        title TEXT NOT NULL DEFAULT '',
+        model TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        parent_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        status TEXT NOT NULL DEFAULT 'running',
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        total_tokens INTEGER NOT NULL DEFAULT 0,
+        turns INTEGER NOT NULL DEFAULT 0,
+        todos TEXT NOT NULL DEFAULT '[]',
+        file_reads TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX sessions_by_workspace ON sessions(workspace, updated_at);
+      CREATE INDEX sessions_by_parent ON sessions(parent_id);
+
+      CREATE TABLE messages (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, seq)
+      );
+
+      CREATE TABLE parts (
+        id TEXT PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (message_id, seq)
+      );
+      CREATE INDEX parts_by_session ON parts(session_id);
+
+      CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      );
+
+      CREATE TABLE snapshots (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        turn INTEGER NOT NULL,
+        path TEXT NOT NULL,
+        content BLOB,
+        existed INTEGER NOT NULL,
+        hash TEXT,
+        created_at INTEGER NOT NULL,
+        UNIQUE (session_id, turn, path)
+      );
+    `,
+  },
+];
+
+/** The schema version this build of skiff writes. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/**
+ * Bring the database up to `SCHEMA_VERSION`. Safe when two processes open
+ * the same new file at once: the version is read again inside the write
+ * transaction, so only one of them migrates.
+ */
+export function migrate(db: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): void {
+  const latest = migrations[migrations.length - 1]?.version ?? 0;
+  if (userVersion(db) === latest) return;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    const current = userVersion(db);
+    if (current > latest) {
+      throw new StoreError(
+        `the session database uses schema version ${current}, newer than this skiff knows (${latest}). ` +
+          "Upgrade skiff, or set SKIFF_DATA_DIR to another folder.",
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      db.exec(migration.sql);
+      // PRAGMA takes no bound parameters; the version is our own integer.
+      db.exec(`PRAGMA user_version = ${Math.trunc(migration.version)}`);
+    }
+    db.exec("COMMIT");
+  } catch (error) {
+    db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+export function userVersion(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  return row.user_version;
+}

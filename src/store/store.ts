@@ -1,0 +1,412 @@
+/**
+ * The session database: one SQLite file (node:sqlite) in the data folder,
+ * holding sessions, their messages and parts, the event log, todos, what the
+ * model has read, and file snapshots for undo. Every write is its own
+ * transaction and commits at once, so a killed process loses at most the
+ * write in flight and the session resumes from what is stored. Two skiff
+ * processes may share the file: WAL lets readers run beside a writer, and
+ * the busy timeout makes a second writer wait instead of failing.
+ *
+ * No SQL leaves this folder; callers use the methods below.
+ */
+import { mkdirSync } from "node:fs";
+import * as path from "node:path";
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import type { SkiffEvent, Usage } from "../session/events.ts";
+import { hashContent, type SnapshotSink } from "../tools/file_ledger.ts";
+import type { Todo } from "../tools/tool.ts";
+import { DATABASE_FILE } from "./data_dir.ts";
+import { StoreError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { migrate } from "./migrations.ts";
+import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
+import type {
+  HistoryMessage,
+  NewSession,
+  Session,
+  SessionPatch,
+  Snapshot,
+  StoreOptions,
+} from "./types.ts";
+
+export type { HistoryMessage, NewSession, Session, SessionPatch, Snapshot, StoreOptions };
+
+const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Open (creating if needed) the database in `dataDir` and bring its schema up
+ * to date. Needs read and write access to `dataDir`.
+ */
+export function openStore(dataDir: string, options: StoreOptions = {}): Store {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StoreError(
+      `cannot create the data folder ${dataDir} (${(error as Error).message}). ` +
+        "Set SKIFF_DATA_DIR to a writable folder.",
+    );
+  }
+  const file = path.join(dataDir, DATABASE_FILE);
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file);
+    // The busy timeout first: switching to WAL may itself wait on another process.
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    // In WAL mode NORMAL survives a killed process; only a power cut can lose the last commit.
+    db.exec("PRAGMA synchronous = NORMAL");
+    db.exec("PRAGMA foreign_keys = ON");
+    migrate(db);
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(
+      `cannot open the session database ${file}: ${(error as Error).message}. ` +
+        "Check the folder's permissions, or set SKIFF_DATA_DIR to another folder.",
+    );
+  }
+  return new Store(db, options.now ?? Date.now);
+}
+
+export class Store {
+  readonly #sql: Statements;
+
+  constructor(private readonly db: DatabaseSync, private readonly now: () => number) {
+    this.#sql = new Statements(db);
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+
+  // --- sessions ---------------------------------------------------------
+
+  createSession(input: NewSession): Session {
+    const at = this.now();
+    const id = newId("ses", at);
+    this.#sql.run(
+      `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      input.workspace,
+      input.title ?? "",
+      input.model,
+      input.agent,
+      input.parentId ?? null,
+      at,
+      at,
+    );
+    return this.getSession(id)!;
+  }
+
+  /**
+   * A session by id, or by a prefix that matches exactly one session (with
+   * or without the `ses_`). Throws `StoreError` when a prefix is ambiguous.
+   */
+  getSession(idOrPrefix: string): Session | undefined {
+    const exact = this.#sql.get(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, idOrPrefix);
+    if (exact) return toSession(exact);
+    if (!idOrPrefix) return undefined;
+    const prefixes = idOrPrefix.startsWith("ses_")
+      ? [idOrPrefix]
+      : [idOrPrefix, `ses_${idOrPrefix}`];
+    const matches = new Map<string, Record<string, unknown>>();
+    for (const prefix of prefixes) {
+      const rows = this.#sql.all(
+        `SELECT ${SESSION_COLUMNS} FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY id LIMIT 6`,
+        prefix.length,
+        prefix,
+      );
+      for (const row of rows) matches.set(row.id as string, row);
+    }
+    if (matches.size === 1) return toSession([...matches.values()][0]);
+    if (matches.size > 1) {
+      const shown = [...matches.keys()].slice(0, 5).join(", ");
+      throw new StoreError(
+        `"${idOrPrefix}" matches more than one session (${shown}). Give more of the id.`,
+      );
+    }
+    return undefined;
+  }
+
+  /** The most recently active top-level session in `workspace` (subagent sessions excluded). */
+  latestSession(workspace: string): Session | undefined {
+    const row = this.#sql.get(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE workspace = ? AND parent_id IS NULL
+       ORDER BY updated_at DESC, id DESC LIMIT 1`,
+      workspace,
+    );
+    return row ? toSession(row) : undefined;
+  }
+
+  /**
+   * Sessions, most recently active first. Subagent sessions are left out
+   * unless `includeChildren`. @default limit 50
+   */
+  listSessions(
+    options: { workspace?: string; limit?: number; includeChildren?: boolean } = {},
+  ): Session[] {
+    const where: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (options.workspace !== undefined) {
+      where.push("workspace = ?");
+      params.push(options.workspace);
+    }
+    if (!options.includeChildren) where.push("parent_id IS NULL");
+    const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
+    params.push(Math.max(0, Math.trunc(options.limit ?? 50)));
+    return this.#sql.all(
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${clause} ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      ...params,
+    ).map(toSession);
+  }
+
+  /** Sessions started by `parentId`'s task tool, oldest first. */
+  childSessions(parentId: string): Session[] {
+    return this.#sql.all(
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, id`,
+      parentId,
+    ).map(toSession);
+  }
+
+  updateSession(id: string, patch: SessionPatch): void {
+    const columns = (["title", "model", "agent", "status"] as const).filter((key) =>
+      patch[key] !== undefined
+    );
+    const values = columns.map((key) => patch[key] as string);
+    this.#requireChange(
+      this.#sql.run(
+        `UPDATE sessions SET ${
+          columns.map((c) => `${c} = ?, `).join("")
+        }updated_at = ? WHERE id = ?`,
+        ...values,
+        this.now(),
+        id,
+      ),
+      id,
+    );
+  }
+
+  /** Delete a session with everything it holds, its subagent sessions included. */
+  deleteSession(id: string): boolean {
+    return Number(this.#sql.run("DELETE FROM sessions WHERE id = ?", id).changes) > 0;
+  }
+
+  /** Add one step's token usage; `turnsDelta` counts finished turns. */
+  addUsage(id: string, usage: Usage, turnsDelta = 0): void {
+    this.#requireChange(
+      this.#sql.run(
+        `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+         total_tokens = total_tokens + ?, turns = turns + ?, updated_at = ? WHERE id = ?`,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.total_tokens,
+        turnsDelta,
+        this.now(),
+        id,
+      ),
+      id,
+    );
+  }
+
+  getTodos(id: string): Todo[] {
+    return this.#jsonColumn(id, "todos") as Todo[];
+  }
+
+  setTodos(id: string, todos: Todo[]): void {
+    this.#requireChange(
+      this.#sql.run("UPDATE sessions SET todos = ? WHERE id = ?", JSON.stringify(todos), id),
+      id,
+    );
+  }
+
+  /** Path → content hash the model has seen (the read-before-edit ledger). */
+  getFileReads(id: string): [string, string][] {
+    return this.#jsonColumn(id, "file_reads") as [string, string][];
+  }
+
+  saveFileReads(id: string, entries: [string, string][]): void {
+    this.#requireChange(
+      this.#sql.run("UPDATE sessions SET file_reads = ? WHERE id = ?", JSON.stringify(entries), id),
+      id,
+    );
+  }
+
+  // --- messages and parts -----------------------------------------------
+
+  /** A new message at the end of the session; returns its id. */
+  appendMessage(sessionId: string, role: string): string {
+    const at = this.now();
+    this.#requireChange(
+      this.#sql.run("UPDATE sessions SET updated_at = ? WHERE id = ?", at, sessionId),
+      sessionId,
+    );
+    const id = newId("msg", at);
+    this.#sql.run(
+      `INSERT INTO messages (id, session_id, seq, role, created_at)
+       SELECT ?, ?, COALESCE(MAX(seq), 0) + 1, ?, ? FROM messages WHERE session_id = ?`,
+      id,
+      sessionId,
+      role,
+      at,
+      sessionId,
+    );
+    return id;
+  }
+
+  /** A part at the end of a message; `payload` is stored as JSON. Returns its id. */
+  appendPart(sessionId: string, messageId: string, type: string, payload: unknown): string {
+    const at = this.now();
+    const id = newId("prt", at);
+    const result = this.#sql.run(
+      `INSERT INTO parts (id, message_id, session_id, seq, type, payload, created_at)
+       SELECT ?, m.id, m.session_id,
+              (SELECT COALESCE(MAX(seq), 0) + 1 FROM parts WHERE message_id = m.id), ?, ?, ?
+       FROM messages m WHERE m.id = ? AND m.session_id = ?`,
+      id,
+      type,
+      JSON.stringify(payload ?? null),
+      at,
+      messageId,
+      sessionId,
+    );
+    if (Number(result.changes) === 0) {
+      throw new StoreError(`no message ${messageId} in session ${sessionId}.`);
+    }
+    return id;
+  }
+
+  /** Every message of the session in order, each with its part payloads in order. */
+  loadHistory(sessionId: string): HistoryMessage[] {
+    const rows = this.#sql.all(
+      `SELECT m.id, m.seq, m.role, m.created_at, p.payload
+       FROM messages m LEFT JOIN parts p ON p.message_id = m.id
+       WHERE m.session_id = ? ORDER BY m.seq, p.seq`,
+      sessionId,
+    );
+    const messages: HistoryMessage[] = [];
+    for (const row of rows) {
+      let last = messages[messages.length - 1];
+      if (!last || last.id !== row.id) {
+        last = {
+          id: row.id as string,
+          seq: row.seq as number,
+          role: row.role as string,
+          created_at: row.created_at as number,
+          parts: [],
+        };
+        messages.push(last);
+      }
+      if (row.payload !== null) last.parts.push(JSON.parse(row.payload as string));
+    }
+    return messages;
+  }
+
+  // --- events -------------------------------------------------------------
+
+  /**
+   * Append an event, stored whole. An event with an empty `session_id`
+   * (something that happened before any session existed) is not stored.
+   */
+  appendEvent(event: SkiffEvent): void {
+    if (!event.session_id) return;
+    const at = Date.parse(event.timestamp);
+    try {
+      this.#sql.run(
+        `INSERT INTO events (session_id, seq, type, payload, created_at)
+         SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE session_id = ?`,
+        event.session_id,
+        event.type,
+        JSON.stringify(event),
+        Number.isFinite(at) ? at : this.now(),
+        event.session_id,
+      );
+    } catch (error) {
+      if (!this.#exists(event.session_id)) {
+        throw new StoreError(`no session ${event.session_id} to record a ${event.type} event in.`);
+      }
+      throw error;
+    }
+  }
+
+  listEvents(sessionId: string): SkiffEvent[] {
+    return this.#sql.all("SELECT payload FROM events WHERE session_id = ? ORDER BY seq", sessionId)
+      .map((row) => JSON.parse(row.payload as string) as SkiffEvent);
+  }
+
+  // --- snapshots for undo -------------------------------------------------
+
+  /**
+   * Keep what `path` was before `turn` first changed it (null: it did not
+   * exist). Only the first snapshot per (session, turn, path) is kept: later
+   * ones in the same turn are ignored, so undo restores the state before the turn.
+   */
+  saveSnapshot(sessionId: string, turn: number, path: string, content: Uint8Array | null): void {
+    this.#sql.run(
+      `INSERT INTO snapshots (session_id, turn, path, content, existed, hash, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
+      sessionId,
+      turn,
+      path,
+      content,
+      content === null ? 0 : 1,
+      content === null ? null : hashContent(content),
+      this.now(),
+    );
+  }
+
+  /** A `SnapshotSink` for the file ledger, writing into this session. */
+  snapshotSink(sessionId: string): SnapshotSink {
+    return { save: (turn, path, before) => this.saveSnapshot(sessionId, turn, path, before) };
+  }
+
+  /** The latest turn with snapshots, or null when there is nothing to undo. */
+  lastSnapshotTurn(sessionId: string): number | null {
+    const row = this.#sql.get(
+      "SELECT MAX(turn) AS turn FROM snapshots WHERE session_id = ?",
+      sessionId,
+    );
+    return (row?.turn as number | null) ?? null;
+  }
+
+  /** The snapshots of one turn, in the order they were taken. */
+  snapshotsForTurn(sessionId: string, turn: number): Snapshot[] {
+    return this.#sql.all(
+      `SELECT path, content, existed, hash, created_at FROM snapshots
+       WHERE session_id = ? AND turn = ? ORDER BY rowid`,
+      sessionId,
+      turn,
+    ).map((row) => ({
+      path: row.path as string,
+      content: (row.content as Uint8Array | null) ?? null,
+      existed: row.existed === 1,
+      hash: (row.hash as string | null) ?? null,
+      created_at: row.created_at as number,
+    }));
+  }
+
+  /** Forget one turn's snapshots (after an undo); returns how many were removed. */
+  deleteSnapshots(sessionId: string, turn: number): number {
+    return Number(
+      this.#sql.run("DELETE FROM snapshots WHERE session_id = ? AND turn = ?", sessionId, turn)
+        .changes,
+    );
+  }
+
+  // --- helpers ------------------------------------------------------------
+
+  #exists(id: string): boolean {
+    return this.#sql.get("SELECT 1 AS found FROM sessions WHERE id = ?", id) !== undefined;
+  }
+
+  #requireChange(result: { changes: number | bigint }, id: string): void {
+    if (Number(result.changes) === 0) {
+      throw new StoreError(`no session ${id}. List sessions with: skiff sessions list`);
+    }
+  }
+
+  #jsonColumn(id: string, column: "todos" | "file_reads"): unknown {
+    const row = this.#sql.get(`SELECT ${column} AS value FROM sessions WHERE id = ?`, id);
+    if (!row) throw new StoreError(`no session ${id}. List sessions with: skiff sessions list`);
+    return JSON.parse(row.value as string);
+  }
+}

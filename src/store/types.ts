@@ -1,0 +1,56 @@
+/**
+ * The shapes the store hands out. Field names follow the columns
+ * (snake_case), so an exported session reads the same as the database.
+ */
+
+/** A session row. Times are milliseconds since the epoch. */
+export interface Session {
+  id: string;
+  workspace: string;
+  title: string;
+  model: string;
+  agent: string;
+  parent_id: string | null;
+  created_at: number;
+  updated_at: number;
+  /** "running" when created; the engine sets how it ended ("completed", "failed"…). */
+  status: string;
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  turns: number;
+}
+
+export interface NewSession {
+  workspace: string;
+  model: string;
+  agent: string;
+  parentId?: string;
+  title?: string;
+}
+
+export type SessionPatch = Partial<Pick<Session, "title" | "model" | "agent" | "status">>;
+
+/** A stored message with its part payloads, in order, exactly as appended. */
+export interface HistoryMessage {
+  id: string;
+  seq: number;
+  role: string;
+  created_at: number;
+  parts: unknown[];
+}
+
+/** A file as it was before a turn first changed it. */
+export interface Snapshot {
+  path: string;
+  /** null: the file did not exist. */
+  content: Uint8Array | null;
+  existed: boolean;
+  hash: string | null;
+  created_at: number;
+}
+
+export interface StoreOptions {
+  /** Clock in milliseconds; injectable for tests. @default Date.now */
+  now?: () => number;
+}
