@@ -2,7 +2,8 @@
  * The one path resolver. Every tool and every rule goes through it: `~` is
  * expanded, relative paths are anchored at the workspace, `..` normalised, and
  * symlinks resolved with realpath before any containment check — a link inside
- * the workspace that points outside is outside.
+ * the workspace that points outside is outside, even when its target does not
+ * exist yet. On a case-insensitive filesystem containment ignores case.
  */
 import * as path from "node:path";
 
@@ -23,15 +24,31 @@ export function homeDir(): string {
 
 export function expandHome(input: string): string {
   if (input === "~") return homeDir();
-  if (input.startsWith("~/")) return path.join(homeDir(), input.slice(2));
+  if (input.startsWith("~/") || input.startsWith("~\\")) {
+    return path.join(homeDir(), input.slice(2));
+  }
   return input;
+}
+
+const MAX_LINK_HOPS = 40;
+
+function readLinkOrNull(candidate: string): string | null {
+  try {
+    if (!Deno.lstatSync(candidate).isSymlink) return null;
+    return Deno.readLinkSync(candidate);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw error;
+    return null;
+  }
 }
 
 /**
  * realpath of the longest existing prefix, with the missing rest appended:
- * a file about to be created resolves through its real parent.
+ * a file about to be created resolves through its real parent. A dangling
+ * symlink is followed to where it points, so creating "through" it is judged
+ * by its target, not by the link's own name.
  */
-export function realpathLenient(absolute: string): string {
+export function realpathLenient(absolute: string, hops = 0): string {
   let current = absolute;
   const rest: string[] = [];
   for (;;) {
@@ -40,6 +57,12 @@ export function realpathLenient(absolute: string): string {
       return rest.length ? path.join(real, ...rest.reverse()) : real;
     } catch (error) {
       if (error instanceof Deno.errors.NotCapable) throw error;
+      const target = hops < MAX_LINK_HOPS ? readLinkOrNull(current) : null;
+      if (target !== null) {
+        const followed = path.resolve(path.dirname(current), target);
+        const joined = rest.length ? path.join(followed, ...[...rest].reverse()) : followed;
+        return realpathLenient(joined, hops + 1);
+      }
       const parent = path.dirname(current);
       if (parent === current) return absolute;
       rest.push(path.basename(current));
@@ -48,9 +71,47 @@ export function realpathLenient(absolute: string): string {
   }
 }
 
+const caseInsensitiveCache = new Map<string, boolean>();
+
+/**
+ * Whether the filesystem holding `dir` ignores case, found by asking for the
+ * same folder with its name's case flipped. Cached per folder.
+ */
+export function isCaseInsensitive(dir: string): boolean {
+  const cached = caseInsensitiveCache.get(dir);
+  if (cached !== undefined) return cached;
+  let answer = false;
+  let probe = dir;
+  // Find an ancestor whose name has letters, so flipping case changes it.
+  while (
+    probe !== path.dirname(probe) &&
+    path.basename(probe).toLowerCase() === path.basename(probe).toUpperCase()
+  ) {
+    probe = path.dirname(probe);
+  }
+  const name = path.basename(probe);
+  if (name) {
+    const flipped = [...name].map((c) => c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())
+      .join("");
+    try {
+      const a = Deno.statSync(probe);
+      const b = Deno.statSync(path.join(path.dirname(probe), flipped));
+      answer = a.ino !== null && a.ino === b.ino && a.dev === b.dev;
+    } catch {
+      answer = false;
+    }
+  }
+  caseInsensitiveCache.set(dir, answer);
+  return answer;
+}
+
 export function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  const fold = isCaseInsensitive(root);
+  const a = fold ? root.toLowerCase() : root;
+  const b = fold ? candidate.toLowerCase() : candidate;
+  const relative = path.relative(a, b);
+  return relative === "" ||
+    (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
 }
 
 export function resolveWorkspacePath(
@@ -58,14 +119,28 @@ export function resolveWorkspacePath(
   input: string,
   extraDirs: string[] = [],
 ): ResolvedPath {
-  const requested = path.resolve(workspace, expandHome(input));
+  const root = realpathLenient(path.resolve(workspace));
+  const requested = path.resolve(root, expandHome(input));
   const real = realpathLenient(requested);
-  const inWorkspace = isWithin(workspace, real);
-  const inside = inWorkspace || extraDirs.some((dir) => isWithin(dir, real));
-  const relative = inWorkspace
-    ? path.relative(workspace, real).split(path.sep).join("/") || "."
-    : null;
+  const inWorkspace = isWithin(root, real);
+  const inside = inWorkspace ||
+    extraDirs.some((dir) => isWithin(realpathLenient(path.resolve(dir)), real));
+  const relative = inWorkspace ? path.relative(root, real).split(path.sep).join("/") || "." : null;
   return { requested, real, relative, inside };
+}
+
+/**
+ * Resolve again just before (or just after) use and say whether the answer
+ * still holds. Narrows the window in which a symlink swapped after the check
+ * could redirect a file tool; it cannot close it (see docs/security.md).
+ */
+export function stillResolvesTo(
+  resolved: ResolvedPath,
+  workspace: string,
+  extraDirs: string[] = [],
+): boolean {
+  const again = resolveWorkspacePath(workspace, resolved.requested, extraDirs);
+  return again.real === resolved.real && again.inside === resolved.inside;
 }
 
 /** How a path is shown to the model and in rules: relative inside, absolute outside. */

@@ -1,0 +1,187 @@
+/**
+ * Judges one tool call against the layered rule table. Each layer's verdict
+ * is its last matching rule; a deny from any layer wins; otherwise the last
+ * layer with a match decides; with no match the key's default applies.
+ * Every part of a call must pass: each simple command of a bash line, each
+ * path outside the workspace (`external_directory`), a repeated call
+ * (`doom_loop`), and the sandbox mode's own limits on writes.
+ */
+import type { Access } from "../tools/tool.ts";
+import type { SandboxMode } from "../sandbox/modes.ts";
+import { resolveWorkspacePath } from "../sandbox/paths.ts";
+import { isWriteProtected } from "../sandbox/protected.ts";
+import { commandsToCheck } from "./bash_split.ts";
+import { keyDefault, PATH_KEYS } from "./defaults.ts";
+import {
+  type Action,
+  describeRule,
+  flattenLayer,
+  type Rule,
+  type RuleLayer,
+  stricter,
+  wildcardMatch,
+} from "./rules.ts";
+
+export interface PolicyContext {
+  /** Layers in precedence order: defaults, global, project, agent, flags, session. */
+  layers: RuleLayer[];
+  /** Absolute workspace root. */
+  workspace: string;
+  /** `--add-dir` folders: inside, like the workspace. */
+  extraDirs?: string[];
+  /** @default "workspace-write" */
+  mode?: SandboxMode;
+  /** True when this exact call is the third in a row (see DoomLoopTracker). */
+  repeated?: boolean;
+}
+
+/** One thing a rule had to approve, and what it got. */
+export interface Check {
+  key: string;
+  subject: string;
+  action: Action;
+  reason: string;
+  rule?: Rule;
+}
+
+export interface Decision {
+  action: Action;
+  /** Why, in words fit for a person and for the model. */
+  reason: string;
+  /** The rule behind the deciding check, when a rule (not a default) decided. */
+  rule?: Rule;
+  /** Every check made; the deciding one is the strictest. */
+  checks: Check[];
+}
+
+function subjectMatches(rule: Rule, key: string, subject: string): boolean {
+  if (!wildcardMatch(rule.key, key)) return false;
+  if (wildcardMatch(rule.pattern, subject)) return true;
+  // A path rule without a slash (`*.env`, `id_*`) also matches a file's base name.
+  return PATH_KEYS.has(key) && !rule.pattern.includes("/") &&
+    wildcardMatch(rule.pattern, subject.split("/").pop() ?? subject);
+}
+
+/** The rule table's answer for one key and subject. */
+export function checkSubject(layers: RuleLayer[], key: string, subject: string): Check {
+  let deciding: Rule | undefined;
+  let deny: Rule | undefined;
+  for (const layer of layers) {
+    let layerVerdict: Rule | undefined;
+    for (const rule of flattenLayer(layer)) {
+      if (subjectMatches(rule, key, subject)) layerVerdict = rule;
+    }
+    if (!layerVerdict) continue;
+    if (layerVerdict.action === "deny" && !deny) deny = layerVerdict;
+    deciding = layerVerdict;
+  }
+  const rule = deny ?? deciding;
+  const shown = subject === "" ? key : `${key}(${subject})`;
+  if (!rule) {
+    const action = keyDefault(key);
+    return { key, subject, action, reason: `${shown}: no rule matches; the default is ${action}` };
+  }
+  const how = deny && deciding !== deny ? " (a deny in any layer wins)" : "";
+  return {
+    key,
+    subject,
+    action: rule.action,
+    rule,
+    reason: `${shown}: ${describeRule(rule)}${how}`,
+  };
+}
+
+function modeCheck(key: string, target: string, reason: string): Check {
+  return { key, subject: target, action: "deny", reason };
+}
+
+/** A command naming a protected path: `.git/hooks`, `.git/config`, `skiff.json`, `.skiff`. */
+const NAMES_PROTECTED = /\.git\/hooks|\.git\/config|skiff\.json|\.skiff(?:$|[\/\s"'])/;
+
+/** The checks one call needs, before combining them. */
+function checksFor(access: Access, ctx: PolicyContext): Check[] {
+  const { layers, workspace } = ctx;
+  const extraDirs = ctx.extraDirs ?? [];
+  const mode = ctx.mode ?? "workspace-write";
+  const checks: Check[] = [];
+  if (access.key === "bash") {
+    const commands = access.commands?.length ? access.commands : access.patterns;
+    for (const command of commands) {
+      for (const piece of commandsToCheck(command)) {
+        const check = checkSubject(layers, "bash", piece);
+        // The OS sandbox cannot protect a protected path that does not exist
+        // yet, so a command naming one is never approved silently.
+        if (
+          mode === "workspace-write" && check.action === "allow" &&
+          NAMES_PROTECTED.test(piece)
+        ) {
+          check.action = "ask";
+          check.reason +=
+            "; it names a write-protected path (.git/hooks, .git/config, skiff config)";
+        }
+        checks.push(check);
+      }
+    }
+  } else {
+    const subjects = access.patterns.length ? access.patterns : [""];
+    for (const subject of subjects) checks.push(checkSubject(layers, access.key, subject));
+  }
+  const outside = new Set<string>();
+  for (
+    const [list, writing] of [[access.reads ?? [], false], [access.writes ?? [], true]] as const
+  ) {
+    for (const target of list) {
+      const resolved = resolveWorkspacePath(workspace, target, extraDirs);
+      if (!resolved.inside) outside.add(resolved.real);
+      if (!writing || mode === "full-access") continue;
+      if (mode === "read-only") {
+        checks.push(
+          modeCheck(
+            access.key,
+            resolved.real,
+            `${resolved.real}: the sandbox is read-only; run with --sandbox workspace-write to allow edits`,
+          ),
+        );
+      } else if (isWriteProtected(workspace, resolved.real)) {
+        checks.push(
+          modeCheck(
+            access.key,
+            resolved.real,
+            `${
+              resolved.relative ?? resolved.real
+            } is write-protected in workspace-write mode (git hooks, git config and skiff's config); edit it yourself, or use --sandbox full-access`,
+          ),
+        );
+      } else if (!resolved.inside) {
+        checks.push(
+          modeCheck(
+            access.key,
+            resolved.real,
+            `${resolved.real} is outside the workspace; workspace-write allows writes only inside it (add the folder with --add-dir)`,
+          ),
+        );
+      }
+    }
+  }
+  for (const real of outside) checks.push(checkSubject(layers, "external_directory", real));
+  if (ctx.repeated) {
+    const check = checkSubject(layers, "doom_loop", access.key);
+    check.reason += "; the same call came three times in a row";
+    checks.push(check);
+  }
+  return checks;
+}
+
+/** The decision for one call: the strictest of its checks. */
+export function evaluate(access: Access, ctx: PolicyContext): Decision {
+  const checks = checksFor(access, ctx);
+  let deciding: Check | undefined;
+  for (const check of checks) {
+    if (!deciding || stricter(deciding.action, check.action) !== deciding.action) deciding = check;
+  }
+  if (!deciding) {
+    const action = keyDefault(access.key);
+    return { action, reason: `${access.key}: default ${action}`, checks };
+  }
+  return { action: deciding.action, reason: deciding.reason, rule: deciding.rule, checks };
+}

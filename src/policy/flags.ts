@@ -1,0 +1,60 @@
+/**
+ * Command-line rules: `--allow 'bash(npm test *)'`, `--deny webfetch`,
+ * `--ask 'edit(*.lock)'`. Parsing is pure and separate from the layer it
+ * builds, so the CLI can report a bad flag before anything starts.
+ */
+import type { Action, PermissionConfig, RuleLayer } from "./rules.ts";
+import { mergeRule } from "./rules.ts";
+
+export interface FlagRule {
+  key: string;
+  pattern: string;
+}
+
+const KEY = /^[A-Za-z0-9_.*?-]+$/;
+
+/** `bash(npm test *)` → {key: "bash", pattern: "npm test *"}; `webfetch` → pattern `*`. */
+export function parsePermissionFlag(text: string): FlagRule {
+  const trimmed = text.trim();
+  const open = trimmed.indexOf("(");
+  const key = open < 0 ? trimmed : trimmed.slice(0, open).trim();
+  if (!KEY.test(key)) {
+    throw new Error(
+      `Cannot read the permission rule '${text}': expected a tool key such as 'webfetch' ` +
+        "or 'bash(npm test *)'.",
+    );
+  }
+  if (open < 0) return { key, pattern: "*" };
+  if (!trimmed.endsWith(")")) {
+    throw new Error(
+      `Cannot read the permission rule '${text}': it opens '(' but does not end with ')'. ` +
+        "Quote it for the shell: --allow 'bash(npm test *)'.",
+    );
+  }
+  const pattern = trimmed.slice(open + 1, -1).trim();
+  if (!pattern) throw new Error(`Cannot read the permission rule '${text}': the pattern is empty.`);
+  return { key, pattern };
+}
+
+export interface PermissionFlags {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+}
+
+/** The `flags` layer. Denies are written last, though a deny wins wherever it sits. */
+export function flagsLayer(flags: PermissionFlags): RuleLayer {
+  const permission: PermissionConfig = {};
+  const groups: [Action, string[] | undefined][] = [
+    ["allow", flags.allow],
+    ["ask", flags.ask],
+    ["deny", flags.deny],
+  ];
+  for (const [action, list] of groups) {
+    for (const text of list ?? []) {
+      const { key, pattern } = parsePermissionFlag(text);
+      mergeRule(permission, key, pattern, action);
+    }
+  }
+  return { name: "flags", permission };
+}

@@ -1,0 +1,143 @@
+/**
+ * The permission gate the session loop calls before every tool runs: it
+ * evaluates the call, asks the broker when the table says "ask", remembers
+ * "always" answers, and keeps every denial for the final event. A deny from
+ * the table never reaches the broker, so neither a person's click nor
+ * `--yes` can override it.
+ */
+import * as path from "node:path";
+import type { Denial } from "../session/events.ts";
+import type { Access } from "../tools/tool.ts";
+import { ToolError } from "../tools/tool.ts";
+import type { SandboxMode } from "../sandbox/modes.ts";
+import { alwaysPatternFor } from "./always.ts";
+import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
+import { denialMessage } from "./broker.ts";
+import { DoomLoopTracker } from "./doom_loop.ts";
+import { type Decision, evaluate } from "./evaluate.ts";
+import type { RuleLayer } from "./rules.ts";
+import { SessionRules } from "./session_rules.ts";
+
+export interface GateOptions {
+  /** defaults → global → project → agent → flags (the session layer is added here). */
+  layers: RuleLayer[];
+  workspace: string;
+  extraDirs?: string[];
+  mode?: SandboxMode;
+  broker: ApprovalBroker;
+  /** Writes an "always, here" rule to the project config (saveProjectRule). */
+  saveProjectRule?: (key: string, patterns: string[]) => Promise<unknown>;
+  /** Where "broker" answers count as `source` in permission.decided. @default "user" */
+  brokerSource?: "user" | "headless" | "yes";
+  sessionRules?: SessionRules;
+  doomLoop?: DoomLoopTracker;
+}
+
+export type GateResult =
+  | { allowed: true; asked: boolean; source: "rule" | "user" | "yes"; decision: Decision }
+  | {
+    allowed: false;
+    asked: boolean;
+    source: "rule" | "user" | "headless";
+    decision: Decision;
+    /** Hand this to the model as the call's result. */
+    error: ToolError;
+  };
+
+/** The rules an "always" answer adds, from the checks that asked. */
+export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[] {
+  const byKey = new Map<string, Set<string>>();
+  const add = (key: string, pattern: string | null) => {
+    if (!pattern || (key === "bash" && pattern.trim() === "*")) return;
+    if (!byKey.has(key)) byKey.set(key, new Set());
+    byKey.get(key)!.add(pattern);
+  };
+  for (const check of decision.checks) {
+    if (check.action !== "ask") continue;
+    if (check.key === "bash") add("bash", alwaysPatternFor(check.subject));
+    else if (check.key === "external_directory") {
+      add(check.key, path.join(path.dirname(check.subject), "*"));
+    } else if (check.key === "doom_loop") add(check.key, check.subject);
+    else if (check.key === access.key && access.always?.length) {
+      for (const pattern of access.always) add(check.key, pattern);
+    } else add(check.key, check.subject || "*");
+  }
+  return [...byKey].map(([key, patterns]) => ({ key, patterns: [...patterns] }));
+}
+
+export class PermissionGate {
+  readonly sessionRules: SessionRules;
+  readonly #doomLoop: DoomLoopTracker;
+  readonly #denials: Denial[] = [];
+
+  constructor(readonly options: GateOptions) {
+    this.sessionRules = options.sessionRules ?? new SessionRules();
+    this.#doomLoop = options.doomLoop ?? new DoomLoopTracker();
+  }
+
+  /** Every call refused so far (by rule, by a person, or for want of one). */
+  denials(): Denial[] {
+    return [...this.#denials];
+  }
+
+  #layers(): RuleLayer[] {
+    return [...this.options.layers, this.sessionRules.layer()];
+  }
+
+  /** Judge one call; `input` feeds the doom-loop tracker. */
+  async check(tool: string, input: unknown, access: Access, callId?: string): Promise<GateResult> {
+    const { workspace, extraDirs, mode } = this.options;
+    const repeated = this.#doomLoop.record(tool, input);
+    const decision = evaluate(access, {
+      layers: this.#layers(),
+      workspace,
+      extraDirs,
+      mode,
+      repeated,
+    });
+    const request: ApprovalRequest = {
+      tool,
+      callId,
+      access,
+      decision,
+      always: alwaysRulesFor(access, decision),
+    };
+    if (decision.action === "allow") {
+      return { allowed: true, asked: false, source: "rule", decision };
+    }
+    if (decision.action === "deny") return this.#refuse(request, "rule", false);
+    const answer: ApprovalAnswer = await this.options.broker.ask(request);
+    const source = this.options.brokerSource ?? "user";
+    if (answer === "deny") {
+      return this.#refuse(request, source === "headless" ? "headless" : "user", true);
+    }
+    if (answer === "always" || answer === "always-here") {
+      for (const rule of request.always) this.sessionRules.add(rule.key, rule.patterns);
+    }
+    if (answer === "always-here" && this.options.saveProjectRule) {
+      for (const rule of request.always) {
+        await this.options.saveProjectRule(rule.key, rule.patterns);
+      }
+    }
+    return { allowed: true, asked: true, source: source === "yes" ? "yes" : "user", decision };
+  }
+
+  #refuse(
+    request: ApprovalRequest,
+    source: "rule" | "user" | "headless",
+    asked: boolean,
+  ): GateResult {
+    this.#denials.push({
+      tool: request.tool,
+      key: request.access.key,
+      patterns: request.access.patterns,
+      reason: request.decision.reason,
+    });
+    const { message, hint } = denialMessage(request, source);
+    const error = new ToolError("denied", message, hint, {
+      reason: request.decision.reason,
+      source,
+    });
+    return { allowed: false, asked, source, decision: request.decision, error };
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Asks a person at the terminal: allow once, always (this session), always
+ * here (saved to the project config), or deny — with the command, diff or URL
+ * shown first. Prompts come from @clack/prompts, loaded only when a question
+ * is actually asked; tests pass their own `prompts`.
+ */
+import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
+
+export interface PromptFunctions {
+  select(options: {
+    message: string;
+    options: { value: ApprovalAnswer; label: string; hint?: string }[];
+    initialValue?: ApprovalAnswer;
+  }): Promise<ApprovalAnswer | symbol>;
+  note(message: string, title?: string): void;
+  isCancel(value: unknown): value is symbol;
+}
+
+async function clackPrompts(): Promise<PromptFunctions> {
+  const clack = await import("@clack/prompts");
+  return {
+    select: (options) => clack.select<ApprovalAnswer>(options),
+    note: (message, title) => clack.note(message, title),
+    isCancel: (value): value is symbol => clack.isCancel(value),
+  };
+}
+
+/** The text shown above the question. */
+export function describeRequest(request: ApprovalRequest): string {
+  const { access } = request;
+  const preview = access.preview ??
+    (access.commands?.length ? access.commands.join("\n") : access.patterns.join("\n"));
+  return `${preview}\n\n${request.decision.reason}`;
+}
+
+export class InteractiveBroker implements ApprovalBroker {
+  #prompts: PromptFunctions | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(prompts?: PromptFunctions) {
+    this.#prompts = prompts;
+  }
+
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    // Parallel tool calls must not draw two prompts at once.
+    const answer = this.#queue.then(() => this.#askNow(request));
+    this.#queue = answer.catch(() => {});
+    return answer;
+  }
+
+  async #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const prompts = this.#prompts ??= await clackPrompts();
+    prompts.note(describeRequest(request), `${request.tool} wants permission`);
+    const rules = request.always
+      .map((rule) =>
+        rule.patterns.map((p) => (p === "*" ? rule.key : `${rule.key}(${p})`)).join(", ")
+      )
+      .filter(Boolean)
+      .join(", ");
+    const options: { value: ApprovalAnswer; label: string; hint?: string }[] = [
+      { value: "once", label: "Allow once" },
+    ];
+    if (rules) {
+      options.push(
+        { value: "always", label: "Always allow in this session", hint: rules },
+        {
+          value: "always-here",
+          label: "Always allow in this project",
+          hint: `saved to the project config: ${rules}`,
+        },
+      );
+    }
+    options.push({ value: "deny", label: "Deny" });
+    const choice = await prompts.select({ message: "Allow this?", options, initialValue: "once" });
+    return prompts.isCancel(choice) ? "deny" : choice;
+  }
+}

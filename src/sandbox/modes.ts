@@ -1,0 +1,29 @@
+/**
+ * Sandbox modes and the settings every sandbox piece reads. `workspace-write`
+ * is the default: the agent may change the workspace and nothing else.
+ */
+
+export type SandboxMode = "read-only" | "workspace-write" | "full-access";
+
+export const SANDBOX_MODES: readonly SandboxMode[] = [
+  "read-only",
+  "workspace-write",
+  "full-access",
+];
+
+export function isSandboxMode(value: unknown): value is SandboxMode {
+  return typeof value === "string" && (SANDBOX_MODES as readonly string[]).includes(value);
+}
+
+/** What the launchers need to know to wrap a process. */
+export interface SandboxSettings {
+  mode: SandboxMode;
+  /** Absolute, realpath'd workspace. */
+  workspace: string;
+  /** `--add-dir` folders: writable like the workspace (read-only in read-only mode). */
+  addDirs: string[];
+  /** `sandbox.network`: may processes reach the network? Off by default. */
+  network: boolean;
+  /** Extra environment names children may see (never credentials). */
+  envNames: string[];
+}

@@ -1,0 +1,67 @@
+/**
+ * macOS process sandbox: `sandbox-exec` with a profile generated per
+ * workspace. Everything may be read; writes are allowed only in the
+ * workspace, `--add-dir`s and temp folders, the protected paths are denied,
+ * and the network is denied unless allowed. Written here, tested only as
+ * text (no macOS machine in our CI); see docs/security.md.
+ */
+import type { ProcessLauncher } from "../tools/tool.ts";
+import { childEnv } from "./env.ts";
+import type { SandboxSettings } from "./modes.ts";
+import { realpathLenient } from "./paths.ts";
+import { protectedPaths } from "./protected.ts";
+
+export const SANDBOX_EXEC_PATH = "/usr/bin/sandbox-exec";
+
+/** A string literal in the profile language. */
+function quote(text: string): string {
+  return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+/** The SBPL profile for `settings`. Later rules win, so denials come last. */
+export function sandboxProfile(settings: SandboxSettings, tempDirs: string[] = []): string {
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    "(deny file-write*)",
+    '(allow file-write* (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))',
+  ];
+  const writable = settings.mode === "read-only"
+    ? []
+    : [settings.workspace, ...settings.addDirs].map((dir) => realpathLenient(dir));
+  const temps = ["/private/tmp", "/private/var/folders", ...tempDirs];
+  const subpaths = [...writable, ...temps].map((dir) => `(subpath ${quote(dir)})`);
+  lines.push(`(allow file-write* ${subpaths.join(" ")})`);
+  if (settings.mode !== "read-only") {
+    const denied = protectedPaths(settings.workspace).map((target) => `(subpath ${quote(target)})`);
+    lines.push(`(deny file-write* ${denied.join(" ")})`);
+  }
+  if (!settings.network) {
+    lines.push("(deny network*)");
+    // Local unix sockets (e.g. for the system logger) keep working.
+    lines.push('(allow network* (remote unix-socket (path-literal "/private/var/run/syslog")))');
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** A launcher for macOS. Spawn with exactly the returned env and `clearEnv: true`. */
+export function sandboxExecLauncher(
+  settings: SandboxSettings,
+  options: { getEnv?: (name: string) => string | undefined; sandboxExecPath?: string } = {},
+): ProcessLauncher {
+  return {
+    prepare(command: string, _cwd: string) {
+      const env = childEnv(settings.envNames, options.getEnv);
+      const profile = sandboxProfile(settings, env.TMPDIR ? [realpathLenient(env.TMPDIR)] : []);
+      const argv = [
+        options.sandboxExecPath ?? SANDBOX_EXEC_PATH,
+        "-p",
+        profile,
+        "sh",
+        "-c",
+        command,
+      ];
+      return Promise.resolve({ argv, env });
+    },
+  };
+}

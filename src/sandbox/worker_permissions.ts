@@ -1,0 +1,75 @@
+/**
+ * The Deno permissions of the Worker that runs the session engine, derived
+ * from the sandbox mode and config. This is the second layer: a bug in our
+ * own path checks meets `Deno.errors.NotCapable` instead of the user's files.
+ * It does not follow symlinks when checking and does not constrain child
+ * processes; the path resolver and the OS sandbox cover those.
+ */
+import * as path from "node:path";
+import { allowedEnvNames } from "./env.ts";
+import type { SandboxMode } from "./modes.ts";
+import { realpathLenient } from "./paths.ts";
+
+export interface WorkerPermissionInput {
+  mode: SandboxMode;
+  workspace: string;
+  /** `--add-dir` folders. */
+  addDirs?: string[];
+  /** skiff's data folder (database, spilled tool output): always writable. */
+  dataDir: string;
+  /** Readable only: global config folder, agent and skill folders, the project's git root… */
+  configDirs?: string[];
+  /** Provider and MCP hosts (`api.example.com`, `localhost:8080`), or true for any host. */
+  netHosts?: string[] | true;
+  /** Configured extra environment names (credentials are filtered out). */
+  envNames?: string[];
+  /** Names the engine itself must read (the provider key). Never reach children. */
+  engineEnvNames?: string[];
+  /** Programs the engine may start: the sandbox launcher and tools (absolute paths or names). */
+  runPrograms?: string[];
+  /** System folders tools read (certificates, timezone data). @default DEFAULT_SYSTEM_READ */
+  systemRead?: string[];
+}
+
+/** Read-only system paths the engine's own code needs. */
+export const DEFAULT_SYSTEM_READ: readonly string[] = [
+  "/etc/ssl",
+  "/etc/ca-certificates",
+  "/etc/pki",
+  "/usr/share/zoneinfo",
+  "/etc/localtime",
+];
+
+/** Programs the engine starts per mode: the launcher's binary and the tools that shell out. */
+export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os): string[] {
+  const tools = ["rg", "git"];
+  if (mode === "full-access") return ["sh", ...tools];
+  return platform === "darwin" ? ["/usr/bin/sandbox-exec", ...tools] : ["bwrap", ...tools];
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths.map((dir) => realpathLenient(path.resolve(dir))))];
+}
+
+/** `new Worker(url, { type: "module", deno: { permissions: workerPermissions(…) } })`. */
+export function workerPermissions(input: WorkerPermissionInput): Deno.PermissionOptionsObject {
+  const workspaceDirs = [input.workspace, ...(input.addDirs ?? [])];
+  const read = unique([
+    ...workspaceDirs,
+    ...(input.configDirs ?? []),
+    input.dataDir,
+    ...(input.systemRead ?? DEFAULT_SYSTEM_READ),
+  ]);
+  const write = unique([...(input.mode === "read-only" ? [] : workspaceDirs), input.dataDir]);
+  const env = [...allowedEnvNames(input.envNames ?? []), ...(input.engineEnvNames ?? [])];
+  return {
+    read,
+    write,
+    net: input.netHosts === true ? true : [...(input.netHosts ?? [])],
+    env: [...new Set(env)],
+    run: input.runPrograms ?? defaultRunPrograms(input.mode),
+    sys: ["hostname", "osRelease", "homedir", "uid", "gid", "cpus"],
+    ffi: false,
+    import: false,
+  };
+}
