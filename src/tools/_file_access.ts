@@ -1,0 +1,44 @@
+/**
+ * How the file tools turn a path the model gave into what the policy judges:
+ * one resolver (sandbox/paths.ts), the permission key, the pattern a rule
+ * matches (workspace-relative inside, absolute outside) and the real paths.
+ */
+import { displayPath, type ResolvedPath, resolveWorkspacePath } from "../sandbox/paths.ts";
+import { type Access, type ToolContext, ToolError } from "./tool.ts";
+
+export interface ToolPath {
+  resolved: ResolvedPath;
+  /** Absolute path with symlinks resolved: the key for the ledger and locks. */
+  real: string;
+  /** What the model and the rules see. */
+  display: string;
+}
+
+export function resolveToolPath(
+  ctx: Pick<ToolContext, "workspace" | "extraDirs">,
+  input: string,
+): ToolPath {
+  if (input.trim() === "") {
+    throw new ToolError(
+      "bad_input",
+      "file_path is empty.",
+      "Give the path of a file in the workspace.",
+    );
+  }
+  const resolved = resolveWorkspacePath(ctx.workspace, input, ctx.extraDirs);
+  return { resolved, real: resolved.real, display: displayPath(resolved) };
+}
+
+/** The Access of a call touching `paths`: "read" reads them, "edit" writes them. */
+export function fileAccess(key: "read" | "edit", paths: ToolPath[], preview?: string): Access {
+  const real = [...new Set(paths.map((p) => p.real))];
+  return {
+    key,
+    patterns: [...new Set(paths.map((p) => p.display))],
+    ...(key === "read" ? { reads: real } : { reads: real, writes: real }),
+    ...(preview ? { preview } : {}),
+  };
+}
+
+/** Files above this size are not edited through a preview at declare time. */
+export const PREVIEW_MAX_BYTES = 1_000_000;

@@ -1,0 +1,232 @@
+/**
+ * One edit applied to a text: run the replacer chain, refuse to guess, and
+ * produce the new text. Pure (no I/O), so the tool, the declare-time preview
+ * and the property test all run exactly the same code.
+ */
+import { ToolError } from "./tool.ts";
+import {
+  ContentIndex,
+  leadingWhitespace,
+  type Match,
+  type Replacer,
+  REPLACERS,
+  splitFind,
+} from "./edit_replacers.ts";
+import { similarity } from "./edit_similarity.ts";
+import { countLines, toLf } from "./_file_io.ts";
+
+export interface EditRequest {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+export interface EditOutcome {
+  text: string;
+  /** Name of the replacer that matched ("exact", "block-anchor", …). */
+  replacer: string;
+  /** How it matched, in words, when not exact; empty for an exact match. */
+  how: string;
+  occurrences: number;
+  /** new_string's indentation was shifted to fit the matched lines. */
+  reindented: boolean;
+  /** 1-based line of the first change. */
+  line: number;
+}
+
+/** A match this much bigger than old_string is refused: it is not what the model meant. */
+export function isOversized(matched: string, find: string): boolean {
+  const findLines = countLines(find);
+  const matchLines = countLines(matched);
+  const lineLimit = Math.max(findLines * 1.5, findLines + 3);
+  const charLimit = Math.max(find.length * 2, find.length + 200);
+  return matchLines > lineLimit || matched.length > charLimit;
+}
+
+/** Keep the earliest of any overlapping matches (replace_all). */
+function nonOverlapping(matches: Match[]): Match[] {
+  const sorted = [...matches].sort((a, b) => a.start - b.start);
+  const kept: Match[] = [];
+  for (const match of sorted) {
+    if (kept.length === 0 || match.start >= kept[kept.length - 1].end) kept.push(match);
+  }
+  return kept;
+}
+
+/**
+ * When old_string's lines sit at another indentation than the lines they
+ * matched, by one consistent prefix, new_string is moved by the same prefix:
+ * a model that dropped four spaces from both strings still writes code at
+ * the right depth. Anything less consistent leaves new_string alone.
+ */
+export function reindent(findLines: string[], matchedLines: string[], replacement: string): string {
+  const pairs: [string, string][] = [];
+  if (findLines.length === matchedLines.length) {
+    for (let i = 0; i < findLines.length; i++) pairs.push([findLines[i], matchedLines[i]]);
+  } else {
+    pairs.push([findLines[0], matchedLines[0]]);
+    pairs.push([findLines[findLines.length - 1], matchedLines[matchedLines.length - 1]]);
+  }
+  let mode: "add" | "remove" | undefined;
+  let prefix: string | undefined;
+  for (const [found, actual] of pairs) {
+    if (found.trim() === "" || actual.trim() === "") continue;
+    const f = leadingWhitespace(found);
+    const a = leadingWhitespace(actual);
+    let thisMode: "add" | "remove";
+    let thisPrefix: string;
+    if (a.endsWith(f)) [thisMode, thisPrefix] = ["add", a.slice(0, a.length - f.length)];
+    else if (f.endsWith(a)) [thisMode, thisPrefix] = ["remove", f.slice(0, f.length - a.length)];
+    else return replacement;
+    if (thisPrefix === "") thisMode = "add";
+    if (prefix === undefined) [mode, prefix] = [thisMode, thisPrefix];
+    else if (prefix !== thisPrefix || (prefix !== "" && mode !== thisMode)) return replacement;
+  }
+  if (!prefix) return replacement;
+  const lines = replacement.split("\n");
+  if (mode === "add") {
+    return lines.map((line) => (line.trim() === "" ? line : prefix + line)).join("\n");
+  }
+  if (lines.some((line) => line.trim() !== "" && !line.startsWith(prefix))) return replacement;
+  return lines.map((line) => (line.trim() === "" ? line : line.slice(prefix.length))).join("\n");
+}
+
+/** The lines most like old_string, for a no_match hint; null when nothing is close. */
+export function closestRegion(content: ContentIndex, find: string): string | null {
+  const { trimmed: wanted } = splitFind(find);
+  const n = wanted.length;
+  const lines = content.trimmed;
+  const wantedSet = new Set(wanted.filter((line) => line !== ""));
+  // Sliding window over "this line appears in old_string": linear in the file.
+  const hits = lines.map((line) => (line !== "" && wantedSet.has(line) ? 1 : 0));
+  let score = 0;
+  let bestScore = 0;
+  let bestStart = -1;
+  for (let i = 0; i < lines.length; i++) {
+    score += hits[i];
+    if (i >= n) score -= hits[i - n];
+    if (score > bestScore) [bestScore, bestStart] = [score, Math.max(0, i - n + 1)];
+  }
+  if (bestStart >= 0) {
+    return content.describe(
+      content.lineRange(bestStart, Math.min(lines.length - 1, bestStart + n - 1), false),
+    );
+  }
+  // No line is equal: look for the line most like old_string's first line,
+  // comparing only lines of a similar length so the scan stays cheap.
+  const probe = wanted.find((line) => line !== "");
+  if (!probe) return null;
+  let bestLine = -1;
+  let bestSimilarity = 0.5;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    if (line.length < probe.length / 2 || line.length > probe.length * 2) continue;
+    const value = similarity(line, probe);
+    if (value > bestSimilarity) [bestSimilarity, bestLine] = [value, i];
+  }
+  return bestLine >= 0 ? `${bestLine + 1}` : null;
+}
+
+function replaceRanges(
+  content: ContentIndex,
+  matches: Match[],
+  replacer: Replacer,
+  find: string,
+  replacement: string,
+): { text: string; reindented: boolean } {
+  let text = content.text;
+  let reindented = false;
+  const findLines = splitFind(find).lines;
+  // From the back, so earlier offsets stay valid.
+  for (const match of [...matches].sort((a, b) => b.start - a.start)) {
+    let piece = replacement;
+    if (replacer.lineBased) {
+      const matched = splitFind(text.slice(match.start, match.end)).lines;
+      piece = reindent(findLines, matched, replacement);
+      reindented ||= piece !== replacement;
+    }
+    text = text.slice(0, match.start) + piece + text.slice(match.end);
+  }
+  return { text, reindented };
+}
+
+/** Apply one edit to `text` (LF form). Throws ToolError for every refusal. */
+export function applyEdit(text: string, request: EditRequest, displayPath: string): EditOutcome {
+  const find = toLf(request.old_string);
+  const replacementRaw = toLf(request.new_string);
+  if (find === replacementRaw) {
+    throw new ToolError(
+      "no_op_edit",
+      "old_string and new_string are identical, so the edit would change nothing.",
+      "Put the text you want in new_string, or skip this edit.",
+    );
+  }
+  if (find === "") {
+    throw new ToolError(
+      "bad_input",
+      `old_string is empty, but ${displayPath} already has content.`,
+      "Give old_string as text copied from the file, or use write to replace the whole file.",
+    );
+  }
+  const content = new ContentIndex(text);
+  const replaceAll = request.replace_all === true;
+  let oversized = 0;
+  for (const replacer of REPLACERS) {
+    // Similarity matches are one careful guess at a time, never a mass change.
+    if (replaceAll && replacer.fuzzy) continue;
+    const all = replacer.find(content, find);
+    const matches = all.filter((m) => !isOversized(text.slice(m.start, m.end), find));
+    oversized += all.length - matches.length;
+    if (matches.length === 0) continue;
+    const how = replacer.name === "exact" ? "" : replacer.how;
+    if (matches.length > 1 && !replaceAll) {
+      const shown = matches.slice(0, 20).map((m) => content.describe(m)).join(", ");
+      const more = matches.length > 20 ? ` and ${matches.length - 20} more` : "";
+      throw new ToolError(
+        "ambiguous_match",
+        `old_string matches ${matches.length} places in ${displayPath}${how ? ` (${how})` : ""}: ` +
+          `lines ${shown}${more}.`,
+        "Add neighbouring lines to old_string so it matches exactly one place, " +
+          "or set replace_all to change every occurrence.",
+        { candidates: matches.map((m) => content.describe(m)), replacer: replacer.name },
+      );
+    }
+    const chosen = replaceAll ? nonOverlapping(matches) : matches;
+    const replacement = replacer.rewriteNew ? replacer.rewriteNew(replacementRaw) : replacementRaw;
+    const result = replaceRanges(content, chosen, replacer, find, replacement);
+    if (result.text === text) {
+      throw new ToolError(
+        "no_op_edit",
+        `The matched text in ${displayPath} already reads as new_string; nothing would change.`,
+        "Read the file again to check whether this change was already made.",
+      );
+    }
+    return {
+      text: result.text,
+      replacer: replacer.name,
+      how,
+      occurrences: chosen.length,
+      reindented: result.reindented,
+      line: content.lineOf(chosen[0].start) + 1,
+    };
+  }
+  const closest = closestRegion(content, find);
+  const where = closest
+    ? ` The closest text is at line${closest.includes("-") ? "s" : ""} ${closest}.`
+    : "";
+  const big = oversized
+    ? ` ${oversized} candidate match${
+      oversized === 1 ? " was" : "es were"
+    } refused as much larger than old_string.`
+    : "";
+  throw new ToolError(
+    "no_match",
+    `old_string was not found in ${displayPath}.${where}${big}`,
+    closest
+      ? `Read ${displayPath} around line ${
+        closest.split("-")[0]
+      } and copy old_string exactly from it.`
+      : `Read ${displayPath} again and copy old_string exactly from the current content.`,
+    closest ? { closest } : undefined,
+  );
+}
