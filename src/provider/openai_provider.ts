@@ -6,6 +6,7 @@
  * injected fetch, sleep, clock and random source.
  */
 import OpenAI from "openai";
+import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { describeFailure } from "./failure_message.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
@@ -36,8 +37,10 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   maxRetries?: number;
   /**
    * Time budget for an endpoint that cannot be connected to (refused, host
-   * unknown, reset before answering): no retry of such a failure starts after
-   * this much time since the first attempt, so a dead endpoint fails fast.
+   * unknown, reset before answering, or silently dropping packets): no retry
+   * of such a failure starts after this much time since the first attempt,
+   * and a request still unanswered after a moment is checked with a TCP
+   * probe bounded by what is left of it, so a dead endpoint fails fast.
    * @default 15000
    */
   connectTimeoutMs?: number;
@@ -60,10 +63,16 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   random?: () => number;
   /** Milliseconds, for elapsed time and HTTP-date Retry-After. */
   now?: () => number;
+  /** Checks whether a silent endpoint accepts TCP connections at all. @default tcpConnectProbe */
+  probe?: ConnectProbe;
 }
 
-/** The stream went quiet for longer than requestTimeoutMs. */
-class IdleTimeout extends Error {}
+/** We abandoned an attempt: no bytes for requestTimeoutMs, or the host cannot be connected to. */
+class GaveUp extends Error {
+  constructor(readonly why: "timed out" | "unreachable") {
+    super(why);
+  }
+}
 
 /**
  * Create a provider. Needs --allow-net for the endpoint's host.
@@ -82,6 +91,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   const sleep = options.sleep ?? abortableSleep;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
+  const probe = options.probe ?? tcpConnectProbe;
+  // Probe a silent endpoint early enough that the whole connect budget is not spent waiting.
+  const probeAfterMs = Math.min(2_000, connectTimeoutMs / 4);
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new RangeError(`maxRetries must be a whole number ≥ 0: current value is ${maxRetries}`);
   }
@@ -89,6 +101,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     throw new RangeError(`requestTimeoutMs must be positive: current value is ${requestTimeoutMs}`);
   }
 
+  const endpointURL = new URL(baseURL);
   const client = new OpenAI({
     baseURL,
     apiKey: options.apiKey || "no-key",
@@ -124,45 +137,62 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     };
   }
 
-  /** One request; resolves when the stream ends (complete or not), throws on failure. */
+  /**
+   * One request; resolves when the stream ends (complete or not), throws on
+   * failure. `connectDeadline` is when the connect budget runs out.
+   */
   async function attempt(
     body: ReturnType<typeof requestBody>,
     assembler: StreamAssembler,
     guard: TextDeliveryGuard,
     signal: AbortSignal | undefined,
+    connectDeadline: number,
   ): Promise<void> {
     const controller = new AbortController();
     const forwardAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", forwardAbort, { once: true });
-    let timedOut = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, requestTimeoutMs);
+    let gaveUp: "timed out" | "unreachable" | undefined;
+    const giveUp = (why: "timed out" | "unreachable") => {
+      gaveUp ??= why;
+      controller.abort();
     };
-    arm();
+    let idleTimer: ReturnType<typeof setTimeout> | undefined;
+    const armIdleTimer = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => giveUp("timed out"), requestTimeoutMs);
+    };
+    let answered = false;
+    const probing = new AbortController(); // stops a probe still running when the attempt ends
+    const probeTimer = setTimeout(async () => {
+      const budget = Math.max(1_000, connectDeadline - now());
+      const reachable = await probe(endpointURL, budget, probing.signal).catch(() => true);
+      if (!reachable && !answered) giveUp("unreachable");
+    }, probeAfterMs);
+    armIdleTimer();
     try {
       const stream = await client.chat.completions.create(
         body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
         { signal: controller.signal, maxRetries: 0 },
       );
-      arm();
+      answered = true;
+      clearTimeout(probeTimer);
+      armIdleTimer();
       for await (const chunk of stream) {
-        arm();
+        armIdleTimer();
         if (assembler.add(chunk as StreamChunk) !== "") guard.offer(assembler.text);
       }
     } catch (error) {
-      if (timedOut) throw new IdleTimeout();
+      if (gaveUp) throw new GaveUp(gaveUp);
       throw error;
     } finally {
-      clearTimeout(timer);
+      answered = true;
+      clearTimeout(probeTimer);
+      probing.abort();
+      clearTimeout(idleTimer);
       signal?.removeEventListener("abort", forwardAbort);
     }
     // The library ends the iteration quietly when its request is aborted.
-    if (timedOut) throw new IdleTimeout();
+    if (gaveUp) throw new GaveUp(gaveUp);
   }
 
   async function stream(
@@ -178,7 +208,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       const assembler = new StreamAssembler(newCallId);
       let failure: AttemptFailure;
       try {
-        await attempt(body, assembler, guard, signal);
+        await attempt(body, assembler, guard, signal, started + connectTimeoutMs);
         throwIfAborted(signal);
         if (assembler.finishReason !== null) {
           return {
@@ -195,8 +225,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         };
       } catch (error) {
         throwIfAborted(signal);
-        failure = error instanceof IdleTimeout
-          ? { retryable: true, reason: "timed out", connection: false }
+        failure = error instanceof GaveUp
+          ? error.why === "unreachable"
+            ? { retryable: true, reason: "connection timed out", connection: true }
+            : { retryable: true, reason: "timed out", connection: false }
           : classifyFailure(error, now(), retryAfterCapMs);
       }
 

@@ -241,3 +241,49 @@ Deno.test("a server that never answers times out and is retried", async () => {
     await mock.close();
   }
 });
+
+Deno.test("an endpoint that accepts no connection is abandoned within the connect budget", async () => {
+  // The mock accepts TCP, so the probe stands in for a host that drops packets.
+  const mock = startMockServer([{ hang: true }, { hang: true }, { hang: true }, { text: "no" }]);
+  try {
+    const time = virtualTime();
+    const probed: string[] = [];
+    const started = Date.now();
+    const error = await rejection(
+      provider(mock.url, time, {
+        connectTimeoutMs: 1_000,
+        probe: (url) => {
+          probed.push(url.host);
+          return Promise.resolve(false);
+        },
+      }).stream(request, {}),
+    );
+    assert(error instanceof ProviderError, `got ${error}`);
+    assert(error.message.includes("connection timed out"), error.message);
+    assert(error.message.includes(mock.url), error.message);
+    assert(Date.now() - started < 2_000, `took ${Date.now() - started} ms`);
+    assertEquals(probed[0], new URL(mock.url).host);
+  } finally {
+    await mock.close();
+  }
+});
+
+Deno.test("a slow server that accepts connections is waited for, not abandoned", async () => {
+  const mock = startMockServer([{ delayMs: 700, text: "thought about it" }]);
+  try {
+    let probes = 0;
+    const retries: unknown[] = [];
+    const answer = await provider(mock.url, virtualTime(), {
+      connectTimeoutMs: 1_000, // probe after 250 ms
+      probe: () => {
+        probes++;
+        return Promise.resolve(true);
+      },
+    }).stream(request, { onRetry: (r) => retries.push(r) });
+    assertEquals(answer.text, "thought about it");
+    assertEquals(probes, 1);
+    assertEquals(retries, []);
+  } finally {
+    await mock.close();
+  }
+});
