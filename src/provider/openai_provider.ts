@@ -67,6 +67,13 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   probe?: ConnectProbe;
 }
 
+/** Our caller's onText threw: their bug, not the network's, so it is never retried. */
+class HandlerFailed extends Error {
+  constructor(override readonly cause: unknown) {
+    super("onText handler failed");
+  }
+}
+
 /** We abandoned an attempt: no bytes for requestTimeoutMs, or the host cannot be connected to. */
 class GaveUp extends Error {
   constructor(readonly why: "timed out" | "unreachable") {
@@ -201,7 +208,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     signal?: AbortSignal,
   ): Promise<ChatResponse> {
     const body = requestBody(request);
-    const guard = new TextDeliveryGuard((delta) => handlers.onText?.(delta));
+    const guard = new TextDeliveryGuard((delta) => {
+      try {
+        handlers.onText?.(delta);
+      } catch (error) {
+        throw new HandlerFailed(error);
+      }
+    });
     const started = now();
     for (let retry = 0;; retry++) {
       throwIfAborted(signal);
@@ -225,6 +238,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         };
       } catch (error) {
         throwIfAborted(signal);
+        if (error instanceof HandlerFailed) throw error.cause;
         failure = error instanceof GaveUp
           ? error.why === "unreachable"
             ? { retryable: true, reason: "connection timed out", connection: true }

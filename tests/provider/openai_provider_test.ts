@@ -166,3 +166,22 @@ Deno.test("cancelling through the signal stops a hanging request without retryin
     await mock.close();
   }
 });
+
+Deno.test("an error thrown by onText reaches the caller and is not mistaken for a network fault", async () => {
+  const mock = startMockServer([{ text: "first answer" }, { text: "second answer" }]);
+  try {
+    const provider = createOpenAIProvider({ baseURL: mock.url });
+    const retries: unknown[] = [];
+    const error = await provider.stream(request(), {
+      onText: () => {
+        throw new Error("renderer broke");
+      },
+      onRetry: (r) => retries.push(r),
+    }).then(() => undefined, (e) => e);
+    assert(error instanceof Error && error.message === "renderer broke", `got ${error}`);
+    assertEquals(retries, []);
+    assertEquals(mock.requests.length, 1);
+  } finally {
+    await mock.close();
+  }
+});
