@@ -1,0 +1,274 @@
+/**
+ * One MCP server: starting it, listing its tools, calling them with a time
+ * limit, and coming back once after the connection dies. A server's troubles
+ * never end the session: they become a warning at start or a tool error on
+ * call, worded so the model (and the person) know what happened.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ToolError } from "../tools/tool.ts";
+import type { McpServerConfig } from "./config.ts";
+import { buildServerEnvironment } from "./environment.ts";
+import type { McpCallResult } from "./result.ts";
+
+export type ConnectionState = "idle" | "connecting" | "connected" | "dead" | "failed" | "closed";
+
+export interface McpToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ConnectionDeps {
+  env: (name: string) => string | undefined;
+  fetch?: typeof fetch;
+  clientInfo: { name: string; version: string };
+}
+
+/** Last lines a stdio server wrote to stderr, kept to explain a failure. */
+const STDERR_KEEP = 2000;
+/** A server that keeps dying is given up on rather than restarted on every call. */
+const MAX_RESTARTS = 3;
+
+export class McpConnection {
+  state: ConnectionState = "idle";
+  reason?: string;
+  tools: McpToolInfo[] = [];
+  /** Which transport ended up connected ("sse" after a fallback). */
+  transportUsed?: "stdio" | "http" | "sse";
+  private client?: Client;
+  private transport?: Transport;
+  private stderrTail = "";
+  private restarts = 0;
+
+  constructor(readonly config: McpServerConfig, private readonly deps: ConnectionDeps) {}
+
+  /** Process id of a stdio server while it runs. */
+  get pid(): number | undefined {
+    return this.transport instanceof StdioClientTransport
+      ? this.transport.pid ?? undefined
+      : undefined;
+  }
+
+  /** Starts the server and lists its tools. On failure, `state` is "failed" and `reason` says why. */
+  async connect(): Promise<void> {
+    this.state = "connecting";
+    try {
+      await this.open();
+      const listed = await this.client!.listTools(undefined, {
+        timeout: this.config.connectTimeoutMs,
+      });
+      this.tools = (listed.tools as McpToolInfo[]).map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      }));
+      this.state = "connected";
+      this.reason = undefined;
+    } catch (error) {
+      await this.dropClient();
+      this.state = "failed";
+      this.reason = this.explain(error);
+      throw new Error(this.reason);
+    }
+  }
+
+  async callTool(name: string, args: unknown, signal?: AbortSignal): Promise<McpCallResult> {
+    await this.ensureConnected();
+    try {
+      return await this.request(name, args, signal);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      if (isMcpError(error)) throw this.toolErrorFor(error);
+      // Anything else failed before the server took the request (refused
+      // connection, unknown session after a server restart): safe to send again.
+      this.state = "dead";
+      this.reason = this.explain(error);
+      await this.ensureConnected();
+      try {
+        return await this.request(name, args, signal);
+      } catch (retryError) {
+        if (isMcpError(retryError)) throw this.toolErrorFor(retryError);
+        this.state = "dead";
+        throw this.unavailable(this.explain(retryError));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.state = "closed";
+    await this.dropClient();
+  }
+
+  private request(name: string, args: unknown, signal?: AbortSignal): Promise<McpCallResult> {
+    return this.client!.callTool(
+      { name, arguments: (args ?? {}) as Record<string, unknown> },
+      undefined,
+      { timeout: this.config.timeoutMs, signal },
+    ) as Promise<McpCallResult>;
+  }
+
+  /**
+   * A dead connection gets one restart attempt; when that fails, or after
+   * MAX_RESTARTS restarts in one session, the server counts as failed.
+   */
+  private async ensureConnected(): Promise<void> {
+    if (this.state === "connected") return;
+    if (this.state === "dead" && this.restarts < MAX_RESTARTS) {
+      this.restarts++;
+      const lost = this.reason;
+      try {
+        await this.dropClient();
+        await this.connect();
+        return;
+      } catch {
+        this.reason = `${this.reason} (restart after "${lost}" failed)`;
+      }
+    }
+    if (this.state === "dead") this.state = "failed";
+    throw this.unavailable(this.reason ?? this.state);
+  }
+
+  private unavailable(reason: string): ToolError {
+    return new ToolError(
+      "failed",
+      `MCP server "${this.config.name}" is not available: ${reason}`,
+      "Carry on without this server's tools, or tell the user to check it with `skiff mcp list`.",
+    );
+  }
+
+  private toolErrorFor(error: { code: number; message: string }): ToolError {
+    const server = `MCP server "${this.config.name}"`;
+    if (error.code === ErrorCode.RequestTimeout) {
+      return new ToolError(
+        "timeout",
+        `${server} did not answer within ${this.config.timeoutMs} ms.`,
+        "Try a smaller request, or carry on without this tool; the call was cancelled.",
+      );
+    }
+    if (error.code === ErrorCode.ConnectionClosed) {
+      this.state = "dead";
+      this.reason = this.explain(error);
+      return new ToolError(
+        "failed",
+        `${server} stopped during the call (${this.reason}); the call may not have finished.`,
+        "The server is restarted on the next call; check whether the work was done before repeating it.",
+      );
+    }
+    const code = error.code === ErrorCode.InvalidParams ? "bad_input" : "failed";
+    return new ToolError(code, `${server} returned an error: ${error.message}`, "Check the arguments against the tool's schema.");
+  }
+
+  private async open(): Promise<void> {
+    const { config } = this;
+    if (config.transport === "stdio") {
+      await this.attach(this.stdioTransport(), "stdio");
+      return;
+    }
+    const url = new URL(config.url);
+    const init = { requestInit: { headers: config.headers }, fetch: this.deps.fetch };
+    if (config.transport === "sse") {
+      await this.attach(new SSEClientTransport(url, init), "sse");
+      return;
+    }
+    try {
+      await this.attach(new StreamableHTTPClientTransport(url, init), "http");
+    } catch (streamableError) {
+      if (config.transport === "http" || isTimeout(streamableError)) throw streamableError;
+      await this.dropClient();
+      try {
+        await this.attach(new SSEClientTransport(url, init), "sse");
+      } catch (sseError) {
+        throw new Error(
+          `streamable HTTP: ${this.explain(streamableError)}; SSE fallback: ${this.explain(sseError)}`,
+        );
+      }
+    }
+  }
+
+  private stdioTransport(): StdioClientTransport {
+    const config = this.config as Extract<McpServerConfig, { transport: "stdio" }>;
+    this.stderrTail = "";
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: config.args,
+      env: buildServerEnvironment(config.env, this.deps.env),
+      cwd: config.cwd,
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (chunk: Uint8Array | string) => {
+      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEEP);
+    });
+    return transport;
+  }
+
+  private async attach(transport: Transport, kind: "stdio" | "http" | "sse"): Promise<void> {
+    const client = new Client(this.deps.clientInfo, { capabilities: {} });
+    this.client = client;
+    this.transport = transport;
+    client.onclose = () => {
+      if (this.client !== client || this.state !== "connected") return;
+      this.state = "dead";
+      this.reason = this.withStderr("the connection closed");
+    };
+    // Errors on the side channel (a dropped SSE stream) show up on the next call.
+    client.onerror = () => {};
+    const limit = this.config.connectTimeoutMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new McpError(ErrorCode.RequestTimeout, `no answer within ${limit} ms`)),
+        limit,
+      );
+    });
+    try {
+      await Promise.race([client.connect(transport, { timeout: limit }), timeout]);
+      this.transportUsed = kind;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async dropClient(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.transport = undefined;
+    if (!client) return;
+    try {
+      await client.close();
+    } catch {
+      // Already gone; nothing to stop.
+    }
+  }
+
+  private explain(error: unknown): string {
+    if (isTimeout(error)) {
+      return this.withStderr(`no answer within ${this.config.connectTimeoutMs} ms`);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT") {
+      return `command not found: ${(this.config as { command?: string }).command}; check "command" and PATH`;
+    }
+    return this.withStderr(message.replace(/^MCP error -?\d+: /, ""));
+  }
+
+  private withStderr(reason: string): string {
+    const last = this.stderrTail.trim().split("\n").slice(-1)[0]?.trim();
+    return last ? `${reason}; stderr: ${last.slice(0, 300)}` : reason;
+  }
+}
+
+// The SDK's subpath exports carry no usable types under Deno, so its
+// errors are narrowed by hand here.
+function isMcpError(error: unknown): error is { code: number; message: string } {
+  return error instanceof McpError;
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof McpError && (error as { code: number }).code === ErrorCode.RequestTimeout;
+}

@@ -1,0 +1,29 @@
+/**
+ * The environment a stdio MCP server starts with: a short allowlist from
+ * skiff's own environment plus the server's `env`. API keys and tokens in
+ * skiff's environment never reach a server unless its entry names them.
+ */
+
+export const INHERITED_VARIABLES = [
+  "PATH",
+  "HOME",
+  "LANG",
+  "TERM",
+  "USER",
+  "SHELL",
+  "TMPDIR",
+  // Needed behind proxies that re-sign TLS, e.g. for a server that downloads packages.
+  "NODE_EXTRA_CA_CERTS",
+];
+
+export function buildServerEnvironment(
+  own: Record<string, string>,
+  env: (name: string) => string | undefined,
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const name of INHERITED_VARIABLES) {
+    const value = env(name);
+    if (value !== undefined && value !== "") result[name] = value;
+  }
+  return { ...result, ...own };
+}

@@ -1,0 +1,196 @@
+/**
+ * Starts the session's MCP servers, offers their tools as skiff tools named
+ * `{server}_{tool}`, reports how each server is doing, and stops them all
+ * with the session. Every call still goes through the policy table under the
+ * tool's full name: `declare` names it, the session decides.
+ */
+import { z } from "zod";
+import { type Tool, ToolError } from "../tools/tool.ts";
+import { type McpServerInput, resolveMcpServers } from "./config.ts";
+import { McpConnection } from "./connection.ts";
+import { mcpToolName } from "./names.ts";
+import { formatMcpResult } from "./result.ts";
+
+export interface McpManagerOptions {
+  workspace: string;
+  /** The config's `mcp` key. */
+  servers?: Record<string, McpServerInput>;
+  /** Read `.mcp.json` from the workspace up to the git root. @default true */
+  readMcpJson?: boolean;
+  /** skiff's own environment, for the allowlist and `${VAR}`. @default Deno.env.get */
+  env?: (name: string) => string | undefined;
+  /** For HTTP servers; injected so tests choose. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** @default 60000 */
+  timeoutMs?: number;
+  /** @default 30000 */
+  connectTimeoutMs?: number;
+  clientInfo?: { name: string; version: string };
+}
+
+export type McpServerState = "connected" | "failed" | "disabled" | "connecting" | "disconnected" | "closed";
+
+export interface McpServerStatus {
+  name: string;
+  transport: "stdio" | "http" | "sse";
+  state: McpServerState;
+  /** Why it failed, or why it is disconnected. */
+  reason?: string;
+  /** "config" or the `.mcp.json` path. */
+  source: string;
+  tools: { name: string; serverToolName: string; description: string }[];
+}
+
+/** `connected`, `failed: <reason>`, `disabled`… as `skiff mcp list` prints it. */
+export function describeMcpState(status: McpServerStatus): string {
+  if (status.state === "failed") return `failed: ${status.reason ?? "unknown reason"}`;
+  if (status.state === "disconnected") return `disconnected (restarts on next call): ${status.reason ?? ""}`;
+  return status.state;
+}
+
+interface AdaptedTool {
+  tool: Tool<Record<string, unknown>>;
+  server: string;
+  serverToolName: string;
+}
+
+export class McpManager {
+  private readonly connections: McpConnection[] = [];
+  private adapted: AdaptedTool[] = [];
+  private readonly disabled: { name: string; transport: "stdio" | "http" | "sse"; source: string }[] = [];
+
+  constructor(private readonly options: McpManagerOptions) {}
+
+  /**
+   * Starts every enabled server at once and waits for each to connect, fail
+   * or time out. Never throws for a server: its trouble is a warning.
+   * Needs --allow-run for stdio servers and --allow-net for HTTP ones.
+   */
+  async start(): Promise<{ warnings: string[] }> {
+    const env = this.options.env ?? ((name: string) => Deno.env.get(name));
+    const { servers, warnings } = resolveMcpServers({
+      workspace: this.options.workspace,
+      configServers: this.options.servers,
+      readMcpJson: this.options.readMcpJson,
+      env,
+      defaultTimeoutMs: this.options.timeoutMs,
+      defaultConnectTimeoutMs: this.options.connectTimeoutMs,
+    });
+    const deps = {
+      env,
+      fetch: this.options.fetch,
+      clientInfo: this.options.clientInfo ?? { name: "skiff", version: "0" },
+    };
+    for (const config of servers) {
+      const transport = config.transport === "stdio" ? "stdio" : config.transport === "sse" ? "sse" : "http";
+      if (!config.enabled) this.disabled.push({ name: config.name, transport, source: config.source });
+      else this.connections.push(new McpConnection(config, deps));
+    }
+    await Promise.all(this.connections.map(async (connection) => {
+      try {
+        await connection.connect();
+      } catch (error) {
+        warnings.push(
+          `MCP server "${connection.config.name}" did not start: ${(error as Error).message}. ` +
+            `Its tools are unavailable this session; check its entry in ${connection.config.source}.`,
+        );
+      }
+    }));
+    this.adapted = this.adaptTools();
+    return { warnings };
+  }
+
+  /** Tools of the servers that connected, named `{server}_{tool}`. */
+  tools(): Tool<Record<string, unknown>>[] {
+    return this.adapted.map((entry) => entry.tool);
+  }
+
+  status(): McpServerStatus[] {
+    const running = this.connections.map((connection): McpServerStatus => ({
+      name: connection.config.name,
+      transport: connection.transportUsed ??
+        (connection.config.transport === "stdio" ? "stdio" : connection.config.transport === "sse" ? "sse" : "http"),
+      state: connection.state === "dead"
+        ? "disconnected"
+        : connection.state === "idle"
+        ? "connecting"
+        : connection.state,
+      reason: connection.reason,
+      source: connection.config.source,
+      tools: this.adapted.filter((entry) => entry.server === connection.config.name).map((entry) => ({
+        name: entry.tool.name,
+        serverToolName: entry.serverToolName,
+        description: entry.tool.description,
+      })),
+    }));
+    const off = this.disabled.map((server): McpServerStatus => ({
+      ...server,
+      state: "disabled",
+      tools: [],
+    }));
+    return [...running, ...off];
+  }
+
+  /** The connection behind a server name; for tests and diagnostics. */
+  connection(name: string): McpConnection | undefined {
+    return this.connections.find((connection) => connection.config.name === name);
+  }
+
+  /** Stops every server. Safe to call twice. */
+  async close(): Promise<void> {
+    await Promise.all(this.connections.map((connection) => connection.close()));
+  }
+
+  private adaptTools(): AdaptedTool[] {
+    const used = new Set<string>();
+    const adapted: AdaptedTool[] = [];
+    for (const connection of this.connections) {
+      if (connection.state !== "connected") continue;
+      for (const info of connection.tools) {
+        let name = mcpToolName(connection.config.name, info.name);
+        // Two tools can sanitise to one name; the later gets a number.
+        for (let n = 2; used.has(name); n++) name = `${mcpToolName(connection.config.name, info.name).slice(0, 60)}_${n}`;
+        used.add(name);
+        adapted.push({
+          server: connection.config.name,
+          serverToolName: info.name,
+          tool: adaptTool(name, connection, info),
+        });
+      }
+    }
+    return adapted;
+  }
+}
+
+function adaptTool(
+  name: string,
+  connection: McpConnection,
+  info: McpConnection["tools"][number],
+): Tool<Record<string, unknown>> {
+  const server = connection.config.name;
+  const jsonSchema = typeof info.inputSchema === "object" && info.inputSchema
+    ? info.inputSchema
+    : { type: "object", properties: {} };
+  return {
+    name,
+    description: `${info.description?.trim() || info.name} (tool "${info.name}" of MCP server "${server}")`,
+    // The server validates its own input; the model is shown `jsonSchema`.
+    schema: z.record(z.string(), z.unknown()),
+    jsonSchema,
+    declare(input) {
+      return { key: name, patterns: [name], preview: JSON.stringify(input ?? {}, null, 2) };
+    },
+    async execute(input, ctx) {
+      const result = await connection.callTool(info.name, input ?? {}, ctx.signal);
+      const output = formatMcpResult(result);
+      if (result.isError) {
+        throw new ToolError(
+          "failed",
+          `MCP tool ${name} reported an error: ${output}`,
+          "Read the message; fix the arguments or try another way.",
+        );
+      }
+      return { output, title: `${server} ${info.name}`, metadata: { server, tool: info.name } };
+    },
+  };
+}
