@@ -1,0 +1,139 @@
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import {
+  type ApprovalAnswer,
+  type ApprovalBroker,
+  type ApprovalRequest,
+  HeadlessBroker,
+  YesBroker,
+} from "../../src/policy/broker.ts";
+import { flagsLayer } from "../../src/policy/flags.ts";
+import { PermissionGate } from "../../src/policy/gate.ts";
+import { buildLayers } from "../../src/policy/layers.ts";
+import type { PermissionConfig } from "../../src/policy/rules.ts";
+import type { Access } from "../../src/tools/tool.ts";
+
+const workspace = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-gate-" }));
+globalThis.addEventListener("unload", () => Deno.removeSync(workspace, { recursive: true }));
+
+const bash = (command: string): Access => ({
+  key: "bash",
+  patterns: [command],
+  commands: [command],
+});
+const project: PermissionConfig = { bash: { "rm *": "deny" } };
+
+/** A broker that answers from a script and remembers what it was asked. */
+class ScriptedBroker implements ApprovalBroker {
+  asked: ApprovalRequest[] = [];
+  constructor(private answers: ApprovalAnswer[]) {}
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    this.asked.push(request);
+    return Promise.resolve(this.answers.shift() ?? "deny");
+  }
+}
+
+Deno.test("headless: an ask is denied, the model is told why and what flag allows it", async () => {
+  const broker = new HeadlessBroker();
+  const gate = new PermissionGate({
+    layers: buildLayers({ project }),
+    workspace,
+    broker,
+    brokerSource: "headless",
+  });
+  const result = await gate.check("bash", { command: "npm test" }, bash("npm test"));
+  assert(!result.allowed);
+  assertEquals(result.source, "headless");
+  assertEquals(result.error.code, "denied");
+  assertStringIncludes(result.error.message, "headless");
+  assertStringIncludes(result.error.hint ?? "", "--allow 'bash(npm test *)'");
+  assertStringIncludes(result.error.hint ?? "", '{"permission":{"bash":{"npm test *":"allow"}}}');
+  // A rule's deny is reported too, without suggesting a flag that cannot work.
+  const denied = await gate.check("bash", { command: "rm -rf x" }, bash("rm -rf x"));
+  assert(!denied.allowed);
+  assertEquals(denied.source, "rule");
+  assertStringIncludes(denied.error.hint ?? "", "no flag overrides it");
+  assertEquals(gate.denials().map((d) => d.patterns[0]), ["npm test", "rm -rf x"]);
+  assertStringIncludes(gate.denials()[1].reason, "bash(rm *) → deny [project]");
+  // The broker itself only saw the ask.
+  assertEquals(broker.denials().length, 1);
+});
+
+Deno.test("--yes approves asks but never a deny", async () => {
+  const flags = flagsLayer({ deny: ["webfetch"] });
+  const gate = new PermissionGate({
+    layers: buildLayers({ project, flags }),
+    workspace,
+    broker: new YesBroker(),
+    brokerSource: "yes",
+  });
+  const asked = await gate.check("bash", { command: "npm install" }, bash("npm install"));
+  assertEquals([asked.allowed, asked.asked, asked.source], [true, true, "yes"]);
+  const rm = await gate.check(
+    "bash",
+    { command: "git status && rm -rf src" },
+    bash("git status && rm -rf src"),
+  );
+  assertEquals([rm.allowed, rm.source], [false, "rule"]);
+  const web = await gate.check("webfetch", { url: "https://x.dev" }, {
+    key: "webfetch",
+    patterns: ["https://x.dev"],
+  });
+  assertEquals(web.allowed, false);
+});
+
+Deno.test("'always' stores the command prefix for the session; never a bare *", async () => {
+  const broker = new ScriptedBroker(["always"]);
+  const gate = new PermissionGate({ layers: buildLayers({}), workspace, broker });
+  const first = await gate.check("bash", { command: "git log -n5" }, bash("git log -n5"));
+  assertEquals(first.allowed, true);
+  assertEquals(broker.asked[0].always, [{ key: "bash", patterns: ["git log *"] }]);
+  assertEquals(gate.sessionRules.layer().permission, { bash: { "git log *": "allow" } });
+  const again = await gate.check(
+    "bash",
+    { command: "git log --oneline" },
+    bash("git log --oneline"),
+  );
+  assertEquals([again.allowed, again.asked], [true, false]);
+  // Another command still asks (and the scripted broker now denies).
+  const other = await gate.check("bash", { command: "git push" }, bash("git push"));
+  assertEquals([other.allowed, other.asked, other.source], [false, true, "user"]);
+});
+
+Deno.test("'always, here' also saves the rule through the injected writer", async () => {
+  const saved: [string, string[]][] = [];
+  const gate = new PermissionGate({
+    layers: buildLayers({}),
+    workspace,
+    broker: new ScriptedBroker(["always-here"]),
+    saveProjectRule: (key, patterns) => Promise.resolve(saved.push([key, patterns])),
+  });
+  await gate.check("bash", { command: "npm run build" }, bash("npm run build"));
+  assertEquals(saved, [["bash", ["npm run build *"]]]);
+});
+
+Deno.test("a session 'always' cannot lift a deny", async () => {
+  const gate = new PermissionGate({
+    layers: buildLayers({ project }),
+    workspace,
+    broker: new YesBroker(),
+  });
+  gate.sessionRules.add("bash", ["rm *"]);
+  const result = await gate.check("bash", { command: "rm -rf x" }, bash("rm -rf x"));
+  assertEquals(result.allowed, false);
+});
+
+Deno.test("the same call three times in a row asks (doom_loop)", async () => {
+  const broker = new ScriptedBroker(["deny"]);
+  const gate = new PermissionGate({ layers: buildLayers({}), workspace, broker });
+  const file = path.join(workspace, "a.ts");
+  const access: Access = { key: "read", patterns: ["a.ts"], reads: [file] };
+  for (let i = 0; i < 2; i++) {
+    assertEquals((await gate.check("read", { file_path: "a.ts" }, access)).allowed, true);
+  }
+  const third = await gate.check("read", { file_path: "a.ts" }, access);
+  assertEquals(third.allowed, false);
+  assertStringIncludes(broker.asked[0].decision.reason, "three times in a row");
+  // A different input breaks the run.
+  assertEquals((await gate.check("read", { file_path: "b.ts" }, access)).allowed, true);
+});

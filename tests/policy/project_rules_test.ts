@@ -1,0 +1,59 @@
+import * as path from "node:path";
+import { assertEquals, assertRejects } from "../support/assert.ts";
+import {
+  findProjectConfig,
+  saveProjectRule,
+  stripJsonComments,
+} from "../../src/policy/project_rules.ts";
+
+async function tempProject(): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-rules-" }));
+  await Deno.mkdir(path.join(dir, ".git"));
+  return dir;
+}
+
+Deno.test("saveProjectRule creates skiff.json when there is no project config", async () => {
+  const dir = await tempProject();
+  const saved = await saveProjectRule(dir, "bash", ["git log *", "*"]);
+  assertEquals(saved.file, path.join(dir, "skiff.json"));
+  assertEquals(JSON.parse(await Deno.readTextFile(saved.file)), {
+    permission: { bash: { "git log *": "allow" } },
+  });
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("saveProjectRule merges into .skiff/config.json, keeping other keys; comments are dropped", async () => {
+  const dir = await tempProject();
+  const file = path.join(dir, ".skiff", "config.json");
+  await Deno.mkdir(path.dirname(file));
+  await Deno.writeTextFile(
+    file,
+    `{\n  // my model\n  "model": "m1", /* note */\n  "permission": { "bash": "ask", "edit": { "*.env": "deny" }, },\n}\n`,
+  );
+  const sub = path.join(dir, "packages", "app");
+  await Deno.mkdir(sub, { recursive: true });
+  assertEquals(await findProjectConfig(sub), file);
+  const saved = await saveProjectRule(sub, "bash", ["npm run build *"]);
+  assertEquals(saved, { file, droppedComments: true });
+  assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+    model: "m1",
+    permission: { bash: { "*": "ask", "npm run build *": "allow" }, edit: { "*.env": "deny" } },
+  });
+  assertEquals([...Deno.readDirSync(path.dirname(file))].map((e) => e.name), ["config.json"]);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("saveProjectRule refuses to overwrite a broken file", async () => {
+  const dir = await tempProject();
+  await Deno.writeTextFile(path.join(dir, "skiff.json"), "{ nope");
+  await assertRejects(() => saveProjectRule(dir, "bash", ["ls *"]), Error, "not valid JSON");
+  assertEquals(await Deno.readTextFile(path.join(dir, "skiff.json")), "{ nope");
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("stripJsonComments keeps comment-like text inside strings", () => {
+  assertEquals(JSON.parse(stripJsonComments(`{"url": "http://x//y", /* c */ "a": [1,],}`)), {
+    url: "http://x//y",
+    a: [1],
+  });
+});
