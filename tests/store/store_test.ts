@@ -1,0 +1,237 @@
+import * as path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { assert, assertEquals, assertThrows } from "../support/assert.ts";
+import { openStore } from "../../src/store/store.ts";
+import { StoreError } from "../../src/store/errors.ts";
+import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
+import { DATABASE_FILE, resolveDataDir } from "../../src/store/data_dir.ts";
+import { makeEvent } from "../../src/session/events.ts";
+
+async function tempDataDir() {
+  const dir = await Deno.makeTempDir({ prefix: "skiff-store-" });
+  return { dir, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
+/** Raw access for checks the store's API does not offer (tests only). */
+function count(dir: string, table: string): number {
+  const db = new DatabaseSync(path.join(dir, DATABASE_FILE), { readOnly: true });
+  try {
+    return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  total_tokens: input + output,
+});
+
+Deno.test("store: an empty folder gets a migrated WAL database that reopens with its data", async () => {
+  await using data = await tempDataDir();
+  const folder = path.join(data.dir, "nested", "skiff");
+  const store = openStore(folder);
+  const session = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  store.close();
+
+  const db = new DatabaseSync(path.join(folder, DATABASE_FILE));
+  assertEquals(
+    (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
+    SCHEMA_VERSION,
+  );
+  assertEquals(
+    (db.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode,
+    "wal",
+  );
+  db.close();
+
+  const again = openStore(folder);
+  assertEquals(again.getSession(session.id)?.model, "m");
+  again.close();
+});
+
+Deno.test("store: a database from a newer skiff is refused with advice", async () => {
+  await using data = await tempDataDir();
+  const db = new DatabaseSync(path.join(data.dir, DATABASE_FILE));
+  db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+  db.close();
+  const error = assertThrows(() => openStore(data.dir), StoreError);
+  assert(error.message.includes("newer than this skiff knows"));
+  assert(error.message.includes("SKIFF_DATA_DIR"));
+});
+
+Deno.test("store: sessions are created, found by prefix, listed newest first, updated", async () => {
+  await using data = await tempDataDir();
+  let clock = 1_700_000_000_000;
+  const store = openStore(data.dir, { now: () => clock });
+  const first = store.createSession({ workspace: "/a", model: "m1", agent: "build", title: "one" });
+  clock += 1000;
+  const second = store.createSession({ workspace: "/a", model: "m1", agent: "build" });
+  clock += 1000;
+  const other = store.createSession({ workspace: "/b", model: "m2", agent: "plan" });
+  clock += 1000;
+  const child = store.createSession({
+    workspace: "/a",
+    model: "m1",
+    agent: "explore",
+    parentId: second.id,
+  });
+
+  assert(first.id.startsWith("ses_") && first.id < second.id, "ids sort by creation time");
+  assertEquals(first.status, "running");
+  assertEquals(first.created_at, 1_700_000_000_000);
+  assertEquals(store.getSession(first.id.slice(0, 20))?.id, first.id);
+  assertEquals(store.getSession(first.id.slice(4, 20))?.id, first.id, "prefix without ses_");
+  assertThrows(() => store.getSession("ses_"), StoreError, "matches more than one session");
+  assertEquals(store.getSession("ses_nothing"), undefined);
+
+  // The child is newest, but --continue must pick a top-level session.
+  assertEquals(store.latestSession("/a")?.id, second.id);
+  assertEquals(store.listSessions({ workspace: "/a" }).map((s) => s.id), [second.id, first.id]);
+  assertEquals(store.listSessions({ limit: 2 }).map((s) => s.id), [other.id, second.id]);
+  assertEquals(store.listSessions({ includeChildren: true }).length, 4);
+  assertEquals(store.childSessions(second.id).map((s) => s.id), [child.id]);
+
+  clock += 1000;
+  store.updateSession(first.id, { status: "completed", title: "renamed" });
+  store.addUsage(first.id, usage(100, 20), 1);
+  store.addUsage(first.id, usage(50, 5), 1);
+  const updated = store.getSession(first.id)!;
+  assertEquals(
+    [updated.status, updated.title, updated.turns, updated.input_tokens, updated.output_tokens],
+    ["completed", "renamed", 2, 150, 25],
+  );
+  assertEquals(updated.total_tokens, 175);
+  assertEquals(store.latestSession("/a")?.id, first.id, "activity moves a session to the top");
+  assertThrows(() => store.updateSession("ses_missing", { status: "x" }), StoreError, "no session");
+  store.close();
+});
+
+Deno.test("store: history comes back in order with parts as appended", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir);
+  const session = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  const user = store.appendMessage(session.id, "user");
+  const assistant = store.appendMessage(session.id, "assistant");
+  store.appendPart(session.id, user, "text", { type: "text", text: "fix the bug" });
+  store.appendPart(session.id, assistant, "text", { type: "text", text: "Reading." });
+  store.appendPart(session.id, assistant, "tool_call", {
+    type: "tool_call",
+    call_id: "c1",
+    name: "read",
+    arguments: '{"path":"a.ts"}',
+  });
+  const tool = store.appendMessage(session.id, "tool");
+  store.appendPart(session.id, tool, "tool_result", {
+    type: "tool_result",
+    call_id: "c1",
+    ok: true,
+  });
+  const empty = store.appendMessage(session.id, "assistant");
+
+  const history = store.loadHistory(session.id);
+  assertEquals(history.map((m) => [m.id, m.role, m.seq]), [
+    [user, "user", 1],
+    [assistant, "assistant", 2],
+    [tool, "tool", 3],
+    [empty, "assistant", 4],
+  ]);
+  assertEquals(history[1].parts, [
+    { type: "text", text: "Reading." },
+    { type: "tool_call", call_id: "c1", name: "read", arguments: '{"path":"a.ts"}' },
+  ]);
+  assertEquals(history[3].parts, []);
+  assertThrows(() => store.appendPart("ses_other", user, "text", {}), StoreError, "no message");
+  assertThrows(() => store.appendMessage("ses_missing", "user"), StoreError, "no session");
+  store.close();
+});
+
+Deno.test("store: events are stored whole; todos and file reads round-trip", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir);
+  const session = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  const started = makeEvent("turn.started", session.id, { turn: 1 });
+  const done = makeEvent("turn.completed", session.id, { turn: 1, usage: usage(3, 4) });
+  store.appendEvent(started);
+  store.appendEvent(done);
+  store.appendEvent(makeEvent("error", "", { code: "config", message: "x", exit_code: 2 }));
+  assertEquals(store.listEvents(session.id), [started, done]);
+  assertThrows(
+    () => store.appendEvent(makeEvent("turn.started", "ses_gone", { turn: 1 })),
+    StoreError,
+    "no session ses_gone",
+  );
+
+  assertEquals(store.getTodos(session.id), []);
+  const todos = [{ content: "write tests", status: "in_progress", priority: "high" } as const];
+  store.setTodos(session.id, [...todos]);
+  assertEquals(store.getTodos(session.id), [...todos]);
+  store.saveFileReads(session.id, [["/w/a.ts", "abc123"]]);
+  assertEquals(store.getFileReads(session.id), [["/w/a.ts", "abc123"]]);
+  store.close();
+});
+
+Deno.test("store: the first snapshot of a file in a turn wins; absent files are kept as absent", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir);
+  const { id } = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  const text = (s: string) => new TextEncoder().encode(s);
+  assertEquals(store.lastSnapshotTurn(id), null);
+
+  store.saveSnapshot(id, 1, "/w/a.ts", text("original"));
+  store.saveSnapshot(id, 1, "/w/a.ts", text("after first edit"));
+  store.saveSnapshot(id, 1, "/w/new.ts", null);
+  store.saveSnapshot(id, 1, "/w/empty.ts", new Uint8Array());
+  const sink = store.snapshotSink(id);
+  await sink.save(2, "/w/a.ts", text("after turn one"));
+
+  assertEquals(store.lastSnapshotTurn(id), 2);
+  const turnOne = store.snapshotsForTurn(id, 1);
+  assertEquals(turnOne.map((s) => [s.path, s.existed]), [
+    ["/w/a.ts", true],
+    ["/w/new.ts", false],
+    ["/w/empty.ts", true],
+  ]);
+  assertEquals(new TextDecoder().decode(turnOne[0].content!), "original");
+  assertEquals(turnOne[1].content, null);
+  assertEquals(turnOne[2].content?.length, 0);
+  assertEquals(turnOne[0].hash?.length, 64);
+
+  assertEquals(store.deleteSnapshots(id, 2), 1);
+  assertEquals(store.lastSnapshotTurn(id), 1);
+  store.close();
+});
+
+Deno.test("store: deleting a session removes everything it holds, subagent sessions included", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir);
+  const parent = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  const child = store.createSession({
+    workspace: "/w",
+    model: "m",
+    agent: "general",
+    parentId: parent.id,
+  });
+  const keep = store.createSession({ workspace: "/w", model: "m", agent: "build" });
+  for (const session of [parent, child, keep]) {
+    const message = store.appendMessage(session.id, "user");
+    store.appendPart(session.id, message, "text", { type: "text", text: "hi" });
+    store.appendEvent(makeEvent("turn.started", session.id, { turn: 1 }));
+    store.saveSnapshot(session.id, 1, "/w/a", null);
+  }
+  assertEquals(store.deleteSession(parent.id), true);
+  assertEquals(store.deleteSession(parent.id), false);
+  assertEquals(store.getSession(child.id), undefined);
+  store.close();
+  for (const table of ["sessions", "messages", "parts", "events", "snapshots"]) {
+    assertEquals(count(data.dir, table), 1, `${table} keeps only the other session's row`);
+  }
+});
+
+Deno.test("store: resolveDataDir prefers SKIFF_DATA_DIR, then XDG_DATA_HOME, then ~/.local/share", () => {
+  assertEquals(resolveDataDir({ SKIFF_DATA_DIR: "/d", XDG_DATA_HOME: "/x", HOME: "/h" }), "/d");
+  assertEquals(resolveDataDir({ XDG_DATA_HOME: "/x", HOME: "/h" }), "/x/skiff");
+  assertEquals(resolveDataDir({ XDG_DATA_HOME: "relative", HOME: "/h" }), "/h/.local/share/skiff");
+  assertEquals(resolveDataDir({ HOME: "/h" }), "/h/.local/share/skiff");
+});
