@@ -108,7 +108,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     throw new RangeError(`requestTimeoutMs must be positive: current value is ${requestTimeoutMs}`);
   }
 
-  const endpointURL = new URL(baseURL);
+  const endpointURL = parseEndpoint(options.baseURL);
   const client = new OpenAI({
     baseURL,
     apiKey: options.apiKey || "no-key",
@@ -278,6 +278,16 @@ function toWireMessage(message: ChatMessage): Record<string, unknown> {
       function: { name: call.name, arguments: call.arguments },
     })),
   };
+}
+
+function parseEndpoint(baseURL: string): URL {
+  const url = URL.parse(baseURL);
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    throw new RangeError(
+      `baseURL must be an http(s) URL such as http://127.0.0.1:8080/v1: current value is "${baseURL}"`,
+    );
+  }
+  return url;
 }
 
 function newCallId(): string {

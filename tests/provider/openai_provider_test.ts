@@ -185,3 +185,15 @@ Deno.test("an error thrown by onText reaches the caller and is not mistaken for 
     await mock.close();
   }
 });
+
+Deno.test("a base URL that is not http(s) is refused up front, naming the value", () => {
+  for (const bad of ["localhost:8080/v1", "ftp://example.com/v1", ""]) {
+    try {
+      createOpenAIProvider({ baseURL: bad });
+      assert(false, `accepted ${JSON.stringify(bad)}`);
+    } catch (error) {
+      assert(error instanceof RangeError, `got ${error}`);
+      assert(error.message.includes(`"${bad}"`), error.message);
+    }
+  }
+});
