@@ -1,0 +1,181 @@
+/**
+ * The bash tool: one shell command, run through the session's launcher (the
+ * OS sandbox when there is one) in its own process group, stdout and stderr
+ * merged as they arrive. A timeout or a cancel stops the whole group, not just
+ * the shell, so nothing the command started keeps running. Long output is
+ * spilled to a file as it streams, so memory stays bounded.
+ */
+import { z } from "zod";
+import { alwaysPatterns } from "../policy/always.ts";
+import { childEnv } from "../sandbox/env.ts";
+import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
+import { startGroup } from "./_process_group.ts";
+import { OutputSpool } from "./truncate.ts";
+import { defineTool, type ProcessLauncher, type ToolContext, ToolError } from "./tool.ts";
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+/**
+ * `sh -c` with the environment allowlist and no OS sandbox. For tests and for
+ * callers that already decided no sandbox applies; the sandbox module's
+ * launchers are what a session normally uses.
+ */
+export const plainLauncher: ProcessLauncher = {
+  prepare: (command) => Promise.resolve({ argv: ["sh", "-c", command], env: childEnv() }),
+};
+
+const schema = z.object({
+  command: z.string().min(1).describe("The shell command to run with `sh -c`."),
+  timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(
+    `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). The command and every process it started are killed.`,
+  ),
+  cwd: z.string().optional().describe(
+    "Folder to run in, relative to the workspace root (default: the workspace root). Prefer this over `cd dir && …`.",
+  ),
+  description: z.string().optional().describe(
+    "A few words saying what the command does, shown to the user (e.g. 'Run the unit tests').",
+  ),
+  background: z.boolean().optional().describe(
+    "Start the command and return an id at once instead of waiting, for servers and watchers. Read its output or stop it with the `process` tool.",
+  ),
+});
+
+export const bashTool = defineTool({
+  name: "bash",
+  description: [
+    "Run a shell command in the workspace and return its combined stdout and stderr, followed by the exit code.",
+    "- Use it for builds, tests, git, package managers and other programs; prefer the read, glob, grep and list tools for looking at files.",
+    "- The command runs with `sh -c`; quote paths that contain spaces. Use `cwd` instead of `cd`.",
+    "- Commands that never finish on their own (servers, watchers) need `background: true`; otherwise they are killed at the timeout.",
+    "- Interactive programs get no input (stdin is empty); pass flags such as --yes or --no-pager.",
+    "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",
+  ].join("\n"),
+  schema,
+  declare(input, ctx) {
+    const cwd = resolveCwd(input.cwd, ctx);
+    const where = cwd.display === "." ? "" : ` (in ${cwd.display})`;
+    return {
+      key: "bash",
+      patterns: [input.command],
+      commands: [input.command],
+      always: alwaysPatterns(input.command),
+      preview: `$ ${input.command}${where}${input.background ? "  [background]" : ""}`,
+    };
+  },
+  async execute(input, ctx) {
+    const cwd = resolveCwd(input.cwd, ctx);
+    if (!cwd.inside) {
+      throw new ToolError(
+        "bad_input",
+        `cwd "${input.cwd}" is outside the workspace (${ctx.workspace}).`,
+        "Run commands in the workspace or a folder added with --add-dir.",
+      );
+    }
+    await requireFolder(cwd.real, input.cwd ?? ".");
+    const title = input.description ?? firstLine(input.command);
+    if (input.background) {
+      const id = await ctx.background.start(input.command, cwd.real);
+      return {
+        output:
+          `Started in the background with id ${id}. Read its output with the process tool ({"id": "${id}", "action": "output"}) and stop it with action "stop".`,
+        title,
+        metadata: { background: true, id },
+      };
+    }
+    return await runForeground(
+      input.command,
+      cwd.real,
+      input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      ctx,
+      title,
+    );
+  },
+});
+
+async function runForeground(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  ctx: ToolContext,
+  title: string,
+) {
+  // Room for the status lines, so the loop's own truncation never cuts again.
+  const spool = new OutputSpool({ callId: ctx.callId, dataDir: ctx.dataDir, limit: 29_500 });
+  const group = await startGroup({
+    launcher: ctx.launcher,
+    command,
+    cwd,
+    onOutput: (text) => spool.append(text),
+  });
+
+  let ended: "timeout" | "cancelled" | null = null;
+  const onAbort = () => {
+    ended ??= "cancelled";
+    void group.stop();
+  };
+  const timer = setTimeout(() => {
+    ended ??= "timeout";
+    void group.stop();
+  }, timeoutMs);
+  if (ctx.signal.aborted) onAbort();
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  const exit = await group.done.finally(() => {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", onAbort);
+  });
+
+  const output = spool.finish();
+  const metadata = {
+    exitCode: exit.code,
+    ...(exit.signal ? { signal: exit.signal } : {}),
+    ...(spool.spilled ? { truncated: true, fullOutputPath: spool.file } : {}),
+    ...(exit.strayStopped ? { strayProcessesStopped: true } : {}),
+  };
+  const shown = output.length ? (output.endsWith("\n") ? output : `${output}\n`) : "(no output)\n";
+  if (ended === "timeout") {
+    throw new ToolError(
+      "timeout",
+      `Command timed out after ${timeoutMs} ms; it and every process it started were stopped.\nOutput so far:\n${shown}`,
+      "Raise timeout_ms (at most 600000), or run long-lived commands with background: true.",
+      { ...metadata, timedOut: true },
+    );
+  }
+  if (ended === "cancelled") {
+    throw new ToolError(
+      "failed",
+      `Command cancelled; it and every process it started were stopped.\nOutput so far:\n${shown}`,
+      undefined,
+      { ...metadata, cancelled: true },
+    );
+  }
+  const stray = exit.strayStopped
+    ? "Processes the command left running in the background were stopped; use background: true for those.\n"
+    : "";
+  return {
+    output: `${shown}${stray}exit code: ${exit.code}`,
+    title,
+    metadata,
+  };
+}
+
+function resolveCwd(cwd: string | undefined, ctx: ToolContext) {
+  const resolved = resolveWorkspacePath(ctx.workspace, cwd ?? ".", ctx.extraDirs);
+  return { ...resolved, display: displayPath(resolved) };
+}
+
+async function requireFolder(real: string, asked: string): Promise<void> {
+  const info = await Deno.stat(real).catch(() => null);
+  if (!info?.isDirectory) {
+    throw new ToolError(
+      "not_found",
+      `cwd "${asked}" is not an existing folder.`,
+      "Give a folder that exists, relative to the workspace root; list shows what is there.",
+    );
+  }
+}
+
+function firstLine(command: string): string {
+  const line = command.trim().split("\n")[0];
+  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+}

@@ -1,0 +1,146 @@
+/**
+ * grep's ripgrep engine. ripgrep is told to apply exactly the ignore rules the
+ * TypeScript walk applies (.gitignore with or without a repository, hidden
+ * files included, `.git` never, no global or `.ignore` files), its plain
+ * output (`path\0line:text`) is parsed as it streams, and files it calls
+ * binary are dropped, as the fallback drops them. Needs `--allow-run` for rg.
+ */
+import * as path from "node:path";
+import type { FileHits, GrepCollector } from "./_grep_results.ts";
+import type { GrepQuery } from "./grep_fallback.ts";
+import { ToolError } from "./tool.ts";
+
+let cachedRgPath: string | null | undefined;
+
+/** Where `rg` is on PATH, or null; looked up once per process. */
+export function findRipgrep(): string | null {
+  if (cachedRgPath !== undefined) return cachedRgPath;
+  cachedRgPath = null;
+  try {
+    const names = Deno.build.os === "windows" ? ["rg.exe"] : ["rg"];
+    for (const dir of (Deno.env.get("PATH") ?? "").split(path.delimiter)) {
+      for (const name of names) {
+        if (!dir) continue;
+        try {
+          if (Deno.statSync(path.join(dir, name)).isFile) {
+            cachedRgPath = path.join(dir, name);
+            return cachedRgPath;
+          }
+        } catch {
+          // Not in this folder.
+        }
+      }
+    }
+  } catch {
+    // No permission to read PATH: the fallback engine serves.
+  }
+  return cachedRgPath;
+}
+
+/** ripgrep's arguments for a query; exported so the benchmark runs the same search. */
+export function ripgrepArgs(query: GrepQuery, includeGlob?: string): string[] {
+  const args = [
+    "--no-config",
+    "--null",
+    "--line-number",
+    "--with-filename",
+    "--no-heading",
+    "--color",
+    "never",
+    "--no-messages",
+    "--hidden",
+    "--no-require-git",
+    "--no-ignore-global",
+    "--no-ignore-dot",
+    "--no-ignore-exclude",
+    "--glob",
+    "!.git",
+  ];
+  if (query.context) args.push("--context", String(query.context));
+  // A bare file-name glob narrows ripgrep's work; it is still checked below,
+  // so both engines decide inclusion the same way.
+  if (includeGlob && /^[\w.*-]+$|^[\w.*-]*\{[\w.,-]+\}[\w.*-]*$/.test(includeGlob)) {
+    args.push("--type-add", `skiffinclude:${includeGlob}`, "--type", "skiffinclude");
+  }
+  args.push("--regexp", query.pattern, "--", query.root);
+  return args;
+}
+
+export async function searchWithRipgrep(
+  rg: string,
+  query: GrepQuery,
+  collector: GrepCollector,
+  includeGlob?: string,
+): Promise<void> {
+  const child = new Deno.Command(rg, {
+    args: ripgrepArgs(query, includeGlob),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: query.signal,
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const rootPrefix = query.root.endsWith(path.sep) ? query.root : query.root + path.sep;
+  const rootName = path.basename(query.root);
+
+  let current: FileHits | null = null;
+  let currentPath = "";
+  const flush = () => {
+    if (current && (!query.include || query.include(current.relative || rootName))) {
+      collector.add(current);
+    }
+    current = null;
+  };
+  const onLine = (line: string) => {
+    const nul = line.indexOf("\0");
+    if (nul === -1) {
+      // "path: WARNING: stopped searching binary file after match": drop it.
+      if (current && line.startsWith(`${currentPath}: WARNING: `)) current = null;
+      return;
+    }
+    const file = line.slice(0, nul);
+    const parsed = /^(\d+)([:-])/.exec(line.slice(nul + 1, nul + 22));
+    if (!parsed) return;
+    if (file !== currentPath || !current) {
+      flush();
+      currentPath = file;
+      const relative = file === query.root
+        ? ""
+        : file.startsWith(rootPrefix)
+        ? file.slice(rootPrefix.length)
+        : file;
+      current = { relative: relative.split(path.sep).join("/"), lines: [] };
+    }
+    current!.lines.push({
+      line: Number(parsed[1]),
+      text: line.slice(nul + 1 + parsed[0].length),
+      match: parsed[2] === ":",
+    });
+  };
+
+  let buffered = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of child.stdout) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let end = buffered.indexOf("\n"); end !== -1; end = buffered.indexOf("\n", start)) {
+      onLine(buffered.slice(start, end));
+      start = end + 1;
+    }
+    buffered = buffered.slice(start);
+  }
+  buffered += decoder.decode();
+  if (buffered) onLine(buffered);
+  flush();
+
+  const status = await child.status;
+  const errors = await stderr;
+  if (status.code === 2 && /regex|parse error|error parsing/i.test(errors)) {
+    throw new ToolError(
+      "invalid_pattern",
+      `Invalid regular expression "${query.pattern}": ${errors.trim()}`,
+      "Escape special characters such as ( [ { . * + ? with a backslash, or search for a simpler literal.",
+    );
+  }
+  query.signal?.throwIfAborted();
+}

@@ -1,0 +1,136 @@
+/**
+ * Shared output truncation. A tool output longer than the limit keeps its head
+ * and tail in the history, with a notice naming how much was cut and where the
+ * whole text was written (`<dataDir>/tool-output/<callId>.txt`), so the model
+ * can read the rest on purpose instead of drowning in it.
+ *
+ * `OutputSpool` does the same for output that arrives in pieces (bash), with
+ * memory bounded by the limit however much the process prints.
+ */
+import * as path from "node:path";
+
+/** Characters of output kept in the history. */
+export const DEFAULT_OUTPUT_LIMIT = 30_000;
+
+export interface TruncateOptions {
+  /** Names the spill file. */
+  callId: string;
+  /** skiff's data folder; the file goes to `<dataDir>/tool-output/`. */
+  dataDir: string;
+  /** @default 30000 */
+  limit?: number;
+}
+
+/** Where the full output of a call is written when it is too long. */
+export function spillPath(dataDir: string, callId: string): string {
+  const safe = callId.replace(/[^A-Za-z0-9_.-]/g, "_") || "call";
+  return path.join(dataDir, "tool-output", `${safe}.txt`);
+}
+
+export function truncationNotice(omitted: number, file: string): string {
+  return `… [${omitted} characters truncated; full output: ${file}] …`;
+}
+
+/**
+ * Head and tail sizes whose sum plus the notice stays within `limit`, so a
+ * truncated text is never truncated (and its spill file overwritten) again.
+ */
+function budget(limit: number, file: string): { head: number; tail: number } {
+  const room = Math.max(0, limit - truncationNotice(Number.MAX_SAFE_INTEGER, file).length - 4);
+  const head = Math.ceil(room / 2);
+  return { head, tail: room - head };
+}
+
+/**
+ * Text within `limit` comes back unchanged. Longer text is written whole to
+ * the spill file (folder created) and comes back as head + notice + tail.
+ * Needs write access to `dataDir`.
+ */
+export async function truncateOutput(text: string, options: TruncateOptions): Promise<string> {
+  const limit = options.limit ?? DEFAULT_OUTPUT_LIMIT;
+  if (text.length <= limit) return text;
+  const file = spillPath(options.dataDir, options.callId);
+  await Deno.mkdir(path.dirname(file), { recursive: true });
+  await Deno.writeTextFile(file, text);
+  const { head, tail } = budget(limit, file);
+  const omitted = text.length - head - tail;
+  const tailText = tail > 0 ? text.slice(-tail) : "";
+  return joinParts(text.slice(0, head), truncationNotice(omitted, file), tailText);
+}
+
+function joinParts(head: string, notice: string, tail: string): string {
+  const before = head.endsWith("\n") ? head : `${head}\n`;
+  return `${before}${notice}\n${tail}`;
+}
+
+/**
+ * Collects streamed output. Up to `limit` characters stay in memory; past
+ * that the spill file is opened, everything so far written to it, and from
+ * then on only the head and a rolling tail are kept while the file gets the
+ * rest. Needs write access to `dataDir`.
+ */
+export class OutputSpool {
+  readonly limit: number;
+  readonly file: string;
+  #chunks: string[] = [];
+  #length = 0;
+  #head = "";
+  #tail = "";
+  #spill: Deno.FsFile | null = null;
+  #encoder = new TextEncoder();
+  #result: string | null = null;
+
+  constructor(options: TruncateOptions) {
+    this.limit = options.limit ?? DEFAULT_OUTPUT_LIMIT;
+    this.file = spillPath(options.dataDir, options.callId);
+  }
+
+  /** Total characters received. */
+  get length(): number {
+    return this.#length;
+  }
+
+  get spilled(): boolean {
+    return this.#spill !== null;
+  }
+
+  append(chunk: string): void {
+    if (!chunk) return;
+    this.#length += chunk.length;
+    if (!this.#spill) {
+      this.#chunks.push(chunk);
+      if (this.#length > this.limit) this.#startSpill();
+      return;
+    }
+    this.#write(chunk);
+    const { tail } = budget(this.limit, this.file);
+    this.#tail = tail > 0 ? (this.#tail + chunk).slice(-tail) : "";
+  }
+
+  #startSpill(): void {
+    const all = this.#chunks.join("");
+    this.#chunks = [];
+    Deno.mkdirSync(path.dirname(this.file), { recursive: true });
+    this.#spill = Deno.openSync(this.file, { write: true, create: true, truncate: true });
+    this.#write(all);
+    const { head, tail } = budget(this.limit, this.file);
+    this.#head = all.slice(0, head);
+    this.#tail = tail > 0 ? all.slice(-tail) : "";
+  }
+
+  #write(text: string): void {
+    const bytes = this.#encoder.encode(text);
+    let offset = 0;
+    while (offset < bytes.length) offset += this.#spill!.writeSync(bytes.subarray(offset));
+  }
+
+  /** The text for the history; closes the spill file. */
+  finish(): string {
+    if (this.#result !== null) return this.#result;
+    if (!this.#spill) return this.#chunks.join("");
+    this.#spill.close();
+    const omitted = this.#length - this.#head.length - this.#tail.length;
+    this.#result = joinParts(this.#head, truncationNotice(omitted, this.file), this.#tail);
+    return this.#result;
+  }
+}
