@@ -20,7 +20,8 @@ export interface TextDocument {
 }
 
 const BOM = "\uFEFF";
-const decoder = new TextDecoder();
+// ignoreBOM keeps the mark in the decoded text, so decodeText can see it and put it back.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** The file's bytes, or null when it does not exist. Needs `--allow-read`. */

@@ -4,14 +4,8 @@
  * and the property test all run exactly the same code.
  */
 import { ToolError } from "./tool.ts";
-import {
-  ContentIndex,
-  leadingWhitespace,
-  type Match,
-  type Replacer,
-  REPLACERS,
-  splitFind,
-} from "./edit_replacers.ts";
+import { reindent } from "./edit_indent.ts";
+import { ContentIndex, type Match, type Replacer, REPLACERS, splitFind } from "./edit_replacers.ts";
 import { similarity } from "./edit_similarity.ts";
 import { countLines, toLf } from "./_file_io.ts";
 
@@ -53,59 +47,29 @@ function nonOverlapping(matches: Match[]): Match[] {
   return kept;
 }
 
-/**
- * When old_string's lines sit at another indentation than the lines they
- * matched, by one consistent prefix, new_string is moved by the same prefix:
- * a model that dropped four spaces from both strings still writes code at
- * the right depth. Anything less consistent leaves new_string alone.
- */
-export function reindent(findLines: string[], matchedLines: string[], replacement: string): string {
-  const pairs: [string, string][] = [];
-  if (findLines.length === matchedLines.length) {
-    for (let i = 0; i < findLines.length; i++) pairs.push([findLines[i], matchedLines[i]]);
-  } else {
-    pairs.push([findLines[0], matchedLines[0]]);
-    pairs.push([findLines[findLines.length - 1], matchedLines[matchedLines.length - 1]]);
-  }
-  let mode: "add" | "remove" | undefined;
-  let prefix: string | undefined;
-  for (const [found, actual] of pairs) {
-    if (found.trim() === "" || actual.trim() === "") continue;
-    const f = leadingWhitespace(found);
-    const a = leadingWhitespace(actual);
-    let thisMode: "add" | "remove";
-    let thisPrefix: string;
-    if (a.endsWith(f)) [thisMode, thisPrefix] = ["add", a.slice(0, a.length - f.length)];
-    else if (f.endsWith(a)) [thisMode, thisPrefix] = ["remove", f.slice(0, f.length - a.length)];
-    else return replacement;
-    if (thisPrefix === "") thisMode = "add";
-    if (prefix === undefined) [mode, prefix] = [thisMode, thisPrefix];
-    else if (prefix !== thisPrefix || (prefix !== "" && mode !== thisMode)) return replacement;
-  }
-  if (!prefix) return replacement;
-  const lines = replacement.split("\n");
-  if (mode === "add") {
-    return lines.map((line) => (line.trim() === "" ? line : prefix + line)).join("\n");
-  }
-  if (lines.some((line) => line.trim() !== "" && !line.startsWith(prefix))) return replacement;
-  return lines.map((line) => (line.trim() === "" ? line : line.slice(prefix.length))).join("\n");
-}
-
 /** The lines most like old_string, for a no_match hint; null when nothing is close. */
 export function closestRegion(content: ContentIndex, find: string): string | null {
   const { trimmed: wanted } = splitFind(find);
   const n = wanted.length;
   const lines = content.trimmed;
-  const wantedSet = new Set(wanted.filter((line) => line !== ""));
-  // Sliding window over "this line appears in old_string": linear in the file.
-  const hits = lines.map((line) => (line !== "" && wantedSet.has(line) ? 1 : 0));
-  let score = 0;
+  // Each equal line votes for where old_string would start if it were there;
+  // the start with most votes wins. Linear in the file (times repeats in old_string).
+  const positions = new Map<string, number[]>();
+  wanted.forEach((line, k) => {
+    if (line !== "") positions.set(line, [...(positions.get(line) ?? []), k]);
+  });
+  const votes = new Map<number, number>();
   let bestScore = 0;
   let bestStart = -1;
   for (let i = 0; i < lines.length; i++) {
-    score += hits[i];
-    if (i >= n) score -= hits[i - n];
-    if (score > bestScore) [bestScore, bestStart] = [score, Math.max(0, i - n + 1)];
+    for (const k of positions.get(lines[i]) ?? []) {
+      const start = Math.max(0, i - k);
+      const score = (votes.get(start) ?? 0) + 1;
+      votes.set(start, score);
+      if (score > bestScore || (score === bestScore && start < bestStart)) {
+        [bestScore, bestStart] = [score, start];
+      }
+    }
   }
   if (bestStart >= 0) {
     return content.describe(

@@ -335,5 +335,3 @@ export const REPLACERS: readonly Replacer[] = [
   trimmedBoundaryReplacer,
   contextAwareReplacer,
 ];
-
-export { leadingWhitespace };
