@@ -85,7 +85,8 @@ export function resolveMcpServers(
   }
   const servers: McpServerConfig[] = [];
   for (const [name, { input, source, base }] of entries) {
-    const problem = (reason: string) => warnings.push(`MCP server "${name}" (${source}): ${reason}`);
+    const problem = (reason: string) =>
+      warnings.push(`MCP server "${name}" (${source}): ${reason}`);
     const expand = (value: string) => expandVariables(value, env, problem);
     const common: Common = {
       name,
@@ -99,13 +100,21 @@ export function resolveMcpServers(
     if (input.url && type !== "stdio" && type !== "local") {
       servers.push({
         ...common,
-        transport: type === "sse" ? "sse" : type === "http" || type === "streamable-http" ? "http" : "auto",
+        transport: type === "sse"
+          ? "sse"
+          : type === "http" || type === "streamable-http"
+          ? "http"
+          : "auto",
         url: expand(input.url),
         headers: mapValues(input.headers ?? {}, expand),
       });
       continue;
     }
-    const commandLine = Array.isArray(input.command) ? input.command : input.command ? [input.command] : [];
+    const commandLine = Array.isArray(input.command)
+      ? input.command
+      : input.command
+      ? [input.command]
+      : [];
     if (!commandLine.length || typeof commandLine[0] !== "string") {
       problem('needs either "command" (a program to start) or "url" (a server to reach); skipped');
       continue;
@@ -163,7 +172,9 @@ export function expandVariables(
     const found = env(name);
     if (found !== undefined && found !== "") return found;
     if (fallback !== undefined) return fallback;
-    problem(`\${${name}} is not set; set it in the environment or give a default as \${${name}:-value}`);
+    problem(
+      `\${${name}} is not set; set it in the environment or give a default as \${${name}:-value}`,
+    );
     return "";
   });
 }
@@ -172,7 +183,9 @@ function mapValues(
   record: Record<string, string>,
   map: (value: string) => string,
 ): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(String(value))]));
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, map(String(value))]),
+  );
 }
 
 function positive(value: unknown): number | undefined {

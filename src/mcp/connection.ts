@@ -160,7 +160,11 @@ export class McpConnection {
       );
     }
     const code = error.code === ErrorCode.InvalidParams ? "bad_input" : "failed";
-    return new ToolError(code, `${server} returned an error: ${error.message}`, "Check the arguments against the tool's schema.");
+    return new ToolError(
+      code,
+      `${server} returned an error: ${error.message}`,
+      "Check the arguments against the tool's schema.",
+    );
   }
 
   private async open(): Promise<void> {
@@ -184,7 +188,9 @@ export class McpConnection {
         await this.attach(new SSEClientTransport(url, init), "sse");
       } catch (sseError) {
         throw new Error(
-          `streamable HTTP: ${this.explain(streamableError)}; SSE fallback: ${this.explain(sseError)}`,
+          `streamable HTTP: ${this.explain(streamableError)}; SSE fallback: ${
+            this.explain(sseError)
+          }`,
         );
       }
     }
@@ -252,7 +258,9 @@ export class McpConnection {
     const message = error instanceof Error ? error.message : String(error);
     const code = (error as { code?: string }).code;
     if (code === "ENOENT") {
-      return `command not found: ${(this.config as { command?: string }).command}; check "command" and PATH`;
+      return `command not found: ${
+        (this.config as { command?: string }).command
+      }; check "command" and PATH`;
     }
     return this.withStderr(message.replace(/^MCP error -?\d+: /, ""));
   }

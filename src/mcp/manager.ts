@@ -28,7 +28,13 @@ export interface McpManagerOptions {
   clientInfo?: { name: string; version: string };
 }
 
-export type McpServerState = "connected" | "failed" | "disabled" | "connecting" | "disconnected" | "closed";
+export type McpServerState =
+  | "connected"
+  | "failed"
+  | "disabled"
+  | "connecting"
+  | "disconnected"
+  | "closed";
 
 export interface McpServerStatus {
   name: string;
@@ -44,7 +50,9 @@ export interface McpServerStatus {
 /** `connected`, `failed: <reason>`, `disabled`… as `skiff mcp list` prints it. */
 export function describeMcpState(status: McpServerStatus): string {
   if (status.state === "failed") return `failed: ${status.reason ?? "unknown reason"}`;
-  if (status.state === "disconnected") return `disconnected (restarts on next call): ${status.reason ?? ""}`;
+  if (status.state === "disconnected") {
+    return `disconnected (restarts on next call): ${status.reason ?? ""}`;
+  }
   return status.state;
 }
 
@@ -57,7 +65,11 @@ interface AdaptedTool {
 export class McpManager {
   private readonly connections: McpConnection[] = [];
   private adapted: AdaptedTool[] = [];
-  private readonly disabled: { name: string; transport: "stdio" | "http" | "sse"; source: string }[] = [];
+  private readonly disabled: {
+    name: string;
+    transport: "stdio" | "http" | "sse";
+    source: string;
+  }[] = [];
 
   constructor(private readonly options: McpManagerOptions) {}
 
@@ -82,9 +94,14 @@ export class McpManager {
       clientInfo: this.options.clientInfo ?? { name: "skiff", version: "0" },
     };
     for (const config of servers) {
-      const transport = config.transport === "stdio" ? "stdio" : config.transport === "sse" ? "sse" : "http";
-      if (!config.enabled) this.disabled.push({ name: config.name, transport, source: config.source });
-      else this.connections.push(new McpConnection(config, deps));
+      const transport = config.transport === "stdio"
+        ? "stdio"
+        : config.transport === "sse"
+        ? "sse"
+        : "http";
+      if (!config.enabled) {
+        this.disabled.push({ name: config.name, transport, source: config.source });
+      } else this.connections.push(new McpConnection(config, deps));
     }
     await Promise.all(this.connections.map(async (connection) => {
       try {
@@ -109,7 +126,11 @@ export class McpManager {
     const running = this.connections.map((connection): McpServerStatus => ({
       name: connection.config.name,
       transport: connection.transportUsed ??
-        (connection.config.transport === "stdio" ? "stdio" : connection.config.transport === "sse" ? "sse" : "http"),
+        (connection.config.transport === "stdio"
+          ? "stdio"
+          : connection.config.transport === "sse"
+          ? "sse"
+          : "http"),
       state: connection.state === "dead"
         ? "disconnected"
         : connection.state === "idle"
@@ -117,7 +138,9 @@ export class McpManager {
         : connection.state,
       reason: connection.reason,
       source: connection.config.source,
-      tools: this.adapted.filter((entry) => entry.server === connection.config.name).map((entry) => ({
+      tools: this.adapted.filter((entry) => entry.server === connection.config.name).map((
+        entry,
+      ) => ({
         name: entry.tool.name,
         serverToolName: entry.serverToolName,
         description: entry.tool.description,
@@ -149,7 +172,9 @@ export class McpManager {
       for (const info of connection.tools) {
         let name = mcpToolName(connection.config.name, info.name);
         // Two tools can sanitise to one name; the later gets a number.
-        for (let n = 2; used.has(name); n++) name = `${mcpToolName(connection.config.name, info.name).slice(0, 60)}_${n}`;
+        for (let n = 2; used.has(name); n++) {
+          name = `${mcpToolName(connection.config.name, info.name).slice(0, 60)}_${n}`;
+        }
         used.add(name);
         adapted.push({
           server: connection.config.name,
@@ -173,7 +198,9 @@ function adaptTool(
     : { type: "object", properties: {} };
   return {
     name,
-    description: `${info.description?.trim() || info.name} (tool "${info.name}" of MCP server "${server}")`,
+    description: `${
+      info.description?.trim() || info.name
+    } (tool "${info.name}" of MCP server "${server}")`,
     // The server validates its own input; the model is shown `jsonSchema`.
     schema: z.record(z.string(), z.unknown()),
     jsonSchema,

@@ -41,7 +41,9 @@ function formatBlock(block: ContentBlock): string {
       return block.text ?? "";
     case "image":
     case "audio":
-      return `[${block.type} ${block.mimeType ?? "unknown type"}, ${approxBytes(block.data)} bytes]`;
+      return `[${block.type} ${block.mimeType ?? "unknown type"}, ${
+        approxBytes(block.data)
+      } bytes]`;
     case "resource_link":
       return `[resource link ${block.uri ?? ""}${block.name ? ` (${block.name})` : ""}]`;
     case "resource": {
@@ -61,5 +63,6 @@ function formatBlock(block: ContentBlock): string {
 /** Size of base64 data once decoded. */
 function approxBytes(base64?: string): number {
   if (!base64) return 0;
-  return Math.floor(base64.length * 3 / 4) - (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
+  return Math.floor(base64.length * 3 / 4) -
+    (base64.endsWith("==") ? 2 : base64.endsWith("=") ? 1 : 0);
 }

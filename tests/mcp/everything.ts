@@ -42,9 +42,12 @@ export function freePort(): number {
 }
 
 /** Starts the server in streamable HTTP mode on `port` and waits until it accepts connections. */
-export async function startHttpServer(port: number): Promise<Deno.ChildProcess> {
+export async function startHttpServer(
+  port: number,
+  mode: "streamableHttp" | "sse" = "streamableHttp",
+): Promise<Deno.ChildProcess> {
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", EVERYTHING, "streamableHttp"],
+    args: ["run", "-A", EVERYTHING, mode],
     cwd: REPO_ROOT,
     env: { PORT: String(port) },
     stdin: "null",

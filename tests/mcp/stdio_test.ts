@@ -53,7 +53,9 @@ Deno.test({
       const [status] = manager.status();
       assert.equal(status.state, "connected");
       assert.equal(status.transport, "stdio");
-      assert.ok(status.tools.some((entry) => entry.name === "everything_trigger-long-running-operation"));
+      assert.ok(
+        status.tools.some((entry) => entry.name === "everything_trigger-long-running-operation"),
+      );
     });
   },
 });
@@ -118,7 +120,10 @@ Deno.test({
       );
       const elapsed = Date.now() - started;
       assert.ok(elapsed >= 1400 && elapsed < 5000, `timed out after ${elapsed} ms`);
-      const result = await tool(manager, "everything_echo").execute({ message: "still here" }, context());
+      const result = await tool(manager, "everything_echo").execute(
+        { message: "still here" },
+        context(),
+      );
       assert.match(result.output, /still here/);
     });
   },
@@ -165,5 +170,30 @@ Deno.test({
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.ok(!isAlive(pid), "server process still running after close()");
+  },
+});
+
+Deno.test({
+  name: "stdio: a project .mcp.json server starts as written",
+  ignore,
+  async fn() {
+    const workspace = Deno.makeTempDirSync({ prefix: "skiff-mcpjson-" });
+    Deno.writeTextFileSync(
+      `${workspace}/.mcp.json`,
+      JSON.stringify({ mcpServers: { "every thing": { type: "stdio", ...stdioServer() } } }),
+    );
+    const manager = new McpManager({ workspace, connectTimeoutMs: 60_000 });
+    try {
+      const { warnings } = await manager.start();
+      assert.deepEqual(warnings, []);
+      const result = await tool(manager, "every_thing_echo").execute(
+        { message: "from .mcp.json" },
+        context(),
+      );
+      assert.match(result.output, /from \.mcp\.json/);
+      assert.equal(manager.status()[0].source, `${workspace}/.mcp.json`);
+    } finally {
+      await manager.close();
+    }
   },
 });
