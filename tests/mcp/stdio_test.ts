@@ -133,7 +133,17 @@ Deno.test({
   name: "stdio: servers that never answer or cannot start are warnings; the rest work",
   ignore,
   async fn() {
-    const silent = { command: DENO, args: ["eval", "setInterval(() => {}, 1000)"] };
+    const pidFile = Deno.makeTempFileSync();
+    // Starts, notes its pid, then never says a word.
+    const silent = {
+      command: DENO,
+      args: [
+        "eval",
+        `Deno.writeTextFileSync(${
+          JSON.stringify(pidFile)
+        }, String(Deno.pid)); setInterval(() => {}, 1000)`,
+      ],
+    };
     await withManager(
       {
         everything: stdioServer({ connect_timeout_ms: 60_000 }),
@@ -150,8 +160,8 @@ Deno.test({
         assert.equal(byName.get("silent")!.state, "failed");
         assert.equal(byName.get("off")!.state, "disabled");
         assert.ok(manager.tools().every((entry) => entry.name.startsWith("everything_")));
-        const silentPid = manager.connection("silent")!.pid;
-        assert.equal(silentPid, undefined, "a server that failed to start is stopped");
+        const silentPid = Number(await Deno.readTextFile(pidFile));
+        assert.ok(silentPid > 0 && !isAlive(silentPid), "a server that failed to start is stopped");
       },
       { connectTimeoutMs: 1500 },
     );
