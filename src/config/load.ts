@@ -183,9 +183,11 @@ export async function readJsoncFile(file: string): Promise<Record<string, unknow
 }
 
 /**
- * Merge layers in order. Objects merge key by key; an MCP server entry is
- * replaced whole (half of a stdio entry and half of a remote one would be
- * neither); `sandbox.addDirs` and `sandbox.env` collect entries from every layer.
+ * Merge layers in order. Objects merge key by key. An MCP server entry with
+ * a `command` or `url` replaces the earlier one whole (half of a stdio entry
+ * and half of a remote one would be neither); an entry with settings only
+ * (`{"enabled": false}`) changes the earlier one. `sandbox.addDirs` and
+ * `sandbox.env` collect entries from every layer.
  */
 export function mergeLayers(configs: Config[]): Config {
   let merged: Config = {};
@@ -194,7 +196,14 @@ export function mergeLayers(configs: Config[]): Config {
   for (const config of configs) {
     const { mcp, ...rest } = config;
     merged = deepMerge(merged, rest);
-    if (mcp) merged.mcp = { ...merged.mcp, ...mcp };
+    for (const [name, server] of Object.entries(mcp ?? {})) {
+      const earlier = merged.mcp?.[name];
+      const defines = "command" in server || "url" in server;
+      merged.mcp = {
+        ...merged.mcp,
+        [name]: defines || !earlier ? server : { ...earlier, ...server },
+      };
+    }
     addDirs.push(...config.sandbox?.addDirs ?? []);
     envNames.push(...config.sandbox?.env ?? []);
   }
@@ -233,9 +242,9 @@ function anchorPaths(config: Config, base: string, home: string): Config {
   if (config.mcp) {
     const mcp: NonNullable<Config["mcp"]> = {};
     for (const [name, server] of Object.entries(config.mcp)) {
-      mcp[name] = "command" in server && server.cwd
-        ? { ...server, cwd: anchor(server.cwd) }
-        : server;
+      // A cwd holding ${VAR} is left for the MCP module, which expands it first.
+      const cwd = "cwd" in server ? server.cwd : undefined;
+      mcp[name] = cwd && !cwd.includes("${") ? { ...server, cwd: anchor(cwd) } : server;
     }
     out = { ...out, mcp };
   }

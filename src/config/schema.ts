@@ -43,26 +43,62 @@ export const SandboxSchema = z.strictObject({
     .optional(),
 });
 
-export const McpStdioSchema = z.strictObject({
-  /** Accepted so server entries written for other tools load as they are. */
-  type: z.enum(["stdio", "local"]).optional(),
-  command: z.string().min(1),
+const STDIO_TYPES = ["stdio", "local"];
+
+/**
+ * An MCP server: started with `command` (stdio) or reached at `url`
+ * (streamable HTTP, or SSE). An entry with neither only changes settings of a
+ * server defined in an earlier layer or in the project's `.mcp.json`
+ * (`{"enabled": false}`). One object rather than a union, so a typo gets a
+ * message about the key, not about which form was meant.
+ */
+export const McpServerSchema = z.strictObject({
+  /** Accepted so entries written for other tools load as they are. */
+  type: z.enum([...STDIO_TYPES, "http", "streamable-http", "sse", "remote"]).optional(),
+  /** The program, or the program and its first arguments as a list. */
+  command: z.union([z.string().min(1), z.array(z.string()).min(1)]).optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
+  /** Another name for `env` that some files use. */
+  environment: z.record(z.string(), z.string()).optional(),
   cwd: z.string().min(1).optional(),
-  enabled: z.boolean().optional(),
-  timeout_ms: positiveInt().optional(),
-});
-
-export const McpRemoteSchema = z.strictObject({
-  type: z.enum(["http", "streamable-http", "sse", "remote"]).optional(),
-  url: z.url({ protocol: /^https?$/ }),
+  url: z.url({ protocol: /^https?$/ }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   enabled: z.boolean().optional(),
+  /** The opposite of `enabled`, as some other tools write it. */
+  disabled: z.boolean().optional(),
+  /** Per tool call. */
   timeout_ms: positiveInt().optional(),
+  /** Start and handshake. */
+  connect_timeout_ms: positiveInt().optional(),
+}).superRefine((server, ctx) => {
+  const problem = (key: string, message: string) =>
+    ctx.addIssue({ code: "custom", path: [key], message });
+  if (server.command !== undefined && server.url !== undefined) {
+    problem("url", 'give either "command" (start a local server) or "url" (reach one), not both');
+  }
+  const stdio = server.command !== undefined ||
+    (server.type !== undefined && STDIO_TYPES.includes(server.type));
+  for (const key of ["args", "env", "environment", "cwd"] as const) {
+    if (server[key] !== undefined && server.url !== undefined) {
+      problem(key, `only applies to a server started with "command", not one reached by "url"`);
+    }
+  }
+  if (server.headers !== undefined && stdio) {
+    problem("headers", `only applies to a server reached by "url"`);
+  }
+  if (server.type !== undefined && server.url !== undefined && STDIO_TYPES.includes(server.type)) {
+    problem(
+      "type",
+      `"${server.type}" is for a server started with "command"; this entry has "url"`,
+    );
+  }
+  if (
+    server.type !== undefined && server.command !== undefined && !STDIO_TYPES.includes(server.type)
+  ) {
+    problem("type", `"${server.type}" is for a server reached by "url"; this entry has "command"`);
+  }
 });
-
-export const McpServerSchema = z.union([McpStdioSchema, McpRemoteSchema]);
 
 /** An agent, from config or from a markdown file's frontmatter. */
 export const AgentConfigSchema = z.strictObject({
@@ -96,8 +132,6 @@ export type ProviderConfig = z.infer<typeof ProviderSchema>;
 export type ModelLimits = z.infer<typeof ModelLimitsSchema>;
 export type SandboxConfig = z.infer<typeof SandboxSchema>;
 export type SandboxMode = NonNullable<SandboxConfig["mode"]>;
-export type McpStdioConfig = z.infer<typeof McpStdioSchema>;
-export type McpRemoteConfig = z.infer<typeof McpRemoteSchema>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

@@ -154,7 +154,12 @@ Deno.test("config: wrong types and values are described in plain words", async (
       "provider": { "maxRetries": "five" },
       "permission": { "bash": { "rm *": "never" } },
       "sandbox": { "mode": "readonly", "network": "yes" },
-      "mcp": { "docs": { "command": "npx", "url": "http://localhost:3000/mcp" } },
+      "mcp": {
+        "docs": { "command": "npx", "url": "http://localhost:3000/mcp" },
+        "web": { "url": 5 },
+        "local": { "comand": "server" },
+        "mixed": { "command": "server", "headers": { "a": "b" } },
+      },
     }`,
   });
   const error = await assertRejects(
@@ -175,8 +180,11 @@ Deno.test("config: wrong types and values are described in plain words", async (
     { keyPath: "sandbox.network", message: `expected true or false, got "yes"` },
     {
       keyPath: "mcp.docs.url",
-      message: `"url" cannot be combined with the other keys of this entry`,
+      message: `give either "command" (start a local server) or "url" (reach one), not both`,
     },
+    { keyPath: "mcp.web.url", message: "expected a string, got 5" },
+    { keyPath: "mcp.local.comand", message: `unknown key "comand" — did you mean "command"?` },
+    { keyPath: "mcp.mixed.headers", message: `only applies to a server reached by "url"` },
   ]);
 });
 
@@ -205,11 +213,18 @@ Deno.test("config: folders are anchored at their file, lists of folders add up, 
   await using box = await sandbox({
     [GLOBAL]: `{
       "sandbox": { "addDirs": ["~/shared"], "env": ["GOPATH"] },
-      "mcp": { "docs": { "command": "docs-server", "args": ["--stdio"] } }
+      "mcp": {
+        "docs": { "command": "docs-server", "args": ["--stdio"] },
+        "git": { "command": ["git-mcp", "--repo", "."], "timeout_ms": 1000 }
+      }
     }`,
     "home/work/app/.skiff/config.json": `{
       "sandbox": { "addDirs": ["../lib"], "env": ["GOPATH", "CARGO_HOME"] },
-      "mcp": { "docs": { "url": "http://127.0.0.1:9000/mcp" } }
+      "mcp": {
+        "docs": { "url": "http://127.0.0.1:9000/mcp" },
+        "git": { "enabled": false },
+        "from-mcp-json": { "disabled": true }
+      }
     }`,
   });
   const loaded = await loadConfig({
@@ -224,7 +239,11 @@ Deno.test("config: folders are anchored at their file, lists of folders add up, 
     path.join(box.workspace, "vendor"),
   ]);
   assertEquals(loaded.config.sandbox?.env, ["GOPATH", "CARGO_HOME"]);
-  assertEquals(loaded.config.mcp, { docs: { url: "http://127.0.0.1:9000/mcp" } });
+  assertEquals(loaded.config.mcp, {
+    docs: { url: "http://127.0.0.1:9000/mcp" },
+    git: { command: ["git-mcp", "--repo", "."], timeout_ms: 1000, enabled: false },
+    "from-mcp-json": { disabled: true },
+  });
 });
 
 Deno.test("config: no files gives an empty config; an empty file is {}; a list is refused", async () => {
