@@ -6,10 +6,11 @@
  * - then the edit and search benchmarks of the tool suite.
  */
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { runtimeFlags } from "./compile.ts";
 
-const ROOT = path.resolve(path.dirname(path.fromFileUrl(import.meta.url)), "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN = path.join(ROOT, "main.ts");
 
 async function timeOnce(args: string[], env: Record<string, string> = {}): Promise<number> {

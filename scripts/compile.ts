@@ -8,8 +8,9 @@
  * with Deno's own message and the tests run through `deno task skiff`.
  */
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const ROOT = path.resolve(path.dirname(path.fromFileUrl(import.meta.url)), "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const WORKER_MODULES = ["src/app/engine_worker.ts"];
 
 /** The flags `deno task skiff` passes to `deno run`, before the entry point. */

@@ -8,8 +8,11 @@ import type { ChatProvider } from "../provider/types.ts";
 import type { Denial, EventBodies, EventType, SkiffEvent } from "../session/events.ts";
 import { makeEvent } from "../session/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
+import { collectInstructions, gitSummary, renderSystemPrompt } from "../session/system_prompt.ts";
 import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
-import type { Tool, ToolContext } from "../tools/tool.ts";
+import { type Tool, type ToolContext, ToolError } from "../tools/tool.ts";
+import type { SubagentRunRequest, SubagentRunResult } from "../tools/task.ts";
+import { isWithin } from "../sandbox/paths.ts";
 import { FileLedger } from "../tools/file_ledger.ts";
 import { isStoredEvent, storeRecorder } from "./recorder.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
@@ -28,12 +31,15 @@ export class Engine {
   #session?: Session;
   #ledger?: FileLedger;
   #abort = new AbortController();
+  #deadline?: number;
 
   constructor(
     private readonly spec: EngineSpec,
     private readonly io: EngineIO,
     private readonly store: Store,
     private readonly provider?: ChatProvider,
+    /** Tools a parent lends its subagents (its MCP servers' tools). */
+    private readonly sharedTools: Tool[] = [],
   ) {}
 
   abort(): void {
@@ -73,6 +79,8 @@ export class Engine {
       ledger: this.#ledger,
       io: this.io,
       emit: this.#emit,
+      subagents: { run: (request) => this.#runSubagent(request) },
+      sharedTools: this.sharedTools,
     });
     for (const warning of this.#parts.warnings) this.#emit("warning", { message: warning });
     return session;
@@ -88,6 +96,7 @@ export class Engine {
 
   /** One prompt, run to the end. */
   async run(request: RunRequest): Promise<RunResult> {
+    this.#deadline = request.deadline;
     const session = this.#session!;
     const parts = this.#parts!;
     const ledger = this.#ledger!;
@@ -123,6 +132,7 @@ export class Engine {
         },
         {
           model: this.spec.model,
+          systemPrompt: await this.#systemPrompt(),
           history: toChatHistory(stored),
           prompt: request.prompt,
           maxTurns: request.maxTurns,
@@ -138,6 +148,80 @@ export class Engine {
       return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
     }
     return this.#finish(outcome, parts.gate.denials());
+  }
+
+  /** A child session for the task tool: its own history, never more rights than this one. */
+  async #runSubagent(request: SubagentRunRequest): Promise<SubagentRunResult> {
+    const parentOwns = this.spec.owns;
+    const owns = request.owns.length
+      ? request.owns.filter((path) =>
+        !parentOwns.length || parentOwns.some((owned) => isWithin(owned, path))
+      )
+      : parentOwns;
+    if (request.owns.length && !owns.length) {
+      throw new ToolError(
+        "denied",
+        `this session may only write ${parentOwns.join(", ")}; a subagent cannot own more.`,
+      );
+    }
+    const childSpec: EngineSpec = {
+      ...this.spec,
+      agent: request.agent.name,
+      model: request.agent.model ?? this.spec.model,
+      depth: this.spec.depth + 1,
+      parentId: this.#session!.id,
+      title: request.description,
+      inheritedPermission: [
+        ...this.spec.inheritedPermission,
+        this.#parts!.agent.permission as Record<string, unknown>,
+      ],
+      owns,
+      mcp: { enabled: false, env: {} },
+    };
+    // Child events go to the store under the child's id, not to the terminal.
+    const child = new Engine(
+      childSpec,
+      { event: () => {}, ask: (question) => this.io.ask(question) },
+      this.store,
+      this.provider,
+      this.#parts!.mcpTools,
+    );
+    const stop = () => child.abort();
+    request.signal.addEventListener("abort", stop, { once: true });
+    try {
+      const session = await child.open();
+      const result = await child.run({
+        prompt: request.prompt,
+        maxTurns: request.agent.maxTurns ?? 50,
+        deadline: this.#deadline,
+      });
+      if (result.exitCode !== ExitCode.ok && !result.text) {
+        throw new ToolError(
+          "failed",
+          `the ${request.agent.name} subagent stopped without an answer (exit ${result.exitCode}); its session is ${session.id}.`,
+        );
+      }
+      return {
+        sessionId: session.id,
+        text: result.text,
+        filesRead: child.#ledger!.entries().map(([path]) => path),
+        filesWritten: child.#ledger!.writtenPaths(),
+      };
+    } finally {
+      request.signal.removeEventListener("abort", stop);
+      await child.close();
+    }
+  }
+
+  async #systemPrompt(): Promise<string> {
+    return renderSystemPrompt({
+      workspace: this.spec.workspace,
+      date: new Date(),
+      platform: `${Deno.build.os} ${Deno.build.arch}`,
+      gitSummary: await gitSummary(this.spec.workspace),
+      instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
+      agentPrompt: this.#parts!.agentPrompt,
+    });
   }
 
   #finish(outcome: LoopOutcome, denials: Denial[]): RunResult {

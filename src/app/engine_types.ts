@@ -5,6 +5,9 @@
  */
 import type { SkiffEvent } from "../session/events.ts";
 import type { ToolErrorPayload } from "../session/events.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
+
+export type { ApprovalAnswer, ApprovalRequest };
 
 /** Everything the engine needs to build a session; serialisable. */
 export interface EngineSpec {
@@ -17,6 +20,17 @@ export interface EngineSpec {
   permissionLayers: { source: string; path?: string; permission: Record<string, unknown> }[];
   model: string;
   agent: string;
+  /** 0 for a session a person started; a subagent is its parent's depth + 1. */
+  depth: number;
+  /** Permission sections of the parent chain's agents: a child never gets more. */
+  inheritedPermission: Record<string, unknown>[];
+  /** Workspace paths (absolute) a subagent alone may write; empty: no narrowing. */
+  owns: string[];
+  mcp: {
+    enabled: boolean;
+    /** The variables MCP server entries may use (allowlist + `${NAME}` references). */
+    env: Record<string, string>;
+  };
   parentId?: string;
   title?: string;
   sandbox: {
@@ -33,6 +47,7 @@ export interface EngineSpec {
     apiKey: string;
     requestTimeoutMs?: number;
     maxRetries?: number;
+    connectTimeoutMs?: number;
   };
 }
 
@@ -43,16 +58,6 @@ export interface RunRequest {
   deadline?: number;
 }
 
-export interface ApprovalRequest {
-  tool: string;
-  key: string;
-  patterns: string[];
-  preview?: string;
-  always?: string[];
-  reason: string;
-}
-
-export type ApprovalAnswer = "once" | "always" | "always-here" | "deny";
 
 /** The engine's only ways out. */
 export interface EngineIO {

@@ -1,18 +1,195 @@
 /**
- * The permission gate the loop consults for every call. Interim: allows
- * everything (the foundation's allow-all policy); the policy table replaces it.
+ * The loop's permission gate, assembled: the tool declares what the call
+ * would touch, the policy table judges it (defaults → global → project →
+ * agent → flags → this session's "always" answers), and an ask goes to the
+ * broker — a person, `--yes`, or the headless refusal. Decisions become
+ * permission events. When no OS sandbox exists, commands need an explicit
+ * yes to run unsandboxed; a headless run refuses them.
  */
-import type { PermissionGate } from "../session/loop.ts";
+import type { PermissionGate as LoopGate } from "../session/loop.ts";
 import type { EventBodies, EventType } from "../session/events.ts";
+import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../policy/broker.ts";
+import { PermissionGate } from "../policy/gate.ts";
+import { flagsLayer } from "../policy/flags.ts";
+import { defaultLayer } from "../policy/defaults.ts";
+import type { RuleLayer } from "../policy/rules.ts";
+import { isWithin } from "../sandbox/paths.ts";
+import type { Access } from "../tools/tool.ts";
+import { saveProjectRule } from "../policy/project_rules.ts";
+import type { PermissionConfig } from "../policy/rules.ts";
+import { ToolError } from "../tools/tool.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
+import type { SandboxState } from "./launcher.ts";
+
+type Emit = <K extends EventType>(type: K, body: EventBodies[K]) => void;
+
+function brokerFor(spec: EngineSpec, io: EngineIO): {
+  broker: ApprovalBroker;
+  source: "user" | "headless" | "yes";
+} {
+  if (spec.flags.yes) return { broker: new YesBroker(), source: "yes" };
+  if (spec.interactive) return { broker: { ask: (request) => io.ask(request) }, source: "user" };
+  return { broker: new HeadlessBroker(), source: "headless" };
+}
 
 export function buildGate(
-  _spec: EngineSpec,
-  _io: EngineIO,
-  _emit: <K extends EventType>(type: K, body: EventBodies[K]) => void,
-): PermissionGate {
+  spec: EngineSpec,
+  io: EngineIO,
+  emit: Emit,
+  sandbox: SandboxState,
+  agentPermission?: PermissionConfig,
+): LoopGate {
+  const layers = ruleLayers(spec, agentPermission);
+  const { broker, source } = brokerFor(spec, io);
+  const gate = new PermissionGate({
+    layers,
+    workspace: spec.workspace,
+    extraDirs: spec.sandbox.addDirs,
+    mode: spec.sandbox.mode,
+    broker,
+    brokerSource: source,
+    saveProjectRule: (key, patterns) => saveProjectRule(spec.workspace, key, patterns),
+  });
+  const unsandboxed: { tool: string; key: string; patterns: string[]; reason: string }[] = [];
+
   return {
-    check: () => Promise.resolve({ allowed: true }),
-    denials: () => [],
+    async check({ tool, input, callId, turn }, ctx) {
+      const access = await tool.declare(input, ctx);
+      const outsideOwns = ownsViolation(spec, access, sandbox);
+      if (outsideOwns) {
+        unsandboxed.push({
+          tool: tool.name,
+          key: access.key,
+          patterns: access.patterns,
+          reason: outsideOwns,
+        });
+        throw new ToolError(
+          "denied",
+          outsideOwns,
+          "Only change the paths this task owns; report anything else back.",
+        );
+      }
+      const result = await gate.check(tool.name, input, access, callId);
+      if (result.asked) {
+        emit("permission.asked", {
+          turn,
+          call_id: callId,
+          tool: tool.name,
+          key: access.key,
+          patterns: access.patterns,
+        });
+      }
+      if (result.allowed && access.commands?.length && sandbox.refusal && !sandbox.approved) {
+        // No OS sandbox: running this would be unsandboxed. Never silently.
+        const approved = spec.interactive && !spec.flags.yes &&
+          (await io.ask({
+              tool: tool.name,
+              callId,
+              access: {
+                ...access,
+                preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
+              },
+              decision: {
+                action: "ask",
+                reason: "no sandbox available: run unsandboxed?",
+                checks: [],
+              },
+              always: [],
+            })) !== "deny";
+        if (!approved) {
+          unsandboxed.push({
+            tool: tool.name,
+            key: access.key,
+            patterns: access.patterns,
+            reason: sandbox.refusal.message,
+          });
+          emit("permission.decided", {
+            turn,
+            call_id: callId,
+            tool: tool.name,
+            decision: "deny",
+            source: spec.interactive ? "user" : "headless",
+          });
+          throw new ToolError(
+            "denied",
+            sandbox.refusal.message,
+            "Do not retry commands in this session; tell the user how to enable the sandbox.",
+          );
+        }
+        sandbox.approved = true;
+      }
+      if (result.asked || !result.allowed) {
+        emit("permission.decided", {
+          turn,
+          call_id: callId,
+          tool: tool.name,
+          decision: result.allowed ? "allow" : "deny",
+          source: result.source,
+        });
+      }
+      if (!result.allowed) throw result.error;
+      return { allowed: true };
+    },
+    denials: () => [...gate.denials(), ...unsandboxed],
   };
+}
+
+/**
+ * defaults → global → project → the parent chain's agents → this agent →
+ * flags. A subagent's own rules may only tighten: its allows are dropped, so
+ * a child never gets what its parents did not have.
+ */
+export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig): RuleLayer[] {
+  const byLayer = (source: string) =>
+    spec.permissionLayers.find((layer) => layer.source === source)?.permission as
+      | PermissionConfig
+      | undefined;
+  const layers: RuleLayer[] = [defaultLayer()];
+  const global = byLayer("global");
+  const project = byLayer("project");
+  if (global) layers.push({ name: "global", permission: global });
+  if (project) layers.push({ name: "project", permission: project });
+  for (const inherited of spec.inheritedPermission) {
+    layers.push({ name: "agent", permission: inherited as PermissionConfig });
+  }
+  if (agentPermission) {
+    layers.push({
+      name: "agent",
+      permission: spec.depth > 0 ? withoutAllows(agentPermission) : agentPermission,
+    });
+  }
+  layers.push(flagsLayer({ allow: spec.flags.allow, deny: spec.flags.deny }));
+  return layers;
+}
+
+function withoutAllows(permission: PermissionConfig): PermissionConfig {
+  const strict: PermissionConfig = {};
+  for (const [key, rule] of Object.entries(permission)) {
+    if (typeof rule === "string") {
+      if (rule !== "allow") strict[key] = rule;
+      continue;
+    }
+    const kept = Object.fromEntries(
+      Object.entries(rule).filter(([, action]) => action !== "allow"),
+    );
+    if (Object.keys(kept).length) strict[key] = kept;
+  }
+  return strict;
+}
+
+/** Why this call breaks the subagent's `owns` narrowing, or null. */
+function ownsViolation(spec: EngineSpec, access: Access, sandbox: SandboxState): string | null {
+  if (!spec.owns.length) return null;
+  const outside = (access.writes ?? []).filter(
+    (written) => !spec.owns.some((owned) => isWithin(owned, written)),
+  );
+  if (outside.length) {
+    return `this subagent may only write ${spec.owns.join(", ")}; ${
+      outside.join(", ")
+    } is not among them`;
+  }
+  if (access.commands?.length && sandbox.name !== "bwrap") {
+    return "this subagent owns only some paths, and without bubblewrap its commands could write anywhere, so it may not run commands";
+  }
+  return null;
 }

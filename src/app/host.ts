@@ -36,6 +36,7 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
         apiKey: spec.provider.apiKey,
         requestTimeoutMs: spec.provider.requestTimeoutMs,
         maxRetries: spec.provider.maxRetries,
+        connectTimeoutMs: spec.provider.connectTimeoutMs,
       });
       engine = new Engine(spec, io, store, provider);
       const session = await engine.open(existing);

@@ -1,26 +1,78 @@
 /**
- * Picks how this session starts processes. Interim: a plain `sh -c` with the
- * child environment allowlist; the sandbox layer replaces it.
+ * How this session starts processes: bubblewrap on Linux, sandbox-exec on
+ * macOS, a plain shell only in full-access mode. With no sandbox available
+ * the launcher refuses until the gate has recorded a person's explicit yes —
+ * two locks, so no code path runs a command unsandboxed by accident.
  */
-import type { ProcessLauncher } from "../tools/tool.ts";
-import type { EngineIO, EngineSpec } from "./engine_types.ts";
+import { acceptUnsandboxed, chooseLauncher, probeSandboxes } from "../sandbox/choose.ts";
+import type { SandboxSettings } from "../sandbox/modes.ts";
+import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
+import type { EngineSpec } from "./engine_types.ts";
 
-const CHILD_ENV = ["PATH", "HOME", "LANG", "TERM", "USER", "SHELL", "TMPDIR"];
+/** Shared by the launcher and the gate. */
+export interface SandboxState {
+  /** Set when no sandbox can contain commands in this mode. */
+  refusal?: { message: string; warning: string };
+  /** A person accepted running unsandboxed (interactive only). */
+  approved: boolean;
+  /** "bwrap", "sandbox-exec" or "none". */
+  name: string;
+}
 
-export function chooseSessionLauncher(
+export function sandboxSettings(spec: EngineSpec): SandboxSettings {
+  return {
+    mode: spec.sandbox.mode,
+    workspace: spec.workspace,
+    addDirs: spec.sandbox.addDirs,
+    network: spec.sandbox.network,
+    envNames: spec.sandbox.env,
+  };
+}
+
+export async function chooseSessionLauncher(
   spec: EngineSpec,
-  _io: EngineIO,
-  _warnings: string[],
-): Promise<ProcessLauncher> {
-  const names = [...CHILD_ENV, ...spec.sandbox.env];
-  return Promise.resolve({
-    prepare(command: string) {
-      const env: Record<string, string> = {};
-      for (const name of names) {
-        const value = Deno.env.get(name);
-        if (value !== undefined) env[name] = value;
+  warnings: string[],
+): Promise<{ launcher: ProcessLauncher; state: SandboxState }> {
+  const settings = sandboxSettings(spec);
+  if (spec.owns.length && settings.mode === "workspace-write") {
+    // A subagent that owns some paths: under bubblewrap only those are bound
+    // writable; the rest of the workspace stays read-only like `/`.
+    const existing = spec.owns.filter((owned) => {
+      try {
+        Deno.statSync(owned);
+        return true;
+      } catch {
+        return false;
       }
-      return Promise.resolve({ argv: ["sh", "-c", command], env });
+    });
+    if (existing.length === 0) settings.mode = "read-only";
+    else {
+      settings.workspace = existing[0];
+      settings.addDirs = existing.slice(1);
+    }
+  }
+  const available = spec.sandbox.mode === "full-access"
+    ? { bwrap: null, sandboxExec: null }
+    : await probeSandboxes();
+  const choice = chooseLauncher(settings, Deno.build.os, available);
+  if (choice.kind === "launcher") {
+    return { launcher: choice.launcher, state: { approved: false, name: choice.name } };
+  }
+  warnings.push(choice.warning);
+  const state: SandboxState = {
+    refusal: { message: choice.message, warning: choice.warning },
+    approved: false,
+    name: "none",
+  };
+  let plain: ProcessLauncher | undefined;
+  return {
+    state,
+    launcher: {
+      prepare(command, cwd) {
+        if (!state.approved) throw new ToolError("denied", choice.message);
+        plain ??= acceptUnsandboxed(settings);
+        return plain.prepare(command, cwd);
+      },
     },
-  });
+  };
 }

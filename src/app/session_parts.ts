@@ -1,7 +1,8 @@
 /**
- * Builds the pieces one session runs with — its tools, the permission gate,
- * the process launcher, the tool context — from an EngineSpec. Kept apart
- * from the engine so the wiring can be read in one place.
+ * Builds the pieces one session runs with — the agent, its tools (built-in,
+ * skill, task, MCP), the permission gate, the process launcher, the tool
+ * context — from an EngineSpec. Kept apart from the engine so the wiring can
+ * be read in one place.
  */
 import type { ToolSchema } from "../provider/types.ts";
 import type { PermissionGate } from "../session/loop.ts";
@@ -12,15 +13,28 @@ import type { Session, Store } from "../store/store.ts";
 import { builtinTools, parseToolInput, toolSchemas } from "../tools/registry.ts";
 import { truncateOutput } from "../tools/truncate.ts";
 import { BackgroundProcesses } from "../tools/background.ts";
+import { createSkillTool } from "../tools/skill.ts";
+import { createTaskTool, type SubagentRunner } from "../tools/task.ts";
+import { loadAgents } from "../agents/load.ts";
+import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
+import type { AgentDefinition, ConfigAgent } from "../agents/types.ts";
+import { loadSkills } from "../skills/load.ts";
+import { UsageError } from "../cli/exit_codes.ts";
+import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { buildGate } from "./gate.ts";
 import { chooseSessionLauncher } from "./launcher.ts";
 
 export interface SessionParts {
+  agent: AgentDefinition;
   tools: Tool[];
+  /** This session's MCP tools, lent to its subagents. */
+  mcpTools: Tool[];
   schemas: ToolSchema[];
   gate: PermissionGate;
   warnings: string[];
+  /** The agent's own system prompt, replacing the base one when set. */
+  agentPrompt?: string;
   maxOutputTokens?: number;
   temperature?: number;
   context(callId: string, signal: AbortSignal): ToolContext;
@@ -36,23 +50,86 @@ export interface PartsInput {
   ledger: FileLedger;
   io: EngineIO;
   emit<K extends EventType>(type: K, body: EventBodies[K]): void;
+  /** Runs child sessions for the task tool. */
+  subagents: SubagentRunner;
+  /** MCP tools lent by a parent session. */
+  sharedTools: Tool[];
+}
+
+/** The agent this session runs as; `tool` (skiff tool) uses build's tool set. */
+export function pickAgent(agents: AgentDefinition[], name: string, depth: number): AgentDefinition {
+  const wanted = name === "tool" ? "build" : name;
+  const agent = agents.find((candidate) => candidate.name === wanted);
+  if (!agent) {
+    throw new UsageError(
+      `no agent named "${name}". Available: ${
+        agents.map((a) => a.name).join(", ")
+      } (see: skiff agents list).`,
+    );
+  }
+  if (depth === 0 && agent.mode === "subagent") {
+    throw new UsageError(
+      `"${name}" is a subagent: it runs through the task tool, not with --agent. Pick a primary agent (skiff agents list).`,
+    );
+  }
+  return agent;
 }
 
 export async function buildSessionParts(input: PartsInput): Promise<SessionParts> {
   const { spec, store, session, ledger } = input;
   const warnings: string[] = [];
-  const launcher = await chooseSessionLauncher(spec, input.io, warnings);
+  const config = spec.config as {
+    agent?: Record<string, ConfigAgent>;
+    models?: Record<string, { context?: number; output?: number }>;
+    subagents?: { maxDepth?: number };
+  };
+  const loadedAgents = loadAgents({
+    workspace: spec.workspace,
+    configDir: spec.configDir,
+    configAgents: config.agent,
+  });
+  if (spec.depth === 0) warnings.push(...loadedAgents.warnings);
+  const agent = pickAgent(loadedAgents.agents, spec.agent, spec.depth);
+  const maxDepth = config.subagents?.maxDepth ?? DEFAULT_MAX_DEPTH;
+
+  const { launcher, state: sandboxState } = await chooseSessionLauncher(spec, warnings);
   const background = new BackgroundProcesses(launcher);
-  const tools = builtinTools();
-  const models = (spec.config.models ?? {}) as Record<string, { output?: number }>;
-  const gate = buildGate(spec, input.io, input.emit);
+
+  const candidates: Tool[] = [...builtinTools()];
+  const skills = loadSkills({ workspace: spec.workspace, configDir: spec.configDir });
+  if (spec.depth === 0) warnings.push(...skills.warnings);
+  if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
+  const subagents = subagentsOf(loadedAgents.agents);
+  if (subagents.length) candidates.push(createTaskTool(input.subagents, subagents));
+
+  let closeMcp = () => Promise.resolve();
+  let mcpTools: Tool[] = input.sharedTools;
+  if (spec.mcp.enabled) {
+    const { startMcp } = await import("./mcp.ts");
+    const mcp = await startMcp(spec);
+    warnings.push(...mcp.warnings);
+    mcpTools = mcp.tools;
+    closeMcp = mcp.close;
+  }
+  candidates.push(...mcpTools);
+
+  const allowed = new Set(
+    filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),
+  );
+  const tools = candidates.filter((tool) => allowed.has(tool.name));
+  const gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
+  const model = agent.model ?? spec.model;
 
   return {
+    agent,
     tools,
+    mcpTools,
     schemas: toolSchemas(tools),
     gate,
     warnings,
-    maxOutputTokens: models[spec.model]?.output,
+    agentPrompt: agent.prompt,
+    maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, config.models)),
+    temperature: agent.temperature,
     context: (callId, signal) => ({
       sessionId: session.id,
       callId,
@@ -71,6 +148,9 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     }),
     parseInput: parseToolInput,
     truncate: (output, callId) => truncateOutput(output, { callId, dataDir: spec.dataDir }),
-    close: () => background.stopAll(),
+    close: async () => {
+      await background.stopAll();
+      await closeMcp();
+    },
   };
 }

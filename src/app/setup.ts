@@ -10,6 +10,7 @@ import type { Config } from "../config/schema.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { EngineSpec } from "./engine_types.ts";
+import { mcpSpec } from "./mcp_spec.ts";
 
 export interface CommonOptions {
   dir?: string;
@@ -100,6 +101,10 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
     permissionLayers: loaded.layers,
     model,
     agent: options.agent ?? "build",
+    depth: 0,
+    inheritedPermission: [],
+    owns: [],
+    mcp: mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []),
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       network: config.sandbox?.network ?? false,
@@ -114,6 +119,7 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
       apiKey: apiKey || "not-needed",
       requestTimeoutMs: provider.requestTimeoutMs,
       maxRetries: provider.maxRetries,
+      connectTimeoutMs: provider.connectTimeoutMs,
     },
   };
   return { spec, config, files: loaded.files };

@@ -1,10 +1,13 @@
 /**
- * Where the engine runs. Today: in this thread. The permission-restricted
- * Worker host plugs in here.
+ * Where the engine runs: in a permission-restricted Worker (the default, the
+ * second layer of containment), or in this thread when SKIFF_ENGINE=inline
+ * (debugging only; the policy and the OS sandbox still apply).
  */
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
+import { startInWorker } from "./worker_host.ts";
 
 export function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
-  return startInProcess(spec, io);
+  if (Deno.env.get("SKIFF_ENGINE") === "inline") return startInProcess(spec, io);
+  return startInWorker(spec, io);
 }

@@ -19,6 +19,7 @@ export function hashContent(content: Uint8Array | string): string {
 
 export class FileLedger {
   #seen = new Map<string, string>();
+  #written = new Set<string>();
   #snapshotted = new Set<string>();
   #locks = new Map<string, Promise<unknown>>();
   #turn = 0;
@@ -48,6 +49,12 @@ export class FileLedger {
   /** skiff wrote this content itself: the model's view is current. */
   markWritten(path: string, content: Uint8Array | string): void {
     this.#seen.set(path, hashContent(content));
+    this.#written.add(path);
+  }
+
+  /** Paths skiff wrote in this session (by this ledger's lifetime). */
+  writtenPaths(): string[] {
+    return [...this.#written];
   }
 
   wasRead(path: string): boolean {

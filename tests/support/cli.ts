@@ -4,8 +4,9 @@
  * its own config folder, data folder and workspace.
  */
 import * as path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const ROOT = path.resolve(path.dirname(path.fromFileUrl(import.meta.url)), "..", "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MAIN = path.join(ROOT, "main.ts");
 
 /** Deno's cache, so the child does not fetch npm packages again under a fake HOME. */

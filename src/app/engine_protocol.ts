@@ -1,0 +1,23 @@
+/**
+ * Messages between the terminal side and the engine Worker. Requests carry
+ * an id and get exactly one `result` or `failure` back; events and approval
+ * questions flow the other way at any time.
+ */
+import type { SkiffEvent } from "../session/events.ts";
+import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./engine_types.ts";
+import type { SessionSelector } from "./host.ts";
+
+export type ToEngine =
+  | { type: "init"; spec: EngineSpec }
+  | { type: "open"; id: number; selector: SessionSelector }
+  | { type: "run"; id: number; request: RunRequest }
+  | { type: "tool"; id: number; name: string; input: unknown }
+  | { type: "close"; id: number }
+  | { type: "abort" }
+  | { type: "answer"; id: number; answer: ApprovalAnswer };
+
+export type FromEngine =
+  | { type: "event"; event: SkiffEvent }
+  | { type: "ask"; id: number; request: ApprovalRequest }
+  | { type: "result"; id: number; value: unknown }
+  | { type: "failure"; id: number; error: { name: string; message: string; stack?: string } };

@@ -1,0 +1,70 @@
+/**
+ * The Worker side of the engine: runs the same in-process engine, under the
+ * Deno permissions the terminal side derived from the sandbox mode, and
+ * relays its events and approval questions back by message.
+ */
+/// <reference lib="deno.worker" />
+import type { FromEngine, ToEngine } from "./engine_protocol.ts";
+import type { ApprovalAnswer } from "./engine_types.ts";
+import { type EngineHandle, startInProcess } from "./host.ts";
+
+const post = (message: FromEngine) => self.postMessage(message);
+let starting: Promise<EngineHandle> | undefined;
+let engine: EngineHandle | undefined;
+let nextQuestion = 1;
+const questions = new Map<number, (answer: ApprovalAnswer) => void>();
+
+async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
+  try {
+    post({ type: "result", id, value: await work() });
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    post({
+      type: "failure",
+      id,
+      error: { name: failure.name, message: failure.message, stack: failure.stack },
+    });
+  }
+}
+
+self.onmessage = (message: MessageEvent<ToEngine>) => {
+  const data = message.data;
+  switch (data.type) {
+    case "init":
+      starting = startInProcess(data.spec, {
+        event: (event) => post({ type: "event", event }),
+        ask: (request) =>
+          new Promise((resolve) => {
+            const id = nextQuestion++;
+            questions.set(id, resolve);
+            post({ type: "ask", id, request });
+          }),
+      });
+      starting.then((started) => (engine = started), () => {});
+      break;
+    case "open":
+      void answer(data.id, async () => (await ready()).open(data.selector));
+      break;
+    case "run":
+      void answer(data.id, async () => (await ready()).run(data.request));
+      break;
+    case "tool":
+      void answer(data.id, async () => (await ready()).runTool(data.name, data.input));
+      break;
+    case "close":
+      void answer(data.id, async () => (await ready()).close());
+      break;
+    case "abort":
+      engine?.abort();
+      break;
+    case "answer":
+      questions.get(data.id)?.(data.answer);
+      questions.delete(data.id);
+      break;
+  }
+};
+
+function ready(): Promise<EngineHandle> {
+  if (!starting) return Promise.reject(new Error("the engine was not initialised"));
+  return starting;
+}

@@ -1,0 +1,50 @@
+/**
+ * On the terminal side, before the engine starts: is any MCP server
+ * configured, and which environment variables may the server entries use.
+ * Light on purpose — the MCP client itself loads only in sessions that have
+ * servers.
+ */
+import * as path from "node:path";
+import { findGitRoot } from "../session/system_prompt.ts";
+import { allowedEnvNames } from "../sandbox/env.ts";
+import type { EngineSpec } from "./engine_types.ts";
+
+/** `.mcp.json` files the MCP client reads: workspace up to the git root. */
+function mcpJsonTexts(workspace: string): string[] {
+  const root = findGitRoot(workspace) ?? workspace;
+  const texts: string[] = [];
+  for (let dir = workspace;; dir = path.dirname(dir)) {
+    try {
+      texts.push(Deno.readTextFileSync(path.join(dir, ".mcp.json")));
+    } catch { /* none here */ }
+    if (dir === root || path.dirname(dir) === dir) break;
+  }
+  return texts;
+}
+
+/**
+ * Whether any MCP server is configured, and the environment snapshot its
+ * entries may draw on. Runs on the terminal side, which can read the
+ * environment.
+ */
+export function mcpSpec(
+  config: Record<string, unknown>,
+  workspace: string,
+  extraEnvNames: string[],
+): EngineSpec["mcp"] {
+  const sources = [JSON.stringify(config.mcp ?? {}), ...mcpJsonTexts(workspace)];
+  const enabled = Object.keys(config.mcp ?? {}).length > 0 ||
+    sources.slice(1).some((text) => text.includes("mcpServers"));
+  const names = new Set([...allowedEnvNames(extraEnvNames), "NODE_EXTRA_CA_CERTS"]);
+  for (const text of sources) {
+    for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) {
+      names.add(match[1]);
+    }
+  }
+  const env: Record<string, string> = {};
+  for (const name of names) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return { enabled, env };
+}

@@ -1,0 +1,120 @@
+/**
+ * Runs the engine in a Worker whose Deno permissions come from the sandbox
+ * mode: the workspace (read-write, or read-only), extra folders, the data
+ * folder, config folders, the provider's and MCP servers' hosts. A bug in a
+ * tool's own path checks then meets NotCapable instead of the user's files.
+ */
+import { UsageError } from "../cli/exit_codes.ts";
+import { findGitRoot } from "../session/system_prompt.ts";
+import { workerPermissions } from "../sandbox/worker_permissions.ts";
+import type { FromEngine, ToEngine } from "./engine_protocol.ts";
+import type { EngineIO, EngineSpec } from "./engine_types.ts";
+import type { EngineHandle } from "./host.ts";
+
+/** A request to the engine before it gets its id. */
+type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
+  ? M extends { id: number } ? Omit<M, "id"> : never
+  : never;
+
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/** Hosts the engine may reach: `true` when webfetch can be allowed at all. */
+export function engineNetHosts(spec: EngineSpec): string[] | true {
+  const permission = (spec.config.permission ?? {}) as Record<string, unknown>;
+  const webfetchDenied = permission.webfetch === "deny" ||
+    spec.flags.deny.some((rule) => rule.trim() === "webfetch");
+  if (!webfetchDenied) return true;
+  const hosts = [hostOf(spec.provider.baseURL)];
+  const servers = (spec.config.mcp ?? {}) as Record<string, { url?: string }>;
+  for (const server of Object.values(servers)) if (server.url) hosts.push(hostOf(server.url));
+  return hosts.filter((host): host is string => host !== null);
+}
+
+/** Programs the engine starts besides the sandbox launcher: stdio MCP servers. */
+function mcpPrograms(spec: EngineSpec): string[] {
+  const servers = (spec.config.mcp ?? {}) as Record<string, { command?: string }>;
+  return Object.values(servers).flatMap((server) => (server.command ? [server.command] : []));
+}
+
+export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
+  const permissions = workerPermissions({
+    mode: spec.sandbox.mode,
+    workspace: spec.workspace,
+    addDirs: spec.sandbox.addDirs,
+    dataDir: spec.dataDir,
+    // Instruction files and agent definitions are read up to the git root.
+    configDirs: [spec.configDir, findGitRoot(spec.workspace) ?? spec.workspace],
+    netHosts: engineNetHosts(spec),
+    envNames: spec.sandbox.env,
+  });
+  const run = permissions.run;
+  if (Array.isArray(run)) permissions.run = [...run, "sh", ...mcpPrograms(spec)];
+  return permissions;
+}
+
+export function startInWorker(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+  Deno.mkdirSync(spec.dataDir, { recursive: true });
+  const worker = new Worker(new URL("./engine_worker.ts", import.meta.url), {
+    type: "module",
+    name: "skiff-engine",
+    deno: { permissions: permissionsFor(spec) },
+  });
+  let nextId = 1;
+  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  const send = (message: ToEngine) => worker.postMessage(message);
+  const request = <T>(message: RequestMessage) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      send({ ...message, id } as ToEngine);
+    });
+
+  worker.onmessage = async (message: MessageEvent<FromEngine>) => {
+    const data = message.data;
+    if (data.type === "event") io.event(data.event);
+    else if (data.type === "ask") {
+      send({ type: "answer", id: data.id, answer: await io.ask(data.request) });
+    } else {
+      const waiter = pending.get(data.id);
+      pending.delete(data.id);
+      if (!waiter) return;
+      if (data.type === "result") waiter.resolve(data.value);
+      else waiter.reject(reviveError(data.error));
+    }
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    const error = new Error(`the session engine crashed: ${event.message}`);
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+  };
+
+  send({ type: "init", spec });
+  return Promise.resolve({
+    open: (selector) => request({ type: "open", selector }),
+    run: (runRequest) => request({ type: "run", request: runRequest }),
+    runTool: (name, input) => request({ type: "tool", name, input }),
+    abort: () => send({ type: "abort" }),
+    async close() {
+      try {
+        await request({ type: "close" });
+      } finally {
+        worker.terminate();
+      }
+    },
+  });
+}
+
+/** Errors cross the boundary as plain data; give the known ones their class back. */
+function reviveError(data: { name: string; message: string; stack?: string }): Error {
+  const error = data.name === "UsageError" ? new UsageError(data.message) : new Error(data.message);
+  error.name = data.name;
+  if (data.stack) error.stack = data.stack;
+  return error;
+}

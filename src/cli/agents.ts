@@ -1,0 +1,35 @@
+/**
+ * `skiff agents list`: every agent skiff can run, where it came from, and
+ * whether it is a primary agent (`--agent`) or a subagent (the task tool).
+ */
+import { loadAgents } from "../agents/load.ts";
+import type { ConfigAgent } from "../agents/types.ts";
+import { configDir, resolveWorkspace } from "../app/setup.ts";
+import { loadConfig } from "../config/load.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { reportFatal } from "./main.ts";
+
+export async function listAgents(options: { dir?: string }): Promise<number> {
+  try {
+    const workspace = resolveWorkspace(options.dir);
+    const { config } = await loadConfig({ workspace, flags: {} });
+    const { agents, warnings } = loadAgents({
+      workspace,
+      configDir: configDir(),
+      configAgents: config.agent as Record<string, ConfigAgent> | undefined,
+    });
+    for (const warning of warnings) console.error(`warning: ${warning}`);
+    const width = Math.max(...agents.map((agent) => agent.name.length));
+    for (const agent of agents) {
+      const source = agent.source === "builtin" || agent.source === "config"
+        ? agent.source
+        : agent.source.replace(workspace + "/", "");
+      console.log(
+        `${agent.name.padEnd(width)}  ${agent.mode.padEnd(8)}  ${agent.description}  [${source}]`,
+      );
+    }
+    return ExitCode.ok;
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
