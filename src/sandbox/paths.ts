@@ -36,8 +36,7 @@ function readLinkOrNull(candidate: string): string | null {
   try {
     if (!Deno.lstatSync(candidate).isSymlink) return null;
     return Deno.readLinkSync(candidate);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) throw error;
+  } catch {
     return null;
   }
 }
@@ -46,7 +45,9 @@ function readLinkOrNull(candidate: string): string | null {
  * realpath of the longest existing prefix, with the missing rest appended:
  * a file about to be created resolves through its real parent. A dangling
  * symlink is followed to where it points, so creating "through" it is judged
- * by its target, not by the link's own name.
+ * by its target, not by the link's own name. A path this process may not
+ * read (a Worker's NotCapable) comes back unresolved; the Deno layer then
+ * refuses the access itself.
  */
 export function realpathLenient(absolute: string, hops = 0): string {
   let current = absolute;
@@ -56,7 +57,9 @@ export function realpathLenient(absolute: string, hops = 0): string {
       const real = Deno.realPathSync(current);
       return rest.length ? path.join(real, ...rest.reverse()) : real;
     } catch (error) {
-      if (error instanceof Deno.errors.NotCapable) throw error;
+      // Outside what this process may read: nothing to resolve, and the path
+      // (necessarily outside the readable folders) is judged as written.
+      if (error instanceof Deno.errors.NotCapable) return absolute;
       const target = hops < MAX_LINK_HOPS ? readLinkOrNull(current) : null;
       if (target !== null) {
         const followed = path.resolve(path.dirname(current), target);
