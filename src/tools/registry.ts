@@ -1,0 +1,108 @@
+/**
+ * The built-in tool table, the JSON schemas the model is sent (generated from
+ * each tool's zod schema, the single source), and argument parsing that
+ * answers a malformed call with the schema itself — the model corrects its
+ * call from what it is shown rather than guessing.
+ */
+import { z } from "zod";
+import { bashTool } from "./bash.ts";
+import { editTool } from "./edit.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
+import { listTool } from "./list.ts";
+import { processTool } from "./process.ts";
+import { readTool } from "./read.ts";
+import { todoReadTool, todoWriteTool } from "./todo.ts";
+import { webfetchTool } from "./webfetch.ts";
+import { writeTool } from "./write.ts";
+import { type Tool, ToolError } from "./tool.ts";
+
+/** Every tool that needs nothing but a ToolContext (task, skill and MCP tools are added by the app). */
+export function builtinTools(): Tool[] {
+  return [
+    bashTool,
+    processTool,
+    readTool,
+    writeTool,
+    editTool,
+    globTool,
+    grepTool,
+    listTool,
+    todoWriteTool,
+    todoReadTool,
+    webfetchTool,
+  ] as Tool[];
+}
+
+export interface ToolSchemaEntry {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** A tool's parameters as JSON Schema (without the `$schema` marker providers do not want). */
+export function parametersOf(tool: Tool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return schema;
+}
+
+export function toolSchemas(tools: Tool[]): ToolSchemaEntry[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    parameters: parametersOf(tool),
+  }));
+}
+
+/**
+ * The call's arguments checked against the tool's schema. `raw` is the JSON
+ * text the model sent (an empty string counts as `{}`), or an already parsed
+ * value. A failure is `bad_input` naming what was wrong and echoing the schema.
+ */
+export function parseToolInput<I>(tool: Tool<I>, raw: unknown): I {
+  let value: unknown = raw;
+  if (typeof raw === "string") {
+    const text = raw.trim() === "" ? "{}" : raw;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw badInput(tool, `The arguments are not valid JSON (${(error as Error).message}).`);
+    }
+  }
+  const parsed = (tool.schema as z.ZodType<I>).safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw badInput(tool, describeIssues(parsed.error.issues, value));
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[], value: unknown): string {
+  return issues.map((issue) => {
+    const where = issue.path.length ? issue.path.map(String).join(".") : "(the arguments)";
+    if (issue.code === "invalid_type" && issue.path.length && isMissing(value, issue.path)) {
+      return `- ${where}: required field is missing (expected ${issue.expected})`;
+    }
+    return `- ${where}: ${issue.message}`;
+  }).join("\n");
+}
+
+function isMissing(value: unknown, path: readonly PropertyKey[]): boolean {
+  let current = value;
+  for (const key of path.slice(0, -1)) {
+    if (current === null || typeof current !== "object") return false;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current !== null && typeof current === "object" &&
+    !(path[path.length - 1] in (current as object));
+}
+
+function badInput(tool: Tool, problem: string): ToolError {
+  const schema = JSON.stringify(parametersOf(tool), null, 2);
+  return new ToolError(
+    "bad_input",
+    `Invalid arguments for the ${tool.name} tool:\n${problem}\n\nThe ${tool.name} tool takes arguments matching this JSON Schema:\n${schema}`,
+    "Call the tool again with arguments that match the schema.",
+  );
+}
