@@ -1,0 +1,281 @@
+/**
+ * The `apply_patch` tool: several files added, deleted, updated or moved in
+ * one call, all or none. Every change is planned in memory first (files
+ * read, the read-before-edit rule checked, every chunk located); only then
+ * is anything written, and if a write fails midway the files already written
+ * are put back.
+ */
+import { z } from "zod";
+import { defineTool, type ToolContext, ToolError } from "./tool.ts";
+import { parsePatch, type PatchOperation } from "./apply_patch_parser.ts";
+import { applyChunks } from "./apply_patch_chunks.ts";
+import {
+  decodeText,
+  diskWriter,
+  encodeText,
+  type FileWriter,
+  looksBinary,
+  statOrNull,
+} from "./_file_io.ts";
+import { fileDiff } from "./_file_diff.ts";
+import { fileAccess, resolveToolPath, type ToolPath } from "./_file_access.ts";
+
+export const applyPatchSchema = z.object({
+  patch: z.string().describe(
+    "The whole patch, from *** Begin Patch to *** End Patch. Sections: " +
+      "*** Add File: <path> followed by lines starting with +; " +
+      "*** Delete File: <path>; " +
+      "*** Update File: <path>, optionally *** Move to: <new path>, then chunks: an @@ line " +
+      "(optionally followed by a line of the file to search from), then lines starting with " +
+      "space (unchanged context), - (removed) or + (added); *** End of File after a chunk that " +
+      "ends at the end of the file.",
+  ),
+});
+
+export type ApplyPatchInput = z.infer<typeof applyPatchSchema>;
+
+/** One file's planned change. `after` null: the file is removed. */
+interface PlannedChange {
+  target: ToolPath;
+  action: "add" | "delete" | "update" | "move-from" | "move-to";
+  before: Uint8Array | null;
+  after: Uint8Array | null;
+  beforeText: string | null;
+  afterText: string | null;
+}
+
+/** Run `work` holding every path's lock, always taken in the same (sorted) order. */
+async function withLocks<T>(ctx: ToolContext, paths: string[], work: () => Promise<T>): Promise<T> {
+  const [first, ...rest] = [...new Set(paths)].sort();
+  if (first === undefined) return await work();
+  return await ctx.files.withLock(first, () => withLocks(ctx, rest, work));
+}
+
+async function readExisting(target: ToolPath, ctx: ToolContext, verb: string): Promise<Uint8Array> {
+  const info = await statOrNull(target.real);
+  if (!info?.isFile) {
+    throw new ToolError(
+      "not_found",
+      `Cannot ${verb} ${target.display}: ${
+        info ? "it is not a regular file" : "it does not exist"
+      }. No file was changed.`,
+      "Check the path, or use *** Add File to create a new file.",
+    );
+  }
+  const bytes = await Deno.readFile(target.real);
+  ctx.files.assertEditable(target.real, bytes, target.display);
+  if (looksBinary(bytes)) {
+    throw new ToolError(
+      "binary_file",
+      `${target.display} is a binary file; apply_patch changes text files only.`,
+    );
+  }
+  return bytes;
+}
+
+async function assertAbsent(target: ToolPath, why: string): Promise<void> {
+  if (await statOrNull(target.real)) {
+    throw new ToolError(
+      "bad_input",
+      `${target.display} already exists, so it cannot be ${why}. No file was changed.`,
+      "Use *** Update File to change an existing file (read it first).",
+    );
+  }
+}
+
+async function plan(operations: PatchOperation[], ctx: ToolContext): Promise<PlannedChange[]> {
+  const changes: PlannedChange[] = [];
+  for (const operation of operations) {
+    const target = resolveToolPath(ctx, operation.path);
+    if (operation.kind === "add") {
+      await assertAbsent(target, "added");
+      const text = operation.lines.length ? operation.lines.join("\n") + "\n" : "";
+      changes.push({
+        target,
+        action: "add",
+        before: null,
+        after: new TextEncoder().encode(text),
+        beforeText: null,
+        afterText: text,
+      });
+      continue;
+    }
+    const before = await readExisting(target, ctx, operation.kind);
+    const doc = decodeText(before);
+    if (operation.kind === "delete") {
+      changes.push({
+        target,
+        action: "delete",
+        before,
+        after: null,
+        beforeText: doc.text,
+        afterText: null,
+      });
+      continue;
+    }
+    const text = applyChunks(doc.text, operation.chunks, target.display);
+    const after = encodeText(text, doc);
+    if (operation.moveTo === undefined) {
+      changes.push({
+        target,
+        action: "update",
+        before,
+        after,
+        beforeText: doc.text,
+        afterText: text,
+      });
+      continue;
+    }
+    const destination = resolveToolPath(ctx, operation.moveTo);
+    if (destination.real === target.real) {
+      changes.push({
+        target,
+        action: "update",
+        before,
+        after,
+        beforeText: doc.text,
+        afterText: text,
+      });
+      continue;
+    }
+    await assertAbsent(destination, "the destination of a move");
+    changes.push({
+      target: destination,
+      action: "move-to",
+      before: null,
+      after,
+      beforeText: null,
+      afterText: text,
+    });
+    changes.push({
+      target,
+      action: "move-from",
+      before,
+      after: null,
+      beforeText: doc.text,
+      afterText: null,
+    });
+  }
+  return changes;
+}
+
+/** Write every change; on a failure, put back what was already written and rethrow. */
+async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter): Promise<void> {
+  // Removals last: a failed write then has fewer steps to undo.
+  const ordered = [
+    ...changes.filter((c) => c.after !== null),
+    ...changes.filter((c) => c.after === null),
+  ];
+  const done: PlannedChange[] = [];
+  try {
+    for (const change of ordered) {
+      await ctx.files.snapshot(change.target.real, change.before);
+      if (change.after === null) await io.remove(change.target.real);
+      else await io.write(change.target.real, change.after);
+      done.push(change);
+    }
+  } catch (error) {
+    const failed = ordered[done.length];
+    const notRestored: string[] = [];
+    for (const change of done.reverse()) {
+      try {
+        if (change.before === null) await io.remove(change.target.real);
+        else await io.write(change.target.real, change.before);
+      } catch {
+        notRestored.push(change.target.display);
+      }
+    }
+    throw new ToolError(
+      "failed",
+      `Writing ${failed.target.display} failed (${
+        error instanceof Error ? error.message : error
+      }). ` +
+        (notRestored.length
+          ? `Could not restore: ${notRestored.join(", ")}; check them.`
+          : "Every file already written was restored; no file was changed."),
+      "Check that the folder is writable and the disk has space, then retry.",
+    );
+  }
+  for (const change of changes) {
+    if (change.after !== null) ctx.files.markWritten(change.target.real, change.after);
+  }
+}
+
+const LETTER = { add: "A", delete: "D", update: "M", "move-to": "R", "move-from": "" } as const;
+
+function summarise(changes: PlannedChange[]) {
+  const files: { path: string; action: string; additions: number; deletions: number }[] = [];
+  const diffs: string[] = [];
+  let additions = 0;
+  let deletions = 0;
+  for (const change of changes) {
+    const diff = fileDiff(change.target.display, change.beforeText, change.afterText);
+    additions += diff.additions;
+    deletions += diff.deletions;
+    if (diff.diff) diffs.push(diff.diff);
+    files.push({
+      path: change.target.display,
+      action: change.action,
+      additions: diff.additions,
+      deletions: diff.deletions,
+    });
+  }
+  const lines = changes.flatMap((change, i) => {
+    if (change.action === "move-from") return [];
+    const { additions: plus, deletions: minus } = files[i];
+    const from = change.action === "move-to" ? `${changes[i + 1].target.display} → ` : "";
+    const counts = change.action === "delete" ? "" : ` (+${plus} -${minus})`;
+    return [`${LETTER[change.action]} ${from}${change.target.display}${counts}`];
+  });
+  return { files, diff: diffs.join(""), additions, deletions, lines };
+}
+
+/** The tool, with the writer injectable so a test can make the third write fail. */
+export function createApplyPatchTool(io: FileWriter = diskWriter) {
+  return defineTool({
+    name: "apply_patch",
+    description:
+      "Change several files in one step with a patch: add, delete, update (with @@ chunks of " +
+      "context, - and + lines) or move files. All files change or none do. Files updated or " +
+      "deleted must have been read in this session and be unchanged since. Context lines are " +
+      "matched exactly first, then tolerating whitespace and typographic quote/dash differences; " +
+      "kept lines are never rewritten. Prefer edit for a single change in one file.",
+    schema: applyPatchSchema,
+
+    declare(input, ctx) {
+      const operations = parsePatch(input.patch);
+      const paths = operations.flatMap((op) =>
+        op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path]
+      );
+      return fileAccess("edit", paths.map((p) => resolveToolPath(ctx, p)), input.patch.trim());
+    },
+
+    async execute(input, ctx) {
+      const operations = parsePatch(input.patch);
+      const paths = operations.flatMap((op) =>
+        op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path]
+      ).map((p) => resolveToolPath(ctx, p).real);
+      return await withLocks(ctx, paths, async () => {
+        const changes = await plan(operations, ctx);
+        await commit(changes, ctx, io);
+        const summary = summarise(changes);
+        return {
+          output:
+            `Applied the patch to ${summary.lines.length} file${
+              summary.lines.length === 1 ? "" : "s"
+            }:\n` +
+            summary.lines.join("\n"),
+          title: `${summary.lines.length} files (+${summary.additions} -${summary.deletions})`,
+          metadata: {
+            diff: summary.diff,
+            additions: summary.additions,
+            deletions: summary.deletions,
+            files: summary.files,
+          },
+        };
+      });
+    },
+  });
+}
+
+export const applyPatchTool = createApplyPatchTool();
