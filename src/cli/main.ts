@@ -28,6 +28,9 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .description("A coding agent for any OpenAI-compatible endpoint, in one binary.")
     .version(`skiff ${VERSION}`, "-V, --version", "print the version")
     .showHelpAfterError("(run with --help for usage)")
+    // Set before subcommands are added so they inherit it: usage errors
+    // return here (exit 2) instead of ending the process.
+    .exitOverride()
     .addHelpText(
       "after",
       `
@@ -168,7 +171,6 @@ export async function main(args: string[]): Promise<number> {
   }
   let code: number = ExitCode.ok;
   const program = buildProgram((value) => (code = value));
-  program.exitOverride();
   try {
     await program.parseAsync(args, { from: "user" });
     return code;

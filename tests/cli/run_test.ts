@@ -170,6 +170,53 @@ Deno.test("exit 5: --max-turns stops a model that keeps calling tools", async ()
   });
 });
 
+Deno.test("exit 1: the model runs out of output tokens before answering", async () => {
+  await withMock([{ text: "", finishReason: "length" }], async (sandbox) => {
+    const result = await runSkiff(["run", "--json", "write a novel"], sandbox);
+    assertEquals(result.code, 1, result.stderr);
+    const events = parseJsonLines(result.stdout);
+    const error = events.find((event) => event.type === "error");
+    assertStringIncludes(String(error?.message), "output tokens");
+    assertEquals(events.at(-1)!.exit_code, 1);
+  });
+});
+
+Deno.test("exit 3: a headless run denies a command that needs approval and reports it", async () => {
+  await withMock([
+    { toolCalls: [{ name: "bash", arguments: { command: "touch made-by-bash" } }] },
+    { text: "I could not run it." },
+  ], async (sandbox, mock) => {
+    const result = await runSkiff(["run", "--json", "make a file"], sandbox);
+    assertEquals(result.code, 3, result.stderr);
+    const events = parseJsonLines(result.stdout);
+    const completed = events.at(-1)!;
+    const denials = completed.denials as { tool: string; patterns: string[] }[];
+    assertEquals(denials.length, 1);
+    assertEquals(denials[0].tool, "bash");
+    assertEquals(denials[0].patterns, ["touch made-by-bash"]);
+    const toolMessage = (mock.requests[1].messages as { role: string; content: string }[])
+      .find((message) => message.role === "tool")!;
+    assertStringIncludes(toolMessage.content, "denied");
+    assertStringIncludes(toolMessage.content, "--allow");
+    const exists = await Deno.stat(`${sandbox.workspace}/made-by-bash`).then(
+      () => true,
+      () => false,
+    );
+    assertEquals(exists, false, "the denied command did not run");
+  });
+});
+
+Deno.test("--allow lets the same command run in a headless run", async () => {
+  await withMock([
+    { toolCalls: [{ name: "bash", arguments: { command: "echo hi > made-by-bash" } }] },
+    { text: "done" },
+  ], async (sandbox) => {
+    const result = await runSkiff(["run", "--allow", "bash(echo *)", "make a file"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(await Deno.readTextFile(`${sandbox.workspace}/made-by-bash`), "hi\n");
+  });
+});
+
 Deno.test("a 429 with Retry-After, then success", async () => {
   await withMock([{ status: 429, retryAfter: 1 }, { text: "after the wait" }], async (sandbox) => {
     const started = Date.now();

@@ -28,6 +28,8 @@ interface TurnOptions {
   delayMs?: number;
   /** Replace the computed usage; `null` sends no usage at all. */
   usage?: MockUsage | null;
+  /** Replace the finish_reason ("length" for a model that ran out of output tokens). */
+  finishReason?: string;
 }
 
 export type MockTurn =
@@ -204,6 +206,7 @@ function wireUsage(usage: MockUsage) {
 }
 
 function finishReason(turn: MockTurn): string {
+  if (turn.finishReason) return turn.finishReason;
   return turn.toolCalls?.length ? "tool_calls" : "stop";
 }
 
