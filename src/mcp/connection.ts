@@ -44,6 +44,7 @@ export class McpConnection {
   private transport?: Transport;
   private stderrTail = "";
   private restarts = 0;
+  private readonly inFlight = new Set<AbortController>();
 
   constructor(readonly config: McpServerConfig, private readonly deps: ConnectionDeps) {}
 
@@ -82,6 +83,7 @@ export class McpConnection {
     try {
       return await this.request(name, args, signal);
     } catch (error) {
+      if (error instanceof ConnectionLost) throw this.lostDuringCall(error.message);
       if (signal?.aborted) throw error;
       if (isMcpError(error)) throw this.toolErrorFor(error);
       // Anything else failed before the server took the request (refused
@@ -104,12 +106,44 @@ export class McpConnection {
     await this.dropClient();
   }
 
-  private request(name: string, args: unknown, signal?: AbortSignal): Promise<McpCallResult> {
-    return this.client!.callTool(
-      { name, arguments: (args ?? {}) as Record<string, unknown> },
-      undefined,
-      { timeout: this.config.timeoutMs, signal },
-    ) as Promise<McpCallResult>;
+  /** Each call gets its own abort, so a lost connection can end the calls waiting on it. */
+  private async request(name: string, args: unknown, signal?: AbortSignal): Promise<McpCallResult> {
+    const controller = new AbortController();
+    const forward = () => controller.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    signal?.addEventListener("abort", forward, { once: true });
+    this.inFlight.add(controller);
+    try {
+      return await this.client!.callTool(
+        { name, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        { timeout: this.config.timeoutMs, signal: controller.signal },
+      ) as McpCallResult;
+    } catch (error) {
+      // The SDK turns any abort into a timeout error; the reason tells them apart.
+      if (controller.signal.reason instanceof ConnectionLost) throw controller.signal.reason;
+      throw error;
+    } finally {
+      this.inFlight.delete(controller);
+      signal?.removeEventListener("abort", forward);
+    }
+  }
+
+  /** The connection is gone for good: calls waiting on it fail now, not at their timeout. */
+  private connectionLost(reason: string): void {
+    this.state = "dead";
+    this.reason = reason;
+    for (const controller of this.inFlight) controller.abort(new ConnectionLost(reason));
+  }
+
+  private lostDuringCall(reason: string): ToolError {
+    this.state = "dead";
+    this.reason = reason;
+    return new ToolError(
+      "failed",
+      `MCP server "${this.config.name}" stopped during the call (${reason}); the call may not have finished.`,
+      "The server is restarted on the next call; check whether the work was done before repeating it.",
+    );
   }
 
   /**
@@ -150,15 +184,7 @@ export class McpConnection {
         "Try a smaller request, or carry on without this tool; the call was cancelled.",
       );
     }
-    if (error.code === ErrorCode.ConnectionClosed) {
-      this.state = "dead";
-      this.reason = this.explain(error);
-      return new ToolError(
-        "failed",
-        `${server} stopped during the call (${this.reason}); the call may not have finished.`,
-        "The server is restarted on the next call; check whether the work was done before repeating it.",
-      );
-    }
+    if (error.code === ErrorCode.ConnectionClosed) return this.lostDuringCall(this.explain(error));
     const code = error.code === ErrorCode.InvalidParams ? "bad_input" : "failed";
     return new ToolError(
       code,
@@ -221,8 +247,13 @@ export class McpConnection {
       this.state = "dead";
       this.reason = this.withStderr("the connection closed");
     };
-    // Errors on the side channel (a dropped SSE stream) show up on the next call.
-    client.onerror = () => {};
+    client.onerror = (error: Error) => {
+      // An HTTP response stream that broke is retried by the SDK a few times;
+      // when it gives up, the answers to calls in flight will never come.
+      if (this.client === client && /Maximum reconnection attempts/.test(error.message)) {
+        this.connectionLost("the server stopped answering (its event stream could not be resumed)");
+      }
+    };
     const limit = this.config.connectTimeoutMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -273,6 +304,9 @@ export class McpConnection {
 
 // The SDK's subpath exports carry no usable types under Deno, so its
 // errors are narrowed by hand here.
+/** Why a call was cut short: its connection died under it. */
+class ConnectionLost extends Error {}
+
 function isMcpError(error: unknown): error is { code: number; message: string } {
   return error instanceof McpError;
 }

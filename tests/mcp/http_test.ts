@@ -60,13 +60,24 @@ Deno.test({
   async fn() {
     const port = freePort();
     let server = await startHttpServer(port);
-    const { manager } = await startManager(`http://127.0.0.1:${port}/mcp`, { timeout_ms: 5000 });
+    const { manager } = await startManager(`http://127.0.0.1:${port}/mcp`, { timeout_ms: 30_000 });
     try {
       const long = tool(manager, "remote_trigger-long-running-operation")
         .execute({ duration: 20, steps: 20 }, context());
       await new Promise((resolve) => setTimeout(resolve, 500));
       await stopProcess(server);
-      await assert.rejects(long, (error: unknown) => error instanceof ToolError);
+      const killedAt = Date.now();
+      await assert.rejects(long, (error: unknown) => {
+        assert.ok(error instanceof ToolError);
+        assert.match(error.message, /stopped during the call/);
+        return true;
+      });
+      const waited = Date.now() - killedAt;
+      assert.ok(
+        waited < 15_000,
+        `the call failed ${waited} ms after the crash, not at its 30 s timeout`,
+      );
+      assert.equal(manager.status()[0].state, "disconnected");
       server = await startHttpServer(port);
       const result = await tool(manager, "remote_echo").execute(
         { message: "reconnected" },
