@@ -1,0 +1,119 @@
+/**
+ * bash end to end with real processes: merged output and exit code, a
+ * timeout or a cancel that leaves no process of the group behind, output
+ * spilled to a file when huge, processes a command leaves behind stopped,
+ * the environment allowlist, cwd containment and what declare reports.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { bashTool } from "../../src/tools/bash.ts";
+import { processWorkspace, survivors, uniqueSleep } from "./_processes.ts";
+
+Deno.test("stdout and stderr arrive merged in order, with the exit code", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, {
+    command: "echo one; sleep 0.05; echo two >&2; sleep 0.05; echo three; exit 3",
+  });
+  assertEquals(result.output, "one\ntwo\nthree\nexit code: 3");
+  assertEquals(result.metadata?.exitCode, 3);
+});
+
+Deno.test("a command with no output says so", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, { command: "true" });
+  assertEquals(result.output, "(no output)\nexit code: 0");
+});
+
+Deno.test("a timeout kills the whole process group: sleep 100 & sleep 100 leaves nothing", async () => {
+  await using ws = await processWorkspace();
+  const marker = uniqueSleep();
+  const started = Date.now();
+  const error = await ws.fail(bashTool, {
+    command: `echo before; sh -c 'sleep ${marker} & sleep ${marker}'`,
+    timeout_ms: 400,
+  });
+  assertEquals(error.code, "timeout");
+  assertStringIncludes(error.message, "before");
+  assert(Date.now() - started < 5_000, "the timeout took far too long");
+  assertEquals(error.metadata?.timedOut, true);
+  assertEquals(await survivors(marker), "", "a process of the group survived the timeout");
+});
+
+Deno.test("a process that ignores SIGTERM is killed after the grace period", async () => {
+  await using ws = await processWorkspace();
+  const marker = uniqueSleep();
+  const error = await ws.fail(bashTool, {
+    command: `trap '' TERM; sh -c "trap '' TERM; sleep ${marker}"`,
+    timeout_ms: 300,
+  });
+  assertEquals(error.code, "timeout");
+  assertEquals(await survivors(marker), "");
+});
+
+Deno.test("cancelling through the context signal stops the group", async () => {
+  await using ws = await processWorkspace();
+  const marker = uniqueSleep();
+  const controller = new AbortController();
+  ws.ctx.signal = controller.signal;
+  setTimeout(() => controller.abort(), 300);
+  const error = await ws.fail(bashTool, { command: `echo go; sleep ${marker} & sleep ${marker}` });
+  assertEquals(error.code, "failed");
+  assertEquals(error.metadata?.cancelled, true);
+  assertStringIncludes(error.message, "go");
+  assertEquals(await survivors(marker), "");
+});
+
+Deno.test("processes left running after the shell exits are stopped, not waited for", async () => {
+  await using ws = await processWorkspace();
+  const marker = uniqueSleep();
+  const started = Date.now();
+  const result = await ws.run(bashTool, { command: `sleep ${marker} & echo done` });
+  assert(Date.now() - started < 5_000);
+  assertStringIncludes(result.output, "done\n");
+  assertStringIncludes(result.output, "background: true");
+  assertStringIncludes(result.output, "exit code: 0");
+  assertEquals(await survivors(marker), "");
+});
+
+Deno.test("huge output is cut to head and tail and the whole of it is spilled to a file", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, { command: "seq 1 300000" });
+  assert(result.output.length <= 30_000, `output has ${result.output.length} characters`);
+  assert(result.output.startsWith("1\n2\n3\n"));
+  assert(result.output.endsWith("300000\nexit code: 0"));
+  const file = String(result.metadata?.fullOutputPath);
+  assertStringIncludes(result.output, `full output: ${file}`);
+  const expected = Array.from({ length: 300000 }, (_, i) => `${i + 1}\n`).join("");
+  assertEquals(await Deno.readTextFile(file), expected);
+});
+
+Deno.test("children get the environment allowlist, never an API key", async () => {
+  await using ws = await processWorkspace();
+  Deno.env.set("OPENAI_API_KEY", "sk-should-not-leak");
+  try {
+    const result = await ws.run(bashTool, { command: 'echo "[$OPENAI_API_KEY]" "$HOME"' });
+    assertStringIncludes(result.output, "[] ");
+    assert(!result.output.includes("sk-should-not-leak"));
+  } finally {
+    Deno.env.delete("OPENAI_API_KEY");
+  }
+});
+
+Deno.test("cwd runs inside a workspace folder and refuses one outside", async () => {
+  await using ws = await processWorkspace();
+  await Deno.mkdir(ws.at("sub"));
+  const inside = await ws.run(bashTool, { command: "pwd", cwd: "sub" });
+  assertStringIncludes(inside.output, `${ws.root}/sub\n`);
+  const outside = await ws.fail(bashTool, { command: "pwd", cwd: "/" });
+  assertEquals(outside.code, "bad_input");
+  const missing = await ws.fail(bashTool, { command: "pwd", cwd: "nope" });
+  assertEquals(missing.code, "not_found");
+});
+
+Deno.test("declare names the command and suggests a prefix for always-allow", async () => {
+  await using ws = await processWorkspace();
+  const access = await bashTool.declare({ command: "git log -n5" }, ws.ctx);
+  assertEquals(access.key, "bash");
+  assertEquals(access.patterns, ["git log -n5"]);
+  assertEquals(access.commands, ["git log -n5"]);
+  assertEquals(access.always, ["git log *"]);
+});

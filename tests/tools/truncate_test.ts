@@ -1,0 +1,66 @@
+/**
+ * Shared truncation: short text passes untouched; long text keeps head and
+ * tail with a notice naming the spill file, which holds the whole text; the
+ * streaming spool does the same with bounded memory.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
+import { OutputSpool, spillPath, truncateOutput } from "../../src/tools/truncate.ts";
+
+async function tempDir(): Promise<string> {
+  return await Deno.makeTempDir({ prefix: "skiff-truncate-" });
+}
+
+Deno.test("text within the limit comes back unchanged and nothing is written", async () => {
+  const dataDir = await tempDir();
+  const text = "x".repeat(30_000);
+  assertEquals(await truncateOutput(text, { callId: "c1", dataDir }), text);
+  assertEquals(await Deno.stat(spillPath(dataDir, "c1")).catch(() => null), null);
+  await Deno.remove(dataDir, { recursive: true });
+});
+
+Deno.test("long text keeps head and tail, names the spill file, and the file holds everything", async () => {
+  const dataDir = await tempDir();
+  const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i}`);
+  const text = lines.join("\n");
+  const out = await truncateOutput(text, { callId: "call/42", dataDir, limit: 1_000 });
+  assert(out.length <= 1_000, `output is ${out.length} characters`);
+  assert(out.startsWith("line 0\nline 1\n"));
+  assert(out.endsWith("line 19999"));
+  const file = `${dataDir}/tool-output/call_42.txt`;
+  assertMatch(out, /… \[\d+ characters truncated; full output: .*call_42\.txt\] …/);
+  assertStringIncludes(out, file);
+  assertEquals(await Deno.readTextFile(file), text);
+  // The history text is itself within the limit, so truncating it again changes nothing.
+  assertEquals(await truncateOutput(out, { callId: "call/42", dataDir, limit: 1_000 }), out);
+  assertEquals(await Deno.readTextFile(file), text);
+  await Deno.remove(dataDir, { recursive: true });
+});
+
+Deno.test("the notice counts exactly the characters left out", async () => {
+  const dataDir = await tempDir();
+  const text = "a".repeat(5_000) + "b".repeat(5_000);
+  const out = await truncateOutput(text, { callId: "n", dataDir, limit: 2_000 });
+  const omitted = Number(/\[(\d+) characters truncated/.exec(out)![1]);
+  const head = out.slice(0, out.indexOf("\n… ["));
+  const tail = out.slice(out.indexOf("] …\n") + 4);
+  assertEquals(head.length + tail.length + omitted, text.length);
+  await Deno.remove(dataDir, { recursive: true });
+});
+
+Deno.test("the spool keeps memory to head and tail and spills the whole stream", async () => {
+  const dataDir = await tempDir();
+  const spool = new OutputSpool({ callId: "stream", dataDir, limit: 1_000 });
+  let all = "";
+  for (let i = 0; i < 5_000; i++) {
+    const chunk = `chunk ${i}\n`;
+    all += chunk;
+    spool.append(chunk);
+  }
+  const out = spool.finish();
+  assert(spool.spilled);
+  assert(out.length <= 1_000);
+  assert(out.startsWith("chunk 0\n"));
+  assert(out.endsWith("chunk 4999\n"));
+  assertEquals(await Deno.readTextFile(spool.file), all);
+  await Deno.remove(dataDir, { recursive: true });
+});
