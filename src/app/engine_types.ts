@@ -58,7 +58,6 @@ export interface RunRequest {
   deadline?: number;
 }
 
-
 /** The engine's only ways out. */
 export interface EngineIO {
   event(event: SkiffEvent): void;

@@ -7,7 +7,6 @@ import * as path from "node:path";
 import { UsageError } from "../cli/exit_codes.ts";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
-import { homeDir } from "../sandbox/paths.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { EngineSpec } from "./engine_types.ts";
 import { mcpSpec } from "./mcp_spec.ts";
@@ -38,10 +37,6 @@ export function resolveWorkspace(dir: string | undefined): string {
   }
   if (!info.isDirectory) throw new UsageError(`--dir ${wanted} is not a folder.`);
   return Deno.realPathSync(wanted);
-}
-
-export function configDir(): string {
-  return Deno.env.get("SKIFF_CONFIG_DIR") ?? path.join(homeDir(), ".config", "skiff");
 }
 
 export interface Prepared {
@@ -96,7 +91,7 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
   const spec: EngineSpec = {
     workspace,
     dataDir: resolveDataDir(Deno.env.toObject()),
-    configDir: configDir(),
+    configDir: loaded.configDir,
     config: config as Record<string, unknown>,
     permissionLayers: loaded.layers,
     model,

@@ -4,7 +4,7 @@
  */
 import { loadAgents } from "../agents/load.ts";
 import type { ConfigAgent } from "../agents/types.ts";
-import { configDir, resolveWorkspace } from "../app/setup.ts";
+import { resolveWorkspace } from "../app/setup.ts";
 import { loadConfig } from "../config/load.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
@@ -12,10 +12,10 @@ import { reportFatal } from "./main.ts";
 export async function listAgents(options: { dir?: string }): Promise<number> {
   try {
     const workspace = resolveWorkspace(options.dir);
-    const { config } = await loadConfig({ workspace, flags: {} });
+    const { config, configDir } = await loadConfig({ workspace, flags: {} });
     const { agents, warnings } = loadAgents({
       workspace,
-      configDir: configDir(),
+      configDir,
       configAgents: config.agent as Record<string, ConfigAgent> | undefined,
     });
     for (const warning of warnings) console.error(`warning: ${warning}`);

@@ -51,7 +51,10 @@ Docs: README.md and docs/ in the skiff repository.`,
     .description("run the agent on one prompt, headless, and exit")
     .option("-m, --model <name>", "model to use (overrides config)")
     .option("--agent <name>", "agent to run as (default: build)")
-    .option("--max-turns <n>", "stop after this many model turns", "50")
+    .option(
+      "--max-turns <n>",
+      "stop after this many model turns (default: config maxTurns, else 50)",
+    )
     .option("--max-time <seconds>", "stop after this much wall-clock time")
     .option("-c, --continue", "continue the latest session in this workspace")
     .option("-s, --session <id>", "continue the given session")

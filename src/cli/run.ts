@@ -57,10 +57,11 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   if (options.continue && options.session) {
     throw new UsageError("use either --continue or --session <id>, not both.");
   }
-  const maxTurns = positiveInteger(options.maxTurns, "--max-turns") ?? 50;
+  const maxTurnsFlag = positiveInteger(options.maxTurns, "--max-turns");
   const maxTime = positiveInteger(options.maxTime, "--max-time");
   const prompt = await readPrompt(promptArgs);
-  const { spec } = await prepare(options, true);
+  const { spec, config } = await prepare(options, true);
+  const maxTurns = maxTurnsFlag ?? config.maxTurns ?? 50;
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
   const io: EngineIO = {

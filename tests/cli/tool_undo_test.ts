@@ -1,0 +1,152 @@
+/**
+ * End-to-end: `skiff tool` (tools without a model, JSON Lines in and out),
+ * `skiff undo` after it and after a model run, and `skiff sessions`.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+import { startMockServer } from "../support/mock_server.ts";
+
+async function withSandbox(work: (sandbox: Sandbox) => Promise<void>): Promise<void> {
+  const sandbox = await makeSandbox();
+  try {
+    await work(sandbox);
+  } finally {
+    await sandbox.cleanup();
+  }
+}
+
+const lines = (...calls: unknown[]) => calls.map((call) => JSON.stringify(call)).join("\n") + "\n";
+
+Deno.test("skiff tool runs one call from its arguments", async () => {
+  await withSandbox(async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alpha\nbeta\n");
+    const result = await runSkiff(["tool", "read", '{"file_path":"a.txt"}'], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    const [line] = parseJsonLines(result.stdout);
+    assertEquals(line.tool, "read");
+    assertEquals(line.ok, true);
+    assertStringIncludes(String(line.output), "beta");
+  });
+});
+
+Deno.test("skiff tool: JSON Lines in order in one session; read-before-edit holds", async () => {
+  await withSandbox(async (sandbox) => {
+    const file = `${sandbox.workspace}/a.txt`;
+    await Deno.writeTextFile(file, "one\ntwo\n");
+    const edit = { file_path: "a.txt", old_string: "two", new_string: "TWO" };
+    const result = await runSkiff(["tool"], sandbox, {
+      input: lines(
+        { tool: "edit", input: edit },
+        { tool: "read", input: { file_path: "a.txt" } },
+        { tool: "edit", input: edit },
+        "not an object",
+      ) + "{broken json\n",
+    });
+    assertEquals(result.code, 1, "one failure makes the exit 1");
+    const results = parseJsonLines(result.stdout);
+    assertEquals(results.length, 5);
+    assertEquals(results[0].ok, false);
+    assertEquals((results[0].error as { code: string }).code, "file_not_read");
+    assertEquals(results[1].ok, true);
+    assertEquals(results[2].ok, true);
+    assert(String((results[2].metadata as { diff: string }).diff).includes("+TWO"));
+    assertEquals((results[3].error as { code: string }).code, "bad_input");
+    assertEquals((results[4].error as { code: string }).code, "bad_input");
+    assertEquals(await Deno.readTextFile(file), "one\nTWO\n");
+  });
+});
+
+Deno.test("skiff tool: bad input echoes the schema; unknown tools are named", async () => {
+  await withSandbox(async (sandbox) => {
+    const result = await runSkiff(["tool"], sandbox, {
+      input: lines({ tool: "read", input: { path: "x" } }, { tool: "frobnicate", input: {} }),
+    });
+    assertEquals(result.code, 1);
+    const [bad, unknown] = parseJsonLines(result.stdout);
+    assertEquals((bad.error as { code: string }).code, "bad_input");
+    assertStringIncludes(JSON.stringify(bad.error), "file_path");
+    assertEquals((unknown.error as { code: string }).code, "not_found");
+  });
+});
+
+Deno.test("skiff undo puts back what the last batch changed and removes what it created", async () => {
+  await withSandbox(async (sandbox) => {
+    const file = `${sandbox.workspace}/a.txt`;
+    await Deno.writeTextFile(file, "original\n");
+    const result = await runSkiff(["tool"], sandbox, {
+      input: lines(
+        { tool: "read", input: { file_path: "a.txt" } },
+        {
+          tool: "edit",
+          input: { file_path: "a.txt", old_string: "original", new_string: "changed" },
+        },
+        { tool: "write", input: { file_path: "new/b.txt", content: "brand new\n" } },
+      ),
+    });
+    assertEquals(result.code, 0, result.stdout + result.stderr);
+    assertEquals(await Deno.readTextFile(file), "changed\n");
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 0, undo.stderr);
+    assertEquals(await Deno.readTextFile(file), "original\n");
+    const created = await Deno.stat(`${sandbox.workspace}/new/b.txt`).then(() => true, () => false);
+    assertEquals(created, false);
+    assertStringIncludes(undo.stdout, "2 file(s) put back");
+  });
+});
+
+Deno.test("skiff undo refuses a file changed on disk since, and names it", async () => {
+  await withSandbox(async (sandbox) => {
+    const file = `${sandbox.workspace}/a.txt`;
+    await Deno.writeTextFile(file, "original\n");
+    await runSkiff(["tool"], sandbox, {
+      input: lines(
+        { tool: "read", input: { file_path: "a.txt" } },
+        { tool: "write", input: { file_path: "a.txt", content: "by skiff\n" } },
+      ),
+    });
+    await Deno.writeTextFile(file, "by a person\n");
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 1);
+    assertMatch(undo.stderr, /refused .*a\.txt/);
+    assertEquals(await Deno.readTextFile(file), "by a person\n", "the person's change stays");
+  });
+});
+
+Deno.test("undo after a model run; sessions list, show, export and rm", async () => {
+  const mock = startMockServer([
+    { toolCalls: [{ name: "write", arguments: { file_path: "made.txt", content: "x\n" } }] },
+    { text: "Wrote made.txt." },
+  ]);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    const run = await runSkiff(["run", "--json", "make a file"], sandbox);
+    assertEquals(run.code, 0, run.stderr);
+    const id = String(parseJsonLines(run.stdout)[0].session_id);
+    assertEquals(await Deno.readTextFile(`${sandbox.workspace}/made.txt`), "x\n");
+
+    const list = await runSkiff(["sessions", "list"], sandbox);
+    assertStringIncludes(list.stdout, id);
+    const show = await runSkiff(["sessions", "show", id.slice(0, 12)], sandbox);
+    assertEquals(show.code, 0, show.stderr);
+    assertStringIncludes(show.stdout, "make a file");
+    assertStringIncludes(show.stdout, "Wrote made.txt.");
+    const exported = await runSkiff(["sessions", "export", id, "--format", "json"], sandbox);
+    const data = JSON.parse(exported.stdout);
+    assertEquals(data.session.id, id);
+    assert(data.events.some((event: { type: string }) => event.type === "tool.completed"));
+
+    const undo = await runSkiff(["undo", "--session", id], sandbox);
+    assertEquals(undo.code, 0, undo.stderr);
+    const exists = await Deno.stat(`${sandbox.workspace}/made.txt`).then(() => true, () => false);
+    assertEquals(exists, false);
+
+    const removed = await runSkiff(["sessions", "rm", id], sandbox);
+    assertEquals(removed.code, 0);
+    const missing = await runSkiff(["sessions", "show", id], sandbox);
+    assertEquals(missing.code, 2);
+    assertStringIncludes(missing.stderr, "sessions list");
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+});
