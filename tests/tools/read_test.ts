@@ -1,0 +1,162 @@
+/**
+ * The read tool: numbered windows and how to continue, clamped long lines,
+ * binary refusal, image descriptions, directory listings, not_found hints,
+ * and the ledger entry that later allows an edit.
+ */
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
+import { READ_MAX_LINE_CHARS, readTool } from "../../src/tools/read.ts";
+import { hashContent } from "../../src/tools/file_ledger.ts";
+import { makeWorkspace } from "./_context.ts";
+
+Deno.test("read numbers lines like cat -n and says the file ended", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("a.txt", "alpha\n\tbeta\ngamma\n");
+  const { output } = await ws.run(readTool, { file_path: "a.txt" });
+  assertEquals(output, "     1\talpha\n     2\t\tbeta\n     3\tgamma\n\n(end of file, 3 lines)");
+});
+
+Deno.test("read windows a long file at 2000 lines and names the offset to continue", async () => {
+  await using ws = await makeWorkspace();
+  const lines = Array.from({ length: 2500 }, (_, i) => `${i + 1}`);
+  await ws.write("long.txt", lines.join("\n") + "\n");
+  const first = await ws.run(readTool, { file_path: "long.txt" });
+  const shown = first.output.split("\n").filter((line) => /^\s+\d+\t/.test(line));
+  assertEquals(shown.length, 2000);
+  assertStringIncludes(first.output, "500 more — call read with offset=2001 to continue");
+  const rest = await ws.run(readTool, { file_path: "long.txt", offset: 2001 });
+  assert(rest.output.startsWith("  2001\t2001\n"));
+  assertStringIncludes(rest.output, "lines 2001-2500 of 2500; end of file");
+});
+
+Deno.test("read honours offset and limit", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("n.txt", "a\nb\nc\nd\ne\n");
+  const { output } = await ws.run(readTool, { file_path: "n.txt", offset: 2, limit: 2 });
+  assertEquals(
+    output,
+    "     2\tb\n     3\tc\n\n(lines 2-3 of 5; 2 more — call read with offset=4 to continue)",
+  );
+  const past = await ws.fail(readTool, { file_path: "n.txt", offset: 9 });
+  assertEquals(past.code, "bad_input");
+  assertStringIncludes(past.message, "has 5 lines");
+});
+
+Deno.test("read stops a window early rather than overflow the output cap", async () => {
+  await using ws = await makeWorkspace();
+  const wide = Array.from({ length: 100 }, (_, i) => `${i}`.padEnd(1000, "x"));
+  await ws.write("wide.txt", wide.join("\n") + "\n");
+  const { output } = await ws.run(readTool, { file_path: "wide.txt" });
+  assert(output.length < 30_000, `output is ${output.length} chars`);
+  assertMatch(output, /call read with offset=\d+ to continue/);
+});
+
+Deno.test("read clamps a very long line and says how much was cut", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("min.js", "x".repeat(READ_MAX_LINE_CHARS + 500) + "\n");
+  const { output } = await ws.run(readTool, { file_path: "min.js" });
+  assertStringIncludes(output, "[line cut: 500 more characters]");
+});
+
+Deno.test("read records the whole file in the ledger, even for a window", async () => {
+  await using ws = await makeWorkspace();
+  const content = Array.from({ length: 50 }, (_, i) => `l${i}`).join("\n") + "\n";
+  await ws.write("w.txt", content);
+  await ws.run(readTool, { file_path: "w.txt", offset: 10, limit: 5 });
+  const entry = ws.ctx.files.entries().find(([file]) => file === ws.at("w.txt"));
+  assertEquals(entry?.[1], hashContent(new TextEncoder().encode(content)));
+});
+
+Deno.test("read shows CRLF files without the carriage returns and a BOM file without the mark", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("c.txt", "\uFEFFone\r\ntwo\r\n");
+  const { output } = await ws.run(readTool, { file_path: "c.txt" });
+  assertEquals(output, "     1\tone\n     2\ttwo\n\n(end of file, 2 lines)");
+});
+
+Deno.test("read refuses a binary file with a clear message", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("prog.bin", new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
+  const error = await ws.fail(readTool, { file_path: "prog.bin" });
+  assertEquals(error.code, "binary_file");
+  assertStringIncludes(error.message, "binary file (8 bytes)");
+  assert(error.hint);
+});
+
+Deno.test("read describes images: format, size and dimensions from the header", async () => {
+  await using ws = await makeWorkspace();
+  const png = new Uint8Array(33);
+  png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  new DataView(png.buffer).setUint32(16, 640);
+  new DataView(png.buffer).setUint32(20, 480);
+  await ws.write("shot.png", png);
+  const gif = new Uint8Array([...new TextEncoder().encode("GIF89a"), 32, 0, 16, 0, 0, 0, 0]);
+  await ws.write("anim.gif", gif);
+  const jpeg = new Uint8Array([
+    0xff,
+    0xd8,
+    0xff,
+    0xe0,
+    0,
+    4,
+    0,
+    0,
+    0xff,
+    0xc0,
+    0,
+    11,
+    8,
+    0,
+    200,
+    1,
+    44,
+    3,
+    0,
+    0,
+    0,
+  ]);
+  await ws.write("photo.jpg", jpeg);
+
+  const a = await ws.run(readTool, { file_path: "shot.png" });
+  assertEquals(a.output, "shot.png is a PNG image (image/png), 33 bytes, 640×480 pixels.");
+  const b = await ws.run(readTool, { file_path: "anim.gif" });
+  assertStringIncludes(b.output, "GIF image (image/gif), 13 bytes, 32×16 pixels");
+  const c = await ws.run(readTool, { file_path: "photo.jpg" });
+  assertStringIncludes(c.output, "JPEG image (image/jpeg), 21 bytes, 300×200 pixels");
+});
+
+Deno.test("read lists a directory, folders with a trailing slash", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("src/b.ts", "");
+  await ws.write("src/a.ts", "");
+  await ws.write("src/lib/c.ts", "");
+  const { output } = await ws.run(readTool, { file_path: "src" });
+  assertEquals(output, "src/ is a directory with 3 entries:\na.ts\nb.ts\nlib/");
+});
+
+Deno.test("read of a missing file suggests similar names in that folder", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("src/config.ts", "");
+  await ws.write("src/config_test.ts", "");
+  await ws.write("src/unrelated.md", "");
+  const error = await ws.fail(readTool, { file_path: "src/confg.ts" });
+  assertEquals(error.code, "not_found");
+  assertStringIncludes(error.hint ?? "", "src/config.ts");
+  assert(!(error.hint ?? "").includes("unrelated"));
+  const deeper = await ws.fail(readTool, { file_path: "nope/x.ts" });
+  assertStringIncludes(deeper.message, "neither does its folder");
+});
+
+Deno.test("read of an empty file says so", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("empty.txt", "");
+  const { output } = await ws.run(readTool, { file_path: "empty.txt" });
+  assertStringIncludes(output, "is empty");
+});
+
+Deno.test("declare: read key, relative pattern, real path; outside the workspace is absolute", async () => {
+  await using ws = await makeWorkspace();
+  const inside = await readTool.declare({ file_path: "./src/../a.txt" }, ws.ctx);
+  assertEquals(inside, { key: "read", patterns: ["a.txt"], reads: [ws.at("a.txt")] });
+  const outside = await readTool.declare({ file_path: "/etc/hostname" }, ws.ctx);
+  assertEquals(outside.patterns, ["/etc/hostname"]);
+});
