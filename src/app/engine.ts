@@ -32,6 +32,8 @@ export class Engine {
   #ledger?: FileLedger;
   #abort = new AbortController();
   #deadline?: number;
+  /** Shown once, after session.started (or before the first tool call). */
+  #warnings: string[] = [];
 
   constructor(
     private readonly spec: EngineSpec,
@@ -82,7 +84,7 @@ export class Engine {
       subagents: { run: (request) => this.#runSubagent(request) },
       sharedTools: this.sharedTools,
     });
-    for (const warning of this.#parts.warnings) this.#emit("warning", { message: warning });
+    this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...this.#parts.warnings];
     return session;
   }
 
@@ -108,6 +110,7 @@ export class Engine {
       resumed: stored.length > 0,
       ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
     });
+    this.#flushWarnings();
 
     const recorder = storeRecorder(this.store, session.id);
     const onToolResult = recorder.toolResult;
@@ -264,9 +267,15 @@ export class Engine {
     return { exitCode, sessionId: session.id, text: outcome.text };
   }
 
+  #flushWarnings(): void {
+    for (const message of this.#warnings) this.#emit("warning", { message });
+    this.#warnings = [];
+  }
+
   /** One tool call without a model (`skiff tool`), under the same rules as `run`. */
   async runTool(name: string, input: unknown): Promise<ToolCallResult> {
     const parts = this.#parts!;
+    this.#flushWarnings();
     const tool = parts.tools.find((candidate) => candidate.name === name);
     const callId = `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
     if (!tool) {

@@ -40,6 +40,8 @@ export interface EngineSpec {
     env: string[];
   };
   flags: { allow: string[]; deny: string[]; yes: boolean };
+  /** Found while preparing (ignored project settings…); shown as warning events. */
+  warnings: string[];
   /** A person can answer approval prompts. */
   interactive: boolean;
   provider: {

@@ -5,7 +5,9 @@
  */
 import * as path from "node:path";
 import { UsageError } from "../cli/exit_codes.ts";
-import { loadConfig } from "../config/load.ts";
+import { loadConfig, readConfigFile } from "../config/load.ts";
+import { findProjectConfig, GLOBAL_CONFIG_FILE } from "../config/locations.ts";
+import { limitProjectConfig } from "./project_trust.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -65,7 +67,8 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
         : {}),
     },
   });
-  const config = loaded.config;
+  const trust = await applyProjectTrust(loaded.config, workspace, loaded.configDir, options);
+  const config = trust.config;
   const provider = config.provider ?? {};
   const model = provider.model ?? "";
   if (needsModel && !model) {
@@ -74,7 +77,7 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
     );
   }
   const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
-  const apiKey = provider.apiKey ?? "";
+  const apiKey = trust.withholdApiKey ? "" : provider.apiKey ?? "";
   if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
     throw new UsageError(
       `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
@@ -107,6 +110,7 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
       env: config.sandbox?.env ?? [],
     },
     flags: { allow: options.allow ?? [], deny: options.deny ?? [], yes: options.yes ?? false },
+    warnings: [...loaded.warnings, ...trust.warnings],
     interactive: Deno.stdin.isTerminal() && Deno.stderr.isTerminal(),
     provider: {
       baseURL,
@@ -118,4 +122,31 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
     },
   };
   return { spec, config, files: loaded.files };
+}
+
+async function applyProjectTrust(
+  config: Config,
+  workspace: string,
+  configDir: string,
+  options: CommonOptions,
+) {
+  const location = await findProjectConfig(workspace);
+  const project = location
+    ? {
+      file: location.file,
+      root: location.root,
+      config: (await readConfigFile(location.file)) ?? {},
+    }
+    : undefined;
+  const global = (await readConfigFile(path.join(configDir, GLOBAL_CONFIG_FILE))) ?? {};
+  return limitProjectConfig({
+    config,
+    project,
+    user: {
+      mode: options.sandbox ?? global.sandbox?.mode,
+      network: global.sandbox?.network,
+      baseURL: Deno.env.get("OPENAI_BASE_URL") ?? global.provider?.baseURL,
+      apiKeyFromProject: project?.config.provider?.apiKey !== undefined,
+    },
+  });
 }

@@ -70,7 +70,9 @@ export async function toolCommand(
       ? [{ tool: name, input: parseInputArg(input) }]
       : stdinCalls();
     const engine = await startEngine({ ...spec, agent: "tool" }, {
-      event: () => {},
+      event: (event) => {
+        if (event.type === "warning") console.error(`warning: ${event.message}`);
+      },
       ask: approvalPrompter(spec.interactive),
     });
     let allOk = true;
