@@ -133,7 +133,7 @@ export function formatGrep(
         }
       }
       if (cut && (hit.match || hit.line > lastIncludedMatch + context)) break;
-      if (previous !== -1 && hit.line > previous + 1) out.push("--");
+      if (context && previous !== -1 && hit.line > previous + 1) out.push("--");
       out.push(
         `${name}${hit.match ? ":" : "-"}${hit.line}${hit.match ? ":" : "-"} ${clamp(hit.text)}`,
       );

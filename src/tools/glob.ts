@@ -7,6 +7,7 @@
 import picomatch from "picomatch";
 import * as path from "node:path";
 import { z } from "zod";
+import { globMatcher } from "./_glob_match.ts";
 import { walkTree } from "./_walk.ts";
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
 import { defineTool, ToolError } from "./tool.ts";
@@ -47,7 +48,7 @@ export const globTool = defineTool({
     const pattern = input.pattern.replace(/^\.\//, "");
     let matches: (relative: string) => boolean;
     try {
-      matches = picomatch(pattern, { dot: true, basename: true });
+      matches = globMatcher(pattern);
     } catch (error) {
       throw new ToolError(
         "invalid_pattern",
@@ -69,7 +70,7 @@ export const globTool = defineTool({
     const metadata = { count: found.length, truncated: found.length > GLOB_LIMIT };
     const title = `${input.pattern} (${found.length} file${found.length === 1 ? "" : "s"})`;
     if (!found.length) {
-      return { output: `No files match "${input.pattern}" in ${root.display}.`, title, metadata };
+      return { output: `No files match "${input.pattern}" in "${root.display}".`, title, metadata };
     }
     const more = found.length > GLOB_LIMIT
       ? `\n… ${

@@ -4,8 +4,8 @@
  * does, with the same rules and the same output, so a model (or a test)
  * cannot tell which ran. `SKIFF_GREP=fallback` forces the TypeScript engine.
  */
-import picomatch from "picomatch";
 import { z } from "zod";
+import { globMatcher } from "./_glob_match.ts";
 import { formatGrep, GrepCollector, MAX_CONTEXT_LINES } from "./_grep_results.ts";
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
 import { type GrepQuery, searchWithFallback } from "./grep_fallback.ts";
@@ -103,7 +103,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       if (!summary.totalMatches) {
         const where = input.include ? ` (files matching ${input.include})` : "";
         return {
-          output: `No matches for /${input.pattern}/ in ${root.display}${where}.`,
+          output: `No matches for /${input.pattern}/ in "${root.display}"${where}.`,
           title,
           metadata,
         };
@@ -121,7 +121,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
 
 function compileInclude(glob: string): (relative: string) => boolean {
   try {
-    return picomatch(glob.replace(/^\.\//, ""), { dot: true, basename: true });
+    return globMatcher(glob);
   } catch (error) {
     throw new ToolError(
       "invalid_pattern",
