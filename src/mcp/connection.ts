@@ -5,7 +5,6 @@
  * call, worded so the model (and the person) know what happened.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -13,6 +12,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../tools/tool.ts";
 import type { McpServerConfig } from "./config.ts";
 import { buildServerEnvironment } from "./environment.ts";
+import { StdioTransport } from "./stdio_transport.ts";
 import type { McpCallResult } from "./result.ts";
 
 export type ConnectionState = "idle" | "connecting" | "connected" | "dead" | "failed" | "closed";
@@ -50,9 +50,7 @@ export class McpConnection {
 
   /** Process id of a stdio server while it runs. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport
-      ? this.transport.pid ?? undefined
-      : undefined;
+    return this.transport instanceof StdioTransport ? this.transport.pid : undefined;
   }
 
   /** Starts the server and lists its tools. On failure, `state` is "failed" and `reason` says why. */
@@ -222,20 +220,18 @@ export class McpConnection {
     }
   }
 
-  private stdioTransport(): StdioClientTransport {
+  private stdioTransport(): StdioTransport {
     const config = this.config as Extract<McpServerConfig, { transport: "stdio" }>;
     this.stderrTail = "";
-    const transport = new StdioClientTransport({
+    return new StdioTransport({
       command: config.command,
       args: config.args,
       env: buildServerEnvironment(config.env, this.deps.env),
       cwd: config.cwd,
-      stderr: "pipe",
+      onStderr: (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEEP);
+      },
     });
-    transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-      this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_KEEP);
-    });
-    return transport;
   }
 
   private async attach(transport: Transport, kind: "stdio" | "http" | "sse"): Promise<void> {
@@ -287,12 +283,6 @@ export class McpConnection {
       return this.withStderr(`no answer within ${this.config.connectTimeoutMs} ms`);
     }
     const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: string }).code;
-    if (code === "ENOENT") {
-      return `command not found: ${
-        (this.config as { command?: string }).command
-      }; check "command" and PATH`;
-    }
     return this.withStderr(message.replace(/^MCP error -?\d+: /, ""));
   }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { McpManager } from "../../src/mcp/manager.ts";
+import { INHERITED_VARIABLES } from "../../src/mcp/environment.ts";
 import { type ToolContext, ToolError } from "../../src/tools/tool.ts";
 import { DENO, hasEverything, isAlive, REPO_ROOT, stdioServer } from "./everything.ts";
 
@@ -71,8 +72,11 @@ Deno.test({
         async (manager) => {
           const result = await tool(manager, "everything_get-env").execute({}, context());
           assert.ok(!result.output.includes("sk-should-not-leak"));
-          assert.match(result.output, /SERVER_OWN/);
-          assert.match(result.output, /"PATH"/);
+          const seen = Object.keys(JSON.parse(result.output));
+          // Deno itself sets npm_config_user_agent inside npm packages.
+          const allowed = [...INHERITED_VARIABLES, "SERVER_OWN", "npm_config_user_agent"];
+          assert.deepEqual(seen.filter((name) => !allowed.includes(name)), []);
+          assert.ok(seen.includes("SERVER_OWN") && seen.includes("PATH"));
         },
       );
     } finally {
@@ -205,5 +209,27 @@ Deno.test({
     } finally {
       await manager.close();
     }
+  },
+});
+
+Deno.test({
+  name: "stdio: starts with env access limited to the allowlist (as in the engine's Worker)",
+  ignore,
+  permissions: {
+    env: [...INHERITED_VARIABLES],
+    run: [DENO],
+    read: true,
+    write: false,
+    net: false,
+  },
+  async fn() {
+    await withManager({ everything: stdioServer() }, async (manager, warnings) => {
+      assert.deepEqual(warnings, []);
+      const result = await tool(manager, "everything_echo").execute(
+        { message: "limited" },
+        context(),
+      );
+      assert.match(result.output, /limited/);
+    });
   },
 });

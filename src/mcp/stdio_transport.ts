@@ -1,0 +1,141 @@
+/**
+ * MCP over a child process's stdin/stdout, started with Deno.Command. skiff
+ * uses its own rather than the SDK's so that the child's environment is
+ * exactly the one built for it (`clearEnv`), and so that starting a server
+ * reads no environment variable the engine's Worker may not read.
+ */
+import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+
+// The SDK's subpath exports carry no usable types under Deno; these are the
+// parts of its Transport contract the Client uses.
+type Message = Record<string, unknown>;
+
+export interface StdioServerOptions {
+  command: string;
+  args: string[];
+  /** The child's whole environment; nothing else is inherited. */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Each chunk the server writes to stderr. */
+  onStderr?: (text: string) => void;
+}
+
+/** How long a server gets to exit after its stdin closes, then after SIGTERM. */
+const EXIT_GRACE_MS = 2000;
+
+export class StdioTransport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: Message) => void;
+  private child?: Deno.ChildProcess;
+  private writer?: WritableStreamDefaultWriter<Uint8Array>;
+  private finished = false;
+  private readonly encoder = new TextEncoder();
+
+  constructor(private readonly options: StdioServerOptions) {}
+
+  get pid(): number | undefined {
+    return this.finished ? undefined : this.child?.pid;
+  }
+
+  /** Needs --allow-run for the command. */
+  start(): Promise<void> {
+    const { command, args, env, cwd } = this.options;
+    try {
+      this.child = new Deno.Command(command, {
+        args,
+        env,
+        clearEnv: true,
+        cwd,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        return Promise.reject(new Error(`command not found: ${command}; check "command" and PATH`));
+      }
+      return Promise.reject(error);
+    }
+    this.writer = this.child.stdin.getWriter();
+    this.readMessages(this.child.stdout);
+    this.readStderr(this.child.stderr);
+    this.child.status.then(() => this.finish(), () => this.finish());
+    return Promise.resolve();
+  }
+
+  async send(message: Message): Promise<void> {
+    if (!this.writer || this.finished) throw new Error("the server process is not running");
+    await this.writer.write(this.encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Closes stdin, then SIGTERM, then SIGKILL, each after a grace period. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.finished) return;
+    try {
+      await this.writer?.close();
+    } catch {
+      // The process may already be gone.
+    }
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      if (await exitsWithin(child, EXIT_GRACE_MS)) break;
+      try {
+        child.kill(signal);
+      } catch {
+        break;
+      }
+    }
+    await child.status;
+    this.finish();
+  }
+
+  private async readMessages(stream: ReadableStream<Uint8Array>): Promise<void> {
+    let pending = "";
+    try {
+      for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+        pending += text;
+        let newline: number;
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, newline).replace(/\r$/, "");
+          pending = pending.slice(newline + 1);
+          if (!line.trim()) continue;
+          try {
+            this.onmessage?.(deserializeMessage(line) as Message);
+          } catch (error) {
+            // A server printing logs to stdout: not a message, not fatal.
+            this.onerror?.(error as Error);
+          }
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+  }
+
+  private async readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+        this.options.onStderr?.(text);
+      }
+    } catch {
+      // Stderr is only for explaining failures; losing it loses nothing else.
+    }
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onclose?.();
+  }
+}
+
+async function exitsWithin(child: Deno.ChildProcess, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([child.status.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
