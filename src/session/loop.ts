@@ -49,6 +49,7 @@ export interface LoopDeps {
 
 export interface LoopOptions {
   model: string;
+  systemPrompt: string;
   history: ChatMessage[];
   prompt: string;
   maxTurns: number;
@@ -68,7 +69,11 @@ export type LoopOutcome =
 
 export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopOutcome> {
   const clock = deps.clock ?? Date.now;
-  const history: ChatMessage[] = [...options.history, { role: "user", content: options.prompt }];
+  const history: ChatMessage[] = [
+    { role: "system", content: options.systemPrompt },
+    ...options.history,
+    { role: "user", content: options.prompt },
+  ];
   deps.recorder.userMessage(options.prompt);
   const usage = emptyUsage();
   let turns = 0;
