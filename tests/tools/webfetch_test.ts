@@ -1,0 +1,132 @@
+/**
+ * webfetch against a local server on 127.0.0.1: HTML to markdown and text,
+ * redirects followed up to five, the 5 MB cap on a streamed body, the
+ * timeout, HTTP errors, non-text bodies and what declare reports.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { webfetchTool } from "../../src/tools/webfetch.ts";
+import { makeWorkspace } from "./_context.ts";
+
+const PAGE = `<!doctype html><html><head><title>Docs</title><style>p{color:red}</style>
+<script>var tracking = 1;</script></head><body><h1>Install</h1>
+<p>Run <code>skiff</code> &amp; read the <a href="/guide">guide</a>.</p>
+<ul><li>fast</li><li>small</li></ul></body></html>`;
+
+async function withServer(fn: (base: string, state: { bigChunksSent: number }) => Promise<void>) {
+  const state = { bigChunksSent: 0 };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const url = new URL(request.url);
+    const hop = /^\/r\/(\d+)$/.exec(url.pathname);
+    if (hop) {
+      const left = Number(hop[1]);
+      const next = left === 0 ? "/page" : `/r/${left - 1}`;
+      return new Response(null, { status: 302, headers: { location: next } });
+    }
+    switch (url.pathname) {
+      case "/page":
+        return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+      case "/plain":
+        return new Response("just <text>", { headers: { "content-type": "text/plain" } });
+      case "/image":
+        return new Response(new Uint8Array([137, 80, 78, 71]), {
+          headers: { "content-type": "image/png" },
+        });
+      case "/big": {
+        const chunk = new Uint8Array(256 * 1024).fill(97);
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            state.bigChunksSent++;
+            if (state.bigChunksSent > 400) controller.close();
+            else controller.enqueue(chunk);
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/plain" } });
+      }
+      case "/slow":
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        return new Response("late");
+      default:
+        return new Response("missing", { status: 404, statusText: "Not Found" });
+    }
+  });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`, state);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+async function fetchingWorkspace() {
+  const ws = await makeWorkspace();
+  ws.ctx.fetch = globalThis.fetch;
+  return ws;
+}
+
+Deno.test("HTML becomes markdown without scripts or styles; text and html formats too", async () => {
+  await using ws = await fetchingWorkspace();
+  await withServer(async (base) => {
+    const markdown = await ws.run(webfetchTool, { url: `${base}/page`, format: "markdown" });
+    assertStringIncludes(markdown.output, "# Install");
+    assertStringIncludes(markdown.output, "Run `skiff` & read the [guide](/guide).");
+    assertStringIncludes(markdown.output, "-   fast");
+    assert(!markdown.output.includes("tracking") && !markdown.output.includes("color:red"));
+    const text = await ws.run(webfetchTool, { url: `${base}/page`, format: "text" });
+    assertStringIncludes(text.output, "Install\n\nRun skiff & read the guide.\n\nfast\nsmall");
+    assert(!text.output.includes("<") && !text.output.includes("tracking"));
+    const html = await ws.run(webfetchTool, { url: `${base}/page`, format: "html" });
+    assertEquals(html.output, PAGE);
+    const plain = await ws.run(webfetchTool, { url: `${base}/plain`, format: "markdown" });
+    assertEquals(plain.output, "just <text>");
+  });
+});
+
+Deno.test("five redirects are followed, a sixth is refused", async () => {
+  await using ws = await fetchingWorkspace();
+  await withServer(async (base) => {
+    const five = await ws.run(webfetchTool, { url: `${base}/r/4`, format: "text" });
+    assertEquals(five.metadata?.url, `${base}/page`);
+    const six = await ws.fail(webfetchTool, { url: `${base}/r/5`, format: "text" });
+    assertEquals(six.code, "failed");
+    assertStringIncludes(six.message, "redirected more than 5 times");
+  });
+});
+
+Deno.test("a body over 5 MB is refused and the stream abandoned", async () => {
+  await using ws = await fetchingWorkspace();
+  await withServer(async (base, state) => {
+    const error = await ws.fail(webfetchTool, { url: `${base}/big`, format: "text" });
+    assertEquals(error.code, "too_large");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert(state.bigChunksSent < 100, `the server sent ${state.bigChunksSent} chunks of 256 KB`);
+  });
+});
+
+Deno.test("timeout, HTTP errors, non-text bodies and bad URLs", async () => {
+  await using ws = await fetchingWorkspace();
+  await withServer(async (base) => {
+    const slow = await ws.fail(webfetchTool, {
+      url: `${base}/slow`,
+      format: "text",
+      timeout_ms: 200,
+    });
+    assertEquals(slow.code, "timeout");
+    const missing = await ws.fail(webfetchTool, { url: `${base}/nothing`, format: "text" });
+    assertEquals(missing.code, "failed");
+    assertStringIncludes(missing.message, "HTTP 404");
+    const image = await ws.run(webfetchTool, { url: `${base}/image`, format: "markdown" });
+    assertStringIncludes(image.output, "image/png, 4 bytes");
+  });
+  const scheme = await ws.fail(webfetchTool, { url: "file:///etc/passwd", format: "text" });
+  assertEquals(scheme.code, "bad_input");
+});
+
+Deno.test("declare names the URL and the host", async () => {
+  await using ws = await makeWorkspace();
+  const access = await webfetchTool.declare(
+    { url: "https://docs.example.com:8443/a?b=1", format: "markdown" },
+    ws.ctx,
+  );
+  assertEquals(access.key, "webfetch");
+  assertEquals(access.patterns, ["https://docs.example.com:8443/a?b=1"]);
+  assertEquals(access.hosts, ["docs.example.com:8443"]);
+});
