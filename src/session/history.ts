@@ -65,7 +65,7 @@ export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
       content: text || null,
       ...(calls.length ? { tool_calls: calls } : {}),
     });
-    pending = calls;
+    pending = [...calls];
   }
   flushPending();
   return history;
