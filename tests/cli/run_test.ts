@@ -271,6 +271,7 @@ Deno.test("a killed process leaves a session that resumes intact", async () => {
     }[];
     const roles = messages.map((message) => message.role);
     assertEquals(roles, ["system", "user", "assistant", "tool", "user"]);
+    assertEquals(messages[2].tool_calls?.length, 1, "the call is sent again with its result");
     assertStringIncludes(messages[3].content!, "content");
     assertEquals(messages[1].content, "read it");
   });
