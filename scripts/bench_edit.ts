@@ -1,0 +1,134 @@
+/**
+ * Benchmark of the edit tool with a fuzzy (block-anchor) match in files of
+ * 1k, 10k and 100k lines. The matcher must scale about linearly with the
+ * file, so each tenfold step in size should cost about tenfold in time (a
+ * ratio near 10; far above means something quadratic crept in).
+ *
+ * `deno run --allow-all scripts/bench_edit.ts` prints the report; the
+ * project bench (`deno task bench`) imports `benchEdit`.
+ */
+import * as path from "node:path";
+import { applyEdit } from "../src/tools/edit_match.ts";
+import { editTool } from "../src/tools/edit.ts";
+import { FileLedger } from "../src/tools/file_ledger.ts";
+import type { ToolContext } from "../src/tools/tool.ts";
+
+const SIZES = [1_000, 10_000, 100_000];
+const RUNS = 5;
+
+/** A file of `lines` lines of varied code with one target function in the middle. */
+function makeSource(lines: number): { text: string; oldString: string } {
+  const out: string[] = [];
+  let n = 0;
+  const target = [
+    "function computeInvoiceTotal(invoice) {",
+    "  const lines = invoice.lines.filter((line) => line.quantity > 0);",
+    "  let subtotal = 0;",
+    "  for (const line of lines) subtotal += line.price * line.quantity;",
+    "  const tax = subtotal * invoice.taxRate;",
+    "  const discount = invoice.discount ?? 0;",
+    "  return subtotal + tax - discount;",
+    "}",
+  ];
+  while (out.length < lines) {
+    if (out.length >= lines / 2 && out.length < lines / 2 + 8 && !out.includes(target[0])) {
+      out.push(...target);
+      continue;
+    }
+    n++;
+    out.push(
+      `function helper${n}(value) {`,
+      `  const scaled = value * ${n % 97};`,
+      `  if (scaled > ${n % 13}) return scaled - ${n % 7};`,
+      `  return scaled + ${n % 5};`,
+      "}",
+      "",
+    );
+  }
+  const text = out.slice(0, lines).join("\n") + "\n";
+  // The model's copy: one middle line misremembered, indentation intact —
+  // exact and line-trimmed fail, block-anchor has to find it.
+  const oldString = [...target];
+  oldString[4] = "  const tax = subtotal * invoice.tax_rate;";
+  return { text, oldString: oldString.join("\n") };
+}
+
+function context(workspace: string): ToolContext {
+  const refuse = () => Promise.reject(new Error("the edit benchmark starts no processes"));
+  return {
+    sessionId: "bench",
+    callId: "bench",
+    workspace,
+    extraDirs: [],
+    dataDir: path.join(workspace, ".data"),
+    signal: new AbortController().signal,
+    files: new FileLedger(),
+    todos: { get: () => [], set: () => {} },
+    launcher: { prepare: refuse },
+    background: { start: refuse, output: refuse, stop: refuse, stopAll: () => Promise.resolve() },
+    fetch: refuse,
+  };
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/** Run the benchmark; returns the report, one line per entry. */
+export async function benchEdit(): Promise<string[]> {
+  const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-bench-edit-" }));
+  const ctx = context(workspace);
+  const file = path.join(workspace, "big.js");
+  const rows: { lines: number; matcher: number; tool: number }[] = [];
+  try {
+    for (const lines of SIZES) {
+      const { text, oldString } = makeSource(lines);
+      const request = {
+        old_string: oldString,
+        new_string: "function computeInvoiceTotal() {\n  return 0;\n}",
+      };
+      const matcherTimes: number[] = [];
+      const toolTimes: number[] = [];
+      for (let run = 0; run <= RUNS; run++) {
+        let started = performance.now();
+        const outcome = applyEdit(text, request, "big.js");
+        const matcher = performance.now() - started;
+        if (outcome.replacer !== "block-anchor") {
+          throw new Error(`expected a block-anchor match, got ${outcome.replacer}`);
+        }
+        const bytes = new TextEncoder().encode(text);
+        await Deno.writeFile(file, bytes);
+        ctx.files.markRead(file, bytes);
+        started = performance.now();
+        await editTool.execute({ file_path: "big.js", ...request }, ctx);
+        const tool = performance.now() - started;
+        if (run > 0) { // the first run warms the JIT
+          matcherTimes.push(matcher);
+          toolTimes.push(tool);
+        }
+      }
+      rows.push({ lines, matcher: median(matcherTimes), tool: median(toolTimes) });
+    }
+  } finally {
+    await Deno.remove(workspace, { recursive: true });
+  }
+  const report = [`edit, block-anchor match (median of ${RUNS} runs):`];
+  rows.forEach((row, i) => {
+    const previous = rows[i - 1];
+    const growth = previous
+      ? `  growth ×${(row.matcher / previous.matcher).toFixed(1)} matcher, ×${
+        (row.tool / previous.tool).toFixed(1)
+      } tool for ×${row.lines / previous.lines} lines`
+      : "";
+    report.push(
+      `  ${String(row.lines).padStart(7)} lines: matcher ${
+        ms(row.matcher)
+      }, tool (read+match+write+diff) ${ms(row.tool)}${growth}`,
+    );
+  });
+  return report;
+}
+
+if (import.meta.main) {
+  for (const line of await benchEdit()) console.log(line);
+}
