@@ -45,8 +45,14 @@ export class McpConnection {
   private stderrTail = "";
   private restarts = 0;
   private readonly inFlight = new Set<AbortController>();
+  private restarting?: Promise<boolean>;
 
   constructor(readonly config: McpServerConfig, private readonly deps: ConnectionDeps) {}
+
+  /** Restarts so far this session. */
+  get restartCount(): number {
+    return this.restarts;
+  }
 
   /** Process id of a stdio server while it runs. */
   get pid(): number | undefined {
@@ -81,22 +87,31 @@ export class McpConnection {
     try {
       return await this.request(name, args, signal);
     } catch (error) {
-      if (error instanceof ConnectionLost) throw this.lostDuringCall(error.message);
-      if (signal?.aborted) throw error;
-      if (isMcpError(error)) throw this.toolErrorFor(error);
-      // Anything else failed before the server took the request (refused
-      // connection, unknown session after a server restart): safe to send again.
+      const undelivered = !(error instanceof ConnectionLost) && !signal?.aborted &&
+        !isMcpError(error);
+      if (!undelivered) throw this.failure(error, signal);
+      // The request failed before the server took it (refused connection,
+      // unknown session after a server restart, a process already gone):
+      // safe to send again once the server is back.
       this.state = "dead";
       this.reason = this.explain(error);
       await this.ensureConnected();
       try {
         return await this.request(name, args, signal);
       } catch (retryError) {
-        if (isMcpError(retryError)) throw this.toolErrorFor(retryError);
-        this.state = "dead";
-        throw this.unavailable(this.explain(retryError));
+        throw this.failure(retryError, signal);
       }
     }
+  }
+
+  /** What a failed call throws: a ToolError the model can read, or the abort as it came. */
+  private failure(error: unknown, signal?: AbortSignal): unknown {
+    if (error instanceof ConnectionLost) return this.lostDuringCall(error.message);
+    if (signal?.aborted) return error;
+    if (isMcpError(error)) return this.toolErrorFor(error);
+    this.state = "dead";
+    this.reason = this.explain(error);
+    return this.unavailable(this.reason);
   }
 
   async close(): Promise<void> {
@@ -149,20 +164,28 @@ export class McpConnection {
    * MAX_RESTARTS restarts in one session, the server counts as failed.
    */
   private async ensureConnected(): Promise<void> {
+    // Parallel calls that find the server dead share one restart.
+    if (this.restarting) await this.restarting;
     if (this.state === "connected") return;
     if (this.state === "dead" && this.restarts < MAX_RESTARTS) {
       this.restarts++;
-      const lost = this.reason;
-      try {
-        await this.dropClient();
-        await this.connect();
-        return;
-      } catch {
-        this.reason = `${this.reason} (restart after "${lost}" failed)`;
-      }
+      this.restarting = this.restart().finally(() => this.restarting = undefined);
+      if (await this.restarting) return;
     }
     if (this.state === "dead") this.state = "failed";
     throw this.unavailable(this.reason ?? this.state);
+  }
+
+  private async restart(): Promise<boolean> {
+    const lost = this.reason;
+    try {
+      await this.dropClient();
+      await this.connect();
+      return true;
+    } catch {
+      this.reason = `${this.reason} (restart after "${lost}" failed)`;
+      return false;
+    }
   }
 
   private unavailable(reason: string): ToolError {

@@ -233,3 +233,64 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "stdio: parallel calls after a crash share one restart",
+  ignore,
+  async fn() {
+    await withManager({ everything: stdioServer() }, async (manager) => {
+      const connection = manager.connection("everything")!;
+      const firstPid = connection.pid!;
+      Deno.kill(firstPid, "SIGKILL");
+      while (manager.status()[0].state !== "disconnected") {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const echo = tool(manager, "everything_echo");
+      const results = await Promise.all(
+        ["a", "b", "c"].map((message) => echo.execute({ message }, context())),
+      );
+      assert.deepEqual(results.map((result) => /Echo: (\w)/.exec(result.output)?.[1]), [
+        "a",
+        "b",
+        "c",
+      ]);
+      assert.equal(connection.restartCount, 1);
+      const secondPid = connection.pid!;
+      assert.notEqual(secondPid, firstPid);
+      assert.ok(isAlive(secondPid));
+    });
+  },
+});
+
+Deno.test({
+  name: "stdio: when the one restart fails, the server is failed and calls fail at once",
+  ignore,
+  async fn() {
+    const flag = `${Deno.makeTempDirSync()}/broken`;
+    const server = stdioServer();
+    // Starts the real server the first time; once the flag exists it exits at once.
+    const script = `[ -e "${flag}" ] && { echo "config is broken" >&2; exit 1; }; exec "$0" "$@"`;
+    await withManager(
+      { flaky: { ...server, command: "sh", args: ["-c", script, server.command, ...server.args] } },
+      async (manager) => {
+        const echo = tool(manager, "flaky_echo");
+        assert.match((await echo.execute({ message: "first" }, context())).output, /first/);
+        Deno.writeTextFileSync(flag, "");
+        Deno.kill(manager.connection("flaky")!.pid!, "SIGKILL");
+        while (manager.status()[0].state !== "disconnected") {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await assert.rejects(echo.execute({ message: "second" }, context()), (error: unknown) => {
+          assert.ok(error instanceof ToolError);
+          assert.match(error.message, /"flaky" is not available: .*config is broken/);
+          return true;
+        });
+        const status = manager.status()[0];
+        assert.equal(status.state, "failed");
+        const started = Date.now();
+        await assert.rejects(echo.execute({ message: "third" }, context()), ToolError);
+        assert.ok(Date.now() - started < 200, "a failed server is not restarted again");
+      },
+    );
+  },
+});
