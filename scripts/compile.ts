@@ -11,7 +11,8 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const WORKER_MODULES = ["src/app/engine_worker.ts"];
+/** Loaded by a computed specifier (see main.ts) or as a Worker: not found by graph analysis. */
+const LAZY_MODULES = ["src/cli/main.ts", "src/app/engine_worker.ts"];
 
 /** The flags `deno task skiff` passes to `deno run`, before the entry point. */
 export async function runtimeFlags(): Promise<string[]> {
@@ -27,7 +28,7 @@ export async function runtimeFlags(): Promise<string[]> {
 
 export async function compile(output = path.join(ROOT, "dist", "skiff")): Promise<string> {
   const flags = await runtimeFlags();
-  const includes = WORKER_MODULES.flatMap((module) => ["--include", module]);
+  const includes = LAZY_MODULES.flatMap((module) => ["--include", module]);
   const args = ["compile", "--frozen", ...flags, ...includes, "--output", output, "main.ts"];
   console.error(`deno ${args.join(" ")}`);
   if (Deno.env.get("DENORT_BIN")) {

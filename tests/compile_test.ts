@@ -1,0 +1,51 @@
+/**
+ * The compiled binary. `deno compile` needs Deno's runtime (denort), which
+ * our CI machines cannot download; where DENORT_BIN points at one, this
+ * builds dist/skiff and runs it for real. Elsewhere it says loudly that it
+ * did not run. (Set SKIFF_BIN to a built binary to run every CLI test
+ * against it.)
+ */
+import * as path from "node:path";
+import { assertEquals, assertStringIncludes } from "./support/assert.ts";
+import { compile, runtimeFlags } from "../scripts/compile.ts";
+import { makeSandbox } from "./support/cli.ts";
+import { startMockServer } from "./support/mock_server.ts";
+
+const denort = Deno.env.get("DENORT_BIN");
+if (!denort) {
+  console.warn(
+    "SKIPPED compile tests: DENORT_BIN is not set, so `deno compile` cannot get its runtime here.",
+  );
+}
+
+Deno.test("the compile task uses exactly the flags of the skiff task", async () => {
+  const flags = await runtimeFlags();
+  assertEquals(flags, ["--allow-all", "--unstable-worker-options", "--no-prompt"]);
+});
+
+Deno.test({
+  name: "the compiled binary answers --version and runs a prompt against the mock",
+  ignore: !denort,
+  async fn() {
+    const dir = await Deno.makeTempDir();
+    const mock = startMockServer([{ text: "compiled answer" }]);
+    const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "m" });
+    try {
+      const binary = await compile(path.join(dir, "skiff"));
+      const output = await new Deno.Command(binary, {
+        args: ["run", "hello"],
+        cwd: sandbox.workspace,
+        env: sandbox.env,
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
+      assertStringIncludes(new TextDecoder().decode(output.stdout), "compiled answer");
+    } finally {
+      await mock.close();
+      await sandbox.cleanup();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
