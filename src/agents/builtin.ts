@@ -33,9 +33,9 @@ const READ_ONLY_BASH: Record<string, PermissionAction> = {
   "stat *": "allow",
   "du *": "allow",
   "which *": "allow",
-  "git * --output*": "deny",
-  "git * --ext-diff*": "deny",
-  "rg * --pre*": "deny",
+  "git *--output*": "deny",
+  "git *--ext-diff*": "deny",
+  "rg *--pre*": "deny",
 };
 
 const PLAN_PROMPT = `You are in plan mode. Read, search and think; do not change anything.

@@ -7,6 +7,7 @@
  */
 import type { AgentDefinition, AgentMode, PermissionConfig, ToolToggles } from "./types.ts";
 import { mcpToolName, sanitizeName } from "../mcp/names.ts";
+import { isAction } from "../policy/rules.ts";
 
 /** Where a field's problem is reported: the file, and the line of a key. */
 export interface FieldSource {
@@ -27,7 +28,6 @@ export type AgentOverride = Partial<Omit<AgentDefinition, "name" | "source">> & 
 };
 
 const MODES: AgentMode[] = ["primary", "subagent", "all"];
-const ACTIONS = ["allow", "ask", "deny"];
 /** Model names some agent files use that mean "whatever the session uses". */
 const SESSION_MODEL_ALIASES = new Set(["inherit", "sonnet", "opus", "haiku", "default"]);
 /** Tool names written in other spellings, mapped to skiff's own. */
@@ -153,7 +153,7 @@ function permissionConfig(value: unknown, bad: (reason: string) => never): Permi
   const config: PermissionConfig = {};
   for (const [key, rule] of Object.entries(value as Record<string, unknown>)) {
     if (typeof rule === "string") {
-      if (!ACTIONS.includes(rule)) {
+      if (!isAction(rule)) {
         bad(`permission.${key} must be allow, ask or deny; got "${rule}"`);
       }
       config[key] = rule as PermissionConfig[string];
@@ -164,7 +164,7 @@ function permissionConfig(value: unknown, bad: (reason: string) => never): Permi
     }
     const patterns: Record<string, "allow" | "ask" | "deny"> = {};
     for (const [pattern, action] of Object.entries(rule as Record<string, unknown>)) {
-      if (typeof action !== "string" || !ACTIONS.includes(action)) {
+      if (!isAction(action)) {
         bad(`permission.${key}["${pattern}"] must be allow, ask or deny`);
       }
       patterns[pattern] = action as "allow" | "ask" | "deny";

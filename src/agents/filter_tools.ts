@@ -5,7 +5,7 @@
  * away once the depth limit is reached, so subagents cannot nest forever.
  */
 import type { AgentDefinition, ToolToggles } from "./types.ts";
-import { wildcardMatch } from "./wildcard.ts";
+import { wildcardMatch } from "../policy/rules.ts";
 
 /** @default 1: a primary session may start subagents, subagents may not. */
 export const DEFAULT_MAX_DEPTH = 1;

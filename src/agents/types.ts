@@ -4,12 +4,14 @@
  * source survives loading except `source`, for messages.
  */
 
+import type { Action, PermissionConfig } from "../policy/rules.ts";
+
 export type AgentMode = "primary" | "subagent" | "all";
 
-export type PermissionAction = "allow" | "ask" | "deny";
+export type PermissionAction = Action;
 
 /** Same shape as config `permission`: one action per key, or pattern → action. */
-export type PermissionConfig = Record<string, PermissionAction | Record<string, PermissionAction>>;
+export type { PermissionConfig };
 
 /**
  * Which tools the agent gets: tool name or wildcard → on/off, e.g.

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { builtinAgents } from "../../src/agents/builtin.ts";
 import { filterTools, isToolEnabled, subagentsOf } from "../../src/agents/filter_tools.ts";
+import { checkSubject } from "../../src/policy/evaluate.ts";
+import { buildLayers } from "../../src/policy/layers.ts";
 
 const ALL = [
   "read",
@@ -31,6 +33,40 @@ Deno.test("plan cannot edit, write or patch, and denies bash except read-only co
   assert.equal(bash["git diff *"], "allow");
   assert.equal(bash["rg *"], "allow");
   assert.equal(plan.permission.edit, "deny");
+});
+
+Deno.test("plan's rules, through the policy table: looking is allowed, changing is denied", () => {
+  // A project that allows every command still cannot widen plan: a deny in any layer wins.
+  const layers = buildLayers({
+    project: { bash: "allow", edit: "allow" },
+    agent: agent("plan").permission,
+  });
+  const bash = (command: string) => checkSubject(layers, "bash", command).action;
+  for (
+    const looking of [
+      "git status",
+      "git diff HEAD~1",
+      "git log -n5",
+      "ls -la src",
+      "rg TODO",
+      "cat README.md",
+    ]
+  ) {
+    assert.equal(bash(looking), "allow", looking);
+  }
+  for (
+    const changing of [
+      "rm -rf src",
+      "npm install",
+      "git push",
+      "git commit -m x",
+      "git diff --output=patch.txt",
+      "rg --pre=sh x",
+    ]
+  ) {
+    assert.equal(bash(changing), "deny", changing);
+  }
+  assert.equal(checkSubject(layers, "edit", "src/app.ts").action, "deny");
 });
 
 Deno.test("build gets everything at the top; children lose todos, and task at max depth", () => {
