@@ -42,3 +42,28 @@ export function fileAccess(key: "read" | "edit", paths: ToolPath[], preview?: st
 
 /** Files above this size are not edited through a preview at declare time. */
 export const PREVIEW_MAX_BYTES = 1_000_000;
+
+/** A failed write or read of `display`, as an error the model can act on. */
+export function fileSystemError(display: string, verb: string, error: unknown): ToolError {
+  if (error instanceof ToolError) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof Deno.errors.NotCapable) {
+    return new ToolError(
+      "not_capable",
+      `The sandbox does not allow skiff to ${verb} ${display}.`,
+      "Work inside the workspace, or ask the user to allow this folder (--add-dir).",
+    );
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return new ToolError(
+      "failed",
+      `Permission denied when trying to ${verb} ${display}.`,
+      "The file or its folder is not writable; tell the user, or choose another path.",
+    );
+  }
+  return new ToolError(
+    "failed",
+    `Could not ${verb} ${display}: ${reason}`,
+    "Check the path (a parent may be a file rather than a folder) and retry.",
+  );
+}

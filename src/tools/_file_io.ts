@@ -29,7 +29,9 @@ export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
   try {
     return await Deno.readFile(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
     throw error;
   }
 }
@@ -39,7 +41,9 @@ export async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
   try {
     return await Deno.stat(file);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
     throw error;
   }
 }

@@ -20,7 +20,13 @@ import {
   writeFileAtomic,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, type ToolPath } from "./_file_access.ts";
+import {
+  fileAccess,
+  fileSystemError,
+  PREVIEW_MAX_BYTES,
+  resolveToolPath,
+  type ToolPath,
+} from "./_file_access.ts";
 
 const editItem = z.object({
   old_string: z.string().describe(
@@ -136,7 +142,9 @@ function summarise(
 async function createFile(path: ToolPath, content: string, ctx: ToolContext): Promise<ToolResult> {
   const bytes = new TextEncoder().encode(content);
   await ctx.files.snapshot(path.real, null);
-  await writeFileAtomic(path.real, bytes);
+  await writeFileAtomic(path.real, bytes).catch((error) => {
+    throw fileSystemError(path.display, "create", error);
+  });
   ctx.files.markWritten(path.real, bytes);
   const diff = fileDiff(path.display, null, toLf(content));
   return {
@@ -213,7 +221,9 @@ export const editTool = defineTool({
       }
       const after = encodeText(result.text, doc);
       await ctx.files.snapshot(target.real, before);
-      await writeFileAtomic(target.real, after);
+      await writeFileAtomic(target.real, after).catch((error) => {
+        throw fileSystemError(target.display, "write", error);
+      });
       ctx.files.markWritten(target.real, after);
       const diff = fileDiff(target.display, doc.text, result.text);
       const lines = countLines(result.text);

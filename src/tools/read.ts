@@ -153,6 +153,12 @@ export const readTool = defineTool({
     if (info.isDirectory) {
       return { output: await listDirectory(target), title: `${target.display}/` };
     }
+    if (!info.isFile) {
+      throw new ToolError(
+        "bad_input",
+        `${target.display} is not a regular file (a device, socket or pipe); read shows files and folders.`,
+      );
+    }
     if (info.size > READ_MAX_FILE_BYTES) {
       throw new ToolError(
         "too_large",

@@ -18,7 +18,7 @@ import {
   writeFileAtomic,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath } from "./_file_access.ts";
+import { fileAccess, fileSystemError, PREVIEW_MAX_BYTES, resolveToolPath } from "./_file_access.ts";
 
 export const writeSchema = z.object({
   file_path: z.string().describe(
@@ -87,7 +87,9 @@ export const writeTool = defineTool({
         };
       }
       await ctx.files.snapshot(target.real, before);
-      await writeFileAtomic(target.real, planned.bytes);
+      await writeFileAtomic(target.real, planned.bytes).catch((error) => {
+        throw fileSystemError(target.display, "write", error);
+      });
       ctx.files.markWritten(target.real, planned.bytes);
       const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
       const output = before === null

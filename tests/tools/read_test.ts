@@ -160,3 +160,10 @@ Deno.test("declare: read key, relative pattern, real path; outside the workspace
   const outside = await readTool.declare({ file_path: "/etc/hostname" }, ws.ctx);
   assertEquals(outside.patterns, ["/etc/hostname"]);
 });
+
+Deno.test("read refuses a device instead of reading forever", async () => {
+  await using ws = await makeWorkspace();
+  const error = await ws.fail(readTool, { file_path: "/dev/zero" });
+  assertEquals(error.code, "bad_input");
+  assertStringIncludes(error.message, "not a regular file");
+});

@@ -87,3 +87,12 @@ Deno.test("declare: edit key and a preview diff, nothing written", async () => {
   assertStringIncludes(access.preview ?? "", "+# hi");
   assert(!(await Deno.stat(ws.at("n")).then(() => true, () => false)), "declare created nothing");
 });
+
+Deno.test("write under a path whose parent is a file fails with a clear error", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("plain.txt", "x\n");
+  const error = await ws.fail(writeTool, { file_path: "plain.txt/child.txt", content: "y" });
+  assertEquals(error.code, "failed");
+  assertStringIncludes(error.message, "Could not write plain.txt/child.txt");
+  assertEquals(await ws.readText("plain.txt"), "x\n");
+});
