@@ -37,8 +37,9 @@ export function createSkillTool(skills: Skill[]): Tool<z.infer<typeof schema>> {
     description: skillToolDescription(skills),
     schema,
     declare(input) {
-      const skill = byName.get(input.name.trim());
-      return { key: "skill", patterns: [input.name], reads: skill ? [skill.file] : [] };
+      // No `reads`: SKILL.md is a definition the user installed, not a file of
+      // the workspace, and a global one would otherwise ask as an outside path.
+      return { key: "skill", patterns: [input.name] };
     },
     async execute(input) {
       const skill = find(input.name);

@@ -79,7 +79,7 @@ Deno.test("skill tool lists names and descriptions only, and loads body plus fil
   assert.ok(!tool.description.includes("SECRET-BODY"), "the body stays out of the prompt");
   const access = await tool.declare({ name: "pdf" }, ctx);
   assert.equal(access.key, "skill");
-  assert.deepEqual(access.patterns, ["pdf"]);
+  assert.deepEqual(access, { key: "skill", patterns: ["pdf"] });
   const result = await tool.execute({ name: "pdf" }, ctx);
   assert.match(result.output, /SECRET-BODY/);
   assert.ok(result.output.includes(path.join(dir, "scripts", "fill.py")));
