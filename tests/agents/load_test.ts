@@ -39,7 +39,7 @@ Deno.test("agents load from all four kinds of folder, file name is the agent nam
   );
   write(
     path.join(workspace, ".opencode", "agents", "ops.md"),
-    "---\ndescription: Ops\n---\nOps.\n",
+    "\uFEFF---\r\ndescription: Ops\r\nmode: primary\r\n---\r\nOps.\r\n",
   );
   const { agents, warnings } = loadAgents({ workspace, configDir, home });
   const byName = new Map(agents.map((agent) => [agent.name, agent]));
@@ -74,7 +74,12 @@ Deno.test("agents load from all four kinds of folder, file name is the agent nam
     edit: "deny",
     bash: { "*": "ask", "git log *": "allow" },
   });
-  assert.ok(byName.has("ops"));
+  const ops = byName.get("ops")!;
+  assert.deepEqual(
+    [ops.description, ops.mode, ops.prompt],
+    ["Ops", "primary", "Ops."],
+    "BOM and CRLF",
+  );
   for (const builtin of ["build", "plan", "general", "explore"]) assert.ok(byName.has(builtin));
 });
 
