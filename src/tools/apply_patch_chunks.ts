@@ -28,27 +28,39 @@ export const LINE_COMPARISONS: readonly { name: string; key: (line: string) => s
   { name: "Unicode-normalised", key: normalisePunctuation },
 ];
 
+/** The file's lines under each comparison, computed once per file. */
+export class LineKeys {
+  #cache = new Map<number, string[]>();
+  constructor(readonly lines: string[]) {}
+
+  at(level: number): string[] {
+    let keys = this.#cache.get(level);
+    if (!keys) {
+      keys = this.lines.map(LINE_COMPARISONS[level].key);
+      this.#cache.set(level, keys);
+    }
+    return keys;
+  }
+}
+
 /**
- * First index ≥ `from` where `pattern` occurs in `lines`; with `atEnd`, the
+ * First index ≥ `from` where `pattern` occurs in the file; with `atEnd`, the
  * match must end at the last line. Returns -1 when absent at every level.
  */
-export function seekLines(
-  lines: string[],
-  pattern: string[],
-  from: number,
-  atEnd: boolean,
-): number {
-  if (pattern.length === 0) return atEnd ? lines.length : from;
-  for (const { key } of LINE_COMPARISONS) {
-    const wanted = pattern.map(key);
-    const matchesAt = (i: number) => wanted.every((line, k) => key(lines[i + k]) === line);
+export function seekLines(file: LineKeys, pattern: string[], from: number, atEnd: boolean): number {
+  const total = file.lines.length;
+  if (pattern.length === 0) return atEnd ? total : from;
+  for (let level = 0; level < LINE_COMPARISONS.length; level++) {
+    const wanted = pattern.map(LINE_COMPARISONS[level].key);
+    const keys = file.at(level);
+    const matchesAt = (i: number) => wanted.every((line, k) => keys[i + k] === line);
     if (atEnd) {
-      const i = lines.length - pattern.length;
+      const i = total - pattern.length;
       if (i >= from && matchesAt(i)) return i;
       continue;
     }
-    for (let i = from; i + pattern.length <= lines.length; i++) {
-      if (key(lines[i]) === wanted[0] && matchesAt(i)) return i;
+    for (let i = Math.max(0, from); i + pattern.length <= total; i++) {
+      if (keys[i] === wanted[0] && matchesAt(i)) return i;
     }
   }
   return -1;
@@ -64,12 +76,13 @@ function describeChunk(chunk: PatchChunk, index: number): string {
 export function applyChunks(text: string, chunks: PatchChunk[], displayPath: string): string {
   const finalNewline = text.endsWith("\n");
   const lines = text === "" ? [] : (finalNewline ? text.slice(0, -1) : text).split("\n");
+  const keys = new LineKeys(lines);
   const replacements: { start: number; length: number; lines: string[] }[] = [];
   let cursor = 0;
   for (const [index, chunk] of chunks.entries()) {
     let from = cursor;
     if (chunk.anchor) {
-      const anchorAt = seekLines(lines, [chunk.anchor], cursor, false);
+      const anchorAt = seekLines(keys, [chunk.anchor], cursor, false);
       if (anchorAt < 0) {
         throw new ToolError(
           "no_match",
@@ -88,9 +101,9 @@ export function applyChunks(text: string, chunks: PatchChunk[], displayPath: str
       // Pure addition: right after the anchor, else at the end of the file.
       start = chunk.anchor && !chunk.endOfFile ? from : lines.length;
     } else {
-      start = seekLines(lines, old, from, chunk.endOfFile);
+      start = seekLines(keys, old, from, chunk.endOfFile);
       // The @@ line may also be the chunk's first context line.
-      if (start < 0 && chunk.anchor) start = seekLines(lines, old, from - 1, chunk.endOfFile);
+      if (start < 0 && chunk.anchor) start = seekLines(keys, old, from - 1, chunk.endOfFile);
       if (start < 0) {
         throw new ToolError(
           "no_match",

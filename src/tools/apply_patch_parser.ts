@@ -99,8 +99,12 @@ export function parsePatch(patch: string): PatchOperation[] {
       claim(marker.argument, at);
       const content: string[] = [];
       let bareBlanks = 0; // blank lines without "+": content inside, separators at the end
-      while (i < last && !markerOf(lines[i])) {
+      while (i < last && (!markerOf(lines[i]) || markerOf(lines[i])?.name === "End of File")) {
         const line = lines[i];
+        if (markerOf(line)) {
+          i++; // "*** End of File" after an added file says nothing new
+          continue;
+        }
         if (line.startsWith("+")) {
           content.push(...Array(bareBlanks).fill(""), line.slice(1));
           bareBlanks = 0;

@@ -66,5 +66,13 @@ export function blockSimilarity(a: string[], b: string[]): number {
     }
     return total === 0 ? 1 : 1 - distance / total;
   }
-  return similarity(a.join("\n"), b.join("\n"));
+  const left = a.join("\n");
+  const right = b.join("\n");
+  // Whole-block distance is quadratic; past this size a guess would cost
+  // seconds, so such blocks simply do not count as similar.
+  if (left.length * right.length > BLOCK_COMPARE_MAX_CELLS) return 0;
+  return similarity(left, right);
 }
+
+/** The largest whole-block comparison (characters × characters) blockSimilarity makes. */
+export const BLOCK_COMPARE_MAX_CELLS = 25_000_000;

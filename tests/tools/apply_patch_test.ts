@@ -264,3 +264,24 @@ Deno.test("parser: unified-diff style @@ headers carry no anchor", () => {
   assert(op.kind === "update");
   assertEquals(op.chunks[0].anchor, "");
 });
+
+Deno.test("an @@ line that is also the chunk's first context line still matches", async () => {
+  await using ws = await makeWorkspace();
+  await seed(ws, { "f.py": "def a():\n    return 1\n\ndef b():\n    return 2\n" });
+  await ws.run(applyPatchTool, {
+    patch: patch(
+      "*** Update File: f.py",
+      "@@ def b():",
+      " def b():",
+      "-    return 2",
+      "+    return 3",
+    ),
+  });
+  assertEquals(await ws.readText("f.py"), "def a():\n    return 1\n\ndef b():\n    return 3\n");
+});
+
+Deno.test("*** End of File after an added file is accepted and adds nothing", async () => {
+  await using ws = await makeWorkspace();
+  await ws.run(applyPatchTool, { patch: patch("*** Add File: n.txt", "+only", "*** End of File") });
+  assertEquals(await ws.readText("n.txt"), "only\n");
+});
