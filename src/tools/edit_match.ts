@@ -174,6 +174,14 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
       line: content.lineOf(chosen[0].start) + 1,
     };
   }
+  const nonBlank = find.split("\n").filter((line) => line.trim() !== "");
+  if (nonBlank.length > 0 && nonBlank.every((line) => /^\s*\d+\t/.test(line))) {
+    throw new ToolError(
+      "no_match",
+      `old_string was not found in ${displayPath}: its lines start with read's line numbers.`,
+      "Copy old_string without the line-number prefix (the number and the tab before the text).",
+    );
+  }
   const closest = closestRegion(content, find);
   const where = closest
     ? ` The closest text is at line${closest.includes("-") ? "s" : ""} ${closest}.`

@@ -216,6 +216,14 @@ const cases: Case[] = [
     mentions: ["refused as much larger"],
   },
   {
+    name: "no_match explains line-number prefixes copied from read",
+    file: "alpha\nbeta\n",
+    old: "     1\talpha\n     2\tbeta",
+    new: "x",
+    error: "no_match",
+    mentions: ["line numbers"],
+  },
+  {
     name: "empty old_string on a file with content",
     file: "content\n",
     old: "",
