@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { type Tool, ToolError } from "../tools/tool.ts";
-import { type McpServerInput, resolveMcpServers } from "./config.ts";
+import { type McpServerConfig, type McpServerInput, resolveMcpServers } from "./config.ts";
 import { McpConnection } from "./connection.ts";
 import { mcpToolName } from "./names.ts";
 import { formatMcpResult } from "./result.ts";
@@ -94,13 +94,12 @@ export class McpManager {
       clientInfo: this.options.clientInfo ?? { name: "skiff", version: "0" },
     };
     for (const config of servers) {
-      const transport = config.transport === "stdio"
-        ? "stdio"
-        : config.transport === "sse"
-        ? "sse"
-        : "http";
       if (!config.enabled) {
-        this.disabled.push({ name: config.name, transport, source: config.source });
+        this.disabled.push({
+          name: config.name,
+          transport: transportKind(config),
+          source: config.source,
+        });
       } else this.connections.push(new McpConnection(config, deps));
     }
     await Promise.all(this.connections.map(async (connection) => {
@@ -125,12 +124,7 @@ export class McpManager {
   status(): McpServerStatus[] {
     const running = this.connections.map((connection): McpServerStatus => ({
       name: connection.config.name,
-      transport: connection.transportUsed ??
-        (connection.config.transport === "stdio"
-          ? "stdio"
-          : connection.config.transport === "sse"
-          ? "sse"
-          : "http"),
+      transport: connection.transportUsed ?? transportKind(connection.config),
       state: connection.state === "dead"
         ? "disconnected"
         : connection.state === "idle"
@@ -185,6 +179,11 @@ export class McpManager {
     }
     return adapted;
   }
+}
+
+/** How a server is reached, as shown to a person; "auto" shows as http until SSE took over. */
+function transportKind(config: McpServerConfig): McpServerStatus["transport"] {
+  return config.transport === "auto" ? "http" : config.transport;
 }
 
 function adaptTool(
