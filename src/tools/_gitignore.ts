@@ -16,7 +16,25 @@ import * as path from "node:path";
 interface Layer {
   /** Absolute folder the rules are relative to. */
   dir: string;
-  rules: Ignore;
+  test: (relative: string) => { ignored: boolean; unignored: boolean };
+}
+
+/**
+ * One path against one file's rules, without also testing the path's parent
+ * folders. The walk has already judged each parent against every layer (and
+ * pruned the ignored ones), and ripgrep does not re-test parents either: a
+ * parent re-included by a deeper `!dir/`, or a search root inside an ignored
+ * folder, must not be ignored again through its parent. npm:ignore's public
+ * `test` always re-tests parents; its rule set's own `test` does not.
+ */
+function singlePathTest(rules: Ignore): Layer["test"] {
+  const internal = (rules as unknown as {
+    _rules?: { test?: (path: string, mode: string) => { ignored: boolean; unignored: boolean } };
+  })._rules;
+  if (typeof internal?.test === "function") {
+    return (relative) => internal.test!(relative, "regex");
+  }
+  return (relative) => rules.test(relative);
 }
 
 export class IgnoreStack {
@@ -73,7 +91,7 @@ export class IgnoreStack {
         absolute.slice(layer.dir.length + (layer.dir.endsWith("/") ? 0 : 1)),
       );
       if (!relative) continue;
-      const verdict = layer.rules.test(isDirectory ? `${relative}/` : relative);
+      const verdict = layer.test(isDirectory ? `${relative}/` : relative);
       if (verdict.ignored) return true;
       if (verdict.unignored) return false;
     }
@@ -91,7 +109,7 @@ function loadLayer(dir: string): Layer | null {
     }
     throw error;
   }
-  return { dir, rules: ignore({ allowRelativePaths: true }).add(text) };
+  return { dir, test: singlePathTest(ignore({ allowRelativePaths: true }).add(text)) };
 }
 
 function exists(file: string): boolean {

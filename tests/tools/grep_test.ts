@@ -121,6 +121,22 @@ Deno.test("an invalid regular expression is invalid_pattern in both engines", as
   }
 });
 
+Deno.test("a search root inside an ignored folder is searched, as an explicit path", async () => {
+  await using ws = await searchWorkspace();
+  const output = await bothEngines(ws, { pattern: "needle", path: "build" });
+  assertEquals(output, "build/out.js:1: const needle = 1;");
+});
+
+Deno.test("a folder re-included by a deeper !rule is searched by both engines", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write(".gitignore", "build/\n");
+  await ws.write("pkg/.gitignore", "!build/\n");
+  await ws.write("pkg/build/kept.js", "needle kept\n");
+  await ws.write("build/gone.js", "needle gone\n");
+  const output = await bothEngines(ws, { pattern: "needle" });
+  assertEquals(output, "pkg/build/kept.js:1: needle kept");
+});
+
 Deno.test("binary files are skipped; no match says so", async () => {
   await using ws = await searchWorkspace();
   const output = await bothEngines(ws, { pattern: "needle", path: "bin" });
