@@ -51,6 +51,12 @@ Deno.test({
       assert.deepEqual(access.patterns, ["everything_echo"]);
       const result = await echo.execute({ message: "hello from skiff" }, context());
       assert.match(result.output, /hello from skiff/);
+      // Bad arguments come back as a tool error the model can read, naming the field.
+      await assert.rejects(echo.execute({}, context()), (error: unknown) => {
+        assert.ok(error instanceof ToolError, String(error));
+        assert.match(error.message, /message/);
+        return true;
+      });
       const [status] = manager.status();
       assert.equal(status.state, "connected");
       assert.equal(status.transport, "stdio");
