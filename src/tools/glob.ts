@@ -45,7 +45,7 @@ export const globTool = defineTool({
         "Give the folder to search in, or read the file directly.",
       );
     }
-    const pattern = input.pattern.replace(/^\.\//, "");
+    const pattern = relativePattern(input.pattern, root.real);
     let matches: (relative: string) => boolean;
     try {
       matches = globMatcher(pattern);
@@ -80,6 +80,13 @@ export const globTool = defineTool({
     return { output: shown.join("\n") + more, title, metadata };
   },
 });
+
+/** `./x` and an absolute pattern under the root become root-relative. */
+function relativePattern(pattern: string, root: string): string {
+  if (pattern.startsWith("./")) return pattern.slice(2);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return pattern.startsWith(prefix) ? pattern.slice(prefix.length) : pattern;
+}
 
 /** The folder the pattern's fixed prefix names, when it exists. */
 function walkStart(pattern: string, root: string): { dir: string; prefix: string } {

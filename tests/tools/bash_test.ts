@@ -117,3 +117,37 @@ Deno.test("declare names the command and suggests a prefix for always-allow", as
   assertEquals(access.commands, ["git log -n5"]);
   assertEquals(access.always, ["git log *"]);
 });
+
+const bwrapWorks = await new Deno.Command("bwrap", {
+  args: ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"],
+  stdout: "null",
+  stderr: "null",
+}).output().then((out) => out.success, () => false);
+if (!bwrapWorks) {
+  console.warn("SKIPPED: bubblewrap does not run here; the sandboxed bash test cannot run.");
+}
+
+Deno.test({
+  name: "under bubblewrap a timeout also leaves no process behind",
+  ignore: !bwrapWorks,
+  async fn() {
+    await using ws = await processWorkspace();
+    const { bwrapLauncher } = await import("../../src/sandbox/bwrap.ts");
+    ws.ctx.launcher = bwrapLauncher({
+      mode: "workspace-write",
+      workspace: ws.root,
+      addDirs: [],
+      network: false,
+      envNames: [],
+    });
+    const marker = uniqueSleep();
+    const ok = await ws.run(bashTool, { command: "echo sandboxed; exit 2" });
+    assertEquals(ok.output, "sandboxed\nexit code: 2");
+    const error = await ws.fail(bashTool, {
+      command: `sh -c 'sleep ${marker} & sleep ${marker}'`,
+      timeout_ms: 500,
+    });
+    assertEquals(error.code, "timeout");
+    assertEquals(await survivors(marker), "");
+  },
+});
