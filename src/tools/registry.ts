@@ -5,6 +5,7 @@
  * call from what it is shown rather than guessing.
  */
 import { z } from "zod";
+import { applyPatchTool } from "./apply_patch.ts";
 import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
@@ -25,6 +26,7 @@ export function builtinTools(): Tool[] {
     readTool,
     writeTool,
     editTool,
+    applyPatchTool,
     globTool,
     grepTool,
     listTool,
