@@ -12,6 +12,7 @@ import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isWriteProtected } from "../sandbox/protected.ts";
 import { commandsToCheck } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
+import { protectedCommandReason } from "./protected_commands.ts";
 import {
   type Action,
   describeRule,
@@ -95,9 +96,6 @@ function modeCheck(key: string, target: string, reason: string): Check {
   return { key, subject: target, action: "deny", reason };
 }
 
-/** A command naming a protected path: `.git/hooks`, `.git/config`, `skiff.json`, `.skiff`. */
-const NAMES_PROTECTED = /\.git\/hooks|\.git\/config|skiff\.json|\.skiff(?:$|[\/\s"'])/;
-
 /** The checks one call needs, before combining them. */
 function checksFor(access: Access, ctx: PolicyContext): Check[] {
   const { layers, workspace } = ctx;
@@ -109,15 +107,13 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
     for (const command of commands) {
       for (const piece of commandsToCheck(command)) {
         const check = checkSubject(layers, "bash", piece);
-        // The OS sandbox cannot protect a protected path that does not exist
-        // yet, so a command naming one is never approved silently.
-        if (
-          mode === "workspace-write" && check.action === "allow" &&
-          NAMES_PROTECTED.test(piece)
-        ) {
+        // The OS sandbox cannot protect what does not exist yet (docs/security.md).
+        const guarded = mode === "workspace-write" && check.action === "allow"
+          ? protectedCommandReason(piece)
+          : null;
+        if (guarded) {
           check.action = "ask";
-          check.reason +=
-            "; it names a write-protected path (.git/hooks, .git/config, skiff config)";
+          check.reason += `; ${guarded}`;
         }
         checks.push(check);
       }

@@ -4,6 +4,7 @@
  * private /tmp, no network unless allowed, its own pid namespace, no
  * capabilities, and an environment holding only allowlisted names.
  */
+import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
 import { childEnv } from "./env.ts";
 import type { SandboxSettings } from "./modes.ts";
@@ -17,13 +18,16 @@ export interface BwrapOptions {
   getEnv?: (name: string) => string | undefined;
 }
 
-function exists(target: string): boolean {
+function lstatOrNull(target: string): Deno.FileInfo | null {
   try {
-    Deno.lstatSync(target);
-    return true;
+    return Deno.lstatSync(target);
   } catch {
-    return false;
+    return null;
   }
+}
+
+function exists(target: string): boolean {
+  return lstatOrNull(target) !== null;
 }
 
 /** The bwrap arguments before the command, for `settings`. Pure apart from existence checks. */
@@ -48,6 +52,14 @@ export function bwrapArgs(
       const real = realpathLenient(dir);
       args.push("--bind", real, real);
     }
+    // `.git` bound onto itself: a mount point cannot be renamed, so a command
+    // cannot move the real `.git` aside and build a new one with its own hooks.
+    // A `.git` file (worktree, submodule) names where the repository lives:
+    // rewritten, it could point git at hooks the command planted.
+    const gitDir = path.join(realpathLenient(settings.workspace), ".git");
+    const gitInfo = lstatOrNull(gitDir);
+    if (gitInfo?.isDirectory) args.push("--bind", gitDir, gitDir);
+    else if (gitInfo?.isFile) args.push("--ro-bind", gitDir, gitDir);
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
     // docs/security.md names this gap and the policy asks for commands naming them.

@@ -5,6 +5,7 @@
  * and the network is denied unless allowed. Written here, tested only as
  * text (no macOS machine in our CI); see docs/security.md.
  */
+import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
 import { childEnv } from "./env.ts";
 import type { SandboxSettings } from "./modes.ts";
@@ -34,6 +35,8 @@ export function sandboxProfile(settings: SandboxSettings, tempDirs: string[] = [
   lines.push(`(allow file-write* ${subpaths.join(" ")})`);
   if (settings.mode !== "read-only") {
     const denied = protectedPaths(settings.workspace).map((target) => `(subpath ${quote(target)})`);
+    // `.git` itself may not be renamed, replaced or (as a file) rewritten.
+    denied.push(`(literal ${quote(path.join(realpathLenient(settings.workspace), ".git"))})`);
     lines.push(`(deny file-write* ${denied.join(" ")})`);
   }
   if (!settings.network) {

@@ -159,6 +159,33 @@ Deno.test({ name: "escape/bwrap: replace the hooks folder wholesale", ...needsBw
   );
 });
 
+Deno.test(
+  { name: "escape/bwrap: move .git aside and build a new one with hooks", ...needsBwrap },
+  async () => {
+    blocked(
+      await unchanged(() =>
+        "(mv .git .git-real && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit) 2>/dev/null || echo blocked"
+      ),
+    );
+  },
+);
+
+Deno.test(
+  { name: "escape/bwrap: repoint a .git file (worktree) at planted hooks", ...needsBwrap },
+  async () => {
+    blocked(
+      await unchanged(
+        () => "echo 'gitdir: ./planted' > .git 2>/dev/null || echo blocked",
+        {},
+        (l) => {
+          Deno.removeSync(path.join(l.ws, ".git"), { recursive: true });
+          Deno.writeTextFileSync(path.join(l.ws, ".git"), `gitdir: ${l.outside}\n`);
+        },
+      ),
+    );
+  },
+);
+
 Deno.test({ name: "escape/bwrap: set core.hooksPath in .git/config", ...needsBwrap }, async () => {
   blocked(
     await unchanged(() =>

@@ -9,7 +9,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { YesBroker } from "../../src/policy/broker.ts";
+import { HeadlessBroker, YesBroker } from "../../src/policy/broker.ts";
 import { flagsLayer } from "../../src/policy/flags.ts";
 import { PermissionGate } from "../../src/policy/gate.ts";
 import { buildLayers, type LayerSources } from "../../src/policy/layers.ts";
@@ -31,7 +31,11 @@ function countingServer() {
 }
 
 /** Gate the command (with --yes); run it only if allowed. Asserts it was refused and nothing changed. */
-async function refusedCommand(command: string, sources: LayerSources = { project }) {
+async function refusedCommand(
+  command: string,
+  sources: LayerSources = { project },
+  headless = false,
+) {
   const layout = makeLayout();
   const server = countingServer();
   try {
@@ -40,8 +44,8 @@ async function refusedCommand(command: string, sources: LayerSources = { project
     const gate = new PermissionGate({
       layers: buildLayers(sources),
       workspace: layout.ws,
-      broker: new YesBroker(),
-      brokerSource: "yes",
+      broker: headless ? new HeadlessBroker() : new YesBroker(),
+      brokerSource: headless ? "headless" : "yes",
     });
     const verdict = await gate.check("bash", { command: full }, {
       key: "bash",
@@ -50,7 +54,7 @@ async function refusedCommand(command: string, sources: LayerSources = { project
     });
     if (verdict.allowed && hasBwrap) await runSandboxed(layout, full, { network: true });
     assertEquals(verdict.allowed, false, `the gate let through: ${full}`);
-    assertEquals(verdict.source, "rule");
+    assertEquals(verdict.source, headless ? "headless" : "rule");
     assertEquals(snapshotAll(layout), before);
     assert(Deno.statSync(path.join(layout.ws, "victim.txt")).isFile);
     assertEquals(server.hits(), 0);
@@ -172,3 +176,17 @@ policyTest("escape/policy: --deny on the command line beats every allow", async 
     flags: flagsLayer({ deny: ["bash(curl *)"] }),
   });
 });
+
+// The OS sandbox cannot protect files inside .git that do not exist yet:
+// `.git/commondir` would point git at another config and hooks. The policy
+// never approves such a command silently, even under a broad allow rule.
+policyTest("escape/policy: plant .git/commondir under an 'echo *' allow (headless)", async () => {
+  await refusedCommand("echo ../evil > .git/commondir", { project }, true);
+});
+
+policyTest(
+  "escape/policy: git config core.fsmonitor under a 'git *' allow (headless)",
+  async () => {
+    await refusedCommand("git config core.fsmonitor 'rm -rf victim.txt'", { project }, true);
+  },
+);

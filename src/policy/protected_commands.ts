@@ -1,0 +1,42 @@
+/**
+ * Commands that could change what git or skiff will run later, outside any
+ * sandbox: anything naming a path inside `.git` (hooks, config, and files
+ * such as `.git/commondir` that redirect git to another config and hooks),
+ * skiff's own config, and the git subcommands that write repository
+ * configuration or create new repositories. The OS sandbox protects these
+ * paths only when they already exist, so such a command is never approved
+ * silently: an allow rule becomes an ask. A heuristic on the command's text,
+ * not a guarantee (docs/security.md).
+ */
+import { shellWords } from "./bash_split.ts";
+
+const NAMES_PROTECTED_PATH =
+  /(?:^|[\s"'=:\/<>])\.git(?:[\/\s"';]|$)|skiff\.json|\.skiff(?:[\/\s"']|$)/;
+
+/** Subcommands that write git config or create a repository with its own hooks. */
+const GIT_CONFIG_WRITERS = new Set(["init", "config", "submodule", "worktree"]);
+
+/** git's global options that take a value as the next word. */
+const GIT_OPTIONS_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace"]);
+
+function gitSubcommand(words: string[]): string | null {
+  if (words[0]?.split("/").pop() !== "git") return null;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i];
+    if (GIT_OPTIONS_WITH_VALUE.has(word)) i++;
+    else if (!word.startsWith("-")) return word;
+  }
+  return null;
+}
+
+/** Why this simple command needs a person's approval, or null when it does not. */
+export function protectedCommandReason(piece: string): string | null {
+  if (NAMES_PROTECTED_PATH.test(piece)) {
+    return "it names a path inside .git or skiff's config, which commands may not change";
+  }
+  const subcommand = gitSubcommand(shellWords(piece));
+  if (subcommand && GIT_CONFIG_WRITERS.has(subcommand)) {
+    return `\`git ${subcommand}\` can write git configuration that later runs code outside the sandbox`;
+  }
+  return null;
+}
