@@ -53,8 +53,11 @@ Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protect
       ["--", "sh", "-c", "ls"],
     ]
   ) assert(find(argv, ...seq) >= 0, `missing ${seq.join(" ")}`);
-  // The re-binds come after the writable bind, or they would be covered by it.
-  assert(find(argv, "--bind", ws, ws) < find(argv, "--ro-bind", path.join(ws, ".git/hooks")));
+  // The re-binds come after the writable bind, or they would be covered by it;
+  // `.git` is bound onto itself first so it cannot be renamed away.
+  const git = path.join(ws, ".git");
+  assert(find(argv, "--bind", ws, ws) < find(argv, "--bind", git, git));
+  assert(find(argv, "--bind", git, git) < find(argv, "--ro-bind", path.join(ws, ".git/hooks")));
   assert(find(argv, "--tmpfs", "/tmp") < find(argv, "--bind", ws, ws));
   assertEquals(childEnv, { PATH: "/usr/bin:/bin", HOME: "/home/u", TMPDIR: "/tmp" });
   assertEquals(argv.includes("sk-x"), false);
@@ -83,6 +86,7 @@ Deno.test("sandbox-exec profile text: writes only in the workspace, protected de
   assertStringIncludes(profile, `(allow file-write* (subpath "${ws}")`);
   assertStringIncludes(profile, `(deny file-write* (subpath "${path.join(ws, ".git/hooks")}")`);
   assertStringIncludes(profile, `(subpath "${path.join(ws, "skiff.json")}")`);
+  assertStringIncludes(profile, `(literal "${path.join(ws, ".git")}")`);
   assertStringIncludes(profile, "(deny network*)");
   // The denials come after the allowances (later rules win).
   assert(profile.indexOf(`(subpath "${ws}")`) < profile.indexOf("(deny file-write* (subpath"));
