@@ -25,7 +25,12 @@ export function resolveToolPath(
       "Give the path of a file in the workspace.",
     );
   }
-  const resolved = resolveWorkspacePath(ctx.workspace, input, ctx.extraDirs);
+  let resolved: ResolvedPath;
+  try {
+    resolved = resolveWorkspacePath(ctx.workspace, input, ctx.extraDirs);
+  } catch (error) {
+    throw fileSystemError(input, "resolve", error);
+  }
   return { resolved, real: resolved.real, display: displayPath(resolved) };
 }
 
@@ -66,4 +71,17 @@ export function fileSystemError(display: string, verb: string, error: unknown): 
     `Could not ${verb} ${display}: ${reason}`,
     "Check the path (a parent may be a file rather than a folder) and retry.",
   );
+}
+
+/** Run `work`; any failure that is not already a ToolError becomes one about `display`. */
+export async function withFileErrors<T>(
+  display: string,
+  verb: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw fileSystemError(display, verb, error);
+  }
 }

@@ -18,7 +18,7 @@ import {
   statOrNull,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { fileAccess, resolveToolPath, type ToolPath } from "./_file_access.ts";
+import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "./_file_access.ts";
 
 export const applyPatchSchema = z.object({
   patch: z.string().describe(
@@ -255,25 +255,30 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
       const paths = operations.flatMap((op) =>
         op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path]
       ).map((p) => resolveToolPath(ctx, p).real);
-      return await withLocks(ctx, paths, async () => {
-        const changes = await plan(operations, ctx);
-        await commit(changes, ctx, io);
-        const summary = summarise(changes);
-        return {
-          output:
-            `Applied the patch to ${summary.lines.length} file${
-              summary.lines.length === 1 ? "" : "s"
-            }:\n` +
-            summary.lines.join("\n"),
-          title: `${summary.lines.length} files (+${summary.additions} -${summary.deletions})`,
-          metadata: {
-            diff: summary.diff,
-            additions: summary.additions,
-            deletions: summary.deletions,
-            files: summary.files,
-          },
-        };
-      });
+      return await withFileErrors(
+        "the files of this patch",
+        "change",
+        () =>
+          withLocks(ctx, paths, async () => {
+            const changes = await plan(operations, ctx);
+            await commit(changes, ctx, io);
+            const summary = summarise(changes);
+            return {
+              output:
+                `Applied the patch to ${summary.lines.length} file${
+                  summary.lines.length === 1 ? "" : "s"
+                }:\n` +
+                summary.lines.join("\n"),
+              title: `${summary.lines.length} files (+${summary.additions} -${summary.deletions})`,
+              metadata: {
+                diff: summary.diff,
+                additions: summary.additions,
+                deletions: summary.deletions,
+                files: summary.files,
+              },
+            };
+          }),
+      );
     },
   });
 }

@@ -26,6 +26,7 @@ import {
   PREVIEW_MAX_BYTES,
   resolveToolPath,
   type ToolPath,
+  withFileErrors,
 } from "./_file_access.ts";
 
 const editItem = z.object({
@@ -187,60 +188,65 @@ export const editTool = defineTool({
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
     const edits = collectEdits(input);
-    return await ctx.files.withLock(target.real, async () => {
-      const info = await statOrNull(target.real);
-      if (info?.isDirectory) {
-        throw new ToolError(
-          "bad_input",
-          `${target.display} is a directory.`,
-          "Give the path of a file.",
-        );
-      }
-      const before = info ? await readFileOrNull(target.real) : null;
-      if (before === null) {
-        if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx);
-        throw new ToolError(
-          "not_found",
-          `${target.display} does not exist.`,
-          "Check the path (glob can find the file), or use write to create a new file.",
-        );
-      }
-      ctx.files.assertEditable(target.real, before, target.display);
-      if (looksBinary(before)) {
-        throw new ToolError(
-          "binary_file",
-          `${target.display} is a binary file; edit changes text files only.`,
-        );
-      }
-      const doc = decodeText(before);
-      let result: { text: string; outcomes: EditOutcome[] };
-      if (isCreation(edits) && doc.text === "") {
-        result = { text: toLf(edits[0].new_string), outcomes: [] };
-      } else {
-        result = applyEdits(doc.text, edits, target.display);
-      }
-      const after = encodeText(result.text, doc);
-      await ctx.files.snapshot(target.real, before);
-      await writeFileAtomic(target.real, after).catch((error) => {
-        throw fileSystemError(target.display, "write", error);
-      });
-      ctx.files.markWritten(target.real, after);
-      const diff = fileDiff(target.display, doc.text, result.text);
-      const lines = countLines(result.text);
-      const output = result.outcomes.length
-        ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
-        : `Wrote ${target.display} (${lines} lines).`;
-      return {
-        output,
-        title: `${target.display} (+${diff.additions} -${diff.deletions})`,
-        metadata: {
-          diff: diff.diff,
-          additions: diff.additions,
-          deletions: diff.deletions,
-          ...(diff.truncated ? { diff_truncated: true } : {}),
-          replacers: result.outcomes.map((o) => o.replacer),
-        },
-      };
-    });
+    return await withFileErrors(
+      target.display,
+      "edit",
+      () =>
+        ctx.files.withLock(target.real, async () => {
+          const info = await statOrNull(target.real);
+          if (info?.isDirectory) {
+            throw new ToolError(
+              "bad_input",
+              `${target.display} is a directory.`,
+              "Give the path of a file.",
+            );
+          }
+          const before = info ? await readFileOrNull(target.real) : null;
+          if (before === null) {
+            if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx);
+            throw new ToolError(
+              "not_found",
+              `${target.display} does not exist.`,
+              "Check the path (glob can find the file), or use write to create a new file.",
+            );
+          }
+          ctx.files.assertEditable(target.real, before, target.display);
+          if (looksBinary(before)) {
+            throw new ToolError(
+              "binary_file",
+              `${target.display} is a binary file; edit changes text files only.`,
+            );
+          }
+          const doc = decodeText(before);
+          let result: { text: string; outcomes: EditOutcome[] };
+          if (isCreation(edits) && doc.text === "") {
+            result = { text: toLf(edits[0].new_string), outcomes: [] };
+          } else {
+            result = applyEdits(doc.text, edits, target.display);
+          }
+          const after = encodeText(result.text, doc);
+          await ctx.files.snapshot(target.real, before);
+          await writeFileAtomic(target.real, after).catch((error) => {
+            throw fileSystemError(target.display, "write", error);
+          });
+          ctx.files.markWritten(target.real, after);
+          const diff = fileDiff(target.display, doc.text, result.text);
+          const lines = countLines(result.text);
+          const output = result.outcomes.length
+            ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
+            : `Wrote ${target.display} (${lines} lines).`;
+          return {
+            output,
+            title: `${target.display} (+${diff.additions} -${diff.deletions})`,
+            metadata: {
+              diff: diff.diff,
+              additions: diff.additions,
+              deletions: diff.deletions,
+              ...(diff.truncated ? { diff_truncated: true } : {}),
+              replacers: result.outcomes.map((o) => o.replacer),
+            },
+          };
+        }),
+    );
   },
 });

@@ -7,10 +7,10 @@
  */
 import * as path from "node:path";
 import { z } from "zod";
-import { defineTool, ToolError } from "./tool.ts";
+import { defineTool, type ToolContext, ToolError, type ToolResult } from "./tool.ts";
 import { decodeText, looksBinary, statOrNull } from "./_file_io.ts";
 import { imageInfo } from "./_image_info.ts";
-import { fileAccess, resolveToolPath, type ToolPath } from "./_file_access.ts";
+import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "./_file_access.ts";
 import { similarity } from "./edit_similarity.ts";
 
 /** Lines returned by one call unless `limit` asks for fewer. */
@@ -131,6 +131,96 @@ export function numberLines(
   return { text: out.join("\n"), count: out.length };
 }
 
+/** The read itself, once the path is resolved. */
+async function readTarget(
+  target: ToolPath,
+  input: ReadInput,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const info = await statOrNull(target.real);
+  if (!info) throw await notFound(target);
+  if (info.isDirectory) {
+    return { output: await listDirectory(target), title: `${target.display}/` };
+  }
+  if (!info.isFile) {
+    throw new ToolError(
+      "bad_input",
+      `${target.display} is not a regular file (a device, socket or pipe); read shows files and folders.`,
+    );
+  }
+  if (info.size > READ_MAX_FILE_BYTES) {
+    throw new ToolError(
+      "too_large",
+      `${target.display} is ${formatBytes(info.size)}, more than read handles (${
+        formatBytes(READ_MAX_FILE_BYTES)
+      }).`,
+      "Use grep to find the part you need, or bash with head/tail/sed -n to print a range.",
+    );
+  }
+  const bytes = await Deno.readFile(target.real);
+  const image = imageInfo(bytes);
+  if (image) {
+    ctx.files.markRead(target.real, bytes);
+    const size = image.width !== undefined ? `, ${image.width}×${image.height} pixels` : "";
+    return {
+      output: `${target.display} is a ${image.format} image (${image.mime}), ${
+        formatBytes(bytes.length)
+      }${size}.`,
+      title: `${target.display} (${image.format})`,
+      metadata: {
+        image: image.format,
+        mime: image.mime,
+        bytes: bytes.length,
+        width: image.width,
+        height: image.height,
+      },
+    };
+  }
+  if (looksBinary(bytes)) {
+    throw new ToolError(
+      "binary_file",
+      `${target.display} is a binary file (${formatBytes(bytes.length)}); read shows text only.`,
+      "If you need to inspect it, run bash with `file` or `xxd | head`.",
+    );
+  }
+  ctx.files.markRead(target.real, bytes);
+  const { text } = decodeText(bytes);
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const total = lines.length;
+  if (total === 0) {
+    return {
+      output: `${target.display} is empty (0 lines).`,
+      title: target.display,
+      metadata: { lines: 0 },
+    };
+  }
+  const start = input.offset ?? 1;
+  if (start > total) {
+    throw new ToolError(
+      "bad_input",
+      `offset ${start} is past the end of ${target.display}, which has ${total} lines.`,
+      `Use an offset between 1 and ${total}.`,
+    );
+  }
+  const limit = Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES);
+  const window = lines.slice(start - 1, start - 1 + limit);
+  const numbered = numberLines(window, start);
+  const last = start + numbered.count - 1;
+  const footer = last < total
+    ? `(lines ${start}-${last} of ${total}; ${total - last} more — call read with offset=${
+      last + 1
+    } to continue)`
+    : start > 1
+    ? `(lines ${start}-${last} of ${total}; end of file)`
+    : `(end of file, ${total} lines)`;
+  return {
+    output: `${numbered.text}\n\n${footer}`,
+    title: `${target.display} (${start}-${last} of ${total})`,
+    metadata: { lines: total, from: start, to: last, more: last < total },
+  };
+}
+
 export const readTool = defineTool({
   name: "read",
   description:
@@ -148,87 +238,6 @@ export const readTool = defineTool({
 
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
-    const info = await statOrNull(target.real);
-    if (!info) throw await notFound(target);
-    if (info.isDirectory) {
-      return { output: await listDirectory(target), title: `${target.display}/` };
-    }
-    if (!info.isFile) {
-      throw new ToolError(
-        "bad_input",
-        `${target.display} is not a regular file (a device, socket or pipe); read shows files and folders.`,
-      );
-    }
-    if (info.size > READ_MAX_FILE_BYTES) {
-      throw new ToolError(
-        "too_large",
-        `${target.display} is ${formatBytes(info.size)}, more than read handles (${
-          formatBytes(READ_MAX_FILE_BYTES)
-        }).`,
-        "Use grep to find the part you need, or bash with head/tail/sed -n to print a range.",
-      );
-    }
-    const bytes = await Deno.readFile(target.real);
-    const image = imageInfo(bytes);
-    if (image) {
-      ctx.files.markRead(target.real, bytes);
-      const size = image.width !== undefined ? `, ${image.width}×${image.height} pixels` : "";
-      return {
-        output: `${target.display} is a ${image.format} image (${image.mime}), ${
-          formatBytes(bytes.length)
-        }${size}.`,
-        title: `${target.display} (${image.format})`,
-        metadata: {
-          image: image.format,
-          mime: image.mime,
-          bytes: bytes.length,
-          width: image.width,
-          height: image.height,
-        },
-      };
-    }
-    if (looksBinary(bytes)) {
-      throw new ToolError(
-        "binary_file",
-        `${target.display} is a binary file (${formatBytes(bytes.length)}); read shows text only.`,
-        "If you need to inspect it, run bash with `file` or `xxd | head`.",
-      );
-    }
-    ctx.files.markRead(target.real, bytes);
-    const { text } = decodeText(bytes);
-    const lines = text.split("\n");
-    if (lines[lines.length - 1] === "") lines.pop();
-    const total = lines.length;
-    if (total === 0) {
-      return {
-        output: `${target.display} is empty (0 lines).`,
-        title: target.display,
-        metadata: { lines: 0 },
-      };
-    }
-    const start = input.offset ?? 1;
-    if (start > total) {
-      throw new ToolError(
-        "bad_input",
-        `offset ${start} is past the end of ${target.display}, which has ${total} lines.`,
-        `Use an offset between 1 and ${total}.`,
-      );
-    }
-    const limit = Math.min(input.limit ?? READ_MAX_LINES, READ_MAX_LINES);
-    const window = lines.slice(start - 1, start - 1 + limit);
-    const numbered = numberLines(window, start);
-    const last = start + numbered.count - 1;
-    const footer = last < total
-      ? `(lines ${start}-${last} of ${total}; ${total - last} more — call read with offset=${
-        last + 1
-      } to continue)`
-      : start > 1
-      ? `(lines ${start}-${last} of ${total}; end of file)`
-      : `(end of file, ${total} lines)`;
-    return {
-      output: `${numbered.text}\n\n${footer}`,
-      title: `${target.display} (${start}-${last} of ${total})`,
-      metadata: { lines: total, from: start, to: last, more: last < total },
-    };
+    return await withFileErrors(target.display, "read", () => readTarget(target, input, ctx));
   },
 });

@@ -18,7 +18,13 @@ import {
   writeFileAtomic,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { fileAccess, fileSystemError, PREVIEW_MAX_BYTES, resolveToolPath } from "./_file_access.ts";
+import {
+  fileAccess,
+  fileSystemError,
+  PREVIEW_MAX_BYTES,
+  resolveToolPath,
+  withFileErrors,
+} from "./_file_access.ts";
 
 export const writeSchema = z.object({
   file_path: z.string().describe(
@@ -65,51 +71,57 @@ export const writeTool = defineTool({
 
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
-    return await ctx.files.withLock(target.real, async () => {
-      const info = await statOrNull(target.real);
-      if (info?.isDirectory) {
-        throw new ToolError(
-          "bad_input",
-          `${target.display} is a directory.`,
-          "Give a file path inside it.",
-        );
-      }
-      const before = info ? await readFileOrNull(target.real) : null;
-      ctx.files.assertEditable(target.real, before, target.display);
-      const planned = plannedText(before, input.content);
-      const lines = countLines(planned.afterText);
-      if (before !== null && planned.beforeText === planned.afterText) {
-        ctx.files.markWritten(target.real, before);
-        return {
-          output: `${target.display} already has this content (${lines} lines); nothing written.`,
-          title: `${target.display} (unchanged)`,
-          metadata: { diff: "", additions: 0, deletions: 0 },
-        };
-      }
-      await ctx.files.snapshot(target.real, before);
-      await writeFileAtomic(target.real, planned.bytes).catch((error) => {
-        throw fileSystemError(target.display, "write", error);
-      });
-      ctx.files.markWritten(target.real, planned.bytes);
-      const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
-      const output = before === null
-        ? `Created ${target.display} (${lines} lines).`
-        : `Replaced ${target.display}: ${lines} lines, was ${
-          countLines(planned.beforeText ?? "")
-        } (+${diff.additions} -${diff.deletions}).`;
-      return {
-        output,
-        title: `${target.display} (${
-          before === null ? "created" : `+${diff.additions} -${diff.deletions}`
-        })`,
-        metadata: {
-          diff: diff.diff,
-          additions: diff.additions,
-          deletions: diff.deletions,
-          created: before === null,
-          ...(diff.truncated ? { diff_truncated: true } : {}),
-        },
-      };
-    });
+    return await withFileErrors(
+      target.display,
+      "write",
+      () =>
+        ctx.files.withLock(target.real, async () => {
+          const info = await statOrNull(target.real);
+          if (info?.isDirectory) {
+            throw new ToolError(
+              "bad_input",
+              `${target.display} is a directory.`,
+              "Give a file path inside it.",
+            );
+          }
+          const before = info ? await readFileOrNull(target.real) : null;
+          ctx.files.assertEditable(target.real, before, target.display);
+          const planned = plannedText(before, input.content);
+          const lines = countLines(planned.afterText);
+          if (before !== null && planned.beforeText === planned.afterText) {
+            ctx.files.markWritten(target.real, before);
+            return {
+              output:
+                `${target.display} already has this content (${lines} lines); nothing written.`,
+              title: `${target.display} (unchanged)`,
+              metadata: { diff: "", additions: 0, deletions: 0 },
+            };
+          }
+          await ctx.files.snapshot(target.real, before);
+          await writeFileAtomic(target.real, planned.bytes).catch((error) => {
+            throw fileSystemError(target.display, "write", error);
+          });
+          ctx.files.markWritten(target.real, planned.bytes);
+          const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
+          const output = before === null
+            ? `Created ${target.display} (${lines} lines).`
+            : `Replaced ${target.display}: ${lines} lines, was ${
+              countLines(planned.beforeText ?? "")
+            } (+${diff.additions} -${diff.deletions}).`;
+          return {
+            output,
+            title: `${target.display} (${
+              before === null ? "created" : `+${diff.additions} -${diff.deletions}`
+            })`,
+            metadata: {
+              diff: diff.diff,
+              additions: diff.additions,
+              deletions: diff.deletions,
+              created: before === null,
+              ...(diff.truncated ? { diff_truncated: true } : {}),
+            },
+          };
+        }),
+    );
   },
 });

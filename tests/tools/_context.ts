@@ -24,20 +24,10 @@ export interface TestWorkspace {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export async function makeWorkspace(): Promise<TestWorkspace> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-tools-" }));
-  const snapshots: TestWorkspace["snapshots"] = [];
-  const sink: SnapshotSink = {
-    save(turn, file, before) {
-      snapshots.push({
-        turn,
-        path: file,
-        before: before ? new TextDecoder().decode(before) : null,
-      });
-    },
-  };
+/** A ToolContext rooted at `root`, touching no file itself (for permission tests). */
+export function makeContext(root: string, sink?: SnapshotSink): ToolContext {
   let todos: Todo[] = [];
-  const ctx: ToolContext = {
+  return {
     sessionId: "test-session",
     callId: "call-1",
     workspace: root,
@@ -57,6 +47,21 @@ export async function makeWorkspace(): Promise<TestWorkspace> {
     },
     fetch: () => Promise.reject(new Error("file tool tests never reach the network")),
   };
+}
+
+export async function makeWorkspace(): Promise<TestWorkspace> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-tools-" }));
+  const snapshots: TestWorkspace["snapshots"] = [];
+  const sink: SnapshotSink = {
+    save(turn, file, before) {
+      snapshots.push({
+        turn,
+        path: file,
+        before: before ? new TextDecoder().decode(before) : null,
+      });
+    },
+  };
+  const ctx = makeContext(root, sink);
   const at = (relative: string) => path.join(root, relative);
   const workspace: TestWorkspace = {
     ctx,

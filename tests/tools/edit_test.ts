@@ -6,7 +6,8 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { editTool } from "../../src/tools/edit.ts";
 import { readTool } from "../../src/tools/read.ts";
-import { makeWorkspace } from "./_context.ts";
+import { makeContext, makeWorkspace } from "./_context.ts";
+import type { ToolError } from "../../src/tools/tool.ts";
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 
@@ -248,4 +249,43 @@ Deno.test("a replace_all confirmation counts occurrences", async () => {
   assertEquals(await ws.readText("r.txt"), "qux bar qux baz qux\n");
   assertStringIncludes(result.output, "3 occurrences");
   assertEquals(bytesOf(await ws.readText("r.txt")).length, 20);
+});
+
+// A workspace made before the permission-narrowed tests below, which cannot create one.
+const narrowed = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-perm-" }));
+await Deno.writeTextFile(`${narrowed}/locked.txt`, "keep\n");
+globalThis.addEventListener("unload", () => Deno.removeSync(narrowed, { recursive: true }));
+
+Deno.test({
+  name: "without --allow-write, edit fails as not_capable and the file is untouched",
+  permissions: { read: true, write: false },
+  async fn() {
+    const ctx = makeContext(narrowed);
+    await readTool.execute({ file_path: "locked.txt" }, ctx);
+    let code = "";
+    try {
+      await editTool.execute(
+        { file_path: "locked.txt", old_string: "keep", new_string: "lose" },
+        ctx,
+      );
+    } catch (error) {
+      code = (error as ToolError).code;
+    }
+    assertEquals(code, "not_capable");
+    assertEquals(await Deno.readTextFile(`${narrowed}/locked.txt`), "keep\n");
+  },
+});
+
+Deno.test({
+  name: "without --allow-read, read fails as not_capable",
+  permissions: { read: false },
+  async fn() {
+    let code = "";
+    try {
+      await readTool.execute({ file_path: "locked.txt" }, makeContext(narrowed));
+    } catch (error) {
+      code = (error as ToolError).code;
+    }
+    assertEquals(code, "not_capable");
+  },
 });
