@@ -44,10 +44,13 @@ export interface ToolSchemaEntry {
 
 /** A tool's parameters as JSON Schema (without the `$schema` marker providers do not want). */
 export function parametersOf(tool: Tool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
+  // MCP tools bring their schema as JSON; it is the one the server checks against.
+  const schema = tool.jsonSchema
+    ? { ...tool.jsonSchema }
+    : z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
+      string,
+      unknown
+    >;
   delete schema.$schema;
   return schema;
 }
