@@ -109,7 +109,10 @@ function loadLayer(dir: string): Layer | null {
     }
     throw error;
   }
-  return { dir, test: singlePathTest(ignore({ allowRelativePaths: true }).add(text)) };
+  return {
+    dir,
+    test: singlePathTest(ignore({ allowRelativePaths: true, ignorecase: false }).add(text)),
+  };
 }
 
 function exists(file: string): boolean {

@@ -137,6 +137,14 @@ Deno.test("a folder re-included by a deeper !rule is searched by both engines", 
   assertEquals(output, "pkg/build/kept.js:1: needle kept");
 });
 
+Deno.test("gitignore rules are case-sensitive, as git and ripgrep read them on Linux", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write(".gitignore", "*.LOG\n");
+  await ws.write("a.log", "needle\n");
+  await ws.write("b.LOG", "needle\n");
+  assertEquals(await bothEngines(ws, { pattern: "needle" }), "a.log:1: needle");
+});
+
 Deno.test("binary files are skipped; no match says so", async () => {
   await using ws = await searchWorkspace();
   const output = await bothEngines(ws, { pattern: "needle", path: "bin" });
