@@ -11,10 +11,10 @@ import * as path from "node:path";
 import { applyEdit } from "../src/tools/edit_match.ts";
 import { editTool } from "../src/tools/edit.ts";
 import { FileLedger } from "../src/tools/file_ledger.ts";
-import type { ToolContext } from "../src/tools/tool.ts";
+import { type ToolContext, ToolError } from "../src/tools/tool.ts";
 
 const SIZES = [1_000, 10_000, 100_000];
-const RUNS = 5;
+const RUNS = 9;
 
 /** A file of `lines` lines of varied code with one target function in the middle. */
 function makeSource(lines: number): { text: string; oldString: string } {
@@ -79,7 +79,7 @@ export async function benchEdit(): Promise<string[]> {
   const workspace = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-bench-edit-" }));
   const ctx = context(workspace);
   const file = path.join(workspace, "big.js");
-  const rows: { lines: number; matcher: number; tool: number }[] = [];
+  const rows: { lines: number; matcher: number; tool: number; miss: number }[] = [];
   try {
     for (const lines of SIZES) {
       const { text, oldString } = makeSource(lines);
@@ -89,7 +89,21 @@ export async function benchEdit(): Promise<string[]> {
       };
       const matcherTimes: number[] = [];
       const toolTimes: number[] = [];
+      const missTimes: number[] = [];
+      // Worst case: nothing matches, so every replacer and the closest-region hint run.
+      const missing = {
+        old_string: oldString.split("\n").map((line) => `// ${line}`).join("\n"),
+        new_string: "x",
+      };
       for (let run = 0; run <= RUNS; run++) {
+        const missStarted = performance.now();
+        try {
+          applyEdit(text, missing, "big.js");
+          throw new Error("expected no match");
+        } catch (error) {
+          if (!(error instanceof ToolError) || error.code !== "no_match") throw error;
+        }
+        const miss = performance.now() - missStarted;
         let started = performance.now();
         const outcome = applyEdit(text, request, "big.js");
         const matcher = performance.now() - started;
@@ -105,25 +119,31 @@ export async function benchEdit(): Promise<string[]> {
         if (run > 0) { // the first run warms the JIT
           matcherTimes.push(matcher);
           toolTimes.push(tool);
+          missTimes.push(miss);
         }
       }
-      rows.push({ lines, matcher: median(matcherTimes), tool: median(toolTimes) });
+      rows.push({
+        lines,
+        matcher: median(matcherTimes),
+        tool: median(toolTimes),
+        miss: median(missTimes),
+      });
     }
   } finally {
     await Deno.remove(workspace, { recursive: true });
   }
-  const report = [`edit, block-anchor match (median of ${RUNS} runs):`];
+  const report = [`edit in a large file (median of ${RUNS} runs; growth per ×10 lines):`];
+  const growth = (
+    now: number,
+    before?: number,
+  ) => (before ? ` (×${(now / before).toFixed(1)})` : "");
   rows.forEach((row, i) => {
     const previous = rows[i - 1];
-    const growth = previous
-      ? `  growth ×${(row.matcher / previous.matcher).toFixed(1)} matcher, ×${
-        (row.tool / previous.tool).toFixed(1)
-      } tool for ×${row.lines / previous.lines} lines`
-      : "";
     report.push(
-      `  ${String(row.lines).padStart(7)} lines: matcher ${
-        ms(row.matcher)
-      }, tool (read+match+write+diff) ${ms(row.tool)}${growth}`,
+      `  ${String(row.lines).padStart(7)} lines: block-anchor match ${ms(row.matcher)}` +
+        `${growth(row.matcher, previous?.matcher)}, whole edit call ${ms(row.tool)}` +
+        `${growth(row.tool, previous?.tool)}, no match (whole chain) ${ms(row.miss)}` +
+        growth(row.miss, previous?.miss),
     );
   });
   return report;
