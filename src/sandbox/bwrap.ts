@@ -46,7 +46,17 @@ export function bwrapArgs(
     "/proc",
     "--tmpfs",
     "/tmp",
+    // Host sockets live under /run (Docker, the session and system buses,
+    // systemd): a network namespace does not cover Unix sockets reached by
+    // path, and a read-only mount does not stop connecting to one.
+    "--tmpfs",
+    "/run",
+    // …but DNS needs the resolver's files when the network is allowed.
+    "--ro-bind-try",
+    "/run/systemd/resolve",
+    "/run/systemd/resolve",
   ];
+  if (lstatOrNull("/var/run")?.isDirectory) args.push("--tmpfs", "/var/run");
   if (settings.mode !== "read-only") {
     for (const dir of [settings.workspace, ...settings.addDirs]) {
       const real = realpathLenient(dir);

@@ -8,6 +8,7 @@ import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import {
   type CommandResult,
+  hasBwrap,
   type Layout,
   makeLayout,
   needsBwrap,
@@ -322,3 +323,50 @@ Deno.test(
     );
   },
 );
+
+/** A folder under /run the test may create a socket in, or null. */
+function runtimeDir(): string | null {
+  for (const dir of [Deno.env.get("XDG_RUNTIME_DIR"), "/run"]) {
+    if (!dir) continue;
+    try {
+      const probe = path.join(dir, `skiff-probe-${crypto.randomUUID()}`);
+      Deno.writeTextFileSync(probe, "");
+      Deno.removeSync(probe);
+      return dir;
+    } catch { /* not writable */ }
+  }
+  return null;
+}
+const socketDir = runtimeDir();
+if (hasBwrap && !socketDir) {
+  console.warn(
+    "!!! ESCAPE SUITE: no writable /run or XDG_RUNTIME_DIR: the host-socket attempt is SKIPPED. !!!",
+  );
+}
+
+Deno.test({
+  name: "escape/bwrap: connecting to a host Unix socket under /run (Docker, session bus)",
+  ignore: !hasBwrap || !socketDir,
+}, async () => {
+  const socketPath = path.join(socketDir!, `skiff-escape-${crypto.randomUUID().slice(0, 8)}.sock`);
+  const listener = Deno.listen({ transport: "unix", path: socketPath });
+  let accepted = 0;
+  const serving = (async () => {
+    for await (const connection of listener) {
+      accepted++;
+      connection.close();
+    }
+  })();
+  try {
+    const client =
+      `${Deno.execPath()} eval 'try { (await Deno.connect({ transport: "unix", path: ` +
+      `"${socketPath}" })).close(); console.log("connected") } catch { console.log("blocked") }'`;
+    blocked(await unchanged(() => client));
+    blocked(await unchanged(() => client, { network: true }));
+    assertEquals(accepted, 0);
+  } finally {
+    listener.close();
+    await serving.catch(() => {});
+    await Deno.remove(socketPath).catch(() => {});
+  }
+});
