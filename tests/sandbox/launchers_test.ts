@@ -40,6 +40,7 @@ Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protect
       ["--dev", "/dev"],
       ["--proc", "/proc"],
       ["--tmpfs", "/tmp"],
+      ["--tmpfs", "/run"],
       ["--bind", ws, ws],
       ["--ro-bind", path.join(ws, ".git/hooks"), path.join(ws, ".git/hooks")],
       ["--ro-bind", path.join(ws, ".git/config"), path.join(ws, ".git/config")],
