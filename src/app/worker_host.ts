@@ -5,6 +5,8 @@
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
 import { UsageError } from "../cli/exit_codes.ts";
+import * as path from "node:path";
+import { homeDir } from "../sandbox/paths.ts";
 import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
@@ -49,7 +51,12 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     addDirs: spec.sandbox.addDirs,
     dataDir: spec.dataDir,
     // Instruction files and agent definitions are read up to the git root.
-    configDirs: [spec.configDir, findGitRoot(spec.workspace) ?? spec.workspace],
+    // Agents and skills written for other tools are read where they live.
+    configDirs: [
+      spec.configDir,
+      findGitRoot(spec.workspace) ?? spec.workspace,
+      ...[".claude", ".agents", ".config/opencode"].map((dir) => path.join(homeDir(), dir)),
+    ],
     netHosts: engineNetHosts(spec),
     envNames: spec.sandbox.env,
   });

@@ -25,8 +25,11 @@ export interface PromptFacts {
 }
 
 export function renderSystemPrompt(facts: PromptFacts): string {
-  const lines = [
-    facts.agentPrompt?.trim() || BASE_PROMPT,
+  const lines = [BASE_PROMPT];
+  if (facts.agentPrompt?.trim()) {
+    lines.push("", "<agent_instructions>", facts.agentPrompt.trim(), "</agent_instructions>");
+  }
+  lines.push(
     "",
     "<environment>",
     `Workspace: ${facts.workspace}`,
@@ -34,7 +37,7 @@ export function renderSystemPrompt(facts: PromptFacts): string {
     `Platform: ${facts.platform}`,
     `Git: ${facts.gitSummary ?? "not a git repository"}`,
     "</environment>",
-  ];
+  );
   for (const file of facts.instructions) {
     lines.push("", `<instructions from="${file.path}">`, file.text.trim(), "</instructions>");
   }

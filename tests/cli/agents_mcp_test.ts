@@ -1,0 +1,109 @@
+/**
+ * End-to-end through `skiff run`: the plan agent cannot change files, and
+ * a real MCP server's tools reach the model with their schemas and run from
+ * inside the engine's Worker, under the policy table.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { hasEverything, stdioServer } from "../mcp/everything.ts";
+
+async function withMock(
+  script: MockTurn[],
+  work: (sandbox: Sandbox, mock: ReturnType<typeof startMockServer>) => Promise<void>,
+): Promise<void> {
+  const mock = startMockServer(script);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    await work(sandbox, mock);
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+}
+
+type Request = {
+  messages: { role: string; content: string }[];
+  tools?: { function: { name: string; parameters: Record<string, unknown> } }[];
+};
+
+Deno.test("a plan run cannot edit, write or remove files", async () => {
+  await withMock([
+    {
+      toolCalls: [
+        { name: "edit", arguments: { file_path: "a.txt", old_string: "a", new_string: "b" } },
+        { name: "bash", arguments: { command: "rm a.txt" } },
+        { name: "bash", arguments: { command: "git status" } },
+      ],
+    },
+    { text: "I only planned." },
+  ], async (sandbox, mock) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "a\n");
+    await new Deno.Command("git", { args: ["init", "-q"], cwd: sandbox.workspace }).output();
+    const result = await runSkiff(
+      ["run", "--json", "--agent", "plan", "--yes", "change a"],
+      sandbox,
+    );
+    assertEquals(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "a\n");
+    const names = ((mock.requests[0] as Request).tools ?? []).map((tool) => tool.function.name);
+    for (const forbidden of ["edit", "write", "apply_patch"]) {
+      assertEquals(names.includes(forbidden), false, `${forbidden} is not offered to plan`);
+    }
+    const results = (mock.requests[1] as Request).messages.filter((m) => m.role === "tool");
+    assertStringIncludes(results[0].content, "not_found");
+    assertStringIncludes(results[1].content, "denied");
+    assert(!results[2].content.includes("denied"), "read-only git status is allowed");
+    assertEquals(result.code, 3, "the denied rm is reported");
+    const completed = parseJsonLines(result.stdout).at(-1)!;
+    assertEquals((completed.denials as unknown[]).length, 1);
+  });
+});
+
+Deno.test({
+  name: "an MCP server's tool runs from a skiff run, allowed by a rule",
+  ignore: !hasEverything,
+  async fn() {
+    await withMock([
+      { toolCalls: [{ name: "everything_echo", arguments: { message: "ping from the model" } }] },
+      { text: "echoed" },
+    ], async (sandbox, mock) => {
+      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+      await Deno.writeTextFile(
+        `${sandbox.workspace}/skiff.json`,
+        JSON.stringify({ mcp: { everything: server } }),
+      );
+      const result = await runSkiff(
+        ["run", "--json", "--allow", "everything_echo", "echo something"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stdout + result.stderr);
+      const echo = ((mock.requests[0] as Request).tools ?? [])
+        .find((tool) => tool.function.name === "everything_echo");
+      assert(echo, "the MCP tool is offered");
+      assertStringIncludes(JSON.stringify(echo.function.parameters), "message");
+      const toolMessage = (mock.requests[1] as Request).messages.find((m) => m.role === "tool")!;
+      assertStringIncludes(toolMessage.content, "ping from the model");
+    });
+  },
+});
+
+Deno.test({
+  name: "an MCP tool is denied in a headless run without a rule",
+  ignore: !hasEverything,
+  async fn() {
+    await withMock([
+      { toolCalls: [{ name: "everything_echo", arguments: { message: "x" } }] },
+      { text: "denied" },
+    ], async (sandbox) => {
+      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+      await Deno.writeTextFile(
+        `${sandbox.workspace}/skiff.json`,
+        JSON.stringify({ mcp: { everything: server } }),
+      );
+      const result = await runSkiff(["run", "--json", "echo"], sandbox);
+      assertEquals(result.code, 3, result.stderr);
+      const completed = parseJsonLines(result.stdout).at(-1)!;
+      assertEquals((completed.denials as { tool: string }[])[0].tool, "everything_echo");
+    });
+  },
+});
