@@ -167,3 +167,26 @@ Deno.test("read refuses a device instead of reading forever", async () => {
   assertEquals(error.code, "bad_input");
   assertStringIncludes(error.message, "not a regular file");
 });
+
+Deno.test("read describes WebP (VP8X) and BMP images with their dimensions", async () => {
+  await using ws = await makeWorkspace();
+  const ascii = (text: string) => [...text].map((c) => c.charCodeAt(0));
+  const webp = new Uint8Array(30);
+  webp.set([...ascii("RIFF"), 22, 0, 0, 0, ...ascii("WEBP"), ...ascii("VP8X")]);
+  webp.set([0x3f, 0x01, 0x00], 24); // width - 1 = 319
+  webp.set([0xef, 0x00, 0x00], 27); // height - 1 = 239
+  await ws.write("pic.webp", webp);
+  const bmp = new Uint8Array(54);
+  bmp.set(ascii("BM"));
+  new DataView(bmp.buffer).setInt32(18, 16, true);
+  new DataView(bmp.buffer).setInt32(22, -9, true); // top-down bitmaps store a negative height
+  await ws.write("icon.bmp", bmp);
+  assertStringIncludes(
+    (await ws.run(readTool, { file_path: "pic.webp" })).output,
+    "WebP image (image/webp), 30 bytes, 320×240 pixels",
+  );
+  assertStringIncludes(
+    (await ws.run(readTool, { file_path: "icon.bmp" })).output,
+    "BMP image (image/bmp), 54 bytes, 16×9 pixels",
+  );
+});
