@@ -83,12 +83,12 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
         signal: ctx.signal,
       };
       const collector = new GrepCollector();
-      const engine = chooseEngine(options.engine ?? "auto");
-      if (engine.kind === "ripgrep") {
-        await searchWithRipgrep(engine.rg, query, collector, input.include);
-      } else {
-        await searchWithFallback(query, collector);
+      let engine: "ripgrep" | "fallback" = "fallback";
+      const choice = chooseEngine(options.engine ?? "auto");
+      if (choice.kind === "ripgrep") {
+        if (await searchWithRipgrep(choice.rg, query, collector, input.include)) engine = "ripgrep";
       }
+      if (engine === "fallback") await searchWithFallback(query, collector);
 
       const summary = collector.summary();
       const title = `/${input.pattern}/ (${summary.totalMatches} match${
@@ -97,7 +97,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       const metadata = {
         matches: summary.totalMatches,
         files: summary.totalFiles,
-        engine: engine.kind,
+        engine,
         truncated: false,
       };
       if (!summary.totalMatches) {

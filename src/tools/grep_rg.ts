@@ -66,19 +66,32 @@ export function ripgrepArgs(query: GrepQuery, includeGlob?: string): string[] {
   return args;
 }
 
+/**
+ * Runs the query through ripgrep into `collector`. Answers false, having
+ * collected nothing, when this process may not run rg (a sandboxed Worker
+ * without `--allow-run=rg`), so the caller can use the fallback engine.
+ */
 export async function searchWithRipgrep(
   rg: string,
   query: GrepQuery,
   collector: GrepCollector,
   includeGlob?: string,
-): Promise<void> {
-  const child = new Deno.Command(rg, {
-    args: ripgrepArgs(query, includeGlob),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: query.signal,
-  }).spawn();
+): Promise<boolean> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(rg, {
+      args: ripgrepArgs(query, includeGlob),
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: query.signal,
+    }).spawn();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      return false;
+    }
+    throw error;
+  }
   const stderr = new Response(child.stderr).text();
   const rootPrefix = query.root.endsWith(path.sep) ? query.root : query.root + path.sep;
   const rootName = path.basename(query.root);
@@ -143,4 +156,5 @@ export async function searchWithRipgrep(
     );
   }
   query.signal?.throwIfAborted();
+  return true;
 }

@@ -62,6 +62,20 @@ export const webfetchTool = defineTool({
           "Try again with a larger timeout_ms (at most 120000), or a smaller page.",
         );
       }
+      if (error instanceof Deno.errors.NotCapable) {
+        throw new ToolError(
+          "not_capable",
+          `This session may not reach ${input.url}: ${error.message}`,
+          "The network permission does not include this host; the user can allow webfetch for it.",
+        );
+      }
+      if (error instanceof TypeError) {
+        throw new ToolError(
+          "failed",
+          `Could not fetch ${input.url}: ${error.message}`,
+          "Check the address; the host may be down or unreachable from here.",
+        );
+      }
       throw error;
     }
   },

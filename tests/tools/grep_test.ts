@@ -208,3 +208,15 @@ Deno.test("a large generated tree gives identical output in both engines", {
     await bothEngines(ws, input);
   }
 });
+
+Deno.test({
+  name: "without permission to run rg, grep falls back to the TypeScript engine",
+  ignore: !hasRipgrep,
+  permissions: { read: true, write: true, env: true, run: false },
+  async fn() {
+    await using ws = await searchWorkspace();
+    const result = await ws.run(ripgrep, { pattern: "needle", path: "src/main.ts" });
+    assertEquals(result.metadata?.engine, "fallback");
+    assertEquals(result.output, "src/main.ts:2: // needle one");
+  },
+});

@@ -116,6 +116,9 @@ Deno.test("timeout, HTTP errors, non-text bodies and bad URLs", async () => {
     const image = await ws.run(webfetchTool, { url: `${base}/image`, format: "markdown" });
     assertStringIncludes(image.output, "image/png, 4 bytes");
   });
+  const refused = await ws.fail(webfetchTool, { url: "http://127.0.0.1:9/x", format: "text" });
+  assertEquals(refused.code, "failed");
+  assertStringIncludes(refused.hint ?? "", "Check the address");
   const scheme = await ws.fail(webfetchTool, { url: "file:///etc/passwd", format: "text" });
   assertEquals(scheme.code, "bad_input");
 });
@@ -129,4 +132,14 @@ Deno.test("declare names the URL and the host", async () => {
   assertEquals(access.key, "webfetch");
   assertEquals(access.patterns, ["https://docs.example.com:8443/a?b=1"]);
   assertEquals(access.hosts, ["docs.example.com:8443"]);
+});
+
+Deno.test({
+  name: "without network permission the error is not_capable, not a crash",
+  permissions: { read: true, write: true, net: false },
+  async fn() {
+    await using ws = await fetchingWorkspace();
+    const error = await ws.fail(webfetchTool, { url: "http://127.0.0.1:45678/x", format: "text" });
+    assertEquals(error.code, "not_capable");
+  },
 });
