@@ -139,7 +139,8 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
     // Similarity matches are one careful guess at a time, never a mass change.
     if (replaceAll && replacer.fuzzy) continue;
     const all = replacer.find(content, find);
-    const matches = all.filter((m) => !isOversized(text.slice(m.start, m.end), find));
+    const meant = replacer.interpretFind ? replacer.interpretFind(find) : find;
+    const matches = all.filter((m) => !isOversized(text.slice(m.start, m.end), meant));
     oversized += all.length - matches.length;
     if (matches.length === 0) continue;
     const how = replacer.name === "exact" ? "" : replacer.how;

@@ -89,6 +89,8 @@ export interface Replacer {
   find(content: ContentIndex, find: string): Match[];
   /** Adjusts `new_string` when this replacer wins (escape-normalised unescapes it too). */
   rewriteNew?(newString: string): string;
+  /** What this replacer takes `old_string` to mean, for judging a match's size. */
+  interpretFind?(find: string): string;
 }
 
 /** The anchor-similarity floor for block-anchor and context-aware matching. */
@@ -275,6 +277,7 @@ export const escapeNormalizedReplacer: Replacer = {
     return plain === raw ? [] : allOccurrences(content.text, plain);
   },
   rewriteNew: unescapeModelText,
+  interpretFind: unescapeModelText,
 };
 
 /** `old_string` with stray whitespace or blank lines at its ends. */

@@ -146,6 +146,14 @@ const cases: Case[] = [
     result: 'say("bye")\nnext()\n',
   },
   {
+    name: "escape-normalised: a whole block sent on one escaped line is not judged oversized",
+    file: "one\n\ttwo\nthree\nfour\nfive\n",
+    old: "one\\n\\ttwo\\nthree\\nfour\\nfive",
+    new: "1\\n\\t2\\n3\\n4\\n5",
+    replacer: "escape-normalised",
+    result: "1\n\t2\n3\n4\n5\n",
+  },
+  {
     name: "trimmed-boundary: stray whitespace around a mid-line fragment",
     file: "x = compute(a,b) + 1\n",
     old: "\ncompute(a,b)\t",
