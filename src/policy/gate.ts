@@ -44,6 +44,19 @@ export type GateResult =
     error: ToolError;
   };
 
+const SEARCH_KEYS = new Set(["glob", "grep", "list"]);
+
+/**
+ * What "always" approves outside the workspace: a searched folder and all
+ * under it, or the folder holding a file. Never a top-level `/*`, which
+ * would approve the whole disk.
+ */
+function externalPatterns(key: string, real: string): string[] {
+  if (SEARCH_KEYS.has(key)) return [real, path.join(real, "*")];
+  const folder = path.dirname(real);
+  return folder === path.dirname(folder) ? [real] : [path.join(folder, "*")];
+}
+
 /** The rules an "always" answer adds, from the checks that asked. */
 export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[] {
   const byKey = new Map<string, Set<string>>();
@@ -56,7 +69,7 @@ export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[]
     if (check.action !== "ask") continue;
     if (check.key === "bash") add("bash", alwaysPatternFor(check.subject));
     else if (check.key === "external_directory") {
-      add(check.key, path.join(path.dirname(check.subject), "*"));
+      for (const pattern of externalPatterns(access.key, check.subject)) add(check.key, pattern);
     } else if (check.key === "doom_loop") add(check.key, check.subject);
     else if (check.key === access.key && access.always?.length) {
       for (const pattern of access.always) add(check.key, pattern);

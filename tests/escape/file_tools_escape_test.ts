@@ -6,6 +6,9 @@
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import { editTool } from "../../src/tools/edit.ts";
+import { globTool } from "../../src/tools/glob.ts";
+import { grepTool } from "../../src/tools/grep.ts";
+import { listTool } from "../../src/tools/list.ts";
 import { readTool } from "../../src/tools/read.ts";
 import type { Tool } from "../../src/tools/tool.ts";
 import { writeTool } from "../../src/tools/write.ts";
@@ -21,6 +24,9 @@ import {
 const read = readTool as Tool<unknown>;
 const write = writeTool as Tool<unknown>;
 const edit = editTool as Tool<unknown>;
+const glob = globTool as Tool<unknown>;
+const grep = grepTool as Tool<unknown>;
+const list = listTool as Tool<unknown>;
 
 /** Run `attempt` on a fresh layout; assert it was refused and nothing on disk changed. */
 async function refused(
@@ -239,4 +245,55 @@ Deno.test("escape: a hard link's other name is not changed by writing this one",
   } finally {
     layout.cleanup();
   }
+});
+
+/**
+ * A search that runs (its root is the workspace) must still show nothing
+ * from outside: no outside file name, no outside content.
+ */
+async function leaksNothing(attempt: (layout: Layout) => Promise<ToolAttempt>) {
+  const layout = makeLayout();
+  try {
+    Deno.symlinkSync(layout.outside, path.join(layout.ws, "vendor"));
+    Deno.symlinkSync(layout.secret, path.join(layout.ws, "notes.txt"));
+    const before = snapshotAll(layout);
+    const result = await attempt(layout);
+    const shown = `${result.output ?? ""} ${result.error?.message ?? ""}`;
+    assert(!shown.includes("outside secret") && !shown.includes("secret.txt"), `leaked: ${shown}`);
+    assertEquals(snapshotAll(layout), before);
+  } finally {
+    layout.cleanup();
+  }
+}
+
+Deno.test("escape: glob with a ../ pattern lists nothing outside", async () => {
+  await leaksNothing((l) => attemptTool(l, glob, { pattern: "../outside/*" }));
+});
+
+Deno.test("escape: glob with an absolute pattern outside lists nothing", async () => {
+  await leaksNothing((l) => attemptTool(l, glob, { pattern: `${l.outside}/*` }));
+});
+
+Deno.test("escape: glob ** does not follow a symlinked folder out", async () => {
+  await leaksNothing((l) => attemptTool(l, glob, { pattern: "**/*" }));
+});
+
+Deno.test("escape: grep does not follow symlinks out", async () => {
+  await leaksNothing((l) => attemptTool(l, grep, { pattern: "outside sec.et" }));
+});
+
+Deno.test("escape: grep with an include pattern pointing out finds nothing", async () => {
+  await leaksNothing((l) => attemptTool(l, grep, { pattern: "secret", include: "../outside/*" }));
+});
+
+Deno.test("escape: list of a symlinked folder pointing out is refused", async () => {
+  await leaksNothing(async (l) => {
+    const result = await attemptTool(l, list, { path: "vendor" });
+    assertEquals(result.error?.code, "denied");
+    return result;
+  });
+});
+
+Deno.test("escape: list does not descend through a symlinked folder", async () => {
+  await leaksNothing((l) => attemptTool(l, list, { depth: 4 }));
 });

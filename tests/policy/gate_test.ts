@@ -137,3 +137,29 @@ Deno.test("the same call three times in a row asks (doom_loop)", async () => {
   // A different input breaks the run.
   assertEquals((await gate.check("read", { file_path: "b.ts" }, access)).allowed, true);
 });
+
+Deno.test("'always' outside the workspace: the file's folder, a searched folder, never /*", async () => {
+  const broker = new ScriptedBroker(["always", "always", "always"]);
+  const gate = new PermissionGate({ layers: buildLayers({}), workspace, broker });
+  await gate.check("read", {}, {
+    key: "read",
+    patterns: ["/etc/hostname"],
+    reads: ["/etc/hostname"],
+  });
+  assertEquals(broker.asked[0].always, [{ key: "external_directory", patterns: ["/etc/*"] }]);
+  await gate.check("list", {}, { key: "list", patterns: ["/usr/share"], reads: ["/usr/share"] });
+  assertEquals(broker.asked[1].always, [{
+    key: "external_directory",
+    patterns: ["/usr/share", "/usr/share/*"],
+  }]);
+  // A later read in /etc is now allowed without asking.
+  const again = await gate.check("read", {}, {
+    key: "read",
+    patterns: ["/etc/hosts"],
+    reads: ["/etc/hosts"],
+  });
+  assertEquals([again.allowed, again.asked], [true, false]);
+  await gate.check("read", {}, { key: "read", patterns: ["/vmlinuz"], reads: ["/vmlinuz"] });
+  const top = broker.asked[2].always[0].patterns;
+  assert(!top.includes("/*"), `a top-level file must not approve the disk: ${top}`);
+});
