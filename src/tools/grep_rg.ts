@@ -12,27 +12,34 @@ import { ToolError } from "./tool.ts";
 
 let cachedRgPath: string | null | undefined;
 
-/** Where `rg` is on PATH, or null; looked up once per process. */
+/**
+ * Where `rg` is on PATH, or null; looked up once per process. Where the
+ * folders on PATH may not be read (the engine's Worker reads only the
+ * workspace) the bare name is returned, and spawning it decides.
+ */
 export function findRipgrep(): string | null {
   if (cachedRgPath !== undefined) return cachedRgPath;
   cachedRgPath = null;
+  const name = Deno.build.os === "windows" ? "rg.exe" : "rg";
+  let searchPath: string;
   try {
-    const names = Deno.build.os === "windows" ? ["rg.exe"] : ["rg"];
-    for (const dir of (Deno.env.get("PATH") ?? "").split(path.delimiter)) {
-      for (const name of names) {
-        if (!dir) continue;
-        try {
-          if (Deno.statSync(path.join(dir, name)).isFile) {
-            cachedRgPath = path.join(dir, name);
-            return cachedRgPath;
-          }
-        } catch {
-          // Not in this folder.
-        }
+    searchPath = Deno.env.get("PATH") ?? "";
+  } catch {
+    return cachedRgPath; // No permission to read PATH: the fallback engine serves.
+  }
+  for (const dir of searchPath.split(path.delimiter)) {
+    if (!dir) continue;
+    try {
+      if (Deno.statSync(path.join(dir, name)).isFile) {
+        cachedRgPath = path.join(dir, name);
+        return cachedRgPath;
+      }
+    } catch (error) {
+      if (error instanceof Deno.errors.NotCapable) {
+        cachedRgPath = name;
+        return cachedRgPath;
       }
     }
-  } catch {
-    // No permission to read PATH: the fallback engine serves.
   }
   return cachedRgPath;
 }
@@ -68,8 +75,9 @@ export function ripgrepArgs(query: GrepQuery, includeGlob?: string): string[] {
 
 /**
  * Runs the query through ripgrep into `collector`. Answers false, having
- * collected nothing, when this process may not run rg (a sandboxed Worker
- * without `--allow-run=rg`), so the caller can use the fallback engine.
+ * collected nothing, when rg cannot be started here (not installed, or a
+ * sandboxed Worker without `--allow-run=rg`), so the caller can use the
+ * fallback engine.
  */
 export async function searchWithRipgrep(
   rg: string,
@@ -87,7 +95,10 @@ export async function searchWithRipgrep(
       signal: query.signal,
     }).spawn();
   } catch (error) {
-    if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    if (
+      error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied ||
+      error instanceof Deno.errors.NotFound
+    ) {
       return false;
     }
     throw error;
