@@ -75,7 +75,9 @@ export const bashTool = defineTool({
     await requireFolder(cwd.real, input.cwd ?? ".");
     const title = input.description ?? firstLine(input.command);
     if (input.background) {
-      const id = await ctx.background.start(input.command, cwd.real);
+      const id = await ctx.background.start(input.command, cwd.real).catch((error) => {
+        throw startFailure(error);
+      });
       return {
         output:
           `Started in the background with id ${id}. Read its output with the process tool ({"id": "${id}", "action": "output"}) and stop it with action "stop".`,
@@ -107,6 +109,8 @@ async function runForeground(
     command,
     cwd,
     onOutput: (text) => spool.append(text),
+  }).catch((error) => {
+    throw startFailure(error);
   });
 
   let ended: "timeout" | "cancelled" | null = null;
@@ -157,6 +161,25 @@ async function runForeground(
     title,
     metadata,
   };
+}
+
+/** A process that could not even start, as an error the model can read. */
+function startFailure(error: unknown): unknown {
+  if (error instanceof Deno.errors.NotCapable) {
+    return new ToolError(
+      "not_capable",
+      `This session may not start processes: ${error.message}`,
+      "Running commands is not permitted here; do the work with the file tools instead.",
+    );
+  }
+  if (error instanceof Deno.errors.NotFound) {
+    return new ToolError(
+      "failed",
+      `The shell could not be started: ${error.message}`,
+      "The sandbox or shell program is missing on this machine; tell the user.",
+    );
+  }
+  return error;
 }
 
 function resolveCwd(cwd: string | undefined, ctx: ToolContext) {

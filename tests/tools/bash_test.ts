@@ -151,3 +151,13 @@ Deno.test({
     assertEquals(await survivors(marker), "");
   },
 });
+
+Deno.test({
+  name: "without permission to run processes the error is not_capable",
+  permissions: { read: true, write: true, env: true, run: false },
+  async fn() {
+    await using ws = await processWorkspace();
+    const error = await ws.fail(bashTool, { command: "echo hi" });
+    assertEquals(error.code, "not_capable");
+  },
+});
