@@ -221,7 +221,7 @@ export class Engine {
       workspace: this.spec.workspace,
       date: new Date(),
       platform: `${Deno.build.os} ${Deno.build.arch}`,
-      gitSummary: await gitSummary(this.spec.workspace),
+      gitSummary: await gitSummary(this.spec.workspace, this.#parts!.helperCommands),
       instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
       agentPrompt: this.#parts!.agentPrompt,
     });

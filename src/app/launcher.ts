@@ -17,6 +17,12 @@ export interface SandboxState {
   approved: boolean;
   /** "bwrap", "sandbox-exec" or "none". */
   name: string;
+  /**
+   * Runs skiff's own helper commands (git status for the prompt) with
+   * nothing writable; undefined when no sandbox exists and the mode is not
+   * full-access.
+   */
+  readOnly?: ProcessLauncher;
 }
 
 export function sandboxSettings(spec: EngineSpec): SandboxSettings {
@@ -55,8 +61,17 @@ export async function chooseSessionLauncher(
     ? { bwrap: null, sandboxExec: null }
     : await probeSandboxes();
   const choice = chooseLauncher(settings, Deno.build.os, available);
+  const readOnlyChoice = chooseLauncher(
+    {
+      ...sandboxSettings(spec),
+      mode: spec.sandbox.mode === "full-access" ? "full-access" : "read-only",
+    },
+    Deno.build.os,
+    available,
+  );
+  const readOnly = readOnlyChoice.kind === "launcher" ? readOnlyChoice.launcher : undefined;
   if (choice.kind === "launcher") {
-    return { launcher: choice.launcher, state: { approved: false, name: choice.name } };
+    return { launcher: choice.launcher, state: { approved: false, name: choice.name, readOnly } };
   }
   warnings.push(choice.warning);
   const state: SandboxState = {

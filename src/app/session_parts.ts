@@ -30,6 +30,11 @@ export interface SessionParts {
   tools: Tool[];
   /** This session's MCP tools, lent to its subagents. */
   mcpTools: Tool[];
+  /** Contains skiff's own helper commands (git status); undefined: run none. */
+  helperCommands?: (
+    command: string,
+    cwd: string,
+  ) => Promise<{ argv: string[]; env: Record<string, string> }>;
   schemas: ToolSchema[];
   gate: PermissionGate;
   warnings: string[];
@@ -120,10 +125,12 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
   const model = agent.model ?? spec.model;
 
+  const readOnly = sandboxState.readOnly;
   return {
     agent,
     tools,
     mcpTools,
+    helperCommands: readOnly ? (command, cwd) => readOnly.prepare(command, cwd) : undefined,
     schemas: toolSchemas(tools),
     gate,
     warnings,

@@ -57,7 +57,14 @@ export function bwrapArgs(
     "/run/systemd/resolve",
   ];
   if (lstatOrNull("/var/run")?.isDirectory) args.push("--tmpfs", "/var/run");
-  if (settings.mode !== "read-only") {
+  if (settings.mode === "read-only") {
+    // Bound again after the private /tmp and /run, which would otherwise hide
+    // a workspace living under them.
+    for (const dir of [settings.workspace, ...settings.addDirs]) {
+      const real = realpathLenient(dir);
+      args.push("--ro-bind", real, real);
+    }
+  } else {
     for (const dir of [settings.workspace, ...settings.addDirs]) {
       const real = realpathLenient(dir);
       args.push("--bind", real, real);

@@ -99,12 +99,34 @@ export function collectInstructions(
   return found;
 }
 
-/** "branch main, 3 changed files" — or null outside a repository. */
-export async function gitSummary(workspace: string): Promise<string | null> {
+/** Turns a shell command into the argv and environment that run it contained. */
+export type ContainedCommand = (
+  command: string,
+  cwd: string,
+) => Promise<{ argv: string[]; env: Record<string, string> }>;
+
+/**
+ * "branch main, 3 changed files" — or null outside a repository. git reads
+ * the repository's own config (fsmonitor, filters) and can run commands from
+ * it, so it runs through `contain` (a read-only sandbox); with none given,
+ * the summary is skipped rather than run bare.
+ */
+export async function gitSummary(
+  workspace: string,
+  contain?: ContainedCommand,
+): Promise<string | null> {
+  if (!contain || findGitRoot(workspace) === null) return null;
   try {
-    const output = await new Deno.Command("git", {
-      args: ["status", "--porcelain=v1", "--branch"],
+    const { argv, env } = await contain(
+      "git --no-optional-locks status --porcelain=v1 --branch",
+      workspace,
+    );
+    const output = await new Deno.Command(argv[0], {
+      args: argv.slice(1),
       cwd: workspace,
+      env,
+      clearEnv: true,
+      stdin: "null",
       stdout: "piped",
       stderr: "null",
       signal: AbortSignal.timeout(3000),
@@ -112,7 +134,9 @@ export async function gitSummary(workspace: string): Promise<string | null> {
     if (!output.success) return null;
     const lines = new TextDecoder().decode(output.stdout).split("\n").filter(Boolean);
     const branchLine = lines.find((line) => line.startsWith("## "));
-    const branch = branchLine ? branchLine.slice(3).split("...")[0] : "unknown";
+    const branch = branchLine
+      ? branchLine.slice(3).split("...")[0].replace(/^No commits yet on /, "")
+      : "unknown";
     const changed = lines.filter((line) => !line.startsWith("## "));
     const untracked = changed.filter((line) => line.startsWith("??")).length;
     const modified = changed.length - untracked;

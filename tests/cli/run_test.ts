@@ -31,6 +31,8 @@ Deno.test("a two-step session reads a file, then answers on stdout", async () =>
     { text: "The notes say hello." },
   ], async (sandbox, mock) => {
     await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "hello\nworld\n");
+    await new Deno.Command("git", { args: ["init", "-q", "-b", "trunk"], cwd: sandbox.workspace })
+      .output();
     const result = await runSkiff(["run", "what do the notes say?"], sandbox);
     assertEquals(result.code, 0, result.stderr);
     assertEquals(result.stdout.trim(), "The notes say hello.");
@@ -39,6 +41,8 @@ Deno.test("a two-step session reads a file, then answers on stdout", async () =>
     const second = messagesOf(mock.requests[1]);
     assertEquals(second[0].role, "system");
     assertStringIncludes(second[0].content!, sandbox.workspace);
+    // git status ran (contained) for the prompt's summary.
+    assertStringIncludes(second[0].content!, "Git: branch trunk, clean, 1 untracked");
     const toolMessage = second.find((message) => message.role === "tool");
     assertStringIncludes(toolMessage!.content!, "hello");
   });
