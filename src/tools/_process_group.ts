@@ -3,6 +3,11 @@
  * it stops everything it started: `sh -c 'sleep 100 & sleep 100'` leaves no
  * orphan behind. Used by bash (foreground) and the background table. Needs
  * `--allow-run` for the launcher's program.
+ *
+ * Whatever is still in the group when the shell exits was left behind by the
+ * command (`server &`, `nohup job > log &`); it is stopped then, since nothing
+ * would ever stop it otherwise. Long-lived processes belong in the background
+ * table, whose entries live until `stop`.
  */
 import type { ProcessLauncher } from "./tool.ts";
 
@@ -10,11 +15,14 @@ import type { ProcessLauncher } from "./tool.ts";
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 
 /**
- * After the shell exits, how long its output pipes may stay open. A pipe still
- * open after that is held by a process the command left running; it is
- * stopped, since nothing would ever stop it otherwise.
+ * After the group is gone, how long the output pipes may stay open. A pipe
+ * still open then is held by a process that left the group (it called
+ * setsid); its output is abandoned rather than waited for.
  */
 const DRAIN_MS = 250;
+
+/** How often a dying group is checked for survivors. */
+const POLL_MS = 20;
 
 export interface GroupExit {
   code: number;
@@ -25,7 +33,7 @@ export interface GroupExit {
 
 export interface RunningGroup {
   pid: number;
-  /** Resolves once the shell has exited and its output is fully read. */
+  /** Resolves once the shell has exited, its group is gone and its output read. */
   done: Promise<GroupExit>;
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when done. */
   stop(graceMs?: number): Promise<GroupExit>;
@@ -37,11 +45,12 @@ export interface StartOptions {
   cwd: string;
   /** Receives stdout and stderr text, merged in arrival order. */
   onOutput(text: string): void;
-  /** @default 2000 */
+  /** Time between SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
 }
 
 export async function startGroup(options: StartOptions): Promise<RunningGroup> {
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const { argv, env } = await options.launcher.prepare(options.command, options.cwd);
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
@@ -54,62 +63,111 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     detached: true,
   }).spawn();
   const pid = child.pid;
-  const pumps = Promise.all([
-    pump(child.stdout, options.onOutput),
-    pump(child.stderr, options.onOutput),
-  ]);
+  const stdout = pump(child.stdout, options.onOutput);
+  const stderr = pump(child.stderr, options.onOutput);
+  const pumps = Promise.all([stdout.finished, stderr.finished]);
 
-  let strayStopped = false;
+  let stopRequested = false;
   const done = (async (): Promise<GroupExit> => {
     const status = await child.status;
-    const drained = await settlesWithin(pumps, DRAIN_MS);
-    if (!drained) {
+    let strayStopped = false;
+    if (!stopRequested && groupAlive(pid)) {
       strayStopped = true;
-      await killGroup(pid, options.killGraceMs ?? DEFAULT_KILL_GRACE_MS, pumps);
-      await pumps;
+      await killGroup(pid, grace);
+    }
+    if (!(await settlesWithin(pumps, DRAIN_MS))) {
+      await Promise.all([stdout.abandon(), stderr.abandon()]);
     }
     return { code: status.code, signal: status.signal, strayStopped };
   })();
 
   let stopping: Promise<GroupExit> | null = null;
-  const stop = (graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS) => {
-    stopping ??= killGroup(pid, graceMs, done).then(() => done);
+  const stop = (graceMs = grace) => {
+    stopRequested = true;
+    stopping ??= killGroup(pid, graceMs).then(() => done);
     return stopping;
   };
   return { pid, done, stop };
 }
 
 /**
- * SIGTERM to the whole group, then SIGKILL once `graceMs` passed or `settled`
- * resolved — always, because the shell exiting says nothing about the
- * children it started.
+ * SIGTERM to the whole group; SIGKILL to whatever is left once the group is
+ * empty or `graceMs` has passed.
  */
-async function killGroup(pid: number, graceMs: number, settled: Promise<unknown>): Promise<void> {
-  signalGroup(pid, "SIGTERM");
-  await settlesWithin(settled, graceMs);
+async function killGroup(pid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && groupAlive(pid)) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
   signalGroup(pid, "SIGKILL");
 }
 
-function signalGroup(pid: number, signal: Deno.Signal): void {
+/**
+ * Whether a live process is still in the group. A signal (SIGCONT harms no
+ * one) tells whether the group exists at all; where /proc can be read it also
+ * tells zombies apart, which matters where pid 1 is slow to reap orphans (as
+ * in some containers) — a group of zombies is finished.
+ */
+function groupAlive(pid: number): boolean {
+  if (!signalGroup(pid, "SIGCONT")) return false;
+  return liveMembersInProc(pid) ?? true;
+}
+
+/** true/false from /proc on Linux; null where it cannot be read. */
+function liveMembersInProc(pgid: number): boolean | null {
+  if (Deno.build.os !== "linux") return null;
   try {
-    Deno.kill(-pid, signal);
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      let stat: string;
+      try {
+        stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      } catch {
+        continue; // Gone meanwhile.
+      }
+      // "pid (command) state ppid pgrp …"; the command may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    }
+    return false;
   } catch {
-    // The group is already gone.
+    return null;
   }
 }
 
-async function pump(stream: ReadableStream<Uint8Array>, onOutput: (text: string) => void) {
-  const decoder = new TextDecoder();
+/** False when the group no longer exists. */
+function signalGroup(pid: number, signal: Deno.Signal): boolean {
   try {
-    for await (const chunk of stream) {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text) onOutput(text);
-    }
+    Deno.kill(-pid, signal);
+    return true;
   } catch {
-    // A pipe torn down by a kill ends the output; nothing more to read.
+    return false;
   }
-  const rest = decoder.decode();
-  if (rest) onOutput(rest);
+}
+
+function pump(stream: ReadableStream<Uint8Array>, onOutput: (text: string) => void) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const finished = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const text = decoder.decode(value, { stream: true });
+        if (text) onOutput(text);
+      }
+    } catch {
+      // A pipe torn down by a kill, or abandoned: the output ends here.
+    }
+    const rest = decoder.decode();
+    if (rest) onOutput(rest);
+  })();
+  const abandon = async () => {
+    await reader.cancel().catch(() => {});
+    await finished;
+  };
+  return { finished, abandon };
 }
 
 /** True when `promise` settles within `ms`; the timer never outlives the answer. */

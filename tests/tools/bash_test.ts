@@ -72,6 +72,12 @@ Deno.test("processes left running after the shell exits are stopped, not waited 
   assertStringIncludes(result.output, "background: true");
   assertStringIncludes(result.output, "exit code: 0");
   assertEquals(await survivors(marker), "");
+  // Output redirected away holds no pipe open; it is found through its group all the same.
+  const quiet = await ws.run(bashTool, { command: `nohup sleep ${marker} > /dev/null 2>&1 &` });
+  assertEquals(quiet.metadata?.strayProcessesStopped, true);
+  assertEquals(await survivors(marker), "");
+  const clean = await ws.run(bashTool, { command: "echo plain" });
+  assertEquals(clean.metadata?.strayProcessesStopped, undefined);
 });
 
 Deno.test("huge output is cut to head and tail and the whole of it is spilled to a file", async () => {
