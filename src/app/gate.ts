@@ -48,7 +48,17 @@ export function buildGate(
     mode: spec.sandbox.mode,
     broker,
     brokerSource: source,
-    saveProjectRule: (key, patterns) => saveProjectRule(spec.workspace, key, patterns),
+    saveProjectRule: async (key, patterns) => {
+      const saved = await saveProjectRule(spec.workspace, key, patterns);
+      emit("warning", {
+        message: `saved ${key}(${patterns.join(", ")}) → allow in ${saved.file}${
+          saved.droppedComments
+            ? " (the file was rewritten as plain JSON: its comments are gone)"
+            : ""
+        }`,
+      });
+      return saved;
+    },
   });
   const unsandboxed: { tool: string; key: string; patterns: string[]; reason: string }[] = [];
 

@@ -4,14 +4,11 @@
  * skiff's environment never reach a server unless its entry names them.
  */
 
-export const INHERITED_VARIABLES = [
-  "PATH",
-  "HOME",
-  "LANG",
-  "TERM",
-  "USER",
-  "SHELL",
-  "TMPDIR",
+import { BASE_ENV_NAMES } from "../sandbox/env.ts";
+
+/** The child allowlist every process gets, plus what a package-downloading server needs. */
+export const INHERITED_VARIABLES: readonly string[] = [
+  ...BASE_ENV_NAMES,
   // Needed behind proxies that re-sign TLS, e.g. for a server that downloads packages.
   "NODE_EXTRA_CA_CERTS",
 ];

@@ -6,15 +6,13 @@
  * rewritten as plain JSON (docs/security.md says so).
  */
 import * as path from "node:path";
+import { parseJsonc } from "../config/jsonc.ts";
+import { findProjectConfig } from "../config/locations.ts";
 import { type Action, mergeRule, type PermissionConfig } from "./rules.ts";
-
-/** Project config names, in the order they are looked for. */
-export const PROJECT_CONFIG_NAMES: readonly string[] = ["skiff.json", ".skiff/config.json"];
 
 export interface ConfigFileIo {
   readText(file: string): Promise<string | null>;
   writeAtomic(file: string, text: string): Promise<void>;
-  exists(file: string): Promise<boolean>;
 }
 
 /** Real file access. Needs read and write permission on the project folder. */
@@ -42,60 +40,42 @@ export const denoConfigIo: ConfigFileIo = {
       throw error;
     }
   },
-  async exists(file) {
-    try {
-      await Deno.lstat(file);
-      return true;
-    } catch {
-      return false;
-    }
-  },
 };
 
-/** JSON with `//` and `/* *\/` comments and trailing commas → JSON text. */
-export function stripJsonComments(text: string): string {
-  let out = "";
-  let i = 0;
-  while (i < text.length) {
-    const char = text[i];
-    if (char === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j + 1;
-    } else if (char === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (char === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 2;
-    } else {
-      out += char;
-      i++;
-    }
-  }
-  return out.replace(/,(\s*[}\]])/g, "$1");
+/**
+ * The project config file to write: the one config loading uses (the nearest
+ * `skiff.json` or `.skiff/config.json` walking up from the workspace), else a
+ * new `skiff.json` in the workspace. Writing anywhere else could create a
+ * nearer file that hides the existing one.
+ */
+export async function projectConfigTarget(workspace: string): Promise<string> {
+  const found = await findProjectConfig(workspace);
+  return found?.file ?? path.join(path.resolve(workspace), "skiff.json");
 }
 
-/**
- * The project config file to write: an existing `skiff.json` or
- * `.skiff/config.json` in the workspace or a folder above it (up to the git
- * root), else a new `skiff.json` in the workspace.
- */
-export async function findProjectConfig(
-  workspace: string,
-  io: ConfigFileIo = denoConfigIo,
-): Promise<string> {
-  let dir = path.resolve(workspace);
-  for (;;) {
-    for (const name of PROJECT_CONFIG_NAMES) {
-      const candidate = path.join(dir, name);
-      if (await io.exists(candidate)) return candidate;
+function parseConfigText(
+  file: string,
+  text: string,
+): { config: Record<string, unknown>; hadComments: boolean } {
+  let value: unknown;
+  let hadComments = false;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    hadComments = true;
+    try {
+      value = parseJsonc(text);
+    } catch (error) {
+      throw new Error(
+        `Cannot save the rule: ${file} is not valid JSON (${(error as Error).message}). ` +
+          "Fix the file, then answer again.",
+      );
     }
-    const parent = path.dirname(dir);
-    if (parent === dir || await io.exists(path.join(dir, ".git"))) break;
-    dir = parent;
   }
-  return path.join(path.resolve(workspace), "skiff.json");
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error(`Cannot save the rule: ${file} does not hold a JSON object. Fix the file.`);
+  }
+  return { config: value as Record<string, unknown>, hadComments };
 }
 
 export interface SavedRule {
@@ -113,24 +93,12 @@ export async function saveProjectRule(
   io: ConfigFileIo = denoConfigIo,
 ): Promise<SavedRule> {
   const usable = patterns.filter((pattern) => !(key === "bash" && pattern.trim() === "*"));
-  const file = await findProjectConfig(workspace, io);
+  const file = await projectConfigTarget(workspace);
   const before = await io.readText(file);
   let config: Record<string, unknown> = {};
   let droppedComments = false;
   if (before !== null && before.trim()) {
-    const plain = stripJsonComments(before);
-    droppedComments = plain.replace(/\s/g, "") !== before.replace(/\s/g, "");
-    try {
-      config = JSON.parse(plain);
-    } catch (error) {
-      throw new Error(
-        `Cannot save the rule: ${file} is not valid JSON (${(error as Error).message}). ` +
-          "Fix the file, then answer again.",
-      );
-    }
-    if (!config || typeof config !== "object" || Array.isArray(config)) {
-      throw new Error(`Cannot save the rule: ${file} does not hold a JSON object. Fix the file.`);
-    }
+    ({ config, hadComments: droppedComments } = parseConfigText(file, before));
   }
   const permission = (config.permission ?? {}) as PermissionConfig;
   for (const pattern of usable) mergeRule(permission, key, pattern, action);

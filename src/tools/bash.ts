@@ -7,23 +7,13 @@
  */
 import { z } from "zod";
 import { alwaysPatterns } from "../policy/always.ts";
-import { childEnv } from "../sandbox/env.ts";
 import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
 import { OutputSpool } from "./truncate.ts";
-import { defineTool, type ProcessLauncher, type ToolContext, ToolError } from "./tool.ts";
+import { defineTool, type ToolContext, ToolError } from "./tool.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
-
-/**
- * `sh -c` with the environment allowlist and no OS sandbox. For tests and for
- * callers that already decided no sandbox applies; the sandbox module's
- * launchers are what a session normally uses.
- */
-export const plainLauncher: ProcessLauncher = {
-  prepare: (command) => Promise.resolve({ argv: ["sh", "-c", command], env: childEnv() }),
-};
 
 const schema = z.object({
   command: z.string().min(1).describe("The shell command to run with `sh -c`."),

@@ -4,23 +4,8 @@
  * inside the engine's Worker, under the policy table.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
-import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import { hasEverything, stdioServer } from "../mcp/everything.ts";
-
-async function withMock(
-  script: MockTurn[],
-  work: (sandbox: Sandbox, mock: ReturnType<typeof startMockServer>) => Promise<void>,
-): Promise<void> {
-  const mock = startMockServer(script);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  try {
-    await work(sandbox, mock);
-  } finally {
-    await mock.close();
-    await sandbox.cleanup();
-  }
-}
 
 type Request = {
   messages: { role: string; content: string }[];
@@ -28,7 +13,7 @@ type Request = {
 };
 
 Deno.test("a plan run cannot edit, write or remove files", async () => {
-  await withMock([
+  await withMockSandbox([
     {
       toolCalls: [
         { name: "edit", arguments: { file_path: "a.txt", old_string: "a", new_string: "b" } },
@@ -63,7 +48,7 @@ Deno.test({
   name: "an MCP server's tool runs from a skiff run, allowed by a rule",
   ignore: !hasEverything,
   async fn() {
-    await withMock([
+    await withMockSandbox([
       { toolCalls: [{ name: "everything_echo", arguments: { message: "ping from the model" } }] },
       { text: "echoed" },
     ], async (sandbox, mock) => {
@@ -91,7 +76,7 @@ Deno.test({
   name: "an MCP tool is denied in a headless run without a rule",
   ignore: !hasEverything,
   async fn() {
-    await withMock([
+    await withMockSandbox([
       { toolCalls: [{ name: "everything_echo", arguments: { message: "x" } }] },
       { text: "denied" },
     ], async (sandbox) => {

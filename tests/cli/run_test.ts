@@ -4,29 +4,21 @@
  * a cut stream, and a process killed mid-session that resumes intact.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
-import { type MockTurn, startMockServer } from "../support/mock_server.ts";
-
-async function withMock(
-  script: MockTurn[],
-  work: (sandbox: Sandbox, mock: ReturnType<typeof startMockServer>) => Promise<void>,
-): Promise<void> {
-  const mock = startMockServer(script);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  try {
-    await work(sandbox, mock);
-  } finally {
-    await mock.close();
-    await sandbox.cleanup();
-  }
-}
+import {
+  makeSandbox,
+  parseJsonLines,
+  runSkiff,
+  spawnSkiff,
+  withMockSandbox,
+} from "../support/cli.ts";
+import type { MockTurn } from "../support/mock_server.ts";
 
 function messagesOf(request: Record<string, unknown>): { role: string; content?: string }[] {
   return request.messages as { role: string; content?: string }[];
 }
 
 Deno.test("a two-step session reads a file, then answers on stdout", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
     { text: "The notes say hello." },
   ], async (sandbox, mock) => {
@@ -49,7 +41,7 @@ Deno.test("a two-step session reads a file, then answers on stdout", async () =>
 });
 
 Deno.test("--json prints one event per line with session id and timestamp", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [{ name: "read", arguments: { file_path: "a.txt" } }] },
     { text: "done" },
   ], async (sandbox) => {
@@ -86,7 +78,7 @@ Deno.test("--json prints one event per line with session id and timestamp", asyn
 });
 
 Deno.test("the prompt can come from piped stdin, and --output-last-message writes the answer", async () => {
-  await withMock([{ text: "piped answer" }], async (sandbox, mock) => {
+  await withMockSandbox([{ text: "piped answer" }], async (sandbox, mock) => {
     const out = `${sandbox.root}/last.txt`;
     const result = await runSkiff(["run", "-o", out], sandbox, { input: "from stdin\n" });
     assertEquals(result.code, 0, result.stderr);
@@ -96,22 +88,25 @@ Deno.test("the prompt can come from piped stdin, and --output-last-message write
 });
 
 Deno.test("--continue resumes the latest session with its history", async () => {
-  await withMock([{ text: "first answer" }, { text: "second answer" }], async (sandbox, mock) => {
-    const first = await runSkiff(["run", "--json", "first question"], sandbox);
-    assertEquals(first.code, 0, first.stderr);
-    const second = await runSkiff(["run", "--json", "--continue", "second question"], sandbox);
-    assertEquals(second.code, 0, second.stderr);
-    const firstId = parseJsonLines(first.stdout)[0].session_id;
-    const started = parseJsonLines(second.stdout)[0];
-    assertEquals(started.session_id, firstId);
-    assertEquals(started.resumed, true);
-    const contents = messagesOf(mock.requests[1]).map((message) => message.content);
-    assertEquals(contents.slice(1), ["first question", "first answer", "second question"]);
-  });
+  await withMockSandbox(
+    [{ text: "first answer" }, { text: "second answer" }],
+    async (sandbox, mock) => {
+      const first = await runSkiff(["run", "--json", "first question"], sandbox);
+      assertEquals(first.code, 0, first.stderr);
+      const second = await runSkiff(["run", "--json", "--continue", "second question"], sandbox);
+      assertEquals(second.code, 0, second.stderr);
+      const firstId = parseJsonLines(first.stdout)[0].session_id;
+      const started = parseJsonLines(second.stdout)[0];
+      assertEquals(started.session_id, firstId);
+      assertEquals(started.resumed, true);
+      const contents = messagesOf(mock.requests[1]).map((message) => message.content);
+      assertEquals(contents.slice(1), ["first question", "first answer", "second question"]);
+    },
+  );
 });
 
 Deno.test("exit 2: a config file with an unknown key names the file and the key", async () => {
-  await withMock([], async (sandbox) => {
+  await withMockSandbox([], async (sandbox) => {
     await Deno.writeTextFile(`${sandbox.workspace}/skiff.json`, '{ "provder": {} }');
     const result = await runSkiff(["run", "hi"], sandbox);
     assertEquals(result.code, 2);
@@ -121,7 +116,7 @@ Deno.test("exit 2: a config file with an unknown key names the file and the key"
 });
 
 Deno.test("exit 2: an empty prompt and an unknown flag are usage errors", async () => {
-  await withMock([], async (sandbox) => {
+  await withMockSandbox([], async (sandbox) => {
     const empty = await runSkiff(["run"], sandbox, { input: "" });
     assertEquals(empty.code, 2);
     assertStringIncludes(empty.stderr, "prompt");
@@ -151,7 +146,7 @@ Deno.test("exit 4: an endpoint refusing connections fails fast, naming it", asyn
 
 Deno.test("exit 4: a server failing every retry", async () => {
   const failures: MockTurn[] = Array.from({ length: 3 }, () => ({ status: 503 }));
-  await withMock(failures, async (sandbox) => {
+  await withMockSandbox(failures, async (sandbox) => {
     await Deno.writeTextFile(
       `${sandbox.configDir}/config.json`,
       '{ "provider": { "maxRetries": 2 } }',
@@ -166,7 +161,7 @@ Deno.test("exit 5: --max-turns stops a model that keeps calling tools", async ()
   const loop: MockTurn[] = Array.from({ length: 3 }, () => ({
     toolCalls: [{ name: "todoread", arguments: {} }],
   }));
-  await withMock(loop, async (sandbox, mock) => {
+  await withMockSandbox(loop, async (sandbox, mock) => {
     const result = await runSkiff(["run", "--max-turns", "2", "spin"], sandbox);
     assertEquals(result.code, 5, result.stderr);
     assertStringIncludes(result.stderr, "2 turns");
@@ -175,7 +170,7 @@ Deno.test("exit 5: --max-turns stops a model that keeps calling tools", async ()
 });
 
 Deno.test("exit 1: the model runs out of output tokens before answering", async () => {
-  await withMock([{ text: "", finishReason: "length" }], async (sandbox) => {
+  await withMockSandbox([{ text: "", finishReason: "length" }], async (sandbox) => {
     const result = await runSkiff(["run", "--json", "write a novel"], sandbox);
     assertEquals(result.code, 1, result.stderr);
     const events = parseJsonLines(result.stdout);
@@ -186,7 +181,7 @@ Deno.test("exit 1: the model runs out of output tokens before answering", async 
 });
 
 Deno.test("exit 3: a headless run denies a command that needs approval and reports it", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [{ name: "bash", arguments: { command: "touch made-by-bash" } }] },
     { text: "I could not run it." },
   ], async (sandbox, mock) => {
@@ -211,7 +206,7 @@ Deno.test("exit 3: a headless run denies a command that needs approval and repor
 });
 
 Deno.test("--allow lets the same command run in a headless run", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [{ name: "bash", arguments: { command: "echo hi > made-by-bash" } }] },
     { text: "done" },
   ], async (sandbox) => {
@@ -222,21 +217,24 @@ Deno.test("--allow lets the same command run in a headless run", async () => {
 });
 
 Deno.test("a 429 with Retry-After, then success", async () => {
-  await withMock([{ status: 429, retryAfter: 1 }, { text: "after the wait" }], async (sandbox) => {
-    const started = Date.now();
-    const result = await runSkiff(["run", "--json", "hi"], sandbox);
-    assertEquals(result.code, 0, result.stderr);
-    const events = parseJsonLines(result.stdout);
-    const retry = events.find((event) => event.type === "provider.retry");
-    assert(retry, "a provider.retry event");
-    assert(Date.now() - started >= 1000, "waited for Retry-After");
-    assertEquals(events.at(-1)!.text, "after the wait");
-  });
+  await withMockSandbox(
+    [{ status: 429, retryAfter: 1 }, { text: "after the wait" }],
+    async (sandbox) => {
+      const started = Date.now();
+      const result = await runSkiff(["run", "--json", "hi"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const events = parseJsonLines(result.stdout);
+      const retry = events.find((event) => event.type === "provider.retry");
+      assert(retry, "a provider.retry event");
+      assert(Date.now() - started >= 1000, "waited for Retry-After");
+      assertEquals(events.at(-1)!.text, "after the wait");
+    },
+  );
 });
 
 Deno.test("a stream cut midway is retried without duplicating text", async () => {
   const text = "The quick brown fox jumps over the lazy dog.";
-  await withMock([{ cut: true, text }, { text }], async (sandbox) => {
+  await withMockSandbox([{ cut: true, text }, { text }], async (sandbox) => {
     const result = await runSkiff(["run", "tell me"], sandbox);
     assertEquals(result.code, 0, result.stderr);
     assertEquals(result.stdout.trim(), text);
@@ -244,7 +242,7 @@ Deno.test("a stream cut midway is retried without duplicating text", async () =>
 });
 
 Deno.test("exit 130 on SIGINT, and the session is kept", async () => {
-  await withMock([{ hang: true }], async (sandbox, mock) => {
+  await withMockSandbox([{ hang: true }], async (sandbox, mock) => {
     const child = spawnSkiff(["run", "--json", "wait forever"], sandbox);
     await waitFor(() => mock.requests.length === 1);
     child.kill("SIGINT");
@@ -256,7 +254,7 @@ Deno.test("exit 130 on SIGINT, and the session is kept", async () => {
 });
 
 Deno.test("a killed process leaves a session that resumes intact", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [{ name: "read", arguments: { file_path: "f.txt" } }] },
     { hang: true },
     { text: "resumed fine" },

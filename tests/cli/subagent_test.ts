@@ -3,25 +3,7 @@
  * depth limit, a child denied what its parent is denied, and `owns`.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
-import { type MockTurn, startMockServer } from "../support/mock_server.ts";
-
-const arrivals: number[] = [];
-
-async function withMock(
-  script: MockTurn[],
-  work: (sandbox: Sandbox, mock: ReturnType<typeof startMockServer>) => Promise<void>,
-): Promise<void> {
-  arrivals.length = 0;
-  const mock = startMockServer(script, { onRequest: () => arrivals.push(Date.now()) });
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  try {
-    await work(sandbox, mock);
-  } finally {
-    await mock.close();
-    await sandbox.cleanup();
-  }
-}
+import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 
 type Request = {
   messages: { role: string; content: string }[];
@@ -38,7 +20,8 @@ const task = (prompt: string, extra: Record<string, unknown> = {}) => ({
 });
 
 Deno.test("two task calls in one step run in parallel as linked child sessions", async () => {
-  await withMock([
+  const arrivals: number[] = [];
+  await withMockSandbox([
     { toolCalls: [task("count the files"), task("read the readme")] },
     { text: "child answer", delayMs: 1500 },
     { text: "child answer", delayMs: 1500 },
@@ -70,11 +53,11 @@ Deno.test("two task calls in one step run in parallel as linked child sessions",
     assertEquals(sessions.length, 1, "children are not listed as top-level sessions");
     const exported = JSON.parse((await runSkiff(["sessions", "export", parentId], sandbox)).stdout);
     assertEquals(exported.session.id, parentId);
-  });
+  }, { onRequest: () => arrivals.push(Date.now()) });
 });
 
 Deno.test("a child is denied what its parent is denied", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [task("make a file")] },
     { toolCalls: [{ name: "bash", arguments: { command: "touch child-made" } }] },
     { text: "could not" },
@@ -93,7 +76,7 @@ Deno.test("a child is denied what its parent is denied", async () => {
 });
 
 Deno.test("owns: a child writes only the paths it owns", async () => {
-  await withMock([
+  await withMockSandbox([
     { toolCalls: [task("write files", { owns: ["mine"] })] },
     {
       toolCalls: [

@@ -1,10 +1,6 @@
 import * as path from "node:path";
 import { assertEquals, assertRejects } from "../support/assert.ts";
-import {
-  findProjectConfig,
-  saveProjectRule,
-  stripJsonComments,
-} from "../../src/policy/project_rules.ts";
+import { projectConfigTarget, saveProjectRule } from "../../src/policy/project_rules.ts";
 
 async function tempProject(): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-rules-" }));
@@ -32,7 +28,7 @@ Deno.test("saveProjectRule merges into .skiff/config.json, keeping other keys; c
   );
   const sub = path.join(dir, "packages", "app");
   await Deno.mkdir(sub, { recursive: true });
-  assertEquals(await findProjectConfig(sub), file);
+  assertEquals(await projectConfigTarget(sub), file);
   const saved = await saveProjectRule(sub, "bash", ["npm run build *"]);
   assertEquals(saved, { file, droppedComments: true });
   assertEquals(JSON.parse(await Deno.readTextFile(file)), {
@@ -51,9 +47,31 @@ Deno.test("saveProjectRule refuses to overwrite a broken file", async () => {
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("stripJsonComments keeps comment-like text inside strings", () => {
-  assertEquals(JSON.parse(stripJsonComments(`{"url": "http://x//y", /* c */ "a": [1,],}`)), {
-    url: "http://x//y",
-    a: [1],
+Deno.test("saving keeps comment-like text inside strings", async () => {
+  const dir = await tempProject();
+  const file = path.join(dir, "skiff.json");
+  await Deno.writeTextFile(
+    file,
+    `{"provider": {"baseURL": "http://x//y"}, /* c */ "maxTurns": 3,}`,
+  );
+  const saved = await saveProjectRule(dir, "read", ["*.md"]);
+  assertEquals(saved.droppedComments, true);
+  assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+    provider: { baseURL: "http://x//y" },
+    maxTurns: 3,
+    permission: { read: { "*.md": "allow" } },
   });
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("a project config above the workspace is the one written, not a new nearer file", async () => {
+  const dir = await tempProject();
+  await Deno.writeTextFile(path.join(dir, "skiff.json"), `{"maxTurns": 7}`);
+  const sub = path.join(dir, "packages", "app");
+  await Deno.mkdir(sub, { recursive: true });
+  const saved = await saveProjectRule(sub, "bash", ["npm test *"]);
+  assertEquals(saved.file, path.join(dir, "skiff.json"));
+  const exists = await Deno.stat(path.join(sub, "skiff.json")).then(() => true, () => false);
+  assertEquals(exists, false);
+  await Deno.remove(dir, { recursive: true });
 });

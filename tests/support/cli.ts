@@ -5,6 +5,12 @@
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  type MockServer,
+  type MockServerOptions,
+  type MockTurn,
+  startMockServer,
+} from "./mock_server.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MAIN = path.join(ROOT, "main.ts");
@@ -109,4 +115,23 @@ export function spawnSkiff(
 
 export function parseJsonLines(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+}
+
+/**
+ * A scripted mock endpoint and a fresh sandbox pointed at it, both cleaned up
+ * after `work`.
+ */
+export async function withMockSandbox(
+  script: MockTurn[],
+  work: (sandbox: Sandbox, mock: MockServer) => Promise<void>,
+  options: MockServerOptions = {},
+): Promise<void> {
+  const mock = startMockServer(script, options);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    await work(sandbox, mock);
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
 }

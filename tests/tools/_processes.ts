@@ -3,8 +3,17 @@
  * working launcher and background table, and a way to find survivors.
  */
 import { BackgroundProcesses } from "../../src/tools/background.ts";
-import { plainLauncher } from "../../src/tools/bash.ts";
+import { plainLauncher as sandboxPlainLauncher } from "../../src/sandbox/plain.ts";
 import { makeWorkspace } from "./_context.ts";
+
+/** `sh -c` with the child environment allowlist and no OS sandbox (full-access). */
+export const plainLauncher = sandboxPlainLauncher({
+  mode: "full-access",
+  workspace: "/",
+  addDirs: [],
+  network: true,
+  envNames: [],
+});
 
 /** A workspace whose context really runs processes. */
 export async function processWorkspace() {

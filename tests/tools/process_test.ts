@@ -5,9 +5,9 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { BackgroundProcesses } from "../../src/tools/background.ts";
-import { bashTool, plainLauncher } from "../../src/tools/bash.ts";
+import { bashTool } from "../../src/tools/bash.ts";
 import { processTool } from "../../src/tools/process.ts";
-import { processWorkspace, survivors, uniqueSleep } from "./_processes.ts";
+import { plainLauncher, processWorkspace, survivors, uniqueSleep } from "./_processes.ts";
 
 Deno.test("background start returns an id at once; output, then stop kills the group", async () => {
   await using ws = await processWorkspace();
