@@ -39,7 +39,7 @@ export interface EngineSpec {
     addDirs: string[];
     env: string[];
   };
-  flags: { allow: string[]; deny: string[]; yes: boolean };
+  flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
   /** Found while preparing (ignored project settings…); shown as warning events. */
   warnings: string[];
   /** A person can answer approval prompts. */

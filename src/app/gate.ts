@@ -168,7 +168,7 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
       permission: spec.depth > 0 ? withoutAllows(agentPermission) : agentPermission,
     });
   }
-  layers.push(flagsLayer({ allow: spec.flags.allow, deny: spec.flags.deny }));
+  layers.push(flagsLayer(spec.flags));
   return layers;
 }
 

@@ -8,6 +8,7 @@ import { UsageError } from "../cli/exit_codes.ts";
 import { loadConfig, readConfigFile } from "../config/load.ts";
 import { findProjectConfig, GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { limitProjectConfig } from "./project_trust.ts";
+import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -20,6 +21,7 @@ export interface CommonOptions {
   sandbox?: "read-only" | "workspace-write" | "full-access";
   addDir?: string[];
   allow?: string[];
+  ask?: string[];
   deny?: string[];
   yes?: boolean;
 }
@@ -53,6 +55,13 @@ export interface Prepared {
  */
 export async function prepare(options: CommonOptions, needsModel: boolean): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
+  for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
+    try {
+      parsePermissionFlag(rule);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
   const loaded = await loadConfig({
     workspace,
     flags: {
@@ -109,7 +118,12 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
       addDirs,
       env: config.sandbox?.env ?? [],
     },
-    flags: { allow: options.allow ?? [], deny: options.deny ?? [], yes: options.yes ?? false },
+    flags: {
+      allow: options.allow ?? [],
+      ask: options.ask ?? [],
+      deny: options.deny ?? [],
+      yes: options.yes ?? false,
+    },
     warnings: [...loaded.warnings, ...trust.warnings],
     interactive: Deno.stdin.isTerminal() && Deno.stderr.isTerminal(),
     provider: {

@@ -19,6 +19,7 @@ function addSandboxFlags(command: Command): Command {
     )
     .option("--add-dir <path>", "another folder tools may use (repeatable)", collect)
     .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
+    .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
     .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
     .option("-y, --yes", "approve every call that would ask (a deny still wins)");
 }

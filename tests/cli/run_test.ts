@@ -122,6 +122,9 @@ Deno.test("exit 2: an empty prompt and an unknown flag are usage errors", async 
     assertStringIncludes(empty.stderr, "prompt");
     const unknown = await runSkiff(["run", "--frobnicate", "x"], sandbox);
     assertEquals(unknown.code, 2);
+    const badRule = await runSkiff(["run", "--allow", "bash(npm test", "x"], sandbox);
+    assertEquals(badRule.code, 2);
+    assertStringIncludes(badRule.stderr, "bash(npm test *)");
   });
 });
 
