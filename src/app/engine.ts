@@ -103,6 +103,11 @@ export class Engine {
     const parts = this.#parts!;
     const ledger = this.#ledger!;
     const stored = this.store.loadHistory(session.id) as StoredMessage[];
+    if (!session.title) {
+      const title = request.prompt.trim().split("\n")[0].slice(0, 80);
+      this.store.updateSession(session.id, { title });
+      session.title = title;
+    }
     this.#emit("session.started", {
       workspace: this.spec.workspace,
       model: this.spec.model,

@@ -4,7 +4,12 @@
  * the launcher refuses until the gate has recorded a person's explicit yes —
  * two locks, so no code path runs a command unsandboxed by accident.
  */
-import { acceptUnsandboxed, chooseLauncher, probeSandboxes } from "../sandbox/choose.ts";
+import {
+  acceptUnsandboxed,
+  type AvailableSandboxes,
+  chooseLauncher,
+  probeSandboxes,
+} from "../sandbox/choose.ts";
 import type { SandboxSettings } from "../sandbox/modes.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -38,6 +43,7 @@ export function sandboxSettings(spec: EngineSpec): SandboxSettings {
 export async function chooseSessionLauncher(
   spec: EngineSpec,
   warnings: string[],
+  probe: () => Promise<AvailableSandboxes> = () => probeSandboxes(),
 ): Promise<{ launcher: ProcessLauncher; state: SandboxState }> {
   const settings = sandboxSettings(spec);
   if (spec.owns.length && settings.mode === "workspace-write") {
@@ -59,7 +65,7 @@ export async function chooseSessionLauncher(
   }
   const available = spec.sandbox.mode === "full-access"
     ? { bwrap: null, sandboxExec: null }
-    : await probeSandboxes();
+    : await probe();
   const choice = chooseLauncher(settings, Deno.build.os, available);
   const readOnlyChoice = chooseLauncher(
     {

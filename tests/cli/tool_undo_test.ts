@@ -126,6 +126,7 @@ Deno.test("undo after a model run; sessions list, show, export and rm", async ()
 
     const list = await runSkiff(["sessions", "list"], sandbox);
     assertStringIncludes(list.stdout, id);
+    assertStringIncludes(list.stdout, "make a file", "the first prompt is the title");
     const show = await runSkiff(["sessions", "show", id.slice(0, 12)], sandbox);
     assertEquals(show.code, 0, show.stderr);
     assertStringIncludes(show.stdout, "make a file");
