@@ -53,7 +53,7 @@ const noSandbox = (): SandboxState => ({
   name: "none",
 });
 
-function harness(engineSpec: EngineSpec, answer: "once" | "deny" = "once") {
+function harness(answer: "once" | "deny" = "once") {
   const events: SkiffEvent[] = [];
   const asked: ApprovalRequest[] = [];
   const io: EngineIO = {
@@ -77,7 +77,7 @@ const call = (command: string) => ({
 
 Deno.test("headless with no sandbox: an allowed command is refused, with how to fix it", async () => {
   const engineSpec = spec({ flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false } });
-  const { io, events, asked, emit } = harness(engineSpec);
+  const { io, events, asked, emit } = harness();
   const state = noSandbox();
   const gate = buildGate(engineSpec, io, emit, state);
   const error = await assertRejects(() =>
@@ -95,7 +95,7 @@ Deno.test("headless with no sandbox: an allowed command is refused, with how to 
 
 Deno.test("--yes does not stand in for accepting an unsandboxed run", async () => {
   const engineSpec = spec({ flags: { allow: [], ask: [], deny: [], yes: true } });
-  const { io, emit } = harness(engineSpec);
+  const { io, emit } = harness();
   const gate = buildGate(engineSpec, io, emit, noSandbox());
   await assertRejects(() => gate.check(call("echo hi"), makeContext("/work/project")));
 });
@@ -105,7 +105,7 @@ Deno.test("interactive with no sandbox: the person is warned and asked; yes runs
     interactive: true,
     flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
   });
-  const { io, asked, emit } = harness(engineSpec, "once");
+  const { io, asked, emit } = harness("once");
   const state = noSandbox();
   const gate = buildGate(engineSpec, io, emit, state);
   const verdict = await gate.check(call("echo hi"), makeContext("/work/project"));
@@ -120,7 +120,7 @@ Deno.test("interactive with no sandbox: no runs nothing", async () => {
     interactive: true,
     flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
   });
-  const { io, emit } = harness(engineSpec, "deny");
+  const { io, emit } = harness("deny");
   const state = noSandbox();
   const gate = buildGate(engineSpec, io, emit, state);
   await assertRejects(() => gate.check(call("echo hi"), makeContext("/work/project")));
@@ -154,7 +154,7 @@ Deno.test("full-access needs no sandbox and runs a plain shell", async () => {
 
 Deno.test("a deny rule wins over --yes and is reported", async () => {
   const engineSpec = spec({ flags: { allow: [], ask: [], deny: ["bash(rm *)"], yes: true } });
-  const { io, emit } = harness(engineSpec);
+  const { io, emit } = harness();
   const gate = buildGate(engineSpec, io, emit, { approved: false, name: "bwrap" });
   const error = await assertRejects(() =>
     gate.check(call("ls && rm -rf x"), makeContext("/work/project"))
