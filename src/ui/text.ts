@@ -8,6 +8,9 @@ import { writeAll } from "./jsonl.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
+  /** How often a still-running call is reported (ms); 0 turns it off. @default 15000 */
+  progressEveryMs?: number;
+  now?: () => number;
   stdout?: { writeSync(data: Uint8Array): number };
   stderr?: { writeSync(data: Uint8Array): number };
 }
@@ -25,10 +28,35 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
     if (midLine) out("\n");
   };
   const inputs = new Map<string, unknown>();
+  const now = options.now ?? Date.now;
+  // Calls still running, reported now and then so a long command in a CI log
+  // (or at a terminal) does not look like a hang.
+  const running = new Map<string, { tool: string; since: number }>();
+  const every = options.progressEveryMs ?? 15_000;
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const report = () => {
+    for (const [callId, call] of running) {
+      const seconds = Math.round((now() - call.since) / 1000);
+      const summary = describeInput(inputs.get(callId));
+      writeAll(stderr, `… ${call.tool}${summary ? ` ${summary}` : ""} (running ${seconds}s)\n`);
+    }
+  };
+  const stopTicker = () => {
+    if (ticker !== undefined) clearInterval(ticker);
+    ticker = undefined;
+  };
   return (event) => {
     switch (event.type) {
       case "tool.started":
         inputs.set(event.call_id, event.input);
+        if (!options.quiet && every > 0) {
+          running.set(event.call_id, { tool: event.tool, since: now() });
+          if (ticker === undefined) {
+            const timer = setInterval(report, every);
+            Deno.unrefTimer(timer);
+            ticker = timer;
+          }
+        }
         break;
       case "message.delta":
         out(event.text);
@@ -41,6 +69,8 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
           writeAll(stderr, toolLine(event, inputs.get(event.call_id)) + "\n");
         }
         inputs.delete(event.call_id);
+        running.delete(event.call_id);
+        if (running.size === 0) stopTicker();
         break;
       case "provider.retry":
         if (!options.quiet) {
@@ -60,6 +90,7 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         writeAll(stderr, `skiff: ${event.message}\n`);
         break;
       case "session.completed":
+        stopTicker();
         endLine();
         break;
     }
