@@ -65,18 +65,32 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
   return permissions;
 }
 
-export function startInWorker(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+/**
+ * `workerModule` is replaceable so a test can stand in a Worker that crashes;
+ * @default the engine Worker next to this file
+ */
+export function startInWorker(
+  spec: EngineSpec,
+  io: EngineIO,
+  workerModule: URL = new URL("./engine_worker.ts", import.meta.url),
+): Promise<EngineHandle> {
   Deno.mkdirSync(spec.dataDir, { recursive: true });
-  const worker = new Worker(new URL("./engine_worker.ts", import.meta.url), {
+  const worker = new Worker(workerModule, {
     type: "module",
     name: "skiff-engine",
     deno: { permissions: permissionsFor(spec) },
   });
   let nextId = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  const send = (message: ToEngine) => worker.postMessage(message);
+  // Set once the Worker has died: nothing will ever answer again, so every
+  // later request fails at once instead of waiting forever.
+  let crashed: Error | undefined;
+  const send = (message: ToEngine) => {
+    if (!crashed) worker.postMessage(message);
+  };
   const request = <T>(message: RequestMessage) =>
     new Promise<T>((resolve, reject) => {
+      if (crashed) return reject(crashed);
       const id = nextId++;
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       send({ ...message, id } as ToEngine);
@@ -97,9 +111,12 @@ export function startInWorker(spec: EngineSpec, io: EngineIO): Promise<EngineHan
   };
   worker.onerror = (event) => {
     event.preventDefault();
-    const error = new Error(`the session engine crashed: ${event.message}`);
-    for (const waiter of pending.values()) waiter.reject(error);
+    crashed = new Error(
+      `the session engine crashed: ${event.message}. What was stored so far is kept; continue with: skiff run --continue "…"`,
+    );
+    for (const waiter of pending.values()) waiter.reject(crashed);
     pending.clear();
+    worker.terminate();
   };
 
   send({ type: "init", spec });
@@ -110,7 +127,8 @@ export function startInWorker(spec: EngineSpec, io: EngineIO): Promise<EngineHan
     abort: () => send({ type: "abort" }),
     async close() {
       try {
-        await request({ type: "close" });
+        // A crashed engine cannot answer; terminating its Worker is all that is left.
+        if (!crashed) await request({ type: "close" });
       } finally {
         worker.terminate();
       }

@@ -1,0 +1,59 @@
+/**
+ * The terminal side of the engine Worker: when the Worker dies, every waiting
+ * and later request fails with a message instead of leaving the CLI hanging.
+ */
+import { assertRejects, assertStringIncludes } from "../support/assert.ts";
+import { startInWorker } from "../../src/app/worker_host.ts";
+import type { EngineSpec } from "../../src/app/engine_types.ts";
+
+function spec(dataDir: string): EngineSpec {
+  return {
+    workspace: dataDir,
+    dataDir,
+    configDir: dataDir,
+    config: {},
+    permissionLayers: [],
+    model: "m",
+    agent: "build",
+    depth: 0,
+    inheritedPermission: [],
+    owns: [],
+    mcp: { enabled: false, env: {} },
+    sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
+    flags: { allow: [], ask: [], deny: [], yes: false },
+    warnings: [],
+    interactive: false,
+    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
+  };
+}
+
+/** Fails the test instead of hanging it. */
+function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} still waiting after ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+Deno.test("a crashed engine Worker fails the request and close() returns", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skiff-worker-" });
+  try {
+    const handle = await startInWorker(
+      spec(dir),
+      { event: () => {}, ask: () => Promise.resolve("deny") },
+      new URL("./fixtures/crashing_worker.ts", import.meta.url),
+    );
+    const error = await assertRejects(() => within(10_000, handle.open({}), "open"));
+    assertStringIncludes(String(error), "the session engine crashed");
+    assertStringIncludes(String(error), "skiff run --continue");
+    await assertRejects(
+      () => within(2_000, handle.run({ prompt: "x", maxTurns: 1 }), "run"),
+      Error,
+      "crashed",
+    );
+    await within(2_000, handle.close(), "close");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
