@@ -6,7 +6,7 @@
  */
 import type { ChatProvider } from "../provider/types.ts";
 import type { Denial, EventBodies, EventType, SkiffEvent } from "../session/events.ts";
-import { makeEvent } from "../session/events.ts";
+import { emptyUsage, makeEvent } from "../session/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, gitSummary, renderSystemPrompt } from "../session/system_prompt.ts";
 import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
@@ -151,8 +151,18 @@ export class Engine {
         },
       );
     } catch (error) {
+      // A bug, not an outcome of the run; still end the stream the way
+      // docs/events.md promises: error, then session.completed last.
       const message = error instanceof Error ? error.message : String(error);
       this.#emit("error", { code: "internal", message, exit_code: ExitCode.failed });
+      this.store.updateSession(session.id, { status: "failed" });
+      this.#emit("session.completed", {
+        text: "",
+        usage: emptyUsage(),
+        turns: 0,
+        exit_code: ExitCode.failed,
+        denials: parts.gate.denials(),
+      });
       return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
     }
     return this.#finish(outcome, parts.gate.denials());
@@ -195,6 +205,9 @@ export class Engine {
       this.#parts!.mcpTools,
     );
     const stop = () => child.abort();
+    // The parent may already be stopping: an event that fired before we
+    // listened would never reach the child.
+    if (request.signal.aborted) stop();
     request.signal.addEventListener("abort", stop, { once: true });
     try {
       const session = await child.open();

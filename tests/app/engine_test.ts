@@ -1,0 +1,93 @@
+/**
+ * The session engine in this thread, with a scripted provider: how a run ends
+ * as events (docs/events.md), and Ctrl-C while the session is still opening.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { Engine } from "../../src/app/engine.ts";
+import { startInProcess } from "../../src/app/host.ts";
+import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
+import type { ChatProvider } from "../../src/provider/types.ts";
+import type { SkiffEvent } from "../../src/session/events.ts";
+import { openStore } from "../../src/store/store.ts";
+
+async function withDirs(work: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-engine-" }));
+  for (const dir of ["work", "data", "config"]) await Deno.mkdir(`${root}/${dir}`);
+  try {
+    await work(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+function spec(root: string): EngineSpec {
+  return {
+    workspace: `${root}/work`,
+    dataDir: `${root}/data`,
+    configDir: `${root}/config`,
+    config: {},
+    permissionLayers: [],
+    model: "m",
+    agent: "build",
+    depth: 0,
+    inheritedPermission: [],
+    owns: [],
+    mcp: { enabled: false, env: {} },
+    sandbox: { mode: "read-only", network: false, addDirs: [], env: [] },
+    flags: { allow: [], ask: [], deny: [], yes: false },
+    warnings: [],
+    interactive: false,
+    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
+  };
+}
+
+function recordingIO(): { io: EngineIO; events: SkiffEvent[] } {
+  const events: SkiffEvent[] = [];
+  return {
+    io: { event: (event) => events.push(event), ask: () => Promise.resolve("deny") },
+    events,
+  };
+}
+
+Deno.test("an internal error still ends the stream with error, then session.completed", async () => {
+  await withDirs(async (root) => {
+    const store = openStore(`${root}/data`);
+    const broken: ChatProvider = {
+      baseURL: "http://mock",
+      stream: () => Promise.reject(new TypeError("a bug in the client")),
+    };
+    const { io, events } = recordingIO();
+    const engine = new Engine(spec(root), io, store, broken);
+    try {
+      const session = await engine.open();
+      const result = await engine.run({ prompt: "hi", maxTurns: 3 });
+      assertEquals(result.exitCode, 1);
+      const types = events.map((event) => event.type);
+      assertEquals(types.slice(-2), ["error", "session.completed"]);
+      const completed = events.at(-1) as Extract<SkiffEvent, { type: "session.completed" }>;
+      assertEquals(completed.exit_code, 1);
+      assertEquals(store.listEvents(session.id).at(-1)?.type, "session.completed");
+      assertEquals(store.getSession(session.id)?.status, "failed");
+    } finally {
+      await engine.close();
+      store.close();
+    }
+  });
+});
+
+Deno.test("Ctrl-C while the session opens stops the run that follows (exit 130)", async () => {
+  await withDirs(async (root) => {
+    const { io, events } = recordingIO();
+    const handle = await startInProcess(spec(root), io);
+    try {
+      handle.abort();
+      await handle.open({});
+      const result = await handle.run({ prompt: "hi", maxTurns: 3 });
+      assertEquals(result.exitCode, 130);
+      assert(!events.some((event) => event.type === "turn.started"), "no model request was made");
+      assertEquals(events.at(-1)?.type, "session.completed");
+    } finally {
+      await handle.close();
+    }
+  });
+});
