@@ -27,6 +27,9 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
   const { Engine } = await import("./engine.ts");
   const store = openStore(spec.dataDir);
   let engine: InstanceType<typeof Engine> | undefined;
+  // Ctrl-C can come while the session is still opening (MCP servers start
+  // then); remember it so the run that follows stops at once.
+  let aborted = false;
   return {
     async open(selector) {
       const existing = selectSession(store, spec.workspace, selector);
@@ -39,15 +42,22 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
         connectTimeoutMs: spec.provider.connectTimeoutMs,
       });
       engine = new Engine(spec, io, store, provider);
+      if (aborted) engine.abort();
       const session = await engine.open(existing);
       return session.id;
     },
     run: (request) => engine!.run(request),
     runTool: (name, input) => engine!.runTool(name, input),
-    abort: () => engine?.abort(),
+    abort: () => {
+      aborted = true;
+      engine?.abort();
+    },
     async close() {
-      await engine?.close();
-      store.close();
+      try {
+        await engine?.close();
+      } finally {
+        store.close();
+      }
     },
   };
 }

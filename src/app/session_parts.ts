@@ -156,8 +156,11 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     parseInput: parseToolInput,
     truncate: (output, callId) => truncateOutput(output, { callId, dataDir: spec.dataDir }),
     close: async () => {
-      await background.stopAll();
-      await closeMcp();
+      try {
+        await background.stopAll();
+      } finally {
+        await closeMcp();
+      }
     },
   };
 }
