@@ -193,7 +193,10 @@ export function reportFatal(error: unknown): number {
     console.error(`skiff: ${error.message}`);
     return ExitCode.usage;
   }
-  if (error instanceof Error && error.name === "ConfigError") {
+  // Config and store errors are written for the user (an unwritable data
+  // folder, an ambiguous session id) and say what to do; matched by name
+  // because they may arrive from the engine Worker as plain data.
+  if (error instanceof Error && (error.name === "ConfigError" || error.name === "StoreError")) {
     console.error(`skiff: ${error.message}`);
     return ExitCode.usage;
   }
