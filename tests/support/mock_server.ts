@@ -65,6 +65,8 @@ export interface MockServer {
   url: string;
   /** Parsed JSON bodies of every chat completion request received, in order. */
   requests: Record<string, unknown>[];
+  /** The HTTP headers of each of those requests (lower-case names), same order. */
+  headers: Record<string, string>[];
   close(): Promise<void>;
 }
 
@@ -80,6 +82,7 @@ const encoder = new TextEncoder();
 /** Start the server on 127.0.0.1 (a free port unless `options.port`). Needs --allow-net. */
 export function startMockServer(script: MockTurn[], options: MockServerOptions = {}): MockServer {
   const requests: Record<string, unknown>[] = [];
+  const headers: Record<string, string>[] = [];
   const closing = new AbortController();
   let next = 0;
   let chunkCounter = 0;
@@ -104,6 +107,7 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
         return json(400, errorBody("mock server: request body is not JSON"));
       }
       requests.push(body);
+      headers.push(Object.fromEntries(request.headers));
       options.onRequest?.(body);
 
       const turn = script[next];
@@ -140,6 +144,7 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
   return {
     url: `http://127.0.0.1:${address.port}/v1`,
     requests,
+    headers,
     async close() {
       closing.abort();
       await server.shutdown();
