@@ -4,6 +4,7 @@
  * skiff last wrote it is left alone and named — undo never destroys work it
  * did not make.
  */
+import * as path from "node:path";
 import { hashContent } from "../tools/file_ledger.ts";
 
 export interface UndoSnapshot {
@@ -19,18 +20,25 @@ export interface UndoReport {
   refused: { path: string; reason: string }[];
 }
 
-function readOrNull(path: string): Uint8Array | null {
+/** The file's bytes, null when nothing is there; throws for anything but a file. */
+function readOrNull(file: string): Uint8Array | null {
+  let info: Deno.FileInfo;
   try {
-    return Deno.readFileSync(path);
+    info = Deno.statSync(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     throw error;
   }
+  if (!info.isFile) throw new NotAFile();
+  return Deno.readFileSync(file);
 }
+
+class NotAFile extends Error {}
 
 /**
  * `knownHashes` maps a path to the hash of the content skiff last wrote or
- * read there; the file must still have that content to be undone.
+ * read there; the file must still have that content to be undone. A path that
+ * cannot be put back is refused and named; the others are still undone.
  */
 export function undoSnapshots(
   snapshots: UndoSnapshot[],
@@ -38,35 +46,57 @@ export function undoSnapshots(
 ): Omit<UndoReport, "turn"> {
   const report: Omit<UndoReport, "turn"> = { restored: [], removed: [], refused: [] };
   for (const snapshot of snapshots) {
-    const current = readOrNull(snapshot.path);
-    if (current !== null) {
-      const known = knownHashes.get(snapshot.path);
-      if (known === undefined || known !== hashContent(current)) {
-        report.refused.push({
-          path: snapshot.path,
-          reason: "changed on disk since skiff changed it; left as it is",
-        });
-        continue;
-      }
-    }
-    if (snapshot.content === null) {
-      if (current !== null) {
-        Deno.removeSync(snapshot.path);
-        report.removed.push(snapshot.path);
-      }
-      continue;
-    }
-    const temp = `${snapshot.path}.skiff-undo-${crypto.randomUUID().slice(0, 8)}`;
-    Deno.mkdirSync(snapshot.path.slice(0, snapshot.path.lastIndexOf("/")) || "/", {
-      recursive: true,
-    });
-    let mode: number | undefined;
     try {
-      mode = Deno.statSync(snapshot.path).mode ?? undefined;
-    } catch { /* recreated file: default mode */ }
-    Deno.writeFileSync(temp, snapshot.content, mode !== undefined ? { mode } : {});
-    Deno.renameSync(temp, snapshot.path);
-    report.restored.push(snapshot.path);
+      undoOne(snapshot, knownHashes, report);
+    } catch (error) {
+      report.refused.push({
+        path: snapshot.path,
+        reason: error instanceof NotAFile
+          ? "something other than a file is there now (a folder?); left as it is"
+          : `could not put it back (${(error as Error).message}); left as it is`,
+      });
+    }
   }
   return report;
+}
+
+function undoOne(
+  snapshot: UndoSnapshot,
+  knownHashes: Map<string, string>,
+  report: Omit<UndoReport, "turn">,
+): void {
+  const current = readOrNull(snapshot.path);
+  if (current !== null) {
+    const known = knownHashes.get(snapshot.path);
+    if (known === undefined || known !== hashContent(current)) {
+      report.refused.push({
+        path: snapshot.path,
+        reason: "changed on disk since skiff changed it; left as it is",
+      });
+      return;
+    }
+  }
+  if (snapshot.content === null) {
+    if (current !== null) {
+      Deno.removeSync(snapshot.path);
+      report.removed.push(snapshot.path);
+    }
+    return;
+  }
+  const temp = `${snapshot.path}.skiff-undo-${crypto.randomUUID().slice(0, 8)}`;
+  Deno.mkdirSync(path.dirname(snapshot.path), { recursive: true });
+  let mode: number | undefined;
+  try {
+    mode = Deno.statSync(snapshot.path).mode ?? undefined;
+  } catch { /* recreated file: default mode */ }
+  try {
+    Deno.writeFileSync(temp, snapshot.content, mode !== undefined ? { mode } : {});
+    Deno.renameSync(temp, snapshot.path);
+  } catch (error) {
+    try {
+      Deno.removeSync(temp);
+    } catch { /* never written */ }
+    throw error;
+  }
+  report.restored.push(snapshot.path);
 }
