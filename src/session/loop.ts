@@ -67,7 +67,34 @@ export type LoopOutcome =
   | { kind: "provider_error"; error: ProviderError; text: string; turns: number; usage: Usage }
   | { kind: "failed"; message: string; text: string; turns: number; usage: Usage };
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopOutcome> {
+  // The deadline also cuts a model request or a command already running, so
+  // `--max-time` holds even when one step hangs.
+  const deadline = new AbortController();
+  const delay = options.deadline === undefined
+    ? undefined
+    : Math.max(0, options.deadline - (deps.clock ?? Date.now)());
+  // Longer than a timer can wait (~24 days): the check between turns is enough.
+  const timer = delay === undefined || delay > MAX_TIMER_MS
+    ? undefined
+    : setTimeout(() => deadline.abort(), delay);
+  try {
+    return await loop(deps, {
+      ...options,
+      signal: AbortSignal.any([options.signal, deadline.signal]),
+      interrupt: options.signal,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function loop(
+  deps: LoopDeps,
+  options: LoopOptions & { interrupt: AbortSignal },
+): Promise<LoopOutcome> {
   const clock = deps.clock ?? Date.now;
   const history: ChatMessage[] = [
     { role: "system", content: options.systemPrompt },
@@ -80,9 +107,20 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
   let lastText = "";
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   const done = (kind: "completed" | "interrupted") => ({ kind, text: lastText, turns, usage });
+  const timeUp = (): LoopOutcome => ({
+    kind: "limit",
+    reason: "time limit reached (--max-time)",
+    text: lastText,
+    turns,
+    usage,
+  });
+  // Stopped by a person (interrupted) or by the deadline (a limit)?
+  const stopped = (): LoopOutcome | undefined =>
+    options.interrupt.aborted ? done("interrupted") : options.signal.aborted ? timeUp() : undefined;
 
   for (;;) {
-    if (options.signal.aborted) return done("interrupted");
+    const before = stopped();
+    if (before) return before;
     if (turns >= options.maxTurns) {
       return {
         kind: "limit",
@@ -92,9 +130,7 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
         usage,
       };
     }
-    if (options.deadline !== undefined && clock() > options.deadline) {
-      return { kind: "limit", reason: "time limit reached", text: lastText, turns, usage };
-    }
+    if (options.deadline !== undefined && clock() > options.deadline) return timeUp();
     turns++;
     const turn = (deps.turnsSoFar ?? 0) + turns;
     deps.emit("turn.started", { turn });
@@ -121,7 +157,8 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
         options.signal,
       );
     } catch (error) {
-      if (options.signal.aborted) return done("interrupted");
+      const stop = stopped();
+      if (stop) return stop;
       if (error instanceof ProviderError) {
         return { kind: "provider_error", error, text: lastText, turns, usage };
       }
@@ -161,7 +198,8 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
       history.push({ role: "tool", tool_call_id: result.call_id, content: resultText(result) });
     }
     deps.emit("turn.completed", { turn, usage: response.usage });
-    if (options.signal.aborted) return done("interrupted");
+    const after = stopped();
+    if (after) return after;
   }
 }
 

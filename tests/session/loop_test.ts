@@ -1,0 +1,80 @@
+/**
+ * The loop's time limit: `--max-time` stops a model request (or a command)
+ * that is still running when the deadline passes, as a limit (exit 5), and a
+ * person's Ctrl-C stays an interruption.
+ */
+import { assert, assertEquals } from "../support/assert.ts";
+import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
+import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
+import { emptyUsage } from "../../src/session/events.ts";
+
+/** Answers after `ms`, unless the request is aborted first. */
+function slowProvider(ms: number): ChatProvider {
+  return {
+    baseURL: "http://mock",
+    stream: (_request, _handlers, signal) =>
+      new Promise<ChatResponse>((resolve, reject) => {
+        const timer = setTimeout(
+          () => resolve({ text: "late", toolCalls: [], finishReason: "stop", usage: emptyUsage() }),
+          ms,
+        );
+        signal?.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(new DOMException("aborted", "AbortError"));
+        });
+      }),
+  };
+}
+
+function deps(provider: ChatProvider): LoopDeps {
+  return {
+    provider,
+    tools: [],
+    schemas: [],
+    gate: { check: () => Promise.resolve({ allowed: true }), denials: () => [] },
+    recorder: {
+      userMessage: () => {},
+      assistantMessage: () => {},
+      toolResult: () => {},
+      stepUsage: () => {},
+    },
+    emit: () => {},
+    context: () => {
+      throw new Error("no tools in this test");
+    },
+    parseInput: () => ({}),
+    truncate: (output) => Promise.resolve(output),
+  };
+}
+
+function options(overrides: Partial<LoopOptions>): LoopOptions {
+  return {
+    model: "m",
+    systemPrompt: "s",
+    history: [],
+    prompt: "p",
+    maxTurns: 5,
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+Deno.test("the deadline cuts a model request still running: a limit, not a wait", async () => {
+  const started = Date.now();
+  const outcome = await runLoop(
+    deps(slowProvider(3000)),
+    options({ deadline: Date.now() + 100 }),
+  );
+  assertEquals(outcome.kind, "limit");
+  assert(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+});
+
+Deno.test("Ctrl-C during a request with a deadline is still an interruption", async () => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  const outcome = await runLoop(
+    deps(slowProvider(3000)),
+    options({ deadline: Date.now() + 60_000, signal: controller.signal }),
+  );
+  assertEquals(outcome.kind, "interrupted");
+});
