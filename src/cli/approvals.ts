@@ -2,8 +2,23 @@
  * Answers the engine's approval requests on the terminal side. Headless runs
  * never wait for a person: the engine's own headless broker refuses before a
  * question gets here, and this answers "deny" should one arrive anyway.
+ *
+ * Questions are drawn on stderr, the terminal a run is judged interactive by:
+ * stdout carries the answer (`skiff run "…" > answer.txt`) or JSON Lines, and
+ * a prompt written there would be lost in the file while the run waits.
  */
 import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
+import type { PromptFunctions } from "../policy/interactive_broker.ts";
+
+async function stderrPrompts(): Promise<PromptFunctions> {
+  const clack = await import("@clack/prompts");
+  const { stderr: output } = await import("node:process");
+  return {
+    select: (options) => clack.select<ApprovalAnswer>({ ...options, output }),
+    note: (message, title) => clack.note(message, title, { output }),
+    isCancel: (value): value is symbol => clack.isCancel(value),
+  };
+}
 
 export function approvalPrompter(
   interactive: boolean,
@@ -13,7 +28,7 @@ export function approvalPrompter(
   return async (request) => {
     if (!broker) {
       const { InteractiveBroker } = await import("../policy/interactive_broker.ts");
-      broker = new InteractiveBroker();
+      broker = new InteractiveBroker(await stderrPrompts());
     }
     return broker.ask(request);
   };

@@ -33,6 +33,8 @@ async function inTerminal(
   script: MockTurn[],
   keys: string[],
   check: (sandbox: Sandbox, screen: string) => Promise<void>,
+  /** Shell redirection after the command, e.g. `> answer.txt`. */
+  redirect = "",
 ): Promise<void> {
   const mock = startMockServer(script);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
@@ -44,7 +46,7 @@ async function inTerminal(
     quote(Deno.execPath())
   } run -A --unstable-worker-options --no-prompt ${
     quote(MAIN)
-  } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
+  } run 'do it' ${redirect}; echo SKIFF_EXIT=$?; sleep 60`;
   try {
     await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
     await screenShows(session, "Allow this?");
@@ -97,5 +99,19 @@ Deno.test({
       const made = await Deno.stat(`${sandbox.workspace}/made.txt`).then(() => true, () => false);
       assertEquals(made, false);
     });
+  },
+});
+
+Deno.test({
+  name: "with stdout in a file the question still shows on the terminal; the file holds the answer",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(makeFile, ["Enter"], async (sandbox, screen) => {
+      assertStringIncludes(screen, "echo approved > made.txt");
+      assertStringIncludes(screen, "SKIFF_EXIT=0");
+      assertEquals(await Deno.readTextFile(`${sandbox.workspace}/made.txt`), "approved\n");
+      const answer = await Deno.readTextFile(`${sandbox.workspace}/answer.txt`);
+      assertEquals(answer.trim(), "Finished.");
+    }, "> answer.txt");
   },
 });
