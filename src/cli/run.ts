@@ -3,6 +3,7 @@
  * arguments or piped stdin (never a terminal wait); events go to the text or
  * JSONL renderer; the exit code says how it ended (docs/cli.md).
  */
+import * as path from "node:path";
 import type { CommonOptions } from "../app/setup.ts";
 import { prepare } from "../app/setup.ts";
 import type { EngineIO } from "../app/engine_types.ts";
@@ -45,6 +46,20 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
   return number;
 }
 
+/** `-o` names a file in a folder that must exist: found out before the model is paid for. */
+function checkOutputFolder(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  let isFolder = false;
+  try {
+    isFolder = Deno.statSync(folder).isDirectory;
+  } catch { /* reported below */ }
+  if (!isFolder) {
+    throw new UsageError(
+      `--output-last-message ${file}: the folder ${folder} does not exist. Create it or pick another path.`,
+    );
+  }
+}
+
 export async function runCommand(promptArgs: string[], options: RunOptions): Promise<number> {
   try {
     return await runOrThrow(promptArgs, options);
@@ -59,6 +74,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   }
   const maxTurnsFlag = positiveInteger(options.maxTurns, "--max-turns");
   const maxTime = positiveInteger(options.maxTime, "--max-time");
+  if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
   const prompt = await readPrompt(promptArgs);
   const { spec, config } = await prepare(options, true);
   const maxTurns = maxTurnsFlag ?? config.maxTurns ?? 50;
@@ -85,7 +101,16 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
       deadline: maxTime ? Date.now() + maxTime * 1000 : undefined,
     });
     if (options.outputLastMessage) {
-      await Deno.writeTextFile(options.outputLastMessage, result.text);
+      try {
+        await Deno.writeTextFile(options.outputLastMessage, result.text);
+      } catch (error) {
+        console.error(
+          `skiff: could not write the final answer to ${options.outputLastMessage} (${
+            (error as Error).message
+          }). It is kept in the session: skiff sessions show ${result.sessionId}`,
+        );
+        return result.exitCode === ExitCode.ok ? ExitCode.failed : result.exitCode;
+      }
     }
     return result.exitCode;
   } finally {

@@ -87,6 +87,17 @@ Deno.test("the prompt can come from piped stdin, and --output-last-message write
   });
 });
 
+Deno.test("exit 2 before any model request: --output-last-message in a folder that does not exist", async () => {
+  await withMockSandbox([{ text: "never asked" }], async (sandbox, mock) => {
+    const out = `${sandbox.root}/missing/last.txt`;
+    const result = await runSkiff(["run", "-o", out, "hi"], sandbox);
+    assertEquals(result.code, 2, result.stderr);
+    assertStringIncludes(result.stderr, `${sandbox.root}/missing does not exist`);
+    assert(!result.stderr.includes("internal error"), result.stderr);
+    assertEquals(mock.requests.length, 0);
+  });
+});
+
 Deno.test("--continue resumes the latest session with its history", async () => {
   await withMockSandbox(
     [{ text: "first answer" }, { text: "second answer" }],
