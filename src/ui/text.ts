@@ -3,7 +3,7 @@
  * becomes one compact line on stderr (`✓ read src/app.ts (120 lines)`), so a
  * script can take stdout as the answer and a person still sees the work.
  */
-import type { SkiffEvent } from "../session/events.ts";
+import type { Denial, SkiffEvent } from "../session/events.ts";
 import { writeAll } from "./jsonl.ts";
 
 export interface TextRendererOptions {
@@ -92,9 +92,25 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
       case "session.completed":
         stopTicker();
         endLine();
+        // Shown even with --quiet: it is why the run exits 3.
+        if (event.denials.length) writeAll(stderr, denialSummary(event.denials));
         break;
     }
   };
+}
+
+/** Which calls were refused and the flag that would let them through. */
+export function denialSummary(denials: Denial[]): string {
+  const rule = (denial: Denial) =>
+    denial.patterns.length ? `${denial.key}(${denial.patterns[0]})` : denial.key;
+  const lines = [
+    `skiff: ${denials.length} call${denials.length === 1 ? " was" : "s were"} refused:`,
+    ...denials.map((denial) => `  ${rule(denial)} — ${firstLine(denial.reason)}`),
+    `To allow such calls, pass --allow '${
+      rule(denials[0])
+    }' (or a wider rule) or --yes; a deny rule always wins.`,
+  ];
+  return lines.join("\n") + "\n";
 }
 
 /** `✓ read src/app.ts (120 lines)` or `✗ edit a.ts — no_match: …`. */

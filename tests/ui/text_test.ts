@@ -76,3 +76,30 @@ Deno.test("a long call is reported while it runs, and the reports stop when it e
   assertEquals(stderr.text.length, afterEnd, "no more reports after the call ended");
   assertStringIncludes(stderr.text, "✓ bash npm test (exit 0)");
 });
+
+Deno.test("refused calls are listed with the flag that allows them, even with --quiet", () => {
+  const stdout = capture();
+  const stderr = capture();
+  const render = textRenderer({
+    stdout: stdout.sink,
+    stderr: stderr.sink,
+    quiet: true,
+    progressEveryMs: 0,
+  });
+  render(makeEvent("session.completed", "s", {
+    text: "I could not run it.",
+    usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    turns: 2,
+    exit_code: 3,
+    denials: [{
+      tool: "bash",
+      key: "bash",
+      patterns: ["touch made-by-bash"],
+      reason: "Permission needed but nobody can approve it in this headless run: ask rule.",
+    }],
+  }));
+  assertStringIncludes(stderr.text, "1 call was refused");
+  assertStringIncludes(stderr.text, "bash(touch made-by-bash) — Permission needed");
+  assertStringIncludes(stderr.text, "--allow 'bash(touch made-by-bash)'");
+  assertEquals(stdout.text, "");
+});
