@@ -42,6 +42,12 @@ export class Engine {
     private readonly provider?: ChatProvider,
     /** Tools a parent lends its subagents (its MCP servers' tools). */
     private readonly sharedTools: Tool[] = [],
+    /**
+     * Where a subagent files its undo snapshots: the top-level session and
+     * its prompt, so `skiff undo` of that prompt also puts back what the
+     * subagent changed.
+     */
+    private readonly undoInto?: { sessionId: string; turn: number },
   ) {}
 
   abort(): void {
@@ -65,9 +71,13 @@ export class Engine {
       title: spec.title,
     });
     const session = this.#session;
+    const undoInto = this.undoInto;
     this.#ledger = new FileLedger(
       {
-        save: (turn, path, before) => this.store.saveSnapshot(session.id, turn, path, before),
+        save: (turn, path, before) =>
+          undoInto
+            ? this.store.saveSnapshot(undoInto.sessionId, undoInto.turn, path, before)
+            : this.store.saveSnapshot(session.id, turn, path, before),
       },
       this.store.getFileReads(session.id),
     );
@@ -203,6 +213,7 @@ export class Engine {
       this.store,
       this.provider,
       this.#parts!.mcpTools,
+      this.undoInto ?? { sessionId: this.#session!.id, turn: this.#ledger!.turn },
     );
     const stop = () => child.abort();
     // The parent may already be stopping: an event that fired before we

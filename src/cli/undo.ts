@@ -4,7 +4,7 @@
 import { resolveWorkspace } from "../app/setup.ts";
 import { undoSnapshots } from "../session/undo.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
-import { openStore } from "../store/store.ts";
+import { openStore, type Session, type Store } from "../store/store.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
@@ -37,10 +37,20 @@ function undo(options: { session?: string; dir?: string }): number {
       return ExitCode.ok;
     }
     const snapshots = store.snapshotsForTurn(session.id, turn);
-    const reads = new Map(store.getFileReads(session.id));
-    const report = undoSnapshots(snapshots, reads);
-    for (const path of [...report.restored, ...report.removed]) reads.delete(path);
-    store.saveFileReads(session.id, [...reads.entries()]);
+    // Subagents file their snapshots under the prompt that started them, and
+    // keep their own record of what they wrote: undo knows both.
+    const family = [session, ...descendants(store, session.id)];
+    const reads = new Map(family.map(({ id }) => [id, new Map(store.getFileReads(id))]));
+    const known = new Map<string, string[]>();
+    for (const sessionReads of reads.values()) {
+      for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
+    }
+    const report = undoSnapshots(snapshots, known);
+    // Put back: the model must read it again before changing it.
+    for (const [id, sessionReads] of reads) {
+      for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
+      store.saveFileReads(id, [...sessionReads.entries()]);
+    }
     store.deleteSnapshots(session.id, turn);
 
     for (const path of report.restored) console.log(`restored ${path}`);
@@ -57,4 +67,9 @@ function undo(options: { session?: string; dir?: string }): number {
   } finally {
     store.close();
   }
+}
+
+/** The subagent sessions below `id`, at every depth. */
+function descendants(store: Store, id: string): Session[] {
+  return store.childSessions(id).flatMap((child) => [child, ...descendants(store, child.id)]);
 }

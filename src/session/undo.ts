@@ -37,12 +37,13 @@ class NotAFile extends Error {}
 
 /**
  * `knownHashes` maps a path to the hash of the content skiff last wrote or
- * read there; the file must still have that content to be undone. A path that
+ * read there (one per session: a prompt's subagents keep their own); the
+ * file must still have that content to be undone. A path that
  * cannot be put back is refused and named; the others are still undone.
  */
 export function undoSnapshots(
   snapshots: UndoSnapshot[],
-  knownHashes: Map<string, string>,
+  knownHashes: Map<string, string | string[]>,
 ): Omit<UndoReport, "turn"> {
   const report: Omit<UndoReport, "turn"> = { restored: [], removed: [], refused: [] };
   for (const snapshot of snapshots) {
@@ -62,13 +63,13 @@ export function undoSnapshots(
 
 function undoOne(
   snapshot: UndoSnapshot,
-  knownHashes: Map<string, string>,
+  knownHashes: Map<string, string | string[]>,
   report: Omit<UndoReport, "turn">,
 ): void {
   const current = readOrNull(snapshot.path);
   if (current !== null) {
-    const known = knownHashes.get(snapshot.path);
-    if (known === undefined || known !== hashContent(current)) {
+    const known = [knownHashes.get(snapshot.path) ?? []].flat();
+    if (!known.includes(hashContent(current))) {
       report.refused.push({
         path: snapshot.path,
         reason: "changed on disk since skiff changed it; left as it is",

@@ -100,3 +100,30 @@ Deno.test("owns: a child writes only the paths it owns", async () => {
     assertStringIncludes(parentResult, "mine/ok.txt");
   });
 });
+
+Deno.test("undo of a prompt also puts back what its subagent changed", async () => {
+  await withMockSandbox([
+    { toolCalls: [task("change the files")] },
+    { toolCalls: [{ name: "read", arguments: { file_path: "a.txt" } }] },
+    {
+      toolCalls: [
+        { name: "write", arguments: { file_path: "a.txt", content: "by the child\n" } },
+        { name: "write", arguments: { file_path: "made.txt", content: "new\n" } },
+      ],
+    },
+    { text: "changed both" },
+    { text: "the child changed both" },
+  ], async (sandbox) => {
+    const file = `${sandbox.workspace}/a.txt`;
+    await Deno.writeTextFile(file, "original\n");
+    const result = await runSkiff(["run", "--yes", "delegate"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(await Deno.readTextFile(file), "by the child\n");
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 0, undo.stdout + undo.stderr);
+    assertStringIncludes(undo.stdout, "2 file(s) put back");
+    assertEquals(await Deno.readTextFile(file), "original\n");
+    const made = await Deno.stat(`${sandbox.workspace}/made.txt`).then(() => true, () => false);
+    assertEquals(made, false);
+  });
+});
