@@ -8,7 +8,12 @@
  */
 import type { PermissionGate as LoopGate } from "../session/loop.ts";
 import type { EventBodies, EventType } from "../session/events.ts";
-import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../policy/broker.ts";
+import {
+  type ApprovalBroker,
+  type ApprovalRequest,
+  HeadlessBroker,
+  YesBroker,
+} from "../policy/broker.ts";
 import { PermissionGate } from "../policy/gate.ts";
 import { flagsLayer } from "../policy/flags.ts";
 import { defaultLayer } from "../policy/defaults.ts";
@@ -41,12 +46,28 @@ export function buildGate(
 ): LoopGate {
   const layers = ruleLayers(spec, agentPermission);
   const { broker, source } = brokerFor(spec, io);
+  // permission.asked goes out when the question is put, before the answer,
+  // so a client sees asked → decided in the order they happened.
+  const turns = new Map<string, number>();
+  const announce = (request: ApprovalRequest, turn = turns.get(request.callId ?? "") ?? 0) =>
+    emit("permission.asked", {
+      turn,
+      call_id: request.callId ?? "",
+      tool: request.tool,
+      key: request.access.key,
+      patterns: request.access.patterns,
+    });
   const gate = new PermissionGate({
     layers,
     workspace: spec.workspace,
     extraDirs: spec.sandbox.addDirs,
     mode: spec.sandbox.mode,
-    broker,
+    broker: {
+      ask: (request) => {
+        announce(request);
+        return broker.ask(request);
+      },
+    },
     brokerSource: source,
     saveProjectRule: async (key, patterns) => {
       const saved = await saveProjectRule(spec.workspace, key, patterns);
@@ -79,33 +100,36 @@ export function buildGate(
           "Only change the paths this task owns; report anything else back.",
         );
       }
-      const result = await gate.check(tool.name, input, access, callId);
-      if (result.asked) {
-        emit("permission.asked", {
-          turn,
-          call_id: callId,
-          tool: tool.name,
-          key: access.key,
-          patterns: access.patterns,
-        });
+      turns.set(callId, turn);
+      let result;
+      try {
+        result = await gate.check(tool.name, input, access, callId);
+      } finally {
+        turns.delete(callId);
       }
-      if (result.allowed && access.commands?.length && sandbox.refusal && !sandbox.approved) {
+      const decided = (
+        decision: "allow" | "deny",
+        source: EventBodies["permission.decided"]["source"],
+      ) => emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source });
+      if (result.asked || !result.allowed) {
+        decided(result.allowed ? "allow" : "deny", result.source);
+      }
+      if (!result.allowed) throw result.error;
+      if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
         // No OS sandbox: running this would be unsandboxed. Never silently.
-        const approved = spec.interactive && !spec.flags.yes &&
-          (await io.ask({
-              tool: tool.name,
-              callId,
-              access: {
-                ...access,
-                preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
-              },
-              decision: {
-                action: "ask",
-                reason: "no sandbox available: run unsandboxed?",
-                checks: [],
-              },
-              always: [],
-            })) !== "deny";
+        const asking = spec.interactive && !spec.flags.yes;
+        const request: ApprovalRequest = {
+          tool: tool.name,
+          callId,
+          access: {
+            ...access,
+            preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
+          },
+          decision: { action: "ask", reason: "no sandbox available: run unsandboxed?", checks: [] },
+          always: [],
+        };
+        if (asking) announce(request, turn);
+        const approved = asking && (await io.ask(request)) !== "deny";
         if (!approved) {
           unsandboxed.push({
             tool: tool.name,
@@ -113,31 +137,16 @@ export function buildGate(
             patterns: access.patterns,
             reason: sandbox.refusal.message,
           });
-          emit("permission.decided", {
-            turn,
-            call_id: callId,
-            tool: tool.name,
-            decision: "deny",
-            source: spec.interactive ? "user" : "headless",
-          });
+          decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
           throw new ToolError(
             "denied",
             sandbox.refusal.message,
             "Do not retry commands in this session; tell the user how to enable the sandbox.",
           );
         }
+        decided("allow", "user");
         sandbox.approved = true;
       }
-      if (result.asked || !result.allowed) {
-        emit("permission.decided", {
-          turn,
-          call_id: callId,
-          tool: tool.name,
-          decision: result.allowed ? "allow" : "deny",
-          source: result.source,
-        });
-      }
-      if (!result.allowed) throw result.error;
       return { allowed: true };
     },
     denials: () => [...gate.denials(), ...unsandboxed],

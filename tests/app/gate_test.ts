@@ -162,3 +162,38 @@ Deno.test("a deny rule wins over --yes and is reported", async () => {
   assertEquals((error as ToolError).code, "denied");
   assertEquals(gate.denials()[0].patterns, ["ls && rm -rf x"]);
 });
+
+Deno.test("permission.asked goes out when the person is asked, before the answer", async () => {
+  const engineSpec = spec({
+    interactive: true,
+    flags: { allow: [], ask: ["bash(echo *)"], deny: [], yes: false },
+  });
+  const { events, emit } = harness();
+  const seenWhenAsked: string[][] = [];
+  const io: EngineIO = {
+    event: () => {},
+    ask: () => {
+      seenWhenAsked.push(events.map((event) => event.type));
+      return Promise.resolve("once");
+    },
+  };
+  const gate = buildGate(engineSpec, io, emit, { approved: false, name: "bwrap" });
+  await gate.check(call("echo hi"), makeContext("/work/project"));
+  assertEquals(seenWhenAsked, [["permission.asked"]]);
+  assertEquals(events.map((event) => event.type), ["permission.asked", "permission.decided"]);
+  const asked = events[0] as Extract<SkiffEvent, { type: "permission.asked" }>;
+  assertEquals([asked.turn, asked.call_id, asked.key], [1, "c1", "bash"]);
+});
+
+Deno.test("interactive with no sandbox: the unsandboxed question is an asked/decided pair", async () => {
+  const engineSpec = spec({
+    interactive: true,
+    flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
+  });
+  const { io, events, emit } = harness("once");
+  const gate = buildGate(engineSpec, io, emit, noSandbox());
+  await gate.check(call("echo hi"), makeContext("/work/project"));
+  assertEquals(events.map((event) => event.type), ["permission.asked", "permission.decided"]);
+  const decided = events[1] as Extract<SkiffEvent, { type: "permission.decided" }>;
+  assertEquals([decided.decision, decided.source], ["allow", "user"]);
+});
