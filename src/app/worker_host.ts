@@ -59,6 +59,9 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     ],
     netHosts: engineNetHosts(spec),
     envNames: spec.sandbox.env,
+    // The yaml library (agent and skill frontmatter) reads these debug switches
+    // on every parse; without them any agent file would crash the engine.
+    engineEnvNames: ["LOG_TOKENS", "LOG_STREAM"],
   });
   const run = permissions.run;
   if (Array.isArray(run)) permissions.run = [...run, "sh", ...mcpPrograms(spec)];

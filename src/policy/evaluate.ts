@@ -145,7 +145,7 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             resolved.real,
             `${
               resolved.relative ?? resolved.real
-            } is write-protected in workspace-write mode (git hooks, git config and skiff's config); edit it yourself, or use --sandbox full-access`,
+            } is write-protected in workspace-write mode (git hooks, git config, skiff's config and project agent files); edit it yourself, or use --sandbox full-access`,
           ),
         );
       } else if (!resolved.inside) {

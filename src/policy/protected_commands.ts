@@ -2,7 +2,8 @@
  * Commands that could change what git or skiff will run later, outside any
  * sandbox: anything naming a path inside `.git` (hooks, config, and files
  * such as `.git/commondir` that redirect git to another config and hooks),
- * skiff's own config, and the git subcommands that write repository
+ * skiff's own config, the folders holding project agents (`.claude`,
+ * `.opencode`: an agent file carries permission rules), and the git subcommands that write repository
  * configuration or create new repositories. The OS sandbox protects these
  * paths only when they already exist, so such a command is never approved
  * silently: an allow rule becomes an ask. A heuristic on the command's text,
@@ -11,7 +12,7 @@
 import { shellWords } from "./bash_split.ts";
 
 const NAMES_PROTECTED_PATH =
-  /(?:^|[\s"'=:\/<>])\.git(?:[\/\s"';]|$)|skiff\.json|\.skiff(?:[\/\s"']|$)/;
+  /(?:^|[\s"'=:\/<>])\.(?:git|claude|opencode)(?:[\/\s"';]|$)|skiff\.json|\.skiff(?:[\/\s"']|$)/;
 
 /** Subcommands that write git config or create a repository with its own hooks. */
 const GIT_CONFIG_WRITERS = new Set(["init", "config", "submodule", "worktree"]);
@@ -32,7 +33,7 @@ function gitSubcommand(words: string[]): string | null {
 /** Why this simple command needs a person's approval, or null when it does not. */
 export function protectedCommandReason(piece: string): string | null {
   if (NAMES_PROTECTED_PATH.test(piece)) {
-    return "it names a path inside .git or skiff's config, which commands may not change";
+    return "it names a path inside .git, skiff's config or a project agent folder, which commands may not change";
   }
   const subcommand = gitSubcommand(shellWords(piece));
   if (subcommand && GIT_CONFIG_WRITERS.has(subcommand)) {

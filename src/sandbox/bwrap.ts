@@ -77,6 +77,12 @@ export function bwrapArgs(
     const gitInfo = lstatOrNull(gitDir);
     if (gitInfo?.isDirectory) args.push("--bind", gitDir, gitDir);
     else if (gitInfo?.isFile) args.push("--ro-bind", gitDir, gitDir);
+    // The same for the folders holding project agents: renamed, a fresh
+    // `agents/` folder beside the read-only one would be loaded next time.
+    for (const name of [".claude", ".opencode"]) {
+      const dir = path.join(realpathLenient(settings.workspace), name);
+      if (lstatOrNull(dir)?.isDirectory) args.push("--bind", dir, dir);
+    }
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
     // docs/security.md names this gap and the policy asks for commands naming them.

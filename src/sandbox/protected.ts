@@ -1,8 +1,9 @@
 /**
  * Paths inside the workspace that stay read-only in `workspace-write` mode:
  * git hooks and git config (writing them runs code or changes where pushes
- * go the next time the user runs git) and skiff's own config (writing it
- * would let the agent grant itself permissions).
+ * go the next time the user runs git), skiff's own config, and the project
+ * agent folders skiff loads (an agent file's `permission` frontmatter is a
+ * rule layer: writing either would let the agent grant itself permissions).
  */
 import * as path from "node:path";
 import { isWithin, realpathLenient } from "./paths.ts";
@@ -13,6 +14,9 @@ export const PROTECTED_RELATIVE: readonly string[] = [
   ".git/config",
   "skiff.json",
   ".skiff",
+  ".claude/agents",
+  ".opencode/agent",
+  ".opencode/agents",
 ];
 
 /** Absolute protected paths for a workspace (existing or not), for the sandboxes to re-bind. */

@@ -196,17 +196,6 @@ export interface ToolMessage {
 
 /** The tool results the model saw in the last request of the main session. */
 export function lastToolResults(mock: MockServer): ToolMessage[] {
-  if (Deno.env.get("E2E_DEBUG")) {
-    console.log(
-      JSON.stringify(
-        (mock.requests.at(-1) as { messages: ToolMessage[] } | undefined)?.messages.filter((m) =>
-          m.role === "tool"
-        ),
-        null,
-        1,
-      ),
-    );
-  }
   const last = mock.requests.at(-1) as { messages: ToolMessage[] } | undefined;
   return (last?.messages ?? []).filter((message) => message.role === "tool");
 }
