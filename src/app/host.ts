@@ -74,6 +74,13 @@ function selectSession(
         `no session ${selector.sessionId}. List sessions with: skiff sessions list --all`,
       );
     }
+    // Its history, read-before-edit state and undo snapshots name files in
+    // its own workspace; continuing it elsewhere would mix two folders.
+    if (session.workspace !== workspace) {
+      throw new UsageError(
+        `session ${session.id} belongs to ${session.workspace}, not ${workspace}. Continue it there: skiff run --dir ${session.workspace} --session ${session.id} "…"`,
+      );
+    }
     return session.id;
   }
   if (selector.continueLatest) {

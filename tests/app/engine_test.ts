@@ -2,7 +2,7 @@
  * The session engine in this thread, with a scripted provider: how a run ends
  * as events (docs/events.md), and Ctrl-C while the session is still opening.
  */
-import { assert, assertEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
 import { Engine } from "../../src/app/engine.ts";
 import { startInProcess } from "../../src/app/host.ts";
 import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
@@ -86,6 +86,22 @@ Deno.test("Ctrl-C while the session opens stops the run that follows (exit 130)"
       assertEquals(result.exitCode, 130);
       assert(!events.some((event) => event.type === "turn.started"), "no model request was made");
       assertEquals(events.at(-1)?.type, "session.completed");
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+Deno.test("--session of another workspace is refused with the command that continues it", async () => {
+  await withDirs(async (root) => {
+    const store = openStore(`${root}/data`);
+    const other = store.createSession({ workspace: "/elsewhere", model: "m", agent: "build" });
+    store.close();
+    const handle = await startInProcess(spec(root), recordingIO().io);
+    try {
+      const error = await assertRejects(() => handle.open({ sessionId: other.id }));
+      assertStringIncludes(String(error), "belongs to /elsewhere");
+      assertStringIncludes(String(error), `--dir /elsewhere --session ${other.id}`);
     } finally {
       await handle.close();
     }
