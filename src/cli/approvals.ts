@@ -20,16 +20,34 @@ async function stderrPrompts(): Promise<PromptFunctions> {
   };
 }
 
+type Broker = { ask(request: ApprovalRequest): Promise<ApprovalAnswer> };
+
+async function terminalBroker(): Promise<Broker> {
+  const { InteractiveBroker } = await import("../policy/interactive_broker.ts");
+  return new InteractiveBroker(await stderrPrompts());
+}
+
+/**
+ * A question that cannot be put (the terminal went away) is a refusal, never
+ * a crash that leaves the engine waiting. `makeBroker` is for tests.
+ */
 export function approvalPrompter(
   interactive: boolean,
+  makeBroker: () => Promise<Broker> = terminalBroker,
 ): (request: ApprovalRequest) => Promise<ApprovalAnswer> {
   if (!interactive) return () => Promise.resolve("deny");
-  let broker: { ask(request: ApprovalRequest): Promise<ApprovalAnswer> } | undefined;
+  let broker: Promise<Broker> | undefined;
   return async (request) => {
-    if (!broker) {
-      const { InteractiveBroker } = await import("../policy/interactive_broker.ts");
-      broker = new InteractiveBroker(await stderrPrompts());
+    try {
+      broker ??= makeBroker();
+      return await (await broker).ask(request);
+    } catch (error) {
+      console.error(
+        `skiff: could not ask about ${request.tool} (${
+          (error as Error).message
+        }); refused. Use --allow or --yes to decide ahead.`,
+      );
+      return "deny";
     }
-    return broker.ask(request);
   };
 }
