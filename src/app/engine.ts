@@ -258,6 +258,11 @@ export class Engine {
 
   #finish(outcome: LoopOutcome, denials: Denial[]): RunResult {
     const session = this.#session!;
+    // Everything so far is stored: say how to pick the work up again (a
+    // subagent's session is continued through its parent, not by hand).
+    const resume = this.spec.depth === 0
+      ? `. Continue with: skiff run --session ${session.id} "…"`
+      : "";
     let exitCode: number = ExitCode.ok;
     switch (outcome.kind) {
       case "completed":
@@ -265,11 +270,19 @@ export class Engine {
         break;
       case "limit":
         exitCode = ExitCode.limit;
-        this.#emit("error", { code: "limit", message: outcome.reason, exit_code: exitCode });
+        this.#emit("error", {
+          code: "limit",
+          message: `${outcome.reason}${resume}`,
+          exit_code: exitCode,
+        });
         break;
       case "interrupted":
         exitCode = ExitCode.interrupted;
-        this.#emit("error", { code: "interrupted", message: "interrupted", exit_code: exitCode });
+        this.#emit("error", {
+          code: "interrupted",
+          message: `interrupted${resume}`,
+          exit_code: exitCode,
+        });
         break;
       case "provider_error":
         exitCode = ExitCode.provider;

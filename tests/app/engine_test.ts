@@ -86,6 +86,8 @@ Deno.test("Ctrl-C while the session opens stops the run that follows (exit 130)"
       assertEquals(result.exitCode, 130);
       assert(!events.some((event) => event.type === "turn.started"), "no model request was made");
       assertEquals(events.at(-1)?.type, "session.completed");
+      const error = events.find((event) => event.type === "error");
+      assertStringIncludes(String(error && "message" in error && error.message), "--session ses_");
     } finally {
       await handle.close();
     }
