@@ -233,9 +233,14 @@ export class Engine {
           `the ${request.agent.name} subagent stopped without an answer (exit ${result.exitCode}); its session is ${session.id}.`,
         );
       }
+      // A child stopped by a limit or Ctrl-C may have said something on the
+      // way; the parent must not take it for a finished answer.
+      const text = result.exitCode === ExitCode.ok || result.exitCode === ExitCode.denied
+        ? result.text
+        : `${result.text}\n\n(The ${request.agent.name} subagent stopped before finishing (exit ${result.exitCode}); this answer may be incomplete. Its session is ${session.id}.)`;
       return {
         sessionId: session.id,
-        text: result.text,
+        text,
         filesRead: child.#ledger!.entries().map(([path]) => path),
         filesWritten: child.#ledger!.writtenPaths(),
       };

@@ -127,3 +127,21 @@ Deno.test("undo of a prompt also puts back what its subagent changed", async () 
     assertEquals(made, false);
   });
 });
+
+Deno.test("a subagent stopped by its turn limit: the parent is told its answer may be incomplete", async () => {
+  await withMockSandbox([
+    { toolCalls: [task("look around")] },
+    { text: "partial findings", toolCalls: [{ name: "todoread", arguments: {} }] },
+    { text: "done" },
+  ], async (sandbox, mock) => {
+    await Deno.writeTextFile(
+      `${sandbox.workspace}/skiff.json`,
+      JSON.stringify({ agent: { general: { max_turns: 1 } } }),
+    );
+    const result = await runSkiff(["run", "delegate"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    const childResult = toolResults(mock.requests[2])[0];
+    assertStringIncludes(childResult.content, "partial findings");
+    assertStringIncludes(childResult.content, "may be incomplete");
+  });
+});
