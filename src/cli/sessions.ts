@@ -8,7 +8,7 @@ import type { StoredMessage } from "../session/history.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { writeAll } from "../ui/jsonl.ts";
-import { ExitCode } from "./exit_codes.ts";
+import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
 function withStore<T>(work: (store: Store) => T): T {
@@ -37,7 +37,10 @@ export function listSessions(
 ): Promise<number> {
   try {
     const workspace = options.all ? undefined : resolveWorkspace(options.dir);
-    const limit = Number(options.limit ?? 20) || 20;
+    const limit = Number(options.limit ?? 20);
+    if (!Number.isInteger(limit) || limit <= 0) {
+      throw new UsageError(`-n must be a positive whole number, got "${options.limit}".`);
+    }
     const sessions = withStore((store) => store.listSessions({ workspace, limit }));
     if (options.json) {
       for (const session of sessions) print(JSON.stringify(session));

@@ -25,3 +25,16 @@ Deno.test("an ambiguous session prefix is a usage error naming the matches", asy
     await sandbox.cleanup();
   }
 });
+
+Deno.test("sessions list -n takes a positive whole number, or says so", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    for (const bad of ["abc", "0", "-3"]) {
+      const result = await runSkiff(["sessions", "list", "-n", bad], sandbox);
+      assertEquals(result.code, 2, `-n ${bad}: ${result.stdout}${result.stderr}`);
+      assertStringIncludes(result.stderr, "positive whole number");
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
