@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
 import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
+import { type McpServerConfig, type McpServerInput, resolveMcpServers } from "../mcp/config.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
@@ -33,15 +34,28 @@ export function engineNetHosts(spec: EngineSpec): string[] | true {
     spec.flags.deny.some((rule) => rule.trim() === "webfetch");
   if (!webfetchDenied) return true;
   const hosts = [hostOf(spec.provider.baseURL)];
-  const servers = (spec.config.mcp ?? {}) as Record<string, { url?: string }>;
-  for (const server of Object.values(servers)) if (server.url) hosts.push(hostOf(server.url));
+  for (const server of mcpServers(spec)) {
+    if (server.transport !== "stdio") hosts.push(hostOf(server.url));
+  }
   return hosts.filter((host): host is string => host !== null);
+}
+
+/**
+ * The MCP servers the engine will start, resolved exactly as the MCP client
+ * resolves them: config and `.mcp.json`, a command given as a list, `${VAR}`s.
+ */
+function mcpServers(spec: EngineSpec): McpServerConfig[] {
+  if (!spec.mcp.enabled) return [];
+  return resolveMcpServers({
+    workspace: spec.workspace,
+    configServers: (spec.config.mcp ?? {}) as Record<string, McpServerInput>,
+    env: (name) => spec.mcp.env[name],
+  }).servers.filter((server) => server.enabled);
 }
 
 /** Programs the engine starts besides the sandbox launcher: stdio MCP servers. */
 function mcpPrograms(spec: EngineSpec): string[] {
-  const servers = (spec.config.mcp ?? {}) as Record<string, { command?: string }>;
-  return Object.values(servers).flatMap((server) => (server.command ? [server.command] : []));
+  return mcpServers(spec).flatMap((server) => server.transport === "stdio" ? [server.command] : []);
 }
 
 export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {

@@ -92,3 +92,28 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "an MCP server from .mcp.json alone (command as a list) runs from a skiff run",
+  ignore: !hasEverything,
+  async fn() {
+    await withMockSandbox([
+      { toolCalls: [{ name: "everything_echo", arguments: { message: "ping via mcp.json" } }] },
+      { text: "echoed" },
+    ], async (sandbox, mock) => {
+      const { command, args, ...rest } = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+      const server = { ...rest, command: [command, ...(args as string[])] };
+      await Deno.writeTextFile(
+        `${sandbox.workspace}/.mcp.json`,
+        JSON.stringify({ mcpServers: { everything: server } }),
+      );
+      const result = await runSkiff(
+        ["run", "--json", "--allow", "everything_echo", "echo something"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stdout + result.stderr);
+      const toolMessage = (mock.requests[1] as Request).messages.find((m) => m.role === "tool")!;
+      assertStringIncludes(toolMessage.content, "ping via mcp.json");
+    });
+  },
+});
