@@ -10,7 +10,6 @@ import { type EngineHandle, startInProcess } from "./host.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
 let starting: Promise<EngineHandle> | undefined;
-let engine: EngineHandle | undefined;
 let nextQuestion = 1;
 const questions = new Map<number, (answer: ApprovalAnswer) => void>();
 
@@ -40,7 +39,6 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
             post({ type: "ask", id, request });
           }),
       });
-      starting.then((started) => (engine = started), () => {});
       break;
     case "open":
       void answer(data.id, async () => (await ready()).open(data.selector));
@@ -55,7 +53,8 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).close());
       break;
     case "abort":
-      engine?.abort();
+      // The engine may still be loading: abort it as soon as it exists.
+      void starting?.then((started) => started.abort(), () => {});
       break;
     case "answer":
       questions.get(data.id)?.(data.answer);

@@ -2,7 +2,7 @@
  * The terminal side of the engine Worker: when the Worker dies, every waiting
  * and later request fails with a message instead of leaving the CLI hanging.
  */
-import { assertRejects, assertStringIncludes } from "../support/assert.ts";
+import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
 import { startInWorker } from "../../src/app/worker_host.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 
@@ -55,5 +55,34 @@ Deno.test("a crashed engine Worker fails the request and close() returns", async
     await within(2_000, handle.close(), "close");
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Ctrl-C right after the engine Worker starts is not lost", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-worker-" }));
+  try {
+    for (const dir of ["work", "data", "config"]) await Deno.mkdir(`${root}/${dir}`);
+    const engineSpec: EngineSpec = {
+      ...spec(`${root}/data`),
+      workspace: `${root}/work`,
+      configDir: `${root}/config`,
+      sandbox: { mode: "read-only", network: false, addDirs: [], env: [] },
+    };
+    const events: string[] = [];
+    const handle = await startInWorker(engineSpec, {
+      event: (event) => events.push(event.type),
+      ask: () => Promise.resolve("deny"),
+    });
+    try {
+      handle.abort();
+      await within(20_000, handle.open({}), "open");
+      const result = await within(20_000, handle.run({ prompt: "hi", maxTurns: 3 }), "run");
+      assertEquals(result.exitCode, 130);
+      assertEquals(events.includes("turn.started"), false, "no model request was made");
+    } finally {
+      await within(10_000, handle.close(), "close");
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
   }
 });
