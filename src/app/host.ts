@@ -84,7 +84,10 @@ function selectSession(
     return session.id;
   }
   if (selector.continueLatest) {
-    const latest = store.latestSession(workspace);
+    // `skiff tool` batches are sessions too (so undo reverts them), but not
+    // conversations: --continue picks up the latest one with the model.
+    const latest = store.listSessions({ workspace, limit: 1000 })
+      .find((session) => session.agent !== "tool");
     if (!latest) {
       throw new UsageError(
         `no earlier session in ${workspace} to continue. Run without --continue to start one.`,

@@ -109,3 +109,20 @@ Deno.test("--session of another workspace is refused with the command that conti
     }
   });
 });
+
+Deno.test("--continue skips `skiff tool` batches and picks up the latest conversation", async () => {
+  await withDirs(async (root) => {
+    let clock = 1_000;
+    const store = openStore(`${root}/data`, { now: () => clock++ });
+    const workspace = `${root}/work`;
+    const talk = store.createSession({ workspace, model: "m", agent: "build" });
+    store.createSession({ workspace, model: "", agent: "tool" });
+    store.close();
+    const handle = await startInProcess(spec(root), recordingIO().io);
+    try {
+      assertEquals(await handle.open({ continueLatest: true }), talk.id);
+    } finally {
+      await handle.close();
+    }
+  });
+});
