@@ -80,8 +80,20 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTurns = maxTurnsFlag ?? config.maxTurns ?? 50;
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
+  // When whoever reads our output goes away (`skiff run --json | head`),
+  // stop the run the way a pipe would stop any other program: quietly.
+  let readerGone = false;
   const io: EngineIO = {
-    event: render,
+    event: (event) => {
+      if (readerGone) return;
+      try {
+        render(event);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+        readerGone = true;
+        engine.abort();
+      }
+    },
     ask: approvalPrompter(spec.interactive),
   };
   const engine = await startEngine(spec, io);

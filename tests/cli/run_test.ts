@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import {
+  MAIN,
   makeSandbox,
   parseJsonLines,
   runSkiff,
@@ -300,3 +301,26 @@ async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+Deno.test("exit 130, quietly, when the reader of --json output goes away (| head)", async () => {
+  await withMockSandbox([
+    { toolCalls: [{ name: "todoread", arguments: {} }], delayMs: 1000 },
+    { text: "done", delayMs: 3000 },
+  ], async (sandbox) => {
+    const skiff = [Deno.execPath(), "run", "-A", "--unstable-worker-options", "--no-prompt", MAIN]
+      .map((part) => `'${part}'`).join(" ");
+    const output = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `${skiff} run --json hi | head -c 10 > /dev/null; echo "exit=\${PIPESTATUS[0]}"`,
+      ],
+      cwd: sandbox.workspace,
+      env: sandbox.env,
+      clearEnv: true,
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert(!stderr.includes("Uncaught"), stderr);
+    assertStringIncludes(stdout, "exit=130");
+  });
+});
