@@ -189,6 +189,8 @@ export async function main(args: string[]): Promise<number> {
 
 /** Errors that escaped a command: say what happened and what to do. */
 export function reportFatal(error: unknown): number {
+  // Whoever read our output went away (`skiff tool | head`): stop quietly.
+  if (error instanceof Deno.errors.BrokenPipe) return ExitCode.interrupted;
   if (error instanceof UsageError) {
     console.error(`skiff: ${error.message}`);
     return ExitCode.usage;

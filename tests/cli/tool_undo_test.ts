@@ -3,7 +3,7 @@
  * `skiff undo` after it and after a model run, and `skiff sessions`.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+import { MAIN, makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
 
 async function withSandbox(work: (sandbox: Sandbox) => Promise<void>): Promise<void> {
@@ -167,5 +167,30 @@ Deno.test("deno task skiff run from another folder works on that folder", async 
     const stdout = new TextDecoder().decode(output.stdout);
     assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
     assertStringIncludes(stdout, "only-here.txt");
+  });
+});
+
+Deno.test("skiff tool | head: a reader that goes away ends skiff quietly", async () => {
+  await withSandbox(async (sandbox) => {
+    const line = "x".repeat(200) + "\n";
+    await Deno.writeTextFile(`${sandbox.workspace}/big.txt`, line.repeat(2000));
+    const calls = lines(
+      ...Array.from({ length: 8 }, () => ({ tool: "read", input: { file_path: "big.txt" } })),
+    );
+    await Deno.writeTextFile(`${sandbox.root}/calls.jsonl`, calls);
+    const skiff = [Deno.execPath(), "run", "-A", "--unstable-worker-options", "--no-prompt", MAIN]
+      .map((part) => `'${part}'`).join(" ");
+    const output = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        `${skiff} tool < '${sandbox.root}/calls.jsonl' | head -c 10 > /dev/null; echo "exit=\${PIPESTATUS[0]}"`,
+      ],
+      cwd: sandbox.workspace,
+      env: sandbox.env,
+      clearEnv: true,
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert(!stderr.includes("internal error") && !stderr.includes("Uncaught"), stderr);
+    assertStringIncludes(new TextDecoder().decode(output.stdout), "exit=130");
   });
 });
