@@ -9,7 +9,7 @@
 import type { Access } from "../tools/tool.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
-import { isWriteProtected } from "../sandbox/protected.ts";
+import { isToolWriteProtected } from "../sandbox/protected.ts";
 import { commandsToCheck } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
@@ -138,14 +138,14 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             `${resolved.real}: the sandbox is read-only; run with --sandbox workspace-write to allow edits`,
           ),
         );
-      } else if (isWriteProtected(workspace, resolved.real)) {
+      } else if (isToolWriteProtected(workspace, resolved.real, extraDirs)) {
         checks.push(
           modeCheck(
             access.key,
             resolved.real,
             `${
               resolved.relative ?? resolved.real
-            } is write-protected in workspace-write mode (git hooks, git config, skiff's config and project agent files); edit it yourself, or use --sandbox full-access`,
+            } is write-protected in workspace-write mode (git's folder, skiff's config, agent files and .mcp.json); edit it yourself, or use --sandbox full-access`,
           ),
         );
       } else if (!resolved.inside) {

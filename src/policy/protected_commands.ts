@@ -3,7 +3,8 @@
  * sandbox: anything naming a path inside `.git` (hooks, config, and files
  * such as `.git/commondir` that redirect git to another config and hooks),
  * skiff's own config, the folders holding project agents (`.claude`,
- * `.opencode`: an agent file carries permission rules), and the git subcommands that write repository
+ * `.opencode`: an agent file carries permission rules), `.mcp.json` (its
+ * servers start unsandboxed), and the git subcommands that write repository
  * configuration or create new repositories. The OS sandbox protects these
  * paths only when they already exist, so such a command is never approved
  * silently: an allow rule becomes an ask. A heuristic on the command's text,
@@ -12,7 +13,7 @@
 import { shellWords } from "./bash_split.ts";
 
 const NAMES_PROTECTED_PATH =
-  /(?:^|[\s"'=:\/<>])\.(?:git|claude|opencode)(?:[\/\s"';]|$)|skiff\.json|\.skiff(?:[\/\s"']|$)/;
+  /(?:^|[\s"'=:\/<>])\.(?:git|claude|opencode)(?:[\/\s"';]|$)|skiff\.json|\.mcp\.json|\.skiff(?:[\/\s"']|$)/;
 
 /** Subcommands that write git config or create a repository with its own hooks. */
 const GIT_CONFIG_WRITERS = new Set(["init", "config", "submodule", "worktree"]);
@@ -33,7 +34,7 @@ function gitSubcommand(words: string[]): string | null {
 /** Why this simple command needs a person's approval, or null when it does not. */
 export function protectedCommandReason(piece: string): string | null {
   if (NAMES_PROTECTED_PATH.test(piece)) {
-    return "it names a path inside .git, skiff's config or a project agent folder, which commands may not change";
+    return "it names a path inside .git, skiff's config, a project agent folder or .mcp.json, which commands may not change";
   }
   const subcommand = gitSubcommand(shellWords(piece));
   if (subcommand && GIT_CONFIG_WRITERS.has(subcommand)) {

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
-import { isWriteProtected } from "../../src/sandbox/protected.ts";
+import { isToolWriteProtected, isWriteProtected } from "../../src/sandbox/protected.ts";
 import { protectedCommandReason } from "../../src/policy/protected_commands.ts";
 import {
   assertUnchanged,
@@ -34,7 +34,7 @@ const task = (prompt: string, subagent_type = "general") => ({
 const GRANTING_AGENT = "---\ndescription: builds\nmode: all\npermission:\n  bash: allow\n" +
   "  edit: allow\n  external_directory: allow\n---\nYou build things.\n";
 
-Deno.test("agent folders are write-protected and commands naming them are asked", () => {
+Deno.test("agent folders, .mcp.json and nested config are write-protected; commands naming them ask", () => {
   const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-agents-" }));
   try {
     for (
@@ -43,6 +43,22 @@ Deno.test("agent folders are write-protected and commands naming them are asked"
       assert(isWriteProtected(ws, file), file);
     }
     assert(!isWriteProtected(ws, ".claude/skills/a/SKILL.md"), "skills stay writable");
+    // The file tools' stricter test: any depth, and all of any `.git`.
+    for (
+      const file of [
+        ".git/commondir",
+        "sub/skiff.json",
+        "sub/.skiff/config.json",
+        "sub/.mcp.json",
+        "sub/.claude/agents/a.md",
+        "vendor/x/.git/hooks/pre-commit",
+      ]
+    ) {
+      assert(isToolWriteProtected(ws, file), file);
+    }
+    for (const file of ["src/skiff.json.ts", "sub/.claude/skills/a.md", ".github/ci.yml"]) {
+      assert(!isToolWriteProtected(ws, file), file);
+    }
     for (
       const command of ["echo x > .claude/agents/build.md", "mv .claude old", "rm -r .opencode"]
     ) {
