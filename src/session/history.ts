@@ -60,6 +60,9 @@ export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
         ? [{ id: part.call_id, name: part.name, arguments: part.arguments }]
         : []
     );
+    // An empty answer (out of tokens before any text) says nothing, and
+    // endpoints refuse an assistant message with neither content nor calls.
+    if (!text && !calls.length) continue;
     history.push({
       role: "assistant",
       content: text || null,

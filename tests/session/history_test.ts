@@ -87,3 +87,15 @@ Deno.test("a failed result shows its code, message and hint to the model", () =>
   assertStringIncludes(content, "no_match");
   assertStringIncludes(content, "read it again");
 });
+
+Deno.test("an empty answer is left out, so a resumed session stays a valid request", () => {
+  const stored: StoredMessage[] = [
+    { role: "user", parts: [{ type: "text", text: "write a novel" }] },
+    { role: "assistant", parts: [] },
+    { role: "user", parts: [{ type: "text", text: "a short one" }] },
+  ];
+  assertEquals(toChatHistory(stored), [
+    { role: "user", content: "write a novel" },
+    { role: "user", content: "a short one" },
+  ]);
+});
