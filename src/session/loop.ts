@@ -248,6 +248,10 @@ async function runToolCalls(
     const started = clock();
     let outcome: unknown;
     try {
+      // Stopped while the policy was still deciding: nothing starts after that.
+      if (signal.aborted) {
+        throw new ToolError("failed", "Not run: the session was stopped before this call started.");
+      }
       outcome = await tool.execute(input, ctx);
     } catch (error) {
       outcome = error;

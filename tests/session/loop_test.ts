@@ -7,6 +7,8 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import { emptyUsage } from "../../src/session/events.ts";
+import type { Tool, ToolContext } from "../../src/tools/tool.ts";
+import { z } from "zod";
 
 /** Answers after `ms`, unless the request is aborted first. */
 function slowProvider(ms: number): ChatProvider {
@@ -77,4 +79,53 @@ Deno.test("Ctrl-C during a request with a deadline is still an interruption", as
     options({ deadline: Date.now() + 60_000, signal: controller.signal }),
   );
   assertEquals(outcome.kind, "interrupted");
+});
+
+Deno.test("a call approved before a Ctrl-C that came during the policy check never starts", async () => {
+  const controller = new AbortController();
+  const executed: string[] = [];
+  const tool = (name: string): Tool => ({
+    name,
+    description: name,
+    schema: z.object({}),
+    declare: () => ({ key: name, patterns: [] }),
+    execute: () => {
+      executed.push(name);
+      return Promise.resolve({ output: "ran" });
+    },
+  });
+  let step = 0;
+  const provider: ChatProvider = {
+    baseURL: "http://mock",
+    stream: () =>
+      Promise.resolve({
+        text: "",
+        toolCalls: step++ === 0
+          ? [{ id: "c1", name: "write", arguments: "{}" }, {
+            id: "c2",
+            name: "bash",
+            arguments: "{}",
+          }]
+          : [],
+        finishReason: "stop",
+        usage: emptyUsage(),
+      }),
+  };
+  const results: { call_id: string; ok: boolean }[] = [];
+  const outcome = await runLoop({
+    ...deps(provider),
+    tools: [tool("write"), tool("bash")],
+    recorder: { ...deps(provider).recorder, toolResult: (part) => results.push(part) },
+    context: () => ({}) as ToolContext,
+    gate: {
+      check: ({ tool }) => {
+        if (tool.name === "bash") controller.abort(); // Ctrl-C while this one is judged
+        return Promise.resolve({ allowed: true });
+      },
+      denials: () => [],
+    },
+  }, options({ signal: controller.signal }));
+  assertEquals(outcome.kind, "interrupted");
+  assertEquals(executed, []);
+  assertEquals(results.map((result) => result.ok), [false, false]);
 });
