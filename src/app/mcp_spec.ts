@@ -5,21 +5,19 @@
  * servers.
  */
 import * as path from "node:path";
-import { findGitRoot } from "../session/system_prompt.ts";
+import { projectDirs } from "../agents/discovery.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
 import type { EngineSpec } from "./engine_types.ts";
 
-/** `.mcp.json` files the MCP client reads: workspace up to the git root. */
+/** `.mcp.json` files the MCP client reads: the same folders, workspace up to the git root. */
 function mcpJsonTexts(workspace: string): string[] {
-  const root = findGitRoot(workspace) ?? workspace;
-  const texts: string[] = [];
-  for (let dir = workspace;; dir = path.dirname(dir)) {
+  return projectDirs(workspace).flatMap((dir) => {
     try {
-      texts.push(Deno.readTextFileSync(path.join(dir, ".mcp.json")));
-    } catch { /* none here */ }
-    if (dir === root || path.dirname(dir) === dir) break;
-  }
-  return texts;
+      return [Deno.readTextFileSync(path.join(dir, ".mcp.json"))];
+    } catch {
+      return []; // none here
+    }
+  });
 }
 
 /**
