@@ -118,11 +118,21 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   }
   candidates.push(...mcpTools);
 
-  const allowed = new Set(
-    filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),
-  );
-  const tools = candidates.filter((tool) => allowed.has(tool.name));
-  const gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
+  let tools: Tool[];
+  let schemas: ToolSchema[];
+  let gate: PermissionGate;
+  try {
+    const allowed = new Set(
+      filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),
+    );
+    tools = candidates.filter((tool) => allowed.has(tool.name));
+    schemas = toolSchemas(tools);
+    gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
+  } catch (error) {
+    // Nobody else holds the servers yet: stop them before giving up.
+    await closeMcp();
+    throw error;
+  }
   const model = agent.model ?? spec.model;
 
   const readOnly = sandboxState.readOnly;
@@ -131,7 +141,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     tools,
     mcpTools,
     helperCommands: readOnly ? (command, cwd) => readOnly.prepare(command, cwd) : undefined,
-    schemas: toolSchemas(tools),
+    schemas,
     gate,
     warnings,
     agentPrompt: agent.prompt,
