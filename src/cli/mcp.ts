@@ -19,8 +19,8 @@ export async function listMcp(options: { dir?: string }): Promise<number> {
       servers: (config.mcp ?? {}) as Record<string, McpServerInput>,
       clientInfo: { name: "skiff", version: VERSION },
     });
-    const { warnings } = await manager.start();
     try {
+      const { warnings } = await manager.start();
       for (const warning of warnings) console.error(`warning: ${warning}`);
       const statuses = manager.status();
       if (statuses.length === 0) {
