@@ -11,6 +11,8 @@ import {
   probeSandboxes,
 } from "../sandbox/choose.ts";
 import type { SandboxSettings } from "../sandbox/modes.ts";
+import { isWithin, realpathLenient } from "../sandbox/paths.ts";
+import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
 
@@ -40,6 +42,21 @@ export function sandboxSettings(spec: EngineSpec): SandboxSettings {
   };
 }
 
+/**
+ * True when a subagent's owned folder is, or holds, one of the workspace's
+ * protected paths. The sandbox is then rooted at that folder and re-binds
+ * only the protected paths below *it*, so owning `.git` or `.claude` would
+ * leave the hooks or agent files writable to commands; such a folder stays
+ * read-only instead (the file tools are refused there by the policy anyway).
+ */
+function holdsProtected(workspace: string, owned: string): boolean {
+  const root = realpathLenient(workspace);
+  const real = realpathLenient(owned);
+  if (real === root) return false;
+  return isToolWriteProtected(root, real) ||
+    protectedPaths(root).some((target) => isWithin(real, target));
+}
+
 export async function chooseSessionLauncher(
   spec: EngineSpec,
   warnings: string[],
@@ -52,10 +69,10 @@ export async function chooseSessionLauncher(
     const existing = spec.owns.filter((owned) => {
       try {
         Deno.statSync(owned);
-        return true;
       } catch {
         return false;
       }
+      return !holdsProtected(spec.workspace, owned);
     });
     if (existing.length === 0) settings.mode = "read-only";
     else {

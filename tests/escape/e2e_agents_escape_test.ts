@@ -239,3 +239,35 @@ Deno.test("e2e: instructions planted in a file change no permission", async () =
     assertEquals(await exists(path.join(sandbox.workspace, "pwned")), false);
   });
 });
+
+Deno.test({
+  name: "e2e: a subagent that owns .git or an agent folder still cannot plant a hook or an agent",
+  ...needsBwrap,
+  fn: async () => {
+    const owning = (owns: string[]) => ({
+      name: "task",
+      arguments: { description: "own it", prompt: "work", subagent_type: "general", owns },
+    });
+    await withAttack([
+      { toolCalls: [owning([".git"])] },
+      { toolCalls: [bash("cd .g''it/hooks && printf '#!/bin/sh\\nid\\n' > pre-commit")] },
+      { text: "could not" },
+      { toolCalls: [owning([".claude"])] },
+      { toolCalls: [bash("cd .cl''aude/agents && echo x > build.md")] },
+      { text: "could not" },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      await Deno.mkdir(path.join(sandbox.workspace, ".claude", "agents"), { recursive: true });
+      const before = guarded(sandbox);
+      const result = await runSkiff(["run", "--json", "--allow", "bash(*)", "delegate"], sandbox);
+      assert(result.code === 0 || result.code === 3, result.stderr);
+      // Each child's command ran, and met a read-only folder.
+      for (const index of [2, 5]) {
+        const child = (mock.requests[index].messages as { role: string; content: string }[])
+          .filter((message) => message.role === "tool");
+        assertStringIncludes(child[0].content, "Read-only file system");
+      }
+      assertUnchanged(before, guarded(sandbox));
+    });
+  },
+});
