@@ -10,6 +10,7 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../supp
 import { runSkiff } from "../support/cli.ts";
 import {
   API_KEY,
+  assertNoSecrets,
   assertUnchanged,
   connectionCounter,
   everythingSent,
@@ -17,9 +18,7 @@ import {
   guarded,
   lastToolResults,
   needsBwrap,
-  OUTSIDE_SECRET,
   runEvents,
-  SSH_SECRET,
   withAttack,
 } from "./e2e_support.ts";
 
@@ -29,13 +28,6 @@ const write = (file_path: string, content: string) => ({
   arguments: { file_path, content },
 });
 const read = (file_path: string) => ({ name: "read", arguments: { file_path } });
-
-function assertNoSecrets(sent: string, ...outputs: string[]): void {
-  for (const secret of [SSH_SECRET, OUTSIDE_SECRET, API_KEY]) {
-    assert(!sent.includes(secret), `${secret} reached the model`);
-    for (const output of outputs) assert(!output.includes(secret), `${secret} reached the output`);
-  }
-}
 
 Deno.test("e2e: write through a workspace symlink to outside is refused with --yes", async () => {
   await withAttack([
@@ -300,92 +292,4 @@ Deno.test({
       assertEquals(runEvents(result.stdout).completed.text, "survived");
     });
   },
-});
-
-Deno.test("e2e: searching the workspace does not follow links to keys outside, headless or --yes", async () => {
-  const grep = (pattern: string, where?: string) => ({
-    name: "grep",
-    arguments: { pattern, ...(where ? { path: where } : {}) },
-  });
-  for (const flags of [[], ["--yes"]]) {
-    await withAttack([
-      { toolCalls: [grep("PRIVATE")] },
-      { toolCalls: [grep("PRIVATE", "key")] },
-      { toolCalls: [grep("secret", "keys")] },
-      { toolCalls: [{ name: "glob", arguments: { pattern: "keys/**" } }] },
-      { toolCalls: [{ name: "list", arguments: { path: "keys" } }] },
-      { text: "done" },
-    ], async (sandbox, mock) => {
-      await Deno.symlink(path.join(sandbox.home, ".ssh"), path.join(sandbox.workspace, "keys"));
-      await Deno.symlink(
-        path.join(sandbox.home, ".ssh", "id_rsa"),
-        path.join(sandbox.workspace, "key"),
-      );
-      const result = await runSkiff(["run", "--json", ...flags, "search"], sandbox);
-      assert(result.code === 0 || result.code === 3, result.stderr);
-      assertEquals(lastToolResults(mock).length, 5);
-      assertNoSecrets(everythingSent(mock), result.stdout, result.stderr);
-      assert(!everythingSent(mock).includes("id_rsa\\n"), "a name under ~/.ssh was listed");
-    });
-  }
-});
-
-Deno.test("e2e: the engine's own environment and /proc stay out of reach of the file tools", async () => {
-  await withAttack([
-    { toolCalls: [read("/proc/self/environ")] },
-    { toolCalls: [read("/proc/1/environ")] },
-    { toolCalls: [read("/proc/self/root/etc/hostname")] },
-    { toolCalls: [{ name: "grep", arguments: { pattern: "sk-", path: "/proc/self" } }] },
-    { text: "done" },
-  ], async (sandbox, mock) => {
-    const result = await runSkiff(["run", "--json", "--yes", "read env"], sandbox);
-    assert(result.code === 0 || result.code === 3, result.stderr);
-    for (const message of lastToolResults(mock)) {
-      assertMatch(message.content, /not_capable|denied|Error/);
-    }
-    assertNoSecrets(everythingSent(mock), result.stdout, result.stderr);
-  });
-});
-
-Deno.test("e2e: a command cannot be started with its working folder outside", async () => {
-  const outsideCall = { name: "bash", arguments: { command: "touch pwned", cwd: "" } };
-  await withAttack([
-    { toolCalls: [outsideCall] },
-    { toolCalls: [{ name: "bash", arguments: { command: "touch pwned", cwd: "~/.ssh" } }] },
-    { text: "done" },
-  ], async (sandbox, mock) => {
-    outsideCall.arguments.cwd = sandbox.outside;
-    const before = guarded(sandbox);
-    const result = await runSkiff(["run", "--json", "--yes", "go"], sandbox);
-    assertEquals(result.code, 0, result.stderr);
-    for (const message of lastToolResults(mock)) {
-      assertStringIncludes(message.content, "outside the workspace");
-    }
-    assertUnchanged(before, guarded(sandbox));
-  });
-});
-
-Deno.test("e2e: webfetch cannot read local files and skill names no path, even with --yes", async () => {
-  await withAttack([
-    {
-      toolCalls: [{
-        name: "webfetch",
-        arguments: { url: "file:///proc/self/environ", format: "text" },
-      }],
-    },
-    { toolCalls: [{ name: "skill", arguments: { name: "../../home/.ssh" } }] },
-    { text: "done" },
-  ], async (sandbox, mock) => {
-    // One real skill, so the skill tool exists.
-    const skillDir = path.join(sandbox.workspace, ".skiff", "skills", "demo");
-    await Deno.mkdir(skillDir, { recursive: true });
-    await Deno.writeTextFile(
-      path.join(skillDir, "SKILL.md"),
-      "---\nname: demo\ndescription: a demo\n---\nDo the demo.\n",
-    );
-    const result = await runSkiff(["run", "--json", "--yes", "fetch"], sandbox);
-    assert(result.code === 0 || result.code === 3, result.stderr);
-    for (const message of lastToolResults(mock)) assertStringIncludes(message.content, "Error");
-    assertNoSecrets(everythingSent(mock), result.stdout, result.stderr);
-  });
 });

@@ -8,6 +8,7 @@
  */
 import * as path from "node:path";
 import { createHash } from "node:crypto";
+import { assert } from "../support/assert.ts";
 import type { Sandbox } from "../support/cli.ts";
 import { parseJsonLines } from "../support/cli.ts";
 import {
@@ -244,4 +245,12 @@ export function connectionCounter(): { port: number; count(): number; close(): v
     count: () => connections,
     close: () => listener.close(),
   };
+}
+
+/** None of the planted secrets reached the model (`sent`) or skiff's output. */
+export function assertNoSecrets(sent: string, ...outputs: string[]): void {
+  for (const secret of [SSH_SECRET, OUTSIDE_SECRET, API_KEY]) {
+    assert(!sent.includes(secret), `${secret} reached the model`);
+    for (const output of outputs) assert(!output.includes(secret), `${secret} reached the output`);
+  }
 }
