@@ -33,7 +33,11 @@ export async function readPrompt(args: string[], stdin = Deno.stdin): Promise<st
     );
   }
   const text = (await new Response(stdin.readable).text()).trim();
-  if (!text) throw new UsageError("the prompt read from stdin is empty.");
+  if (!text) {
+    throw new UsageError(
+      'the prompt read from stdin is empty. Pipe some text in, or pass the prompt as an argument (skiff run "fix the failing test").',
+    );
+  }
   return text;
 }
 

@@ -132,6 +132,7 @@ Deno.test("exit 2: an empty prompt and an unknown flag are usage errors", async 
     const empty = await runSkiff(["run"], sandbox, { input: "" });
     assertEquals(empty.code, 2);
     assertStringIncludes(empty.stderr, "prompt");
+    assertStringIncludes(empty.stderr, "pass the prompt as an argument");
     const unknown = await runSkiff(["run", "--frobnicate", "x"], sandbox);
     assertEquals(unknown.code, 2);
     const badRule = await runSkiff(["run", "--allow", "bash(npm test", "x"], sandbox);
