@@ -5,6 +5,7 @@
  * word (global config, environment or a flag):
  * - `sandbox.mode: "full-access"` and `sandbox.network: true`;
  * - `sandbox.addDirs` outside the project;
+ * - `sandbox.env`: passing the user's environment variables to commands;
  * - sending the user's API key to a `provider.baseURL` the project chose.
  */
 import * as path from "node:path";
@@ -22,6 +23,8 @@ export interface TrustInput {
     network?: boolean;
     baseURL?: string;
     apiKeyFromProject: boolean;
+    /** `sandbox.env` names from the global config. */
+    envNames?: string[];
   };
 }
 
@@ -70,6 +73,22 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
         }); ignored. Use --add-dir to allow them.`,
       );
     }
+  }
+  // A database URL or a cloud key in the user's environment is not the
+  // project's to hand to commands (whose output the model reads).
+  const untrustedEnv = (projectSandbox.env ?? []).filter(
+    (name) => !(user.envNames ?? []).includes(name),
+  );
+  if (untrustedEnv.length) {
+    config.sandbox = {
+      ...config.sandbox,
+      env: (config.sandbox?.env ?? []).filter((name) => !untrustedEnv.includes(name)),
+    };
+    warnings.push(
+      `${file} passes environment variables to commands (${
+        untrustedEnv.join(", ")
+      }); ignored. List them in sandbox.env of your global config to allow it.`,
+    );
   }
   const projectBaseURL = project.config.provider?.baseURL;
   const withholdApiKey = projectBaseURL !== undefined &&

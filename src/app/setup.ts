@@ -161,6 +161,7 @@ async function applyProjectTrust(
       network: global.sandbox?.network,
       baseURL: Deno.env.get("OPENAI_BASE_URL") ?? global.provider?.baseURL,
       apiKeyFromProject: project?.config.provider?.apiKey !== undefined,
+      envNames: global.sandbox?.env,
     },
   });
 }
