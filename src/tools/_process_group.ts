@@ -141,6 +141,28 @@ function signalGroup(pid: number, signal: Deno.Signal): boolean {
   try {
     Deno.kill(-pid, signal);
     return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return signalGroupWithShell(pid, signal);
+    return false;
+  }
+}
+
+/**
+ * `Deno.kill` needs unrestricted `--allow-run`, which the engine's Worker
+ * does not have (it may start only the launcher's programs, `sh` among them).
+ * The shell's own `kill` reaches the group with no permission added.
+ */
+function signalGroupWithShell(pid: number, signal: Deno.Signal): boolean {
+  try {
+    const { success } = new Deno.Command("sh", {
+      args: ["-c", `kill -s ${signal.replace(/^SIG/, "")} -- -${pid}`],
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return success;
   } catch {
     return false;
   }

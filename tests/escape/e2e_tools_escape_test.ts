@@ -132,13 +132,8 @@ Deno.test({
   },
 });
 
-// A bug, left for the lead (not an escape: the command stays in the sandbox).
-const BACKGROUND_BUG = "!!! KNOWN BUG (e2e escape): `skiff run` waits for a background " +
-  "command to finish instead of stopping it when the session ends; test ignored. !!!";
-console.warn(BACKGROUND_BUG);
 Deno.test({
   name: "e2e: a background command is stopped when the run ends",
-  ignore: true,
   fn: async () => {
     await withAttack([
       { toolCalls: [{ name: "bash", arguments: { command: "sleep 8", background: true } }] },
