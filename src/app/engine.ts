@@ -204,7 +204,7 @@ export class Engine {
         this.#parts!.agent.permission as Record<string, unknown>,
       ],
       owns,
-      mcp: { enabled: false, env: {} },
+      mcp: { enabled: false, env: {}, blocked: [] },
     };
     // Child events go to the store under the child's id, not to the terminal.
     const child = new Engine(

@@ -30,6 +30,8 @@ export interface EngineSpec {
     enabled: boolean;
     /** The variables MCP server entries may use (allowlist + `${NAME}` references). */
     env: Record<string, string>;
+    /** Servers not to start: project-defined ones the user did not allow (src/app/mcp_trust.ts). */
+    blocked: string[];
   };
   parentId?: string;
   title?: string;

@@ -5,7 +5,7 @@
  * environment.
  */
 import { McpManager } from "../mcp/manager.ts";
-import type { McpServerInput } from "../mcp/config.ts";
+import { mcpServerInputs } from "./mcp_trust.ts";
 import type { Tool } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -20,7 +20,7 @@ export interface StartedMcp {
 export async function startMcp(spec: EngineSpec): Promise<StartedMcp> {
   const manager = new McpManager({
     workspace: spec.workspace,
-    servers: (spec.config.mcp ?? {}) as Record<string, McpServerInput>,
+    servers: mcpServerInputs(spec),
     env: (name) => spec.mcp.env[name],
     clientInfo: { name: "skiff", version: VERSION },
   });

@@ -29,7 +29,7 @@ export function mcpSpec(
   config: Record<string, unknown>,
   workspace: string,
   extraEnvNames: string[],
-): EngineSpec["mcp"] {
+): Omit<EngineSpec["mcp"], "blocked"> {
   const sources = [JSON.stringify(config.mcp ?? {}), ...mcpJsonTexts(workspace)];
   const enabled = Object.keys(config.mcp ?? {}).length > 0 ||
     sources.slice(1).some((text) => text.includes("mcpServers"));

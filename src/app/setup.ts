@@ -11,7 +11,8 @@ import { limitProjectConfig } from "./project_trust.ts";
 import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
-import type { EngineSpec } from "./engine_types.ts";
+import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
+import { decideProjectServers, projectMcpServers } from "./mcp_trust.ts";
 import { mcpSpec } from "./mcp_spec.ts";
 
 export interface CommonOptions {
@@ -53,7 +54,11 @@ export interface Prepared {
  * Load config and decide everything a session needs. `needsModel` is false
  * for commands that never call one (`skiff tool`).
  */
-export async function prepare(options: CommonOptions, needsModel: boolean): Promise<Prepared> {
+export async function prepare(
+  options: CommonOptions,
+  needsModel: boolean,
+  askProjectServer?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
   for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
     try {
@@ -111,7 +116,10 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []),
+    mcp: {
+      ...mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []),
+      blocked: [],
+    },
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       network: config.sandbox?.network ?? false,
@@ -135,6 +143,11 @@ export async function prepare(options: CommonOptions, needsModel: boolean): Prom
       connectTimeoutMs: provider.connectTimeoutMs,
     },
   };
+  await decideProjectServers(
+    spec,
+    projectMcpServers(spec, trust.projectMcp, trust.projectFile),
+    spec.interactive ? askProjectServer : undefined,
+  );
   return { spec, config, files: loaded.files };
 }
 
@@ -153,7 +166,7 @@ async function applyProjectTrust(
     }
     : undefined;
   const global = (await readConfigFile(path.join(configDir, GLOBAL_CONFIG_FILE))) ?? {};
-  return limitProjectConfig({
+  const limited = limitProjectConfig({
     config,
     project,
     user: {
@@ -164,4 +177,5 @@ async function applyProjectTrust(
       envNames: global.sandbox?.env,
     },
   });
+  return { ...limited, projectMcp: project?.config.mcp ?? {}, projectFile: project?.file };
 }

@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
 import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
-import { type McpServerConfig, type McpServerInput, resolveMcpServers } from "../mcp/config.ts";
+import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
+import { mcpServerInputs } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
@@ -48,7 +49,7 @@ function mcpServers(spec: EngineSpec): McpServerConfig[] {
   if (!spec.mcp.enabled) return [];
   return resolveMcpServers({
     workspace: spec.workspace,
-    configServers: (spec.config.mcp ?? {}) as Record<string, McpServerInput>,
+    configServers: mcpServerInputs(spec),
     env: (name) => spec.mcp.env[name],
   }).servers.filter((server) => server.enabled);
 }

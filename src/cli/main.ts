@@ -157,6 +157,11 @@ Examples:
   program.command("mcp").description("MCP servers").command("list")
     .description("start each configured MCP server and show its status and tools")
     .option("--dir <path>", "workspace folder")
+    .option(
+      "--allow <rule>",
+      "start a project-defined server: 'mcp_server(name)' (repeatable)",
+      collect,
+    )
     .action(async (options) => {
       const { listMcp } = await import("./mcp.ts");
       setExit(await listMcp(options));

@@ -2,26 +2,26 @@
  * `skiff mcp list`: start each configured MCP server (config `mcp` and
  * `.mcp.json`), show its status and tools, then stop them.
  */
-import { resolveWorkspace } from "../app/setup.ts";
-import { loadConfig } from "../config/load.ts";
+import { prepare } from "../app/setup.ts";
+import { mcpServerInputs } from "../app/mcp_trust.ts";
 import { describeMcpState, McpManager } from "../mcp/manager.ts";
-import type { McpServerInput } from "../mcp/config.ts";
+import { approvalPrompter } from "./approvals.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
-export async function listMcp(options: { dir?: string }): Promise<number> {
+export async function listMcp(options: { dir?: string; allow?: string[] }): Promise<number> {
   try {
-    const workspace = resolveWorkspace(options.dir);
-    const { config } = await loadConfig({ workspace, flags: {} });
+    // Same trust rules as a session: a project's own servers start only on the user's word.
+    const { spec } = await prepare(options, false, approvalPrompter(true));
     const manager = new McpManager({
-      workspace,
-      servers: (config.mcp ?? {}) as Record<string, McpServerInput>,
+      workspace: spec.workspace,
+      servers: mcpServerInputs(spec),
       clientInfo: { name: "skiff", version: VERSION },
     });
     try {
       const { warnings } = await manager.start();
-      for (const warning of warnings) console.error(`warning: ${warning}`);
+      for (const warning of [...spec.warnings, ...warnings]) console.error(`warning: ${warning}`);
       const statuses = manager.status();
       if (statuses.length === 0) {
         console.log(

@@ -80,7 +80,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTime = positiveInteger(options.maxTime, "--max-time");
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
   const prompt = await readPrompt(promptArgs);
-  const { spec, config } = await prepare(options, true);
+  const { spec, config } = await prepare(options, true, approvalPrompter(true));
   const maxTurns = maxTurnsFlag ?? config.maxTurns ?? 50;
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });

@@ -65,7 +65,7 @@ export async function toolCommand(
   options: CommonOptions,
 ): Promise<number> {
   try {
-    const { spec } = await prepare(options, false);
+    const { spec } = await prepare(options, false, approvalPrompter(true));
     const calls: AsyncIterable<Call> | Call[] = name
       ? [{ tool: name, input: parseInputArg(input) }]
       : stdinCalls();

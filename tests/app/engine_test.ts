@@ -32,7 +32,7 @@ function spec(root: string): EngineSpec {
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: { enabled: false, env: {} },
+    mcp: { enabled: false, env: {}, blocked: [] },
     sandbox: { mode: "read-only", network: false, addDirs: [], env: [] },
     flags: { allow: [], ask: [], deny: [], yes: false },
     warnings: [],

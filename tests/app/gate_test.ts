@@ -25,7 +25,7 @@ function spec(overrides: Partial<EngineSpec> = {}): EngineSpec {
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: { enabled: false, env: {} },
+    mcp: { enabled: false, env: {}, blocked: [] },
     sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
     flags: { allow: [], ask: [], deny: [], yes: false },
     warnings: [],

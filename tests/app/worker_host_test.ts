@@ -18,7 +18,7 @@ function spec(dataDir: string): EngineSpec {
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: { enabled: false, env: {} },
+    mcp: { enabled: false, env: {}, blocked: [] },
     sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
     flags: { allow: [], ask: [], deny: [], yes: false },
     warnings: [],

@@ -58,7 +58,15 @@ Deno.test({
         JSON.stringify({ mcp: { everything: server } }),
       );
       const result = await runSkiff(
-        ["run", "--json", "--allow", "everything_echo", "echo something"],
+        [
+          "run",
+          "--json",
+          "--allow",
+          "mcp_server(everything)",
+          "--allow",
+          "everything_echo",
+          "echo something",
+        ],
         sandbox,
       );
       assertEquals(result.code, 0, result.stdout + result.stderr);
@@ -85,7 +93,10 @@ Deno.test({
         `${sandbox.workspace}/skiff.json`,
         JSON.stringify({ mcp: { everything: server } }),
       );
-      const result = await runSkiff(["run", "--json", "echo"], sandbox);
+      const result = await runSkiff(
+        ["run", "--json", "--allow", "mcp_server(everything)", "echo"],
+        sandbox,
+      );
       assertEquals(result.code, 3, result.stderr);
       const completed = parseJsonLines(result.stdout).at(-1)!;
       assertEquals((completed.denials as { tool: string }[])[0].tool, "everything_echo");
@@ -108,12 +119,43 @@ Deno.test({
         JSON.stringify({ mcpServers: { everything: server } }),
       );
       const result = await runSkiff(
-        ["run", "--json", "--allow", "everything_echo", "echo something"],
+        [
+          "run",
+          "--json",
+          "--allow",
+          "mcp_server(everything)",
+          "--allow",
+          "everything_echo",
+          "echo something",
+        ],
         sandbox,
       );
       assertEquals(result.code, 0, result.stdout + result.stderr);
       const toolMessage = (mock.requests[1] as Request).messages.find((m) => m.role === "tool")!;
       assertStringIncludes(toolMessage.content, "ping via mcp.json");
+    });
+  },
+});
+
+Deno.test({
+  name: "a server the project defines does not start without the user's word, even with --yes",
+  ignore: !hasEverything,
+  async fn() {
+    await withMockSandbox([{ text: "no tools" }], async (sandbox, mock) => {
+      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+      await Deno.writeTextFile(
+        `${sandbox.workspace}/.mcp.json`,
+        JSON.stringify({ mcpServers: { everything: server } }),
+      );
+      const result = await runSkiff(["run", "--json", "--yes", "hello"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const names = ((mock.requests[0] as Request).tools ?? []).map((tool) => tool.function.name);
+      assertEquals(names.some((name) => name.startsWith("everything_")), false);
+      const warning = parseJsonLines(result.stdout).find((event) =>
+        event.type === "warning" && String(event.message).includes("everything")
+      );
+      assert(warning, "a warning names the server");
+      assertStringIncludes(String(warning.message), "--allow 'mcp_server(everything)'");
     });
   },
 });

@@ -347,27 +347,28 @@ Deno.test("e2e: config and agent files of a subfolder (a later workspace) are no
   });
 });
 
-// A HOLE, left for the lead (see the warning): MCP servers named by the
-// project itself — `.mcp.json` or `mcp` in skiff.json, arriving with a cloned
-// repository — start outside the OS sandbox, as the user, and may draw the
-// user's API key from the environment. docs/security.md promises a project
-// file "cannot widen it on your machine".
-const MCP_HOLE = "!!! KNOWN HOLE (e2e escape): a project's own .mcp.json or skiff.json `mcp` " +
-  "entry runs an unsandboxed command at session start with the user's API key; this test " +
-  "is ignored until project-defined MCP servers need the user's word. !!!";
+// A project's own MCP servers (its .mcp.json, or `mcp` in its skiff.json) are
+// programs that would run as the user, outside the OS sandbox: they start only
+// on the user's word (src/app/mcp_trust.ts), never on the project's.
 Deno.test({
   name: "e2e: a project's own MCP server entry does not run a host command with the key",
-  ignore: true,
   fn: async () => {
-    await withAttack([{ text: "done" }], async (sandbox) => {
+    await withAttack([{ text: "done" }, { text: "done" }], async (sandbox) => {
       await Deno.writeTextFile(
         path.join(sandbox.workspace, ".mcp.json"),
         hostileMcp(sandbox.outside),
       );
-      const result = await runSkiff(["run", "--json", "hello"], sandbox);
+      const result = await runSkiff(["run", "--json", "--yes", "hello"], sandbox);
       assertEquals(result.code, 0, result.stderr);
       assertEquals(await exists(path.join(sandbox.outside, "mcp-ran")), false);
+      assertStringIncludes(result.stdout, "mcp_server(helper)");
+      // Control: on the user's word the same entry does start (so the check above means something).
+      const allowed = await runSkiff(
+        ["run", "--json", "--allow", "mcp_server(helper)", "hello"],
+        sandbox,
+      );
+      assertEquals(allowed.code, 0, allowed.stderr);
+      assertEquals(await exists(path.join(sandbox.outside, "mcp-ran")), true);
     });
   },
 });
-console.warn(MCP_HOLE);

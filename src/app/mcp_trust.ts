@@ -1,0 +1,107 @@
+/**
+ * MCP servers a project defines for itself — in its `.mcp.json` or the `mcp`
+ * key of its own `skiff.json` — arrive with the repository, and a stdio
+ * server is a program that runs as the user, outside the OS sandbox. So they
+ * start only on the user's word: a rule in the global config or on the
+ * command line (`--allow 'mcp_server(name)'`), or a yes at the terminal.
+ * `--yes` is not that word, as it is not for running commands unsandboxed.
+ * Servers from the global config are the user's own and always start.
+ */
+import { type McpServerInput, resolveMcpServers } from "../mcp/config.ts";
+import { checkSubject } from "../policy/evaluate.ts";
+import { flagsLayer } from "../policy/flags.ts";
+import type { PermissionConfig } from "../policy/rules.ts";
+import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
+
+export const MCP_SERVER_KEY = "mcp_server";
+
+export interface ProjectServer {
+  name: string;
+  /** The file that defines it. */
+  source: string;
+  /** What would run: the command line, or the URL. */
+  target: string;
+}
+
+/** The config's `mcp` entries with the blocked servers switched off. */
+export function mcpServerInputs(spec: EngineSpec): Record<string, McpServerInput> {
+  const servers = { ...(spec.config.mcp ?? {}) } as Record<string, McpServerInput>;
+  for (const name of spec.mcp.blocked) servers[name] = { ...servers[name], enabled: false };
+  return servers;
+}
+
+/** Servers the project defines (or redefines), enabled, with what they would run. */
+export function projectMcpServers(
+  spec: EngineSpec,
+  projectConfigMcp: Record<string, unknown> = {},
+  projectFile?: string,
+): ProjectServer[] {
+  if (!spec.mcp.enabled) return [];
+  const { servers } = resolveMcpServers({
+    workspace: spec.workspace,
+    configServers: (spec.config.mcp ?? {}) as Record<string, McpServerInput>,
+    env: (name) => spec.mcp.env[name],
+  });
+  return servers
+    .filter((server) => server.enabled)
+    .filter((server) => server.source !== "config" || server.name in projectConfigMcp)
+    .map((server) => ({
+      name: server.name,
+      source: server.source === "config" ? projectFile ?? "the project config" : server.source,
+      target: server.transport === "stdio"
+        ? [server.command, ...server.args].join(" ")
+        : server.url,
+    }));
+}
+
+/** The user's own verdict for one server: global config rules and command-line flags only. */
+export function userVerdict(spec: EngineSpec, name: string): "allow" | "ask" | "deny" {
+  const global = spec.permissionLayers.find((layer) => layer.source === "global");
+  const layers = [
+    ...(global
+      ? [{ name: "global" as const, permission: global.permission as PermissionConfig }]
+      : []),
+    flagsLayer(spec.flags),
+  ];
+  return checkSubject(layers, MCP_SERVER_KEY, name).action;
+}
+
+/**
+ * Decide which project servers start. Blocked names go into
+ * `spec.mcp.blocked`, each with a warning saying how to allow it.
+ * `ask` is given only when a person is at the terminal.
+ */
+export async function decideProjectServers(
+  spec: EngineSpec,
+  servers: ProjectServer[],
+  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+): Promise<void> {
+  for (const server of servers) {
+    const verdict = userVerdict(spec, server.name);
+    if (verdict === "allow") continue;
+    if (verdict === "ask" && ask) {
+      const answer = await ask({
+        tool: "mcp",
+        access: {
+          key: MCP_SERVER_KEY,
+          patterns: [server.name],
+          preview:
+            `${server.target}\n\ndefined by ${server.source}; it runs as you, outside the sandbox`,
+        },
+        decision: {
+          action: "ask",
+          reason: `start the project's MCP server "${server.name}"?`,
+          checks: [],
+        },
+        always: [],
+      });
+      if (answer !== "deny") continue;
+    }
+    spec.mcp.blocked.push(server.name);
+    spec.warnings.push(
+      verdict === "deny"
+        ? `MCP server "${server.name}" (${server.source}) is not started: a rule denies it.`
+        : `MCP server "${server.name}" is defined by the project (${server.source}) and would run as you, outside the sandbox: not started. Allow it with --allow 'mcp_server(${server.name})', or add "permission": {"mcp_server": {"${server.name}": "allow"}} to your global config.`,
+    );
+  }
+}

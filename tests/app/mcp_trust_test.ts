@@ -1,0 +1,111 @@
+/**
+ * A project's own MCP servers start only on the user's word: a global rule,
+ * a flag, or a yes at the terminal — never the project's own rules, never --yes.
+ */
+import * as path from "node:path";
+import { assertEquals, assertStringIncludes } from "../support/assert.ts";
+import {
+  decideProjectServers,
+  mcpServerInputs,
+  projectMcpServers,
+  userVerdict,
+} from "../../src/app/mcp_trust.ts";
+import type { EngineSpec } from "../../src/app/engine_types.ts";
+
+function spec(workspace: string, overrides: Partial<EngineSpec> = {}): EngineSpec {
+  return {
+    workspace,
+    dataDir: "/tmp/d",
+    configDir: "/tmp/c",
+    config: {},
+    permissionLayers: [],
+    model: "m",
+    agent: "build",
+    depth: 0,
+    inheritedPermission: [],
+    owns: [],
+    mcp: { enabled: true, env: {}, blocked: [] },
+    sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
+    flags: { allow: [], ask: [], deny: [], yes: false },
+    warnings: [],
+    interactive: false,
+    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
+    ...overrides,
+  };
+}
+
+async function workspaceWithMcpJson(): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(path.join(dir, ".git"));
+  await Deno.writeTextFile(
+    path.join(dir, ".mcp.json"),
+    JSON.stringify({ mcpServers: { repo: { command: "repo-server", args: ["--x"] } } }),
+  );
+  return dir;
+}
+
+Deno.test("servers from .mcp.json and the project file are the project's; global ones are not", async () => {
+  const dir = await workspaceWithMcpJson();
+  try {
+    const engineSpec = spec(dir, {
+      config: { mcp: { mine: { command: "my-server" }, theirs: { command: "their-server" } } },
+    });
+    const servers = projectMcpServers(engineSpec, { theirs: {} }, "/p/skiff.json");
+    assertEquals(servers.map((server) => server.name).sort(), ["repo", "theirs"]);
+    const repo = servers.find((server) => server.name === "repo")!;
+    assertEquals(repo.target, "repo-server --x");
+    assertEquals(repo.source, path.join(dir, ".mcp.json"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("headless: not started, with a warning naming the flag; --yes is not enough", async () => {
+  const dir = await workspaceWithMcpJson();
+  try {
+    const engineSpec = spec(dir, { flags: { allow: [], ask: [], deny: [], yes: true } });
+    await decideProjectServers(engineSpec, projectMcpServers(engineSpec));
+    assertEquals(engineSpec.mcp.blocked, ["repo"]);
+    assertStringIncludes(engineSpec.warnings[0], "--allow 'mcp_server(repo)'");
+    assertEquals(mcpServerInputs(engineSpec).repo, { enabled: false });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a flag or a global rule allows it; a project rule does not count", () => {
+  const byFlag = spec("/w", {
+    flags: { allow: ["mcp_server(repo)"], ask: [], deny: [], yes: false },
+  });
+  assertEquals(userVerdict(byFlag, "repo"), "allow");
+  const byGlobal = spec("/w", {
+    permissionLayers: [{ source: "global", permission: { mcp_server: { "*": "allow" } } }],
+  });
+  assertEquals(userVerdict(byGlobal, "repo"), "allow");
+  const byProject = spec("/w", {
+    permissionLayers: [{ source: "project", permission: { mcp_server: "allow" } }],
+  });
+  assertEquals(userVerdict(byProject, "repo"), "ask");
+  const denied = spec("/w", {
+    permissionLayers: [{ source: "global", permission: { mcp_server: "allow" } }],
+    flags: { allow: [], ask: [], deny: ["mcp_server(repo)"], yes: false },
+  });
+  assertEquals(userVerdict(denied, "repo"), "deny");
+});
+
+Deno.test("at a terminal the person is asked, and yes starts it", async () => {
+  const dir = await workspaceWithMcpJson();
+  try {
+    const engineSpec = spec(dir, { interactive: true });
+    const asked: string[] = [];
+    await decideProjectServers(engineSpec, projectMcpServers(engineSpec), (request) => {
+      asked.push(request.access.preview ?? "");
+      return Promise.resolve("once");
+    });
+    assertEquals(engineSpec.mcp.blocked, []);
+    assertStringIncludes(asked[0], "repo-server --x");
+    assertStringIncludes(asked[0], "outside the sandbox");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
