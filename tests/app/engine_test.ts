@@ -5,6 +5,7 @@
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
 import { Engine } from "../../src/app/engine.ts";
 import { startInProcess } from "../../src/app/host.ts";
+import { testSpec } from "./_spec.ts";
 import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/session/events.ts";
@@ -21,24 +22,12 @@ async function withDirs(work: (root: string) => Promise<void>): Promise<void> {
 }
 
 function spec(root: string): EngineSpec {
-  return {
+  return testSpec({
     workspace: `${root}/work`,
     dataDir: `${root}/data`,
     configDir: `${root}/config`,
-    config: {},
-    permissionLayers: [],
-    model: "m",
-    agent: "build",
-    depth: 0,
-    inheritedPermission: [],
-    owns: [],
-    mcp: { enabled: false, env: {}, blocked: [] },
     sandbox: { mode: "read-only", network: false, addDirs: [], env: [] },
-    flags: { allow: [], ask: [], deny: [], yes: false },
-    warnings: [],
-    interactive: false,
-    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
-  };
+  });
 }
 
 function recordingIO(): { io: EngineIO; events: SkiffEvent[] } {

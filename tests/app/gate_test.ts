@@ -8,32 +8,11 @@ import { assert, assertEquals, assertRejects, assertStringIncludes } from "../su
 import { buildGate } from "../../src/app/gate.ts";
 import type { SandboxState } from "../../src/app/launcher.ts";
 import { chooseSessionLauncher } from "../../src/app/launcher.ts";
-import type { ApprovalRequest, EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
+import type { ApprovalRequest, EngineIO } from "../../src/app/engine_types.ts";
 import type { SkiffEvent } from "../../src/session/events.ts";
 import { type Tool, ToolError } from "../../src/tools/tool.ts";
 import { makeContext } from "../tools/_context.ts";
-
-function spec(overrides: Partial<EngineSpec> = {}): EngineSpec {
-  return {
-    workspace: "/work/project",
-    dataDir: "/tmp/skiff-data",
-    configDir: "/tmp/skiff-config",
-    config: {},
-    permissionLayers: [],
-    model: "m",
-    agent: "build",
-    depth: 0,
-    inheritedPermission: [],
-    owns: [],
-    mcp: { enabled: false, env: {}, blocked: [] },
-    sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
-    flags: { allow: [], ask: [], deny: [], yes: false },
-    warnings: [],
-    interactive: false,
-    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
-    ...overrides,
-  };
-}
+import { testSpec } from "./_spec.ts";
 
 const commandTool: Tool<{ command: string }> = {
   name: "bash",
@@ -76,7 +55,9 @@ const call = (command: string) => ({
 });
 
 Deno.test("headless with no sandbox: an allowed command is refused, with how to fix it", async () => {
-  const engineSpec = spec({ flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false } });
+  const engineSpec = testSpec({
+    flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
+  });
   const { io, events, asked, emit } = harness();
   const state = noSandbox();
   const gate = buildGate(engineSpec, io, emit, state);
@@ -94,14 +75,14 @@ Deno.test("headless with no sandbox: an allowed command is refused, with how to 
 });
 
 Deno.test("--yes does not stand in for accepting an unsandboxed run", async () => {
-  const engineSpec = spec({ flags: { allow: [], ask: [], deny: [], yes: true } });
+  const engineSpec = testSpec({ flags: { allow: [], ask: [], deny: [], yes: true } });
   const { io, emit } = harness();
   const gate = buildGate(engineSpec, io, emit, noSandbox());
   await assertRejects(() => gate.check(call("echo hi"), makeContext("/work/project")));
 });
 
 Deno.test("interactive with no sandbox: the person is warned and asked; yes runs it", async () => {
-  const engineSpec = spec({
+  const engineSpec = testSpec({
     interactive: true,
     flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
   });
@@ -116,7 +97,7 @@ Deno.test("interactive with no sandbox: the person is warned and asked; yes runs
 });
 
 Deno.test("interactive with no sandbox: no runs nothing", async () => {
-  const engineSpec = spec({
+  const engineSpec = testSpec({
     interactive: true,
     flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
   });
@@ -130,7 +111,7 @@ Deno.test("interactive with no sandbox: no runs nothing", async () => {
 Deno.test("the unsandboxed launcher itself refuses until a person said yes", async () => {
   const warnings: string[] = [];
   const none = () => Promise.resolve({ bwrap: null, sandboxExec: null });
-  const { launcher, state } = await chooseSessionLauncher(spec(), warnings, none);
+  const { launcher, state } = await chooseSessionLauncher(testSpec(), warnings, none);
   assert(state.refusal, "no sandbox: a refusal state");
   assertEquals(state.readOnly, undefined, "no contained helper commands either");
   assertStringIncludes(warnings[0], "No sandbox");
@@ -143,7 +124,7 @@ Deno.test("the unsandboxed launcher itself refuses until a person said yes", asy
 });
 
 Deno.test("full-access needs no sandbox and runs a plain shell", async () => {
-  const engineSpec = spec({
+  const engineSpec = testSpec({
     sandbox: { mode: "full-access", network: false, addDirs: [], env: [] },
   });
   const { launcher, state } = await chooseSessionLauncher(engineSpec, []);
@@ -153,7 +134,7 @@ Deno.test("full-access needs no sandbox and runs a plain shell", async () => {
 });
 
 Deno.test("a deny rule wins over --yes and is reported", async () => {
-  const engineSpec = spec({ flags: { allow: [], ask: [], deny: ["bash(rm *)"], yes: true } });
+  const engineSpec = testSpec({ flags: { allow: [], ask: [], deny: ["bash(rm *)"], yes: true } });
   const { io, emit } = harness();
   const gate = buildGate(engineSpec, io, emit, { approved: false, name: "bwrap" });
   const error = await assertRejects(() =>
@@ -164,7 +145,7 @@ Deno.test("a deny rule wins over --yes and is reported", async () => {
 });
 
 Deno.test("permission.asked goes out when the person is asked, before the answer", async () => {
-  const engineSpec = spec({
+  const engineSpec = testSpec({
     interactive: true,
     flags: { allow: [], ask: ["bash(echo *)"], deny: [], yes: false },
   });
@@ -186,7 +167,7 @@ Deno.test("permission.asked goes out when the person is asked, before the answer
 });
 
 Deno.test("interactive with no sandbox: the unsandboxed question is an asked/decided pair", async () => {
-  const engineSpec = spec({
+  const engineSpec = testSpec({
     interactive: true,
     flags: { allow: ["bash(echo *)"], ask: [], deny: [], yes: false },
   });

@@ -11,27 +11,10 @@ import {
   userVerdict,
 } from "../../src/app/mcp_trust.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { testSpec } from "./_spec.ts";
 
 function spec(workspace: string, overrides: Partial<EngineSpec> = {}): EngineSpec {
-  return {
-    workspace,
-    dataDir: "/tmp/d",
-    configDir: "/tmp/c",
-    config: {},
-    permissionLayers: [],
-    model: "m",
-    agent: "build",
-    depth: 0,
-    inheritedPermission: [],
-    owns: [],
-    mcp: { enabled: true, env: {}, blocked: [] },
-    sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
-    flags: { allow: [], ask: [], deny: [], yes: false },
-    warnings: [],
-    interactive: false,
-    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
-    ...overrides,
-  };
+  return testSpec({ workspace, mcp: { enabled: true, env: {}, blocked: [] }, ...overrides });
 }
 
 async function workspaceWithMcpJson(): Promise<string> {

@@ -5,26 +5,10 @@
 import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
 import { startInWorker } from "../../src/app/worker_host.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { testSpec } from "./_spec.ts";
 
 function spec(dataDir: string): EngineSpec {
-  return {
-    workspace: dataDir,
-    dataDir,
-    configDir: dataDir,
-    config: {},
-    permissionLayers: [],
-    model: "m",
-    agent: "build",
-    depth: 0,
-    inheritedPermission: [],
-    owns: [],
-    mcp: { enabled: false, env: {}, blocked: [] },
-    sandbox: { mode: "workspace-write", network: false, addDirs: [], env: [] },
-    flags: { allow: [], ask: [], deny: [], yes: false },
-    warnings: [],
-    interactive: false,
-    provider: { baseURL: "http://127.0.0.1:1/v1", apiKey: "k" },
-  };
+  return testSpec({ workspace: dataDir, dataDir, configDir: dataDir });
 }
 
 /** Fails the test instead of hanging it. */

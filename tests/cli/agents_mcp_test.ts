@@ -4,13 +4,32 @@
  * inside the engine's Worker, under the policy table.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
+import { parseJsonLines, runSkiff, type Sandbox, withMockSandbox } from "../support/cli.ts";
 import { hasEverything, stdioServer } from "../mcp/everything.ts";
 
 type Request = {
   messages: { role: string; content: string }[];
   tools?: { function: { name: string; parameters: Record<string, unknown> } }[];
 };
+
+/** The project's own server entry: it starts only with START_SERVER (or a yes at a terminal). */
+const START_SERVER = ["--allow", "mcp_server(everything)"];
+
+async function addEverything(
+  sandbox: Sandbox,
+  file: "skiff.json" | ".mcp.json",
+  options: { commandAsList?: boolean } = {},
+): Promise<void> {
+  const { command, args, ...rest } = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+  const server = options.commandAsList
+    ? { ...rest, command: [command, ...(args as string[])] }
+    : { ...rest, command, args };
+  const servers = { everything: server };
+  await Deno.writeTextFile(
+    `${sandbox.workspace}/${file}`,
+    JSON.stringify(file === "skiff.json" ? { mcp: servers } : { mcpServers: servers }),
+  );
+}
 
 Deno.test("a plan run cannot edit, write or remove files", async () => {
   await withMockSandbox([
@@ -52,21 +71,9 @@ Deno.test({
       { toolCalls: [{ name: "everything_echo", arguments: { message: "ping from the model" } }] },
       { text: "echoed" },
     ], async (sandbox, mock) => {
-      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
-      await Deno.writeTextFile(
-        `${sandbox.workspace}/skiff.json`,
-        JSON.stringify({ mcp: { everything: server } }),
-      );
+      await addEverything(sandbox, "skiff.json");
       const result = await runSkiff(
-        [
-          "run",
-          "--json",
-          "--allow",
-          "mcp_server(everything)",
-          "--allow",
-          "everything_echo",
-          "echo something",
-        ],
+        ["run", "--json", ...START_SERVER, "--allow", "everything_echo", "echo something"],
         sandbox,
       );
       assertEquals(result.code, 0, result.stdout + result.stderr);
@@ -88,15 +95,8 @@ Deno.test({
       { toolCalls: [{ name: "everything_echo", arguments: { message: "x" } }] },
       { text: "denied" },
     ], async (sandbox) => {
-      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
-      await Deno.writeTextFile(
-        `${sandbox.workspace}/skiff.json`,
-        JSON.stringify({ mcp: { everything: server } }),
-      );
-      const result = await runSkiff(
-        ["run", "--json", "--allow", "mcp_server(everything)", "echo"],
-        sandbox,
-      );
+      await addEverything(sandbox, "skiff.json");
+      const result = await runSkiff(["run", "--json", ...START_SERVER, "echo"], sandbox);
       assertEquals(result.code, 3, result.stderr);
       const completed = parseJsonLines(result.stdout).at(-1)!;
       assertEquals((completed.denials as { tool: string }[])[0].tool, "everything_echo");
@@ -112,22 +112,9 @@ Deno.test({
       { toolCalls: [{ name: "everything_echo", arguments: { message: "ping via mcp.json" } }] },
       { text: "echoed" },
     ], async (sandbox, mock) => {
-      const { command, args, ...rest } = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
-      const server = { ...rest, command: [command, ...(args as string[])] };
-      await Deno.writeTextFile(
-        `${sandbox.workspace}/.mcp.json`,
-        JSON.stringify({ mcpServers: { everything: server } }),
-      );
+      await addEverything(sandbox, ".mcp.json", { commandAsList: true });
       const result = await runSkiff(
-        [
-          "run",
-          "--json",
-          "--allow",
-          "mcp_server(everything)",
-          "--allow",
-          "everything_echo",
-          "echo something",
-        ],
+        ["run", "--json", ...START_SERVER, "--allow", "everything_echo", "echo something"],
         sandbox,
       );
       assertEquals(result.code, 0, result.stdout + result.stderr);
@@ -142,11 +129,7 @@ Deno.test({
   ignore: !hasEverything,
   async fn() {
     await withMockSandbox([{ text: "no tools" }], async (sandbox, mock) => {
-      const server = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
-      await Deno.writeTextFile(
-        `${sandbox.workspace}/.mcp.json`,
-        JSON.stringify({ mcpServers: { everything: server } }),
-      );
+      await addEverything(sandbox, ".mcp.json");
       const result = await runSkiff(["run", "--json", "--yes", "hello"], sandbox);
       assertEquals(result.code, 0, result.stderr);
       const names = ((mock.requests[0] as Request).tools ?? []).map((tool) => tool.function.name);

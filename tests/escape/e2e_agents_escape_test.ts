@@ -12,19 +12,16 @@ import { isToolWriteProtected, isWriteProtected } from "../../src/sandbox/protec
 import { protectedCommandReason } from "../../src/policy/protected_commands.ts";
 import {
   assertUnchanged,
+  bash,
   exists,
   guarded,
   lastToolResults,
   needsBwrap,
   runEvents,
   withAttack,
+  write,
 } from "./e2e_support.ts";
 
-const bash = (command: string) => ({ name: "bash", arguments: { command } });
-const write = (file_path: string, content: string) => ({
-  name: "write",
-  arguments: { file_path, content },
-});
 const task = (prompt: string, subagent_type = "general") => ({
   name: "task",
   arguments: { description: "a piece of work", prompt, subagent_type },

@@ -13,6 +13,7 @@ import { startMockServer } from "../support/mock_server.ts";
 import {
   API_KEY,
   assertUnchanged,
+  bash,
   digestTree,
   everythingSent,
   exists,
@@ -22,13 +23,9 @@ import {
   needsBwrap,
   runEvents,
   withAttack,
+  write,
 } from "./e2e_support.ts";
 
-const bash = (command: string) => ({ name: "bash", arguments: { command } });
-const write = (file_path: string, content: string) => ({
-  name: "write",
-  arguments: { file_path, content },
-});
 const GRANT = JSON.stringify({ permission: { bash: { "*": "allow" }, edit: "allow" } });
 
 Deno.test("e2e: writing skiff.json or .skiff/config.json is refused even with --yes", async () => {

@@ -12,22 +12,18 @@ import {
   API_KEY,
   assertNoSecrets,
   assertUnchanged,
+  bash,
   connectionCounter,
   everythingSent,
   exists,
   guarded,
   lastToolResults,
   needsBwrap,
+  read,
   runEvents,
   withAttack,
+  write,
 } from "./e2e_support.ts";
-
-const bash = (command: string) => ({ name: "bash", arguments: { command } });
-const write = (file_path: string, content: string) => ({
-  name: "write",
-  arguments: { file_path, content },
-});
-const read = (file_path: string) => ({ name: "read", arguments: { file_path } });
 
 Deno.test("e2e: write through a workspace symlink to outside is refused with --yes", async () => {
   await withAttack([

@@ -254,3 +254,11 @@ export function assertNoSecrets(sent: string, ...outputs: string[]): void {
     for (const output of outputs) assert(!output.includes(secret), `${secret} reached the output`);
   }
 }
+
+/** Tool calls as the mock model sends them. */
+export const bash = (command: string) => ({ name: "bash", arguments: { command } });
+export const write = (file_path: string, content: string) => ({
+  name: "write",
+  arguments: { file_path, content },
+});
+export const read = (file_path: string) => ({ name: "read", arguments: { file_path } });

@@ -15,10 +15,9 @@ import {
   guarded,
   lastToolResults,
   needsBwrap,
+  read,
   withAttack,
 } from "./e2e_support.ts";
-
-const read = (file_path: string) => ({ name: "read", arguments: { file_path } });
 
 Deno.test("e2e: searching the workspace does not follow links to keys outside, headless or --yes", async () => {
   const grep = (pattern: string, where?: string) => ({
