@@ -13,7 +13,8 @@ import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
 import { type Tool, type ToolContext, ToolError } from "../tools/tool.ts";
 import type { SubagentRunRequest, SubagentRunResult } from "../tools/task.ts";
 import { isWithin } from "../sandbox/paths.ts";
-import { FileLedger } from "../tools/file_ledger.ts";
+import { FileLedger, hashContent } from "../tools/file_ledger.ts";
+import { ABSENT } from "../store/snapshots.ts";
 import { isStoredEvent, storeRecorder } from "./recorder.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
@@ -74,10 +75,11 @@ export class Engine {
     const undoInto = this.undoInto;
     this.#ledger = new FileLedger(
       {
-        save: (turn, path, before) =>
-          undoInto
-            ? this.store.saveSnapshot(undoInto.sessionId, undoInto.turn, path, before)
-            : this.store.saveSnapshot(session.id, turn, path, before),
+        save: (turn, path, before) => {
+          const target = undoInto ?? { sessionId: session.id, turn };
+          const mode = before === null ? null : modeOf(path);
+          this.store.snapshots.save(target.sessionId, target.turn, path, before, mode);
+        },
       },
       this.store.getFileReads(session.id),
     );
@@ -175,6 +177,7 @@ export class Engine {
       });
       return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
     }
+    this.#recordUndoAfterState();
     return this.#finish(outcome, parts.gate.denials());
   }
 
@@ -259,6 +262,20 @@ export class Engine {
       instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
       agentPrompt: this.#parts!.agentPrompt,
     });
+  }
+
+  /**
+   * What this prompt left each changed file as, so `skiff undo` can tell
+   * skiff's own state from later changes (a subagent's files are in its
+   * parent's prompt, which records them when it ends).
+   */
+  #recordUndoAfterState(): void {
+    if (this.undoInto) return;
+    const sessionId = this.#session!.id;
+    const turn = this.#ledger!.turn;
+    for (const snapshot of this.store.snapshots.forTurn(sessionId, turn)) {
+      this.store.snapshots.recordAfter(sessionId, turn, snapshot.path, currentState(snapshot.path));
+    }
   }
 
   #finish(outcome: LoopOutcome, denials: Denial[]): RunResult {
@@ -354,6 +371,7 @@ export class Engine {
       const result = await tool.execute(parsed, ctx);
       const output = await parts.truncate(result.output, callId);
       this.store.saveFileReads(this.#session!.id, this.#ledger!.entries());
+      this.#recordUndoAfterState();
       return {
         tool: name,
         ok: true,
@@ -367,5 +385,24 @@ export class Engine {
 
   async close(): Promise<void> {
     await this.#parts?.close();
+  }
+}
+
+/** Permission bits of an existing file, for undo to restore; null when unreadable. */
+function modeOf(path: string): number | null {
+  try {
+    const mode = Deno.statSync(path).mode;
+    return mode === null ? null : mode & 0o7777;
+  } catch {
+    return null;
+  }
+}
+
+/** A file's content hash, or ABSENT when nothing (or no file) is there. */
+function currentState(path: string): string {
+  try {
+    return hashContent(Deno.readFileSync(path));
+  } catch {
+    return ABSENT;
   }
 }

@@ -31,12 +31,12 @@ function undo(options: { session?: string; dir?: string }): number {
       );
       return ExitCode.usage;
     }
-    const turn = store.lastSnapshotTurn(session.id);
+    const turn = store.snapshots.lastTurn(session.id);
     if (turn === null) {
       console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
       return ExitCode.ok;
     }
-    const snapshots = store.snapshotsForTurn(session.id, turn);
+    const snapshots = store.snapshots.forTurn(session.id, turn);
     // Subagents file their snapshots under the prompt that started them, and
     // keep their own record of what they wrote: undo knows both.
     const family = [session, ...descendants(store, session.id)];
@@ -51,7 +51,7 @@ function undo(options: { session?: string; dir?: string }): number {
       for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
       store.saveFileReads(id, [...sessionReads.entries()]);
     }
-    store.deleteSnapshots(session.id, turn);
+    store.snapshots.delete(session.id, turn);
 
     for (const path of report.restored) console.log(`restored ${path}`);
     for (const path of report.removed) console.log(`removed  ${path} (skiff created it)`);

@@ -5,12 +5,21 @@
  * did not make.
  */
 import * as path from "node:path";
+import { ABSENT } from "../store/snapshots.ts";
 import { hashContent } from "../tools/file_ledger.ts";
 
 export interface UndoSnapshot {
   path: string;
   /** Content before the change; null when the file did not exist. */
   content: Uint8Array | null;
+  /**
+   * What the prompt left the file as: a content hash or "absent". Null when
+   * the prompt never finished (a killed process); then the read ledger's
+   * hashes decide.
+   */
+  after_hash?: string | null;
+  /** Permission bits before the change. */
+  mode?: number | null;
 }
 
 export interface UndoReport {
@@ -68,11 +77,15 @@ function undoOne(
 ): void {
   const current = readOrNull(snapshot.path);
   if (current !== null) {
-    const known = [knownHashes.get(snapshot.path) ?? []].flat();
+    const known = snapshot.after_hash
+      ? [snapshot.after_hash]
+      : [knownHashes.get(snapshot.path) ?? []].flat();
     if (!known.includes(hashContent(current))) {
       report.refused.push({
         path: snapshot.path,
-        reason: "changed on disk since skiff changed it; left as it is",
+        reason: snapshot.after_hash === ABSENT
+          ? "created on disk after skiff's change; left as it is"
+          : "changed on disk since skiff changed it; left as it is",
       });
       return;
     }
@@ -86,12 +99,16 @@ function undoOne(
   }
   const temp = `${snapshot.path}.skiff-undo-${crypto.randomUUID().slice(0, 8)}`;
   Deno.mkdirSync(path.dirname(snapshot.path), { recursive: true });
-  let mode: number | undefined;
-  try {
-    mode = Deno.statSync(snapshot.path).mode ?? undefined;
-  } catch { /* recreated file: default mode */ }
+  let mode = snapshot.mode ?? undefined;
+  if (mode === undefined) {
+    try {
+      mode = Deno.statSync(snapshot.path).mode ?? undefined;
+    } catch { /* recreated file: default mode */ }
+  }
   try {
     Deno.writeFileSync(temp, snapshot.content, mode !== undefined ? { mode } : {});
+    // The umask may have narrowed it; the snapshot's bits are what the file had.
+    if (mode !== undefined) Deno.chmodSync(temp, mode & 0o7777);
     Deno.renameSync(temp, snapshot.path);
   } catch (error) {
     try {

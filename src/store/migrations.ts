@@ -80,6 +80,14 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: "undo: the state a prompt left each file in, and the mode it had before",
+    sql: `
+      ALTER TABLE snapshots ADD COLUMN after_hash TEXT;
+      ALTER TABLE snapshots ADD COLUMN mode INTEGER;
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

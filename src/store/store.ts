@@ -13,13 +13,13 @@ import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { SkiffEvent, Usage } from "../session/events.ts";
-import { hashContent, type SnapshotSink } from "../tools/file_ledger.ts";
 import type { Todo } from "../tools/tool.ts";
 import { DATABASE_FILE } from "./data_dir.ts";
 import { StoreError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
+import { SnapshotTable } from "./snapshots.ts";
 import type {
   HistoryMessage,
   NewSession,
@@ -69,9 +69,12 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
 
 export class Store {
   readonly #sql: Statements;
+  /** Undo snapshots (src/store/snapshots.ts). */
+  readonly snapshots: SnapshotTable;
 
   constructor(private readonly db: DatabaseSync, private readonly now: () => number) {
     this.#sql = new Statements(db);
+    this.snapshots = new SnapshotTable(this.#sql, now);
   }
 
   close(): void {
@@ -331,65 +334,6 @@ export class Store {
   listEvents(sessionId: string): SkiffEvent[] {
     return this.#sql.all("SELECT payload FROM events WHERE session_id = ? ORDER BY seq", sessionId)
       .map((row) => JSON.parse(row.payload as string) as SkiffEvent);
-  }
-
-  // --- snapshots for undo -------------------------------------------------
-
-  /**
-   * Keep what `path` was before `turn` first changed it (null: it did not
-   * exist). Only the first snapshot per (session, turn, path) is kept: later
-   * ones in the same turn are ignored, so undo restores the state before the turn.
-   */
-  saveSnapshot(sessionId: string, turn: number, path: string, content: Uint8Array | null): void {
-    this.#sql.run(
-      `INSERT INTO snapshots (session_id, turn, path, content, existed, hash, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
-      sessionId,
-      turn,
-      path,
-      content,
-      content === null ? 0 : 1,
-      content === null ? null : hashContent(content),
-      this.now(),
-    );
-  }
-
-  /** A `SnapshotSink` for the file ledger, writing into this session. */
-  snapshotSink(sessionId: string): SnapshotSink {
-    return { save: (turn, path, before) => this.saveSnapshot(sessionId, turn, path, before) };
-  }
-
-  /** The latest turn with snapshots, or null when there is nothing to undo. */
-  lastSnapshotTurn(sessionId: string): number | null {
-    const row = this.#sql.get(
-      "SELECT MAX(turn) AS turn FROM snapshots WHERE session_id = ?",
-      sessionId,
-    );
-    return (row?.turn as number | null) ?? null;
-  }
-
-  /** The snapshots of one turn, in the order they were taken. */
-  snapshotsForTurn(sessionId: string, turn: number): Snapshot[] {
-    return this.#sql.all(
-      `SELECT path, content, existed, hash, created_at FROM snapshots
-       WHERE session_id = ? AND turn = ? ORDER BY rowid`,
-      sessionId,
-      turn,
-    ).map((row) => ({
-      path: row.path as string,
-      content: (row.content as Uint8Array | null) ?? null,
-      existed: row.existed === 1,
-      hash: (row.hash as string | null) ?? null,
-      created_at: row.created_at as number,
-    }));
-  }
-
-  /** Forget one turn's snapshots (after an undo); returns how many were removed. */
-  deleteSnapshots(sessionId: string, turn: number): number {
-    return Number(
-      this.#sql.run("DELETE FROM snapshots WHERE session_id = ? AND turn = ?", sessionId, turn)
-        .changes,
-    );
   }
 
   // --- helpers ------------------------------------------------------------

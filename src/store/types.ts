@@ -47,6 +47,10 @@ export interface Snapshot {
   content: Uint8Array | null;
   existed: boolean;
   hash: string | null;
+  /** What the prompt left: a content hash, "absent", or null when it never finished. */
+  after_hash: string | null;
+  /** File mode before the change (permission bits), when it existed. */
+  mode: number | null;
   created_at: number;
 }
 

@@ -3,8 +3,15 @@
  * `skiff undo` after it and after a model run, and `skiff sessions`.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
-import { startMockServer } from "../support/mock_server.ts";
+import {
+  MAIN,
+  makeSandbox,
+  parseJsonLines,
+  runSkiff,
+  type Sandbox,
+  withMockSandbox,
+} from "../support/cli.ts";
+import { type MockTurn, startMockServer } from "../support/mock_server.ts";
 
 async function withSandbox(work: (sandbox: Sandbox) => Promise<void>): Promise<void> {
   const sandbox = await makeSandbox();
@@ -192,5 +199,52 @@ Deno.test("skiff tool | head: a reader that goes away ends skiff quietly", async
     const stderr = new TextDecoder().decode(output.stderr);
     assert(!stderr.includes("internal error") && !stderr.includes("Uncaught"), stderr);
     assertStringIncludes(new TextDecoder().decode(output.stdout), "exit=130");
+  });
+});
+
+Deno.test("undo prompt after prompt in one session goes back to the original", async () => {
+  const editTurn = (from: string, to: string): MockTurn[] => [
+    { toolCalls: [{ name: "read", arguments: { file_path: "a.txt" } }] },
+    {
+      toolCalls: [{
+        name: "edit",
+        arguments: { file_path: "a.txt", old_string: from, new_string: to },
+      }],
+    },
+    { text: `now ${to}` },
+  ];
+  await withMockSandbox([...editTurn("v0", "v1"), ...editTurn("v1", "v2")], async (sandbox) => {
+    const file = `${sandbox.workspace}/a.txt`;
+    await Deno.writeTextFile(file, "v0\n");
+    assertEquals((await runSkiff(["run", "first"], sandbox)).code, 0);
+    assertEquals((await runSkiff(["run", "--continue", "second"], sandbox)).code, 0);
+    assertEquals(await Deno.readTextFile(file), "v2\n");
+    const firstUndo = await runSkiff(["undo"], sandbox);
+    assertEquals(firstUndo.code, 0, firstUndo.stderr);
+    assertEquals(await Deno.readTextFile(file), "v1\n");
+    const secondUndo = await runSkiff(["undo"], sandbox);
+    assertEquals(secondUndo.code, 0, secondUndo.stderr);
+    assertEquals(await Deno.readTextFile(file), "v0\n");
+    assertStringIncludes(secondUndo.stdout, "Undid prompt 1");
+  });
+});
+
+Deno.test("undo brings back a deleted executable with its mode", async () => {
+  await withSandbox(async (sandbox) => {
+    const file = `${sandbox.workspace}/run.sh`;
+    await Deno.writeTextFile(file, "#!/bin/sh\necho hi\n");
+    await Deno.chmod(file, 0o750);
+    const patch = "*** Begin Patch\n*** Delete File: run.sh\n*** End Patch";
+    const result = await runSkiff(["tool"], sandbox, {
+      input: lines(
+        { tool: "read", input: { file_path: "run.sh" } },
+        { tool: "apply_patch", input: { patch } },
+      ),
+    });
+    assertEquals(result.code, 0, result.stdout);
+    assertEquals(await Deno.stat(file).then(() => true, () => false), false);
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 0, undo.stderr);
+    assertEquals((await Deno.stat(file)).mode! & 0o777, 0o750);
   });
 });

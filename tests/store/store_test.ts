@@ -177,17 +177,17 @@ Deno.test("store: the first snapshot of a file in a turn wins; absent files are 
   const store = openStore(data.dir);
   const { id } = store.createSession({ workspace: "/w", model: "m", agent: "build" });
   const text = (s: string) => new TextEncoder().encode(s);
-  assertEquals(store.lastSnapshotTurn(id), null);
+  assertEquals(store.snapshots.lastTurn(id), null);
 
-  store.saveSnapshot(id, 1, "/w/a.ts", text("original"));
-  store.saveSnapshot(id, 1, "/w/a.ts", text("after first edit"));
-  store.saveSnapshot(id, 1, "/w/new.ts", null);
-  store.saveSnapshot(id, 1, "/w/empty.ts", new Uint8Array());
-  const sink = store.snapshotSink(id);
+  store.snapshots.save(id, 1, "/w/a.ts", text("original"));
+  store.snapshots.save(id, 1, "/w/a.ts", text("after first edit"));
+  store.snapshots.save(id, 1, "/w/new.ts", null);
+  store.snapshots.save(id, 1, "/w/empty.ts", new Uint8Array());
+  const sink = store.snapshots.sink(id);
   await sink.save(2, "/w/a.ts", text("after turn one"));
 
-  assertEquals(store.lastSnapshotTurn(id), 2);
-  const turnOne = store.snapshotsForTurn(id, 1);
+  assertEquals(store.snapshots.lastTurn(id), 2);
+  const turnOne = store.snapshots.forTurn(id, 1);
   assertEquals(turnOne.map((s) => [s.path, s.existed]), [
     ["/w/a.ts", true],
     ["/w/new.ts", false],
@@ -198,9 +198,38 @@ Deno.test("store: the first snapshot of a file in a turn wins; absent files are 
   assertEquals(turnOne[2].content?.length, 0);
   assertEquals(turnOne[0].hash?.length, 64);
 
-  assertEquals(store.deleteSnapshots(id, 2), 1);
-  assertEquals(store.lastSnapshotTurn(id), 1);
+  assertEquals(store.snapshots.delete(id, 2), 1);
+  assertEquals(store.snapshots.lastTurn(id), 1);
+
+  store.snapshots.save(id, 3, "/w/run.sh", text("#!/bin/sh"), 0o755);
+  store.snapshots.recordAfter(id, 3, "/w/run.sh", "absent");
+  const [script] = store.snapshots.forTurn(id, 3);
+  assertEquals([script.mode, script.after_hash], [0o755, "absent"]);
+  assertEquals(turnOne[0].after_hash, null, "a prompt that never finished has no after state");
   store.close();
+});
+
+Deno.test("store: a version 1 database is migrated forward and keeps its snapshots", async () => {
+  await using data = await tempDataDir();
+  const { DatabaseSync } = await import("node:sqlite");
+  const { MIGRATIONS, migrate } = await import("../../src/store/migrations.ts");
+  const db = new DatabaseSync(`${data.dir}/skiff.db`);
+  migrate(db, MIGRATIONS.slice(0, 1));
+  db.exec(`INSERT INTO sessions (id, workspace, title, model, agent, created_at, updated_at, status)
+           VALUES ('ses_old', '/w', '', 'm', 'build', 1, 1, 'completed')`);
+  db.exec(`INSERT INTO snapshots (session_id, turn, path, content, existed, hash, created_at)
+           VALUES ('ses_old', 1, '/w/a', NULL, 0, NULL, 1)`);
+  db.close();
+  const store = openStore(data.dir);
+  const [snapshot] = store.snapshots.forTurn("ses_old", 1);
+  assertEquals([snapshot.path, snapshot.after_hash, snapshot.mode], ["/w/a", null, null]);
+  store.close();
+  const check = new DatabaseSync(`${data.dir}/skiff.db`);
+  assertEquals(
+    (check.prepare("PRAGMA user_version").get() as { user_version: number }).user_version,
+    SCHEMA_VERSION,
+  );
+  check.close();
 });
 
 Deno.test("store: deleting a session removes everything it holds, subagent sessions included", async () => {
@@ -218,7 +247,7 @@ Deno.test("store: deleting a session removes everything it holds, subagent sessi
     const message = store.appendMessage(session.id, "user");
     store.appendPart(session.id, message, "text", { type: "text", text: "hi" });
     store.appendEvent(makeEvent("turn.started", session.id, { turn: 1 }));
-    store.saveSnapshot(session.id, 1, "/w/a", null);
+    store.snapshots.save(session.id, 1, "/w/a", null);
   }
   assertEquals(store.deleteSession(parent.id), true);
   assertEquals(store.deleteSession(parent.id), false);

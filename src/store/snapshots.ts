@@ -1,0 +1,94 @@
+/**
+ * Undo snapshots: what a file was before a prompt first changed it (its
+ * bytes and mode, or absent), and the state the prompt left it in. Undo puts
+ * back the first only while the file still shows the second, so it never
+ * destroys work skiff did not make — and undoing prompt after prompt works,
+ * since each prompt's "after" is the next one's "before".
+ */
+import { hashContent, type SnapshotSink } from "../tools/file_ledger.ts";
+import type { Statements } from "./_rows.ts";
+import type { Snapshot } from "./types.ts";
+
+/** The "after" of a file the prompt left absent (deleted, or never created). */
+export const ABSENT = "absent";
+
+export class SnapshotTable {
+  constructor(private readonly sql: Statements, private readonly now: () => number) {}
+
+  /**
+   * Keep what `path` was before `turn` first changed it (null: it did not
+   * exist). Only the first snapshot per (session, turn, path) is kept: later
+   * ones in the same turn are ignored, so undo restores the state before the turn.
+   */
+  save(
+    sessionId: string,
+    turn: number,
+    path: string,
+    content: Uint8Array | null,
+    mode: number | null = null,
+  ): void {
+    this.sql.run(
+      `INSERT INTO snapshots (session_id, turn, path, content, existed, hash, mode, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
+      sessionId,
+      turn,
+      path,
+      content,
+      content === null ? 0 : 1,
+      content === null ? null : hashContent(content),
+      mode,
+      this.now(),
+    );
+  }
+
+  /** A `SnapshotSink` for the file ledger, writing into this session. */
+  sink(sessionId: string): SnapshotSink {
+    return { save: (turn, path, before) => this.save(sessionId, turn, path, before) };
+  }
+
+  /** What the prompt left the file as: a content hash, or ABSENT. */
+  recordAfter(sessionId: string, turn: number, path: string, after: string): void {
+    this.sql.run(
+      "UPDATE snapshots SET after_hash = ? WHERE session_id = ? AND turn = ? AND path = ?",
+      after,
+      sessionId,
+      turn,
+      path,
+    );
+  }
+
+  /** The latest turn with snapshots, or null when there is nothing to undo. */
+  lastTurn(sessionId: string): number | null {
+    const row = this.sql.get(
+      "SELECT MAX(turn) AS turn FROM snapshots WHERE session_id = ?",
+      sessionId,
+    );
+    return (row?.turn as number | null) ?? null;
+  }
+
+  /** The snapshots of one turn, in the order they were taken. */
+  forTurn(sessionId: string, turn: number): Snapshot[] {
+    return this.sql.all(
+      `SELECT path, content, existed, hash, after_hash, mode, created_at FROM snapshots
+       WHERE session_id = ? AND turn = ? ORDER BY rowid`,
+      sessionId,
+      turn,
+    ).map((row) => ({
+      path: row.path as string,
+      content: (row.content as Uint8Array | null) ?? null,
+      existed: row.existed === 1,
+      hash: (row.hash as string | null) ?? null,
+      after_hash: (row.after_hash as string | null) ?? null,
+      mode: (row.mode as number | null) ?? null,
+      created_at: row.created_at as number,
+    }));
+  }
+
+  /** Forget one turn's snapshots (after an undo); returns how many were removed. */
+  delete(sessionId: string, turn: number): number {
+    return Number(
+      this.sql.run("DELETE FROM snapshots WHERE session_id = ? AND turn = ?", sessionId, turn)
+        .changes,
+    );
+  }
+}
