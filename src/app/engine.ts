@@ -6,7 +6,7 @@
  */
 import type { ChatProvider } from "../provider/types.ts";
 import type { Denial, EventBodies, EventType, SkiffEvent } from "../session/events.ts";
-import { emptyUsage, makeEvent } from "../session/events.ts";
+import { addUsage, emptyUsage, makeEvent } from "../session/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, gitSummary, renderSystemPrompt } from "../session/system_prompt.ts";
 import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
@@ -135,6 +135,14 @@ export class Engine {
       onToolResult(part);
       this.store.saveFileReads(session.id, ledger.entries());
     };
+    // Kept here too, so a run that ends in an internal error still reports them.
+    const spent = { usage: emptyUsage(), turns: 0 };
+    const onStepUsage = recorder.stepUsage;
+    recorder.stepUsage = (usage) => {
+      onStepUsage(usage);
+      addUsage(spent.usage, usage);
+      spent.turns++;
+    };
     let outcome: LoopOutcome;
     try {
       outcome = await runLoop(
@@ -168,10 +176,11 @@ export class Engine {
       const message = error instanceof Error ? error.message : String(error);
       this.#emit("error", { code: "internal", message, exit_code: ExitCode.failed });
       this.store.updateSession(session.id, { status: "failed" });
+      this.#recordUndoAfterState();
       this.#emit("session.completed", {
         text: "",
-        usage: emptyUsage(),
-        turns: 0,
+        usage: spent.usage,
+        turns: spent.turns,
         exit_code: ExitCode.failed,
         denials: parts.gate.denials(),
       });

@@ -64,6 +64,38 @@ Deno.test("an internal error still ends the stream with error, then session.comp
   });
 });
 
+Deno.test("usage spent before an internal error is still reported", async () => {
+  await withDirs(async (root) => {
+    const store = openStore(`${root}/data`);
+    let calls = 0;
+    const failsSecond: ChatProvider = {
+      baseURL: "http://mock",
+      stream: () => {
+        calls++;
+        if (calls > 1) return Promise.reject(new TypeError("a bug in the client"));
+        return Promise.resolve({
+          text: "",
+          toolCalls: [{ id: "c1", name: "todoread", arguments: "{}" }],
+          finishReason: "tool_calls",
+          usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
+        });
+      },
+    };
+    const { io, events } = recordingIO();
+    const engine = new Engine(spec(root), io, store, failsSecond);
+    try {
+      await engine.open();
+      await engine.run({ prompt: "hi", maxTurns: 3 });
+      const completed = events.at(-1) as Extract<SkiffEvent, { type: "session.completed" }>;
+      assertEquals(completed.usage, { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
+      assertEquals(completed.turns, 1);
+    } finally {
+      await engine.close();
+      store.close();
+    }
+  });
+});
+
 Deno.test("Ctrl-C while the session opens stops the run that follows (exit 130)", async () => {
   await withDirs(async (root) => {
     const { io, events } = recordingIO();
