@@ -53,3 +53,29 @@ export function defaultConfigDir(env: (name: string) => string | undefined, home
   const xdg = env("XDG_CONFIG_HOME");
   return path.join(xdg || path.join(home, ".config"), "skiff");
 }
+
+/** Agent folders inside a project directory, in rising priority. */
+const PROJECT_AGENT_FOLDERS = [
+  ".claude/agents",
+  ".opencode/agent",
+  ".opencode/agents",
+  ".skiff/agents",
+];
+
+/** Every markdown agent file, lowest priority first (a later one layers over an earlier one). */
+export function agentFiles(workspace: string, configDir: string, home: string): string[] {
+  const folders = [
+    path.join(home, ".claude", "agents"),
+    path.join(home, ".config", "opencode", "agent"),
+    path.join(home, ".config", "opencode", "agents"),
+    path.join(configDir, "agents"),
+    ...projectDirs(workspace).flatMap((dir) =>
+      PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
+    ),
+  ];
+  return [...new Set(folders)].flatMap((folder) =>
+    listDir(folder)
+      .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
+      .map((entry) => path.join(folder, entry.name))
+  );
+}

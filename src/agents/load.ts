@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { builtinAgents } from "./builtin.ts";
 import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
-import { defaultConfigDir, listDir, projectDirs } from "./discovery.ts";
+import { agentFiles, defaultConfigDir } from "./discovery.ts";
 import type { AgentDefinition, ConfigAgent } from "./types.ts";
 import { homeDir } from "../sandbox/paths.ts";
 
@@ -30,14 +30,6 @@ export interface LoadedAgents {
   warnings: string[];
 }
 
-/** Agent folders inside a project directory, in rising priority. */
-const PROJECT_AGENT_FOLDERS = [
-  ".claude/agents",
-  ".opencode/agent",
-  ".opencode/agents",
-  ".skiff/agents",
-];
-
 /** Needs --allow-read on the workspace, its parents up to the git root, and the config folders. */
 export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
   const home = options.home ?? homeDir();
@@ -47,26 +39,10 @@ export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
   const byName = new Map<string, AgentDefinition>();
   for (const agent of builtinAgents()) byName.set(agent.name, agent);
 
-  const folders = [
-    path.join(home, ".claude", "agents"),
-    path.join(home, ".config", "opencode", "agent"),
-    path.join(home, ".config", "opencode", "agents"),
-    path.join(configDir, "agents"),
-    ...projectDirs(options.workspace).flatMap((dir) =>
-      PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
-    ),
-  ];
-  const seen = new Set<string>();
-  for (const folder of folders) {
-    if (seen.has(folder)) continue;
-    seen.add(folder);
-    for (const entry of listDir(folder)) {
-      if (!entry.isFile || !entry.name.endsWith(".md")) continue;
-      const file = path.join(folder, entry.name);
-      const name = entry.name.slice(0, -".md".length);
-      const override = readAgentFile(file, warnings);
-      if (override) apply(byName, name, override, file, warnings);
-    }
+  for (const file of agentFiles(options.workspace, configDir, home)) {
+    const name = path.basename(file).slice(0, -".md".length);
+    const override = readAgentFile(file, warnings);
+    if (override) apply(byName, name, override, file, warnings);
   }
   for (const [name, entry] of Object.entries(options.configAgents ?? {})) {
     const where = { file: "config agent." + name, lineOf: () => 0 };

@@ -7,6 +7,7 @@
 import { UsageError } from "../cli/exit_codes.ts";
 import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
+import { agentFiles } from "../agents/discovery.ts";
 import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
@@ -28,12 +29,37 @@ function hostOf(url: string): string | null {
   }
 }
 
-/** Hosts the engine may reach: `true` when webfetch can be allowed at all. */
-export function engineNetHosts(spec: EngineSpec): string[] | true {
+/**
+ * Whether any answer could allow a webfetch call in this run: a person or
+ * `--yes` to approve an ask, or a rule (in config, a flag, or an agent's
+ * definition) that names webfetch. A headless run with none of these can
+ * only refuse webfetch, so the engine gets no network beyond its own hosts.
+ */
+export function webfetchMayRun(spec: EngineSpec): boolean {
   const permission = (spec.config.permission ?? {}) as Record<string, unknown>;
-  const webfetchDenied = permission.webfetch === "deny" ||
-    spec.flags.deny.some((rule) => rule.trim() === "webfetch");
-  if (!webfetchDenied) return true;
+  if (
+    permission.webfetch === "deny" || spec.flags.deny.some((rule) => rule.trim() === "webfetch")
+  ) {
+    return false;
+  }
+  if (spec.interactive || spec.flags.yes) return true;
+  const names = (value: unknown) => JSON.stringify(value ?? {}).includes("webfetch");
+  if (spec.flags.allow.some((rule) => rule.includes("webfetch"))) return true;
+  if (spec.permissionLayers.some((layer) => names(layer.permission)) || names(spec.config.agent)) {
+    return true;
+  }
+  return agentFiles(spec.workspace, spec.configDir, homeDir()).some((file) => {
+    try {
+      return Deno.readTextFileSync(file).includes("webfetch");
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Hosts the engine may reach: `true` (any) only when webfetch may run. */
+export function engineNetHosts(spec: EngineSpec): string[] | true {
+  if (webfetchMayRun(spec)) return true;
   const hosts = [hostOf(spec.provider.baseURL)];
   for (const server of mcpServers(spec)) {
     if (server.transport !== "stdio") hosts.push(hostOf(server.url));

@@ -43,7 +43,7 @@ export interface StartOptions {
   launcher: ProcessLauncher;
   command: string;
   cwd: string;
-  /** Receives stdout and stderr text, merged in arrival order. */
+  /** Receives stdout and stderr text, merged in the order the command wrote it. */
   onOutput(text: string): void;
   /** Time between SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
@@ -51,7 +51,11 @@ export interface StartOptions {
 
 export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const { argv, env } = await options.launcher.prepare(options.command, options.cwd);
+  // Two pipes cannot keep the order in which stdout and stderr were written;
+  // one pipe can. The redirect shares the first line, so the command's line
+  // numbers in the shell's messages stay as the model wrote them.
+  const merged = `exec 2>&1; ${options.command}`;
+  const { argv, env } = await options.launcher.prepare(merged, options.cwd);
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
     cwd: options.cwd,

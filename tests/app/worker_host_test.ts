@@ -3,7 +3,7 @@
  * and later request fails with a message instead of leaving the CLI hanging.
  */
 import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { startInWorker } from "../../src/app/worker_host.ts";
+import { engineNetHosts, startInWorker } from "../../src/app/worker_host.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
 
@@ -66,6 +66,45 @@ Deno.test("Ctrl-C right after the engine Worker starts is not lost", async () =>
     } finally {
       await within(10_000, handle.close(), "close");
     }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a headless run that can only refuse webfetch gets no network beyond its own hosts", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    const base = testSpec({
+      workspace: root,
+      configDir: `${root}/config`,
+      provider: { baseURL: "http://127.0.0.1:8080/v1", apiKey: "k" },
+    });
+    assertEquals(engineNetHosts(base), ["127.0.0.1:8080"]);
+    // Anything that could approve a webfetch opens the network (the policy still asks per URL).
+    assertEquals(engineNetHosts({ ...base, interactive: true }), true);
+    assertEquals(engineNetHosts({ ...base, flags: { ...base.flags, yes: true } }), true);
+    assertEquals(
+      engineNetHosts({ ...base, flags: { ...base.flags, allow: ["webfetch(https://docs.*)"] } }),
+      true,
+    );
+    assertEquals(
+      engineNetHosts({
+        ...base,
+        permissionLayers: [{ source: "global", permission: { webfetch: "allow" } }],
+      }),
+      true,
+    );
+    await Deno.mkdir(`${root}/.skiff/agents`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/.skiff/agents/docs.md`,
+      "---\ndescription: reads docs\npermission:\n  webfetch: allow\n---\nRead docs.\n",
+    );
+    assertEquals(engineNetHosts(base), true, "an agent file that names webfetch");
+    // A deny anywhere closes it again, whatever else says.
+    assertEquals(
+      engineNetHosts({ ...base, interactive: true, flags: { ...base.flags, deny: ["webfetch"] } }),
+      ["127.0.0.1:8080"],
+    );
   } finally {
     await Deno.remove(root, { recursive: true });
   }

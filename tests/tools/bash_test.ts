@@ -17,6 +17,25 @@ Deno.test("stdout and stderr arrive merged in order, with the exit code", async 
   assertEquals(result.metadata?.exitCode, 3);
 });
 
+Deno.test("stdout and stderr keep the order they were written in, with no pause between", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, {
+    command: "for i in 1 2 3 4 5; do echo out$i; echo err$i >&2; done; ls /nonexistent-skiff",
+  });
+  const lines = result.output.split("\n");
+  assertEquals(
+    lines.slice(0, 10),
+    ["out1", "err1", "out2", "err2", "out3", "err3", "out4", "err4", "out5", "err5"],
+  );
+  assertStringIncludes(lines[10], "nonexistent-skiff");
+});
+
+Deno.test("the shell's messages name the command's own line numbers", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, { command: "true\nno-such-command-skiff" });
+  assertStringIncludes(result.output, "2: no-such-command-skiff");
+});
+
 Deno.test("a command with no output says so", async () => {
   await using ws = await processWorkspace();
   const result = await ws.run(bashTool, { command: "true" });
