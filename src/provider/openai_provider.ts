@@ -7,6 +7,7 @@
  */
 import OpenAI from "openai";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
+import { watchForDone } from "./done_sentinel.ts";
 import { describeFailure } from "./failure_message.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
@@ -145,8 +146,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   /**
-   * One request; resolves when the stream ends (complete or not), throws on
-   * failure. `connectDeadline` is when the connect budget runs out.
+   * One request; resolves when the stream ends (complete or not) telling
+   * whether the server sent [DONE], throws on failure. `connectDeadline` is
+   * when the connect budget runs out.
    */
   async function attempt(
     body: ReturnType<typeof requestBody>,
@@ -154,7 +156,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     guard: TextDeliveryGuard,
     signal: AbortSignal | undefined,
     connectDeadline: number,
-  ): Promise<void> {
+  ): Promise<{ sawDone: boolean }> {
+    const done = watchForDone(options.fetch);
     const controller = new AbortController();
     const forwardAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", forwardAbort, { once: true });
@@ -177,7 +180,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     }, probeAfterMs);
     armIdleTimer();
     try {
-      const stream = await client.chat.completions.create(
+      const stream = await client.withOptions({ fetch: done.fetch }).chat.completions.create(
         body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
         { signal: controller.signal, maxRetries: 0 },
       );
@@ -200,6 +203,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     }
     // The library ends the iteration quietly when its request is aborted.
     if (gaveUp) throw new GaveUp(gaveUp);
+    return { sawDone: done.seen() };
   }
 
   async function stream(
@@ -221,13 +225,21 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       const assembler = new StreamAssembler(newCallId);
       let failure: AttemptFailure;
       try {
-        await attempt(body, assembler, guard, signal, started + connectTimeoutMs);
+        const { sawDone } = await attempt(
+          body,
+          assembler,
+          guard,
+          signal,
+          started + connectTimeoutMs,
+        );
         throwIfAborted(signal);
-        if (assembler.finishReason !== null) {
+        // [DONE] without a finish_reason is how some servers end a whole answer.
+        if (assembler.finishReason !== null || sawDone) {
+          const toolCalls = assembler.toolCalls();
           return {
             text: assembler.text,
-            toolCalls: assembler.toolCalls(),
-            finishReason: assembler.finishReason,
+            toolCalls,
+            finishReason: assembler.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
             usage: assembler.usage ?? emptyUsage(),
           };
         }

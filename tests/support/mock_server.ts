@@ -28,8 +28,32 @@ interface TurnOptions {
   delayMs?: number;
   /** Replace the computed usage; `null` sends no usage at all. */
   usage?: MockUsage | null;
-  /** Replace the finish_reason ("length" for a model that ran out of output tokens). */
-  finishReason?: string;
+  /**
+   * Replace the finish_reason ("length" for a model that ran out of output
+   * tokens); `null` streams none at all, ending with [DONE] alone, as some servers do.
+   */
+  finishReason?: string | null;
+  /** How the stream is framed, for the habits of real servers. Streamed answers only. */
+  wire?: MockWire;
+}
+
+/** Quirks of real servers' event streams; each is off unless set. */
+export interface MockWire {
+  /** Line ending of the event stream. @default "\n" */
+  lineEnding?: "\n" | "\r\n";
+  /** A `: ping` comment before every event, as servers send to keep a connection alive. */
+  keepAlive?: boolean;
+  /** Repeat the function name in every fragment of a tool call (the id stays in the first). */
+  repeatToolNames?: boolean;
+  /** Send each call's arguments as a JSON object instead of a string, in one fragment. */
+  objectArguments?: boolean;
+  /** Stream tool calls in the legacy `function_call` delta (one call only), finishing "function_call". */
+  legacyFunctionCall?: boolean;
+  /**
+   * After the text, an error object inside the 200 stream (`data: {"error": …}`),
+   * then the stream ends without a finish or [DONE].
+   */
+  error?: unknown;
 }
 
 export type MockTurn =
@@ -136,7 +160,7 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
       if (body.stream !== true) return json(200, completionBody(id, model, turn, usage));
       const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
       const events = streamEvents(id, model, turn, streamOptions?.include_usage ? usage : null);
-      return sseResponse(events, turn.cut === true, gone);
+      return sseResponse(events, turn.cut === true, gone, turn.wire);
     },
   );
 
@@ -210,8 +234,9 @@ function wireUsage(usage: MockUsage) {
   };
 }
 
-function finishReason(turn: MockTurn): string {
-  if (turn.finishReason) return turn.finishReason;
+function finishReason(turn: MockTurn): string | null {
+  if (turn.finishReason !== undefined) return turn.finishReason;
+  if (turn.toolCalls?.length && turn.wire?.legacyFunctionCall) return "function_call";
   return turn.toolCalls?.length ? "tool_calls" : "stop";
 }
 
@@ -272,7 +297,30 @@ function streamEvents(
     return events;
   }
   for (const piece of pieces(text)) events.push(chunk({ content: piece }));
+  const wire = turn.wire ?? {};
+  if (wire.error !== undefined) {
+    events.push(JSON.stringify({ error: wire.error }));
+    return events;
+  }
   turn.toolCalls?.forEach((call, index) => {
+    if (wire.legacyFunctionCall) {
+      events.push(chunk({ function_call: { name: call.name, arguments: "" } }));
+      for (const piece of pieces(argumentsText(call), 7)) {
+        events.push(chunk({ function_call: { arguments: piece } }));
+      }
+      return;
+    }
+    if (wire.objectArguments) {
+      events.push(chunk({
+        tool_calls: [{
+          index,
+          id: toolCallId(call, index),
+          type: "function",
+          function: { name: call.name, arguments: JSON.parse(argumentsText(call)) },
+        }],
+      }));
+      return;
+    }
     events.push(chunk({
       tool_calls: [{
         index,
@@ -282,10 +330,14 @@ function streamEvents(
       }],
     }));
     for (const piece of pieces(argumentsText(call), 7)) {
-      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      const fn = wire.repeatToolNames
+        ? { name: call.name, arguments: piece }
+        : { arguments: piece };
+      events.push(chunk({ tool_calls: [{ index, function: fn }] }));
     }
   });
-  events.push(chunk({}, finishReason(turn)));
+  const finish = finishReason(turn);
+  if (finish !== null) events.push(chunk({}, finish));
   if (usage) {
     events.push(JSON.stringify({
       id,
@@ -304,13 +356,20 @@ function streamEvents(
  * Serve SSE events. When `cut`, the body stream errors after the last event,
  * which makes the server abort the connection mid-body (no terminating chunk).
  */
-function sseResponse(events: string[], cut: boolean, gone: AbortSignal): Response {
+function sseResponse(
+  events: string[],
+  cut: boolean,
+  gone: AbortSignal,
+  wire: MockWire = {},
+): Response {
   let index = 0;
+  const eol = wire.lineEnding ?? "\n";
+  const ping = wire.keepAlive ? `: ping${eol}${eol}` : "";
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (gone.aborted) return controller.close();
       if (index < events.length) {
-        controller.enqueue(encoder.encode(`data: ${events[index++]}\n\n`));
+        controller.enqueue(encoder.encode(`${ping}data: ${events[index++]}${eol}${eol}`));
         return;
       }
       if (cut) {

@@ -1,0 +1,71 @@
+/**
+ * The provider against servers that stretch the wire format the way real
+ * OpenAI-compatible servers do: keep-alive comments, CRLF framing, a stream
+ * ending with [DONE] but no finish_reason, tool-call fragments that repeat
+ * the name or carry arguments as an object, the legacy function_call delta,
+ * and error objects or plain-text bodies instead of OpenAI-style errors.
+ */
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { createOpenAIProvider } from "../../src/provider/openai_provider.ts";
+import type { ChatRequest } from "../../src/provider/types.ts";
+
+const request: ChatRequest = {
+  model: "test-model",
+  messages: [{ role: "user", content: "hi" }],
+  tools: [],
+};
+
+/** Run one request against a script; waits are skipped, retries are counted. */
+async function ask(script: MockTurn[], extra: { maxRetries?: number } = {}) {
+  const mock = startMockServer(script);
+  const retries: string[] = [];
+  const deltas: string[] = [];
+  try {
+    const provider = createOpenAIProvider({
+      baseURL: mock.url,
+      sleep: () => Promise.resolve(),
+      ...extra,
+    });
+    const outcome = await provider.stream(request, {
+      onText: (d) => deltas.push(d),
+      onRetry: (r) => retries.push(r.reason),
+    }).then((answer) => ({ answer }), (error: unknown) => ({ error }));
+    return { ...outcome, retries, deltas, requests: mock.requests.length };
+  } finally {
+    await mock.close();
+  }
+}
+
+Deno.test("keep-alive comments and CRLF line endings do not disturb the answer", async () => {
+  const result = await ask([{
+    text: "Framed with CRLF and pings.",
+    toolCalls: [{ name: "read", arguments: { path: "a.ts" }, id: "call_1" }],
+    wire: { lineEnding: "\r\n", keepAlive: true },
+  }]);
+  assert("answer" in result, `failed: ${"error" in result ? result.error : ""}`);
+  assertEquals(result.answer.text, "Framed with CRLF and pings.");
+  assertEquals(result.answer.toolCalls, [
+    { id: "call_1", name: "read", arguments: '{"path":"a.ts"}' },
+  ]);
+  assertEquals(result.retries, []);
+});
+
+Deno.test("a stream that ends with [DONE] but no finish_reason is a complete answer", async () => {
+  const text = await ask([{ text: "All done here.", finishReason: null }, { text: "unreached" }]);
+  assert("answer" in text, `failed: ${"error" in text ? text.error : ""}`);
+  assertEquals(text.answer.text, "All done here.");
+  assertEquals(text.answer.finishReason, "stop");
+  assertEquals(text.retries, [], "nothing to retry: the server said [DONE]");
+  assertEquals(text.requests, 1);
+
+  const calls = await ask([{
+    toolCalls: [{ name: "bash", arguments: { command: "ls" }, id: "call_9" }],
+    finishReason: null,
+  }]);
+  assert("answer" in calls, `failed: ${"error" in calls ? calls.error : ""}`);
+  assertEquals(calls.answer.finishReason, "tool_calls");
+  assertEquals(calls.answer.toolCalls, [
+    { id: "call_9", name: "bash", arguments: '{"command":"ls"}' },
+  ]);
+});
