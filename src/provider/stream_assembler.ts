@@ -15,12 +15,10 @@ export interface StreamChunk {
       delta?: {
         content?: string | null;
         tool_calls?:
-          | Array<{
-            index?: number;
-            id?: string | null;
-            function?: { name?: string | null; arguments?: string | null } | null;
-          }>
+          | Array<ToolFragment>
           | null;
+        /** The legacy single-call form, still sent by a few servers. */
+        function_call?: ToolFragment["function"];
       } | null;
       finish_reason?: string | null;
     }>
@@ -31,6 +29,19 @@ export interface StreamChunk {
     total_tokens?: number | null;
   } | null;
 }
+
+interface ToolFragment {
+  index?: number;
+  id?: string | null;
+  function?: {
+    name?: string | null;
+    /** A string fragment; a few servers send the whole arguments as an object. */
+    arguments?: string | Record<string, unknown> | null;
+  } | null;
+}
+
+/** Where legacy `function_call` fragments gather: apart from any real index. */
+const LEGACY_CALL_INDEX = -1;
 
 interface PartialCall {
   id: string;
@@ -60,16 +71,15 @@ export class StreamAssembler {
         added += delta.content;
       }
       for (const fragment of delta?.tool_calls ?? []) this.#addToolFragment(fragment);
+      if (delta?.function_call) {
+        this.#addToolFragment({ index: LEGACY_CALL_INDEX, function: delta.function_call });
+      }
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     return added;
   }
 
-  #addToolFragment(
-    fragment: NonNullable<
-      NonNullable<NonNullable<StreamChunk["choices"]>[number]["delta"]>["tool_calls"]
-    >[number],
-  ): void {
+  #addToolFragment(fragment: ToolFragment): void {
     const wireIndex = fragment.index ?? 0;
     let slot = this.#slots.get(wireIndex);
     // Some servers reuse index 0 for every call; a fresh id then means a new call.
@@ -81,8 +91,12 @@ export class StreamAssembler {
     }
     const call = this.#calls[slot!];
     if (fragment.id && !call.id) call.id = fragment.id;
-    if (fragment.function?.name) call.name += fragment.function.name;
-    if (fragment.function?.arguments) call.arguments += fragment.function.arguments;
+    const name = fragment.function?.name;
+    // Some servers repeat the whole name in every fragment; only a new piece is added.
+    if (name && name !== call.name) call.name += name;
+    const args = fragment.function?.arguments;
+    if (typeof args === "string") call.arguments += args;
+    else if (args && typeof args === "object") call.arguments += JSON.stringify(args);
   }
 
   /** Finished tool calls, in the order the model began them. */

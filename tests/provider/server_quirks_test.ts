@@ -69,3 +69,32 @@ Deno.test("a stream that ends with [DONE] but no finish_reason is a complete ans
     { id: "call_9", name: "bash", arguments: '{"command":"ls"}' },
   ]);
 });
+
+Deno.test("tool-call fragments that repeat the name or carry an object still make one call", async () => {
+  const calls = [
+    { name: "read", arguments: { path: "src/a.ts" }, id: "call_r" },
+    { name: "grep", arguments: { pattern: 'say "hi"\\n' }, id: "call_g" },
+  ];
+  for (const wire of [{ repeatToolNames: true }, { objectArguments: true }]) {
+    const result = await ask([{ toolCalls: calls, wire }]);
+    assert("answer" in result, `failed: ${"error" in result ? result.error : ""}`);
+    assertEquals(
+      result.answer.toolCalls.map((c) => [c.id, c.name, JSON.parse(c.arguments)]),
+      calls.map((c) => [c.id, c.name, c.arguments]),
+      JSON.stringify(wire),
+    );
+  }
+});
+
+Deno.test("a legacy function_call delta becomes a tool call", async () => {
+  const result = await ask([{
+    toolCalls: [{ name: "bash", arguments: { command: "git status" } }],
+    wire: { legacyFunctionCall: true },
+  }]);
+  assert("answer" in result, `failed: ${"error" in result ? result.error : ""}`);
+  assertEquals(result.answer.finishReason, "function_call");
+  assertEquals(result.answer.toolCalls.length, 1);
+  assertEquals(result.answer.toolCalls[0].name, "bash");
+  assertEquals(JSON.parse(result.answer.toolCalls[0].arguments), { command: "git status" });
+  assert(result.answer.toolCalls[0].id !== "", "an id is made up for the call");
+});
