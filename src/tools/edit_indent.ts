@@ -52,10 +52,25 @@ function applyShift(line: string, style: IndentStyle, shift: Shift): string | nu
   return indent.startsWith(shift.prefix) ? indent.slice(shift.prefix.length) + body : null;
 }
 
+/** `lines` moved by the one style and shift that maps every pair, or null when none does. */
+function shifted(pairs: [string, string][], lines: string[]): string[] | null {
+  for (const style of STYLES) {
+    const shift = commonShift(pairs, style);
+    if (shift === null) continue;
+    if (style === keepStyle && shift.prefix === "") return lines;
+    const moved = lines.map((line) => applyShift(line, style, shift));
+    return moved.some((line) => line === null) ? null : moved as string[];
+  }
+  return null;
+}
+
 /**
  * `replacement` re-indented the way `matchedLines` differ from `findLines`:
- * the same indentation style (tabs or spaces) and the same shift. When the
- * lines differ in no single consistent way, `replacement` is returned as is.
+ * the same indentation style (tabs or spaces) and the same shift. A first
+ * line sent with no indentation (copied from where its text starts) is
+ * judged apart from the rest, which decide the shift; the first line of
+ * `replacement` then takes the file's indentation. When the lines differ in
+ * no single consistent way, `replacement` is returned as is.
  */
 export function reindent(findLines: string[], matchedLines: string[], replacement: string): string {
   const pairs: [string, string][] = findLines.length === matchedLines.length
@@ -64,13 +79,12 @@ export function reindent(findLines: string[], matchedLines: string[], replacemen
       [findLines[0], matchedLines[0]],
       [findLines[findLines.length - 1], matchedLines[matchedLines.length - 1]],
     ];
-  for (const style of STYLES) {
-    const shift = commonShift(pairs, style);
-    if (shift === null) continue;
-    if (style === keepStyle && shift.prefix === "") return replacement;
-    const lines = replacement.split("\n").map((line) => applyShift(line, style, shift));
-    if (lines.some((line) => line === null)) return replacement;
-    return lines.join("\n");
-  }
-  return replacement;
+  const lines = replacement.split("\n");
+  const whole = shifted(pairs, lines);
+  if (whole) return whole.join("\n");
+  const [first, ...rest] = lines;
+  if (pairs.length < 2 || leading(findLines[0]) !== "" || leading(first) !== "") return replacement;
+  const tail = shifted(pairs.slice(1), rest);
+  if (!tail) return replacement;
+  return [leading(matchedLines[0]) + first, ...tail].join("\n");
 }

@@ -344,5 +344,24 @@ Deno.test("reindent: shifts left, right, and converts spaces to the file's tabs"
     "\tx\n\t\ty",
   );
   // Inconsistent shifts: leave new_string alone.
-  assertEquals(reindent(["a", "b"], ["  a", "    b"], "a\nb"), "a\nb");
+  assertEquals(reindent(["  a", "b"], ["a", "  b"], "  a\nb"), "  a\nb");
+  assertEquals(reindent(["a", "  b", "c"], ["  a", "    b", "      c"], "a\nb"), "a\nb");
+});
+
+Deno.test("reindent: a first line sent without its indentation takes the file's", () => {
+  // Copied from where the text starts: the first line lost its indentation, the rest kept theirs.
+  assertEquals(
+    reindent(["return f(", '    "x",'], ["  return f(", '    "x",'], 'return f(\n    "y",'),
+    '  return f(\n    "y",',
+  );
+  // The rest shifted too: that shift applies to the rest of new_string.
+  assertEquals(
+    reindent(
+      ["return f(", '      "x",'],
+      ["  return f(", '    "x",'],
+      'return f(\n      "y",\n    )',
+    ),
+    '  return f(\n    "y",\n  )',
+  );
+  assertEquals(reindent(["a", "b"], ["  a", "    b"], "a\nb"), "  a\n    b");
 });

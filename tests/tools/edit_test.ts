@@ -289,3 +289,20 @@ Deno.test({
     assertEquals(code, "not_capable");
   },
 });
+
+Deno.test("an old_string whose first line lost its indentation keeps the file indented", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("a.py", "def f():\n    if x:\n        return g(\n            1,\n        )\n");
+  await ws.run(readTool, { file_path: "a.py" });
+  const result = await ws.run(editTool, {
+    file_path: "a.py",
+    // Not an exact substring: the second line is two spaces short as well.
+    old_string: "return g(\n          1,",
+    new_string: "value = g(\n          2,",
+  });
+  assertEquals(
+    await ws.readText("a.py"),
+    "def f():\n    if x:\n        value = g(\n            2,\n        )\n",
+  );
+  assertStringIncludes(result.output, "re-indented");
+});
