@@ -22,6 +22,11 @@ function tries(context: FailureContext): string {
   return ` after ${context.attempts} attempts over ${seconds} s`;
 }
 
+/** "kept failing" only when there was more than one try. */
+function repeated(context: FailureContext, many: string, once: string): string {
+  return context.attempts > 1 ? many : once;
+}
+
 function detail(failure: AttemptFailure): string {
   return failure.serverMessage ? `: ${failure.serverMessage}` : "";
 }
@@ -43,12 +48,16 @@ export function describeFailure(failure: AttemptFailure, context: FailureContext
       `is served there.`;
   }
   if (status === 429) {
-    return `${capitalise(at)} kept answering ${failure.reason}${tries(context)}${
+    return `${capitalise(at)} ${repeated(context, "kept answering", "answered")} ${failure.reason}${
+      tries(context)
+    }${
       detail(failure)
     }. The rate limit or quota is exhausted: wait and try again, or check the plan of ${CHECK_KEY}.`;
   }
   if (status !== undefined && status >= 500) {
-    return `${capitalise(at)} kept failing with ${failure.reason}${tries(context)}${
+    return `${capitalise(at)} ${
+      repeated(context, "kept failing", "failed")
+    } with ${failure.reason}${tries(context)}${
       detail(failure)
     }. Check that the server is running and healthy (its logs), then try again.`;
   }

@@ -8,6 +8,7 @@
 import OpenAI from "openai";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./done_sentinel.ts";
+import { withReadableErrors } from "./error_body.ts";
 import { describeFailure } from "./failure_message.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
@@ -110,6 +111,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   const endpointURL = parseEndpoint(options.baseURL);
+  const readableFetch = withReadableErrors(options.fetch);
   const client = new OpenAI({
     baseURL,
     apiKey: options.apiKey || "no-key",
@@ -157,7 +159,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     signal: AbortSignal | undefined,
     connectDeadline: number,
   ): Promise<{ sawDone: boolean }> {
-    const done = watchForDone(options.fetch);
+    const done = watchForDone(readableFetch);
     const controller = new AbortController();
     const forwardAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", forwardAbort, { once: true });

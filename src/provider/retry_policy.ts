@@ -134,6 +134,19 @@ function serverMessageOf(error: APIError): string | undefined {
   return undefined;
 }
 
+/** An HTTP-like status code (400–599) in an error object's `code` or `status`, if any. */
+function httpCodeOf(body: unknown): number | undefined {
+  if (body === null || typeof body !== "object") return undefined;
+  for (const key of ["code", "status"]) {
+    const value = (body as Record<string, unknown>)[key];
+    const code = typeof value === "string" && /^\d{3}$/.test(value) ? Number(value) : value;
+    if (typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599) {
+      return code;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Classify an error thrown while requesting or reading a stream. Caller
  * aborts are not classified here: the loop checks its own signal first.
@@ -159,9 +172,14 @@ export function classifyFailure(
     const serverMessage = serverMessageOf(error);
     if (error.status === undefined) {
       // An error event inside a 200 stream: the server failed while answering.
+      // Its own code, when it gives one, says whether trying again can help.
+      const code = httpCodeOf(error.error);
       return {
-        retryable: true,
-        reason: "server reported an error mid-stream",
+        retryable: code === undefined || isRetryableStatus(code),
+        reason: code === undefined
+          ? "server reported an error mid-stream"
+          : `${statusReason(code)} reported mid-stream`,
+        ...(code === undefined ? {} : { status: code }),
         serverMessage,
         connection: false,
       };

@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
 import { createOpenAIProvider } from "../../src/provider/openai_provider.ts";
-import type { ChatRequest } from "../../src/provider/types.ts";
+import { type ChatRequest, ProviderError } from "../../src/provider/types.ts";
 
 const request: ChatRequest = {
   model: "test-model",
@@ -97,4 +97,61 @@ Deno.test("a legacy function_call delta becomes a tool call", async () => {
   assertEquals(result.answer.toolCalls[0].name, "bash");
   assertEquals(JSON.parse(result.answer.toolCalls[0].arguments), { command: "git status" });
   assert(result.answer.toolCalls[0].id !== "", "an id is made up for the call");
+});
+
+Deno.test("error bodies that are plain text, HTML or JSON without `error` reach the message", async () => {
+  const cases: [MockTurn, string][] = [
+    [{ status: 500, body: "upstream model process crashed" }, "upstream model process crashed"],
+    [{ status: 404, body: { detail: "Model llama9 not found" } }, "Model llama9 not found"],
+    [{ status: 400, body: { message: "context window exceeded" } }, "context window exceeded"],
+    [{
+      status: 502,
+      body: "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>" +
+        "<hr>nginx</body></html>",
+    }, "502 Bad Gateway nginx"],
+  ];
+  for (const [turn, shown] of cases) {
+    const result = await ask([turn], { maxRetries: 0 });
+    assert("error" in result, "expected a failure");
+    const error = result.error;
+    assert(error instanceof ProviderError, `got ${error}`);
+    assert(error.message.includes(shown), `${JSON.stringify(turn)} → ${error.message}`);
+    assert(!error.message.includes("<html>"), error.message);
+  }
+});
+
+Deno.test("an error object inside a 200 stream: a client fault is not retried, a server fault is", async () => {
+  const refused = await ask([
+    {
+      text: "Partial",
+      wire: { error: { message: "prompt is too long for this model", code: 400 } },
+    },
+    { text: "unreached" },
+  ]);
+  assert("error" in refused, "expected a failure");
+  assert(refused.error instanceof ProviderError, `got ${refused.error}`);
+  assert(refused.error.message.includes("prompt is too long"), refused.error.message);
+  assertEquals(refused.retries, [], "a 400 inside the stream will fail the same way again");
+  assertEquals(refused.requests, 1);
+
+  const flaky = await ask([
+    { text: "Partial", wire: { error: { message: "provider disconnected", code: 502 } } },
+    { text: "Partial answer, complete." },
+  ]);
+  assert("answer" in flaky, `failed: ${"error" in flaky ? flaky.error : ""}`);
+  assertEquals(flaky.answer.text, "Partial answer, complete.");
+  assertEquals(flaky.deltas.join(""), "Partial answer, complete.");
+  assertEquals(flaky.retries.length, 1);
+  assert(flaky.retries[0].includes("mid-stream"), flaky.retries[0]);
+});
+
+Deno.test("with maxRetries 0 one failure is reported as one, not as the server 'kept' failing", async () => {
+  for (const status of [429, 503]) {
+    const result = await ask([{ status }, { text: "unreached" }], { maxRetries: 0 });
+    assert("error" in result && result.error instanceof ProviderError, "expected a failure");
+    assertEquals(result.requests, 1);
+    assertEquals(result.retries, []);
+    assert(!/kept|attempts/.test(result.error.message), result.error.message);
+    assert(result.error.message.includes(String(status)), result.error.message);
+  }
 });
