@@ -13,6 +13,15 @@ export interface ConfigProblem {
 }
 
 const HINT = "Fix the config and run skiff again; every key is described in docs/config.md.";
+const ENV_HINT = "Fix or unset that environment variable and run skiff again.";
+const FLAG_HINT = "Fix the option and run skiff again; `skiff <command> --help` lists the options.";
+
+/** What to do next depends on where the bad value came from. */
+function hintFor(source: string): string {
+  if (source === "environment") return ENV_HINT;
+  if (source === "command line") return FLAG_HINT;
+  return HINT;
+}
 
 export class ConfigError extends Error {
   /** The exit code the CLI uses for a config error. */
@@ -36,10 +45,11 @@ export class ConfigError extends Error {
   ): string {
     const where = position ? `${source}:${position.line}:${position.column}` : source;
     const lines = problems.map((p) => (p.keyPath ? `${p.keyPath}: ${p.message}` : p.message));
-    if (lines.length === 1) return `${where}: ${lines[0]}\n${HINT}`;
+    const hint = hintFor(source);
+    if (lines.length === 1) return `${where}: ${lines[0]}\n${hint}`;
     return `${where}: ${lines.length} problems\n${
       lines.map((l) => `  - ${l}`).join("\n")
-    }\n${HINT}`;
+    }\n${hint}`;
   }
 }
 

@@ -18,6 +18,11 @@ export class JsoncSyntaxError extends Error {
   }
 }
 
+/** A string literal as quoted in a message: long ones are cut. */
+function shortened(literal: string): string {
+  return literal.length > 60 ? `${literal.slice(0, 56)}..."` : literal;
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const LITERALS: [string, unknown][] = [["true", true], ["false", false], ["null", null]];
 
@@ -61,6 +66,7 @@ class Reader {
 
   #object(): Record<string, unknown> {
     const result: Record<string, unknown> = {};
+    const firstAt = new Map<string, number>(); // key → offset, to catch a key given twice
     this.#at++; // {
     for (;;) {
       this.#skipBlank();
@@ -71,7 +77,17 @@ class Reader {
       if (this.text[this.#at] !== '"') {
         this.#fail(`expected a property name in double quotes but found ${this.#describeHere()}`);
       }
+      const keyAt = this.#at;
       const key = this.#string();
+      const earlier = firstAt.get(key);
+      if (earlier !== undefined) {
+        this.#fail(
+          `"${key}" appears twice in this object (first on line ${this.#lineOf(earlier)}); ` +
+            "keep one, since the second would silently replace the first",
+          keyAt,
+        );
+      }
+      firstAt.set(key, keyAt);
       this.#skipBlank();
       if (this.text[this.#at] !== ":") {
         this.#fail(`expected ':' after "${key}" but found ${this.#describeHere()}`);
@@ -128,9 +144,20 @@ class Reader {
       else this.#at++;
     }
     this.#at++; // closing quote
+    const literal = this.text.slice(start, this.#at);
     try {
-      return JSON.parse(this.text.slice(start, this.#at));
+      return JSON.parse(literal);
     } catch {
+      const badEscape = /\\[^"\\/bfnrtu]/.exec(literal);
+      if (badEscape) {
+        return this.#fail(
+          `invalid escape "${badEscape[0]}" in ${
+            shortened(literal)
+          }: a backslash in a string must be ` +
+            `doubled (write "C:\\\\Users", or use forward slashes)`,
+          start + badEscape.index,
+        );
+      }
       return this.#fail("invalid escape or control character in string", start);
     }
   }
@@ -167,6 +194,12 @@ class Reader {
     if (this.#at >= this.text.length) return "the end of the file";
     const char = this.text[this.#at];
     return char.trim() === "" ? JSON.stringify(char) : `'${char}'`;
+  }
+
+  #lineOf(offset: number): number {
+    let line = 1;
+    for (let i = 0; i < offset; i++) if (this.text[i] === "\n") line++;
+    return line;
   }
 
   #fail(reason: string, offset = this.#at): never {

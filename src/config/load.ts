@@ -156,10 +156,7 @@ export async function readJsoncFile(file: string): Promise<Record<string, unknow
     text = await Deno.readTextFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
-    throw new ConfigError(file, [{
-      keyPath: "",
-      message: `cannot be read (${(error as Error).message}); check its permissions`,
-    }]);
+    throw new ConfigError(file, [{ keyPath: "", message: unreadable(file, error) }]);
   }
   if (text.trim() === "") return {};
   let data: unknown;
@@ -180,6 +177,20 @@ export async function readJsoncFile(file: string): Promise<Record<string, unknow
     }]);
   }
   return data;
+}
+
+/** Why a config file could not be read, and what to do about it. */
+function unreadable(file: string, error: unknown): string {
+  if (error instanceof Deno.errors.IsADirectory) {
+    return "is a folder, not a file; a config is one JSON file: remove or rename the folder";
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `cannot be read (permission denied); make it readable (chmod u+r ${file}) or move it away`;
+  }
+  if (error instanceof Deno.errors.NotCapable) {
+    return "cannot be read: skiff was not given read access to it (--allow-read)";
+  }
+  return `cannot be read (${(error as Error).message}); check that it is a readable file`;
 }
 
 /**
