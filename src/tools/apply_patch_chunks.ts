@@ -4,10 +4,12 @@
  * chunk by a ladder of comparisons — exact, then trailing whitespace ignored,
  * then both ends trimmed, then Unicode punctuation and spaces normalised —
  * and kept lines are written back exactly as the file had them, so a loose
- * match never rewrites a line the patch did not change.
+ * match never rewrites a line the patch did not change. Added lines take the
+ * same consistent indentation shift as the old lines needed, if there is one.
  */
 import { ToolError } from "./tool.ts";
 import type { PatchChunk } from "./apply_patch_parser.ts";
+import { reindentLines } from "./edit_indent.ts";
 
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
 const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B]/g;
@@ -116,11 +118,18 @@ export function applyChunks(text: string, chunks: PatchChunk[], displayPath: str
         );
       }
     }
-    // Kept lines come from the file; removed lines go; added lines come from the patch.
+    // Kept lines come from the file; removed lines go; added lines come from the patch,
+    // moved by the indentation shift the loose match found (a chunk written four spaces
+    // short is added four spaces deeper, as its old lines were found).
+    const added = chunk.lines.filter((line) => line.kind === "add").map((line) => line.text);
+    const moved = old.length
+      ? reindentLines(old, lines.slice(start, start + old.length), added)
+      : added;
     const replacement: string[] = [];
     let offset = start;
+    let addIndex = 0;
     for (const line of chunk.lines) {
-      if (line.kind === "add") replacement.push(line.text);
+      if (line.kind === "add") replacement.push(moved[addIndex++]);
       else if (line.kind === "keep") replacement.push(lines[offset++]);
       else offset++;
     }

@@ -73,12 +73,7 @@ function shifted(pairs: [string, string][], lines: string[]): string[] | null {
  * no single consistent way, `replacement` is returned as is.
  */
 export function reindent(findLines: string[], matchedLines: string[], replacement: string): string {
-  const pairs: [string, string][] = findLines.length === matchedLines.length
-    ? findLines.map((line, i): [string, string] => [line, matchedLines[i]])
-    : [
-      [findLines[0], matchedLines[0]],
-      [findLines[findLines.length - 1], matchedLines[matchedLines.length - 1]],
-    ];
+  const pairs = pairsOf(findLines, matchedLines);
   const lines = replacement.split("\n");
   const whole = shifted(pairs, lines);
   if (whole) return whole.join("\n");
@@ -87,4 +82,27 @@ export function reindent(findLines: string[], matchedLines: string[], replacemen
   const tail = shifted(pairs.slice(1), rest);
   if (!tail) return replacement;
   return [leading(matchedLines[0]) + first, ...tail].join("\n");
+}
+
+/**
+ * `lines` moved by the one consistent shift (and tabs/spaces style) that
+ * turns `findLines` into `matchedLines`; unchanged when there is none. For
+ * apply_patch's added lines, which line up with no particular old line, so
+ * no line is judged apart.
+ */
+export function reindentLines(
+  findLines: string[],
+  matchedLines: string[],
+  lines: string[],
+): string[] {
+  return shifted(pairsOf(findLines, matchedLines), lines) ?? lines;
+}
+
+function pairsOf(findLines: string[], matchedLines: string[]): [string, string][] {
+  return findLines.length === matchedLines.length
+    ? findLines.map((line, i): [string, string] => [line, matchedLines[i]])
+    : [
+      [findLines[0], matchedLines[0]],
+      [findLines[findLines.length - 1], matchedLines[matchedLines.length - 1]],
+    ];
 }

@@ -285,3 +285,43 @@ Deno.test("*** End of File after an added file is accepted and adds nothing", as
   await ws.run(applyPatchTool, { patch: patch("*** Add File: n.txt", "+only", "*** End of File") });
   assertEquals(await ws.readText("n.txt"), "only\n");
 });
+
+Deno.test("a chunk written with too little indentation adds its lines at the file's depth", async () => {
+  await using ws = await makeWorkspace();
+  await seed(ws, {
+    "m.py":
+      "class A:\n    def f(self):\n        if self.x:\n            return 1\n        return 2\n",
+  });
+  await ws.run(applyPatchTool, {
+    patch: patch(
+      "*** Update File: m.py",
+      "@@",
+      " def f(self):",
+      "     if self.x:",
+      "-        return 1",
+      "+        log()",
+      "+        return 3",
+      "     return 2",
+    ),
+  });
+  assertEquals(
+    await ws.readText("m.py"),
+    "class A:\n    def f(self):\n        if self.x:\n            log()\n            return 3\n        return 2\n",
+  );
+});
+
+Deno.test("a tab-indented file gets tabs where the chunk was written with spaces", async () => {
+  await using ws = await makeWorkspace();
+  await seed(ws, { "g.go": "func f() {\n\tif x {\n\t\treturn 1\n\t}\n}\n" });
+  await ws.run(applyPatchTool, {
+    patch: patch(
+      "*** Update File: g.go",
+      "@@",
+      "     if x {",
+      "-        return 1",
+      "+        return 2",
+      "     }",
+    ),
+  });
+  assertEquals(await ws.readText("g.go"), "func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n");
+});
