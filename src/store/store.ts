@@ -47,7 +47,7 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
     );
   }
   const file = path.join(dataDir, DATABASE_FILE);
-  let db: DatabaseSync;
+  let db: DatabaseSync | undefined;
   try {
     db = new DatabaseSync(file);
     // The busy timeout first: switching to WAL may itself wait on another process.
@@ -58,9 +58,19 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db);
   } catch (error) {
+    if (db?.isOpen) db.close();
     if (error instanceof StoreError) throw error;
+    const reason = (error as Error).message;
+    // A damaged file will not heal; permissions are not what is wrong with it.
+    if (/not a database|malformed|corrupt/i.test(reason)) {
+      throw new StoreError(
+        `the session database ${file} is damaged or is not a skiff database (${reason}). ` +
+          `Move it aside (mv "${file}" "${file}.broken") and run skiff again to start a fresh ` +
+          "one, or set SKIFF_DATA_DIR to another folder.",
+      );
+    }
     throw new StoreError(
-      `cannot open the session database ${file}: ${(error as Error).message}. ` +
+      `cannot open the session database ${file}: ${reason}. ` +
         "Check the folder's permissions, or set SKIFF_DATA_DIR to another folder.",
     );
   }

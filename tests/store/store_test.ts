@@ -264,3 +264,18 @@ Deno.test("store: resolveDataDir prefers SKIFF_DATA_DIR, then XDG_DATA_HOME, the
   assertEquals(resolveDataDir({ XDG_DATA_HOME: "relative", HOME: "/h" }), "/h/.local/share/skiff");
   assertEquals(resolveDataDir({ HOME: "/h" }), "/h/.local/share/skiff");
 });
+
+Deno.test("store: a damaged database file is named with what to do, and not left open", async () => {
+  await using data = await tempDataDir();
+  const file = path.join(data.dir, DATABASE_FILE);
+  await Deno.writeTextFile(file, "not a database, just text\n".repeat(64));
+  const error = assertThrows(() => openStore(data.dir), StoreError);
+  assert(error.message.includes(file), error.message);
+  assert(/move it aside/i.test(error.message), error.message);
+  assert(!error.message.includes("permissions"), error.message);
+  // Nothing holds the file: it can be moved aside and a fresh store opened in its place.
+  await Deno.rename(file, `${file}.broken`);
+  const store = openStore(data.dir);
+  assertEquals(store.listSessions(), []);
+  store.close();
+});
