@@ -10,6 +10,8 @@
 import { ToolError } from "./tool.ts";
 import type { PatchChunk } from "./apply_patch_parser.ts";
 import { reindentLines } from "./edit_indent.ts";
+import { closestRegion } from "./edit_match.ts";
+import { ContentIndex } from "./edit_replacers.ts";
 
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
 const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B]/g;
@@ -107,14 +109,20 @@ export function applyChunks(text: string, chunks: PatchChunk[], displayPath: str
       // The @@ line may also be the chunk's first context line.
       if (start < 0 && chunk.anchor) start = seekLines(keys, old, from - 1, chunk.endOfFile);
       if (start < 0) {
+        const closest = closestRegion(new ContentIndex(lines.join("\n")), old.join("\n"));
+        const near = closest
+          ? ` The closest text is at line${closest.includes("-") ? "s" : ""} ${closest}.`
+          : "";
         throw new ToolError(
           "no_match",
           `${displayPath}: ${describeChunk(chunk, index)} does not match the file` +
             `${
               chunk.endOfFile ? " at its end" : cursor > 0 ? ` after line ${cursor}` : ""
-            }. No file was changed.`,
-          `Read ${displayPath} again and rebuild the chunk from its current lines ` +
+            }.${near} No file was changed.`,
+          `Read ${displayPath} ${closest ? `around line ${closest.split("-")[0]}` : "again"} ` +
+            `and rebuild the chunk from its current lines ` +
             `(context with " ", removed lines with "-"), in file order.`,
+          closest ? { closest } : undefined,
         );
       }
     }

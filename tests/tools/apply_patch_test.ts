@@ -325,3 +325,24 @@ Deno.test("a tab-indented file gets tabs where the chunk was written with spaces
   });
   assertEquals(await ws.readText("g.go"), "func f() {\n\tif x {\n\t\treturn 2\n\t}\n}\n");
 });
+
+Deno.test("a chunk that does not match names the closest lines, so the model can look", async () => {
+  await using ws = await makeWorkspace();
+  const body = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`);
+  body[29] = "const total = sum(items);";
+  body[30] = "return total;";
+  await seed(ws, { "c.ts": body.join("\n") + "\n" });
+  const error = await ws.fail(applyPatchTool, {
+    patch: patch(
+      "*** Update File: c.ts",
+      "@@",
+      " const total = sum(items);",
+      "-return totl;",
+      "+return total * 2;",
+    ),
+  });
+  assertEquals(error.code, "no_match");
+  assertStringIncludes(error.message, "The closest text is at lines 30-31.");
+  assertStringIncludes(error.hint ?? "", "around line 30");
+  assertEquals(error.metadata?.closest, "30-31");
+});
