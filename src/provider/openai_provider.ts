@@ -9,6 +9,7 @@ import OpenAI from "openai";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./done_sentinel.ts";
 import { withReadableErrors } from "./error_body.ts";
+import { jsonAsStream } from "./json_as_stream.ts";
 import { describeFailure } from "./failure_message.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
@@ -111,7 +112,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   const endpointURL = parseEndpoint(options.baseURL);
-  const readableFetch = withReadableErrors(options.fetch);
+  // Error bodies in any shape become readable; a JSON answer to a stream request becomes a stream.
+  const readableFetch = jsonAsStream(withReadableErrors(options.fetch));
   const client = new OpenAI({
     baseURL,
     apiKey: options.apiKey || "no-key",

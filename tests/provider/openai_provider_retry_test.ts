@@ -287,3 +287,21 @@ Deno.test("a slow server that accepts connections is waited for, not abandoned",
     await mock.close();
   }
 });
+
+Deno.test("cancelling during a Retry-After wait ends at once, with no further request", async () => {
+  const mock = startMockServer([{ status: 429, retryAfter: 30 }, { text: "unreached" }]);
+  try {
+    // The real sleep: the wait must give way to the signal.
+    const provider = createOpenAIProvider({ baseURL: mock.url });
+    const controller = new AbortController();
+    const started = Date.now();
+    const error = await rejection(provider.stream(request, {
+      onRetry: () => setTimeout(() => controller.abort(), 50),
+    }, controller.signal));
+    assert(error instanceof DOMException && error.name === "AbortError", `got ${error}`);
+    assert(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
+    assertEquals(mock.requests.length, 1);
+  } finally {
+    await mock.close();
+  }
+});

@@ -155,3 +155,31 @@ Deno.test("with maxRetries 0 one failure is reported as one, not as the server '
     assert(result.error.message.includes(String(status)), result.error.message);
   }
 });
+
+Deno.test("a server that answers with one JSON object instead of a stream is understood", async () => {
+  const result = await ask([{
+    text: "Not streamed at all.",
+    toolCalls: [{ name: "read", arguments: { path: "x.ts" }, id: "call_j" }],
+    usage: { prompt_tokens: 10, completion_tokens: 5 },
+    wire: { ignoreStream: true },
+  }, { text: "unreached" }]);
+  assert("answer" in result, `failed: ${"error" in result ? result.error : ""}`);
+  assertEquals(result.answer.text, "Not streamed at all.");
+  assertEquals(result.deltas.join(""), "Not streamed at all.");
+  assertEquals(result.answer.toolCalls, [
+    { id: "call_j", name: "read", arguments: '{"path":"x.ts"}' },
+  ]);
+  assertEquals(result.answer.finishReason, "tool_calls");
+  assertEquals(result.answer.usage, { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
+  assertEquals(result.retries, []);
+});
+
+Deno.test("an HTTP 200 whose JSON body is an error object is reported, not taken for a cut", async () => {
+  const result = await ask([
+    { status: 200, body: { error: { message: "model is not loaded", code: 400 } } },
+    { text: "unreached" },
+  ]);
+  assert("error" in result && result.error instanceof ProviderError, "expected a failure");
+  assert(result.error.message.includes("model is not loaded"), result.error.message);
+  assertEquals(result.requests, 1);
+});

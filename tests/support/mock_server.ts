@@ -49,6 +49,8 @@ export interface MockWire {
   objectArguments?: boolean;
   /** Stream tool calls in the legacy `function_call` delta (one call only), finishing "function_call". */
   legacyFunctionCall?: boolean;
+  /** Answer with one JSON completion although a stream was asked for, as some proxies do. */
+  ignoreStream?: boolean;
   /**
    * After the text, an error object inside the 200 stream (`data: {"error": …}`),
    * then the stream ends without a finish or [DONE].
@@ -157,7 +159,9 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
       const id = `chatcmpl-mock-${++chunkCounter}`;
       const model = typeof body.model === "string" ? body.model : MODEL_FALLBACK;
       const usage = turn.usage === undefined ? estimateUsage(body, turn) : turn.usage;
-      if (body.stream !== true) return json(200, completionBody(id, model, turn, usage));
+      if (body.stream !== true || turn.wire?.ignoreStream) {
+        return json(200, completionBody(id, model, turn, usage));
+      }
       const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
       const events = streamEvents(id, model, turn, streamOptions?.include_usage ? usage : null);
       return sseResponse(events, turn.cut === true, gone, turn.wire);
