@@ -124,12 +124,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     dangerouslyAllowBrowser: true, // a Deno Worker looks like a browser to the library
   });
 
+  // Set once the server has refused stream_options (older servers reject unknown fields).
+  let usageOptionRefused = false;
+
   function requestBody(request: ChatRequest) {
+    const askUsage = options.streamUsage !== false && !usageOptionRefused;
     return {
       model: request.model,
       messages: request.messages.map(toWireMessage),
       stream: true as const,
-      ...(options.streamUsage === false ? {} : { stream_options: { include_usage: true } }),
+      ...(askUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.tools.length > 0
         ? {
           tools: request.tools.map((tool) => ({
@@ -215,7 +219,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     handlers: StreamHandlers,
     signal?: AbortSignal,
   ): Promise<ChatResponse> {
-    const body = requestBody(request);
+    let body = requestBody(request);
     const guard = new TextDeliveryGuard((delta) => {
       try {
         handlers.onText?.(delta);
@@ -262,6 +266,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           : classifyFailure(error, now(), retryAfterCapMs);
       }
 
+      if ("stream_options" in body && refusesStreamOptions(failure)) {
+        // Ask again at once without it: usage is then unknown, but the answer comes.
+        usageOptionRefused = true;
+        body = requestBody(request);
+        retry--; // the request changed; the server did not fail
+        continue;
+      }
       const delayMs = failure.retryAfterMs ?? backoffDelayMs(retry + 1, random, options);
       const outOfConnectBudget = failure.connection && now() - started + delayMs > connectTimeoutMs;
       if (!failure.retryable || retry >= maxRetries || outOfConnectBudget) {
@@ -280,6 +291,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   return { baseURL, stream };
+}
+
+/** A 400/422 complaining about `stream_options`, which servers older than it reject. */
+function refusesStreamOptions(failure: AttemptFailure): boolean {
+  return (failure.status === 400 || failure.status === 422) &&
+    /stream_options|include_usage/i.test(failure.serverMessage ?? "");
 }
 
 /** Our message shape → the wire shape (tool calls nest under `function`). */

@@ -183,3 +183,22 @@ Deno.test("an HTTP 200 whose JSON body is an error object is reported, not taken
   assert(result.error.message.includes("model is not loaded"), result.error.message);
   assertEquals(result.requests, 1);
 });
+
+Deno.test("a server that refuses stream_options is asked again without it, and later requests too", async () => {
+  const refusal = {
+    status: 400,
+    body: { error: { message: "Unrecognized request argument supplied: stream_options" } },
+  };
+  const mock = startMockServer([refusal, { text: "answered" }, { text: "again" }]);
+  try {
+    const provider = createOpenAIProvider({ baseURL: mock.url, sleep: () => Promise.resolve() });
+    const retries: unknown[] = [];
+    const first = await provider.stream(request, { onRetry: (r) => retries.push(r) });
+    assertEquals(first.text, "answered");
+    await provider.stream(request, {});
+    assertEquals(mock.requests.map((r) => "stream_options" in r), [true, false, false]);
+    assertEquals(retries, []);
+  } finally {
+    await mock.close();
+  }
+});
