@@ -29,6 +29,8 @@ const MIN_OUTPUT_TOKENS = 1_024;
 const BUILTIN: Array<[RegExp, { context: number; output: number }]> = [
   [/^gpt-4o/, { context: 128_000, output: 16_384 }],
   [/^gpt-4\.1/, { context: 1_047_576, output: 32_768 }],
+  // The chat variants are smaller than the family: asking them for 128k output is a 400.
+  [/^gpt-5(\.\d+)?-chat/, { context: 128_000, output: 16_384 }],
   [/^gpt-5/, { context: 400_000, output: 128_000 }],
   [/^o[34](\b|-)/, { context: 200_000, output: 100_000 }],
 ];

@@ -45,3 +45,11 @@ Deno.test("reasoning models get max_completion_tokens, others max_tokens", () =>
   assertEquals(outputLimitField("gpt-4o"), "max_tokens");
   assertEquals(outputLimitField("llama3.1:8b"), "max_tokens");
 });
+
+Deno.test("the gpt-5 chat variants get their own, smaller output limit", () => {
+  for (const model of ["gpt-5-chat-latest", "openai/gpt-5.1-chat-latest"]) {
+    const limits = resolveModelLimits(model);
+    assertEquals([limits.context, limits.output], [128_000, 16_384], model);
+  }
+  assertEquals(resolveModelLimits("gpt-5-mini").output, 128_000);
+});
