@@ -91,6 +91,11 @@ export function keepFinalNewline(original: string, updated: string): string {
 }
 
 /** Lines of an LF text as an editor counts them: "a\nb\n" has 2, "" has 0. */
+/** "1 line", "12 lines": a count as the model reads it. */
+export function linesText(count: number): string {
+  return count === 1 ? "1 line" : `${count} lines`;
+}
+
 export function countLines(text: string): number {
   if (text === "") return 0;
   const breaks = text.split("\n").length - 1;

@@ -269,7 +269,9 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
                   summary.lines.length === 1 ? "" : "s"
                 }:\n` +
                 summary.lines.join("\n"),
-              title: `${summary.lines.length} files (+${summary.additions} -${summary.deletions})`,
+              title: `${summary.lines.length} file${
+                summary.lines.length === 1 ? "" : "s"
+              } (+${summary.additions} -${summary.deletions})`,
               metadata: {
                 diff: summary.diff,
                 additions: summary.additions,

@@ -13,6 +13,7 @@ import {
   decodeText,
   encodeText,
   keepFinalNewline,
+  linesText,
   looksBinary,
   readFileOrNull,
   statOrNull,
@@ -137,7 +138,9 @@ function summarise(
     return parts;
   });
   const tail = notes.length ? ` Note: ${notes.join("; ")}.` : "";
-  return `Edited ${display} ${what} (+${additions} -${deletions} lines; now ${lines} lines).${tail}`;
+  return `Edited ${display} ${what} (+${additions} -${deletions} lines; now ${
+    linesText(lines)
+  }).${tail}`;
 }
 
 async function createFile(path: ToolPath, content: string, ctx: ToolContext): Promise<ToolResult> {
@@ -149,7 +152,7 @@ async function createFile(path: ToolPath, content: string, ctx: ToolContext): Pr
   ctx.files.markWritten(path.real, bytes);
   const diff = fileDiff(path.display, null, toLf(content));
   return {
-    output: `Created ${path.display} (${countLines(toLf(content))} lines).`,
+    output: `Created ${path.display} (${linesText(countLines(toLf(content)))}).`,
     title: `${path.display} (created)`,
     metadata: { diff: diff.diff, additions: diff.additions, deletions: 0, created: true },
   };
@@ -234,7 +237,7 @@ export const editTool = defineTool({
           const lines = countLines(result.text);
           const output = result.outcomes.length
             ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
-            : `Wrote ${target.display} (${lines} lines).`;
+            : `Wrote ${target.display} (${linesText(lines)}).`;
           return {
             output,
             title: `${target.display} (+${diff.additions} -${diff.deletions})`,

@@ -47,6 +47,13 @@ function nonOverlapping(matches: Match[]): Match[] {
   return kept;
 }
 
+/** Repeats of one place (several matches on one line) as one entry: "62 (2 matches)". */
+function samePlaceCounted(places: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const place of places) counts.set(place, (counts.get(place) ?? 0) + 1);
+  return [...counts].map(([place, n]) => n === 1 ? place : `${place} (${n} matches)`);
+}
+
 /** The lines most like old_string, for a no_match hint; null when nothing is close. */
 export function closestRegion(content: ContentIndex, find: string): string | null {
   const { trimmed: wanted } = splitFind(find);
@@ -145,8 +152,9 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
     if (matches.length === 0) continue;
     const how = replacer.name === "exact" ? "" : replacer.how;
     if (matches.length > 1 && !replaceAll) {
-      const shown = matches.slice(0, 20).map((m) => content.describe(m)).join(", ");
-      const more = matches.length > 20 ? ` and ${matches.length - 20} more` : "";
+      const places = samePlaceCounted(matches.map((m) => content.describe(m)));
+      const shown = places.slice(0, 20).join(", ");
+      const more = places.length > 20 ? ` and ${places.length - 20} more` : "";
       throw new ToolError(
         "ambiguous_match",
         `old_string matches ${matches.length} places in ${displayPath}${how ? ` (${how})` : ""}: ` +

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "./tool.ts";
-import { decodeText, looksBinary, statOrNull } from "./_file_io.ts";
+import { decodeText, linesText, looksBinary, statOrNull } from "./_file_io.ts";
 import { imageInfo } from "./_image_info.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "./_file_access.ts";
 import { similarity } from "./edit_similarity.ts";
@@ -179,7 +179,7 @@ async function readTarget(
   if (looksBinary(bytes)) {
     throw new ToolError(
       "binary_file",
-      `${target.display} is a binary file (${formatBytes(bytes.length)}); read shows text only.`,
+      `${target.display} is a binary file of ${formatBytes(bytes.length)}; read shows text only.`,
       "If you need to inspect it, run bash with `file` or `xxd | head`.",
     );
   }
@@ -199,7 +199,7 @@ async function readTarget(
   if (start > total) {
     throw new ToolError(
       "bad_input",
-      `offset ${start} is past the end of ${target.display}, which has ${total} lines.`,
+      `offset ${start} is past the end of ${target.display}, which has ${linesText(total)}.`,
       `Use an offset between 1 and ${total}.`,
     );
   }
@@ -213,7 +213,7 @@ async function readTarget(
     } to continue)`
     : start > 1
     ? `(lines ${start}-${last} of ${total}; end of file)`
-    : `(end of file, ${total} lines)`;
+    : `(end of file, ${linesText(total)})`;
   return {
     output: `${numbered.text}\n\n${footer}`,
     title: `${target.display} (${start}-${last} of ${total})`,

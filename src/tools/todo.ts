@@ -58,7 +58,7 @@ export const todoWriteTool = defineTool({
           `${active.length} items are in_progress: ${
             active.map((todo) => `"${todo.content}"`).join(", ")
           }.`,
-          "Keep exactly one item in_progress; mark the others pending or completed.",
+          "Keep at most one item in_progress; mark the others pending or completed.",
         ),
       );
     }

@@ -11,6 +11,7 @@ import {
   decodeText,
   encodeText,
   keepFinalNewline,
+  linesText,
   looksBinary,
   readFileOrNull,
   statOrNull,
@@ -91,8 +92,9 @@ export const writeTool = defineTool({
           if (before !== null && planned.beforeText === planned.afterText) {
             ctx.files.markWritten(target.real, before);
             return {
-              output:
-                `${target.display} already has this content (${lines} lines); nothing written.`,
+              output: `${target.display} already has this content (${
+                linesText(lines)
+              }); nothing written.`,
               title: `${target.display} (unchanged)`,
               metadata: { diff: "", additions: 0, deletions: 0 },
             };
@@ -104,7 +106,7 @@ export const writeTool = defineTool({
           ctx.files.markWritten(target.real, planned.bytes);
           const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
           const output = before === null
-            ? `Created ${target.display} (${lines} lines).`
+            ? `Created ${target.display} (${linesText(lines)}).`
             : `Replaced ${target.display}: ${lines} lines, was ${
               countLines(planned.beforeText ?? "")
             } (+${diff.additions} -${diff.deletions}).`;

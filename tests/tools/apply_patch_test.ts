@@ -346,3 +346,9 @@ Deno.test("a chunk that does not match names the closest lines, so the model can
   assertStringIncludes(error.hint ?? "", "around line 30");
   assertEquals(error.metadata?.closest, "30-31");
 });
+
+Deno.test("the title of a one-file patch says 1 file", async () => {
+  await using ws = await makeWorkspace();
+  const result = await ws.run(applyPatchTool, { patch: patch("*** Add File: one.txt", "+x") });
+  assertEquals(result.title, "1 file (+1 -0)");
+});

@@ -306,3 +306,18 @@ Deno.test("an old_string whose first line lost its indentation keeps the file in
   );
   assertStringIncludes(result.output, "re-indented");
 });
+
+Deno.test("ambiguous_match names a line holding two matches once, with its count", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("a.ts", "f(x); f(y);\ng(x);\nf(z);\n");
+  await ws.run(readTool, { file_path: "a.ts" });
+  const error = await ws.fail(editTool, { file_path: "a.ts", old_string: "f(", new_string: "h(" });
+  assertEquals(error.code, "ambiguous_match");
+  assertStringIncludes(error.message, "matches 3 places in a.ts: lines 1 (2 matches), 3.");
+});
+
+Deno.test("creating or filling a one-line file says 1 line", async () => {
+  await using ws = await makeWorkspace();
+  const created = await ws.run(editTool, { file_path: "n.txt", old_string: "", new_string: "x\n" });
+  assertEquals(created.output, "Created n.txt (1 line).");
+});

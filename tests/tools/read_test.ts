@@ -78,7 +78,7 @@ Deno.test("read refuses a binary file with a clear message", async () => {
   await ws.write("prog.bin", new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
   const error = await ws.fail(readTool, { file_path: "prog.bin" });
   assertEquals(error.code, "binary_file");
-  assertStringIncludes(error.message, "binary file (8 bytes)");
+  assertStringIncludes(error.message, "binary file of 8 bytes;");
   assert(error.hint);
 });
 
@@ -189,4 +189,13 @@ Deno.test("read describes WebP (VP8X) and BMP images with their dimensions", asy
     (await ws.run(readTool, { file_path: "icon.bmp" })).output,
     "BMP image (image/bmp), 54 bytes, 16×9 pixels",
   );
+});
+
+Deno.test("a one-line file is counted as 1 line, not 1 lines", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("one.txt", "only");
+  const result = await ws.run(readTool, { file_path: "one.txt" });
+  assertStringIncludes(result.output, "(end of file, 1 line)");
+  const error = await ws.fail(readTool, { file_path: "one.txt", offset: 3 });
+  assertStringIncludes(error.message, "which has 1 line.");
 });
