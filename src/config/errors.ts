@@ -88,6 +88,20 @@ function collect(
   const value = valueAt(data, path);
   switch (issue.code) {
     case "invalid_union": {
+      // Every form wanted another type here: name them all ("a string or a list").
+      const types = issue.errors.map((branch) =>
+        branch.length === 1 && branch[0].code === "invalid_type" && branch[0].path.length === 0
+          ? branch[0].expected
+          : undefined
+      );
+      if (value !== undefined && types.length > 1 && types.every((t) => t !== undefined)) {
+        const names = [...new Set(types.map((t) => expectedName(t!)))];
+        out.push({
+          keyPath: formatPath(path),
+          message: `expected ${names.join(" or ")}, got ${describeValue(value)}`,
+        });
+        return;
+      }
       const branch = bestBranch(data, path, issue.errors);
       if (!branch) break;
       for (const inner of branch) collect(schema, data, inner, path, out);
@@ -192,7 +206,9 @@ function sizeMessage(issue: z.core.$ZodIssue & { code: "too_small" | "too_big" }
   const inclusive = issue.inclusive !== false;
   if (issue.origin === "string" && small && limit === 1) return "must not be empty";
   if (issue.origin === "array" || issue.origin === "string") {
-    const unit = issue.origin === "array" ? "entries" : "characters";
+    const unit = issue.origin === "array"
+      ? (limit === 1 ? "entry" : "entries")
+      : (limit === 1 ? "character" : "characters");
     return `must have ${small ? "at least" : "at most"} ${limit} ${unit}`;
   }
   const bound = small

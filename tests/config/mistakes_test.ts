@@ -103,3 +103,16 @@ function assertThrows(fn: () => unknown): JsoncSyntaxError {
   }
   throw new Error("expected a syntax error");
 }
+
+Deno.test("config: a value of the wrong type where two types fit names both; counts read right", async () => {
+  await using box = await home();
+  await Deno.writeTextFile(
+    path.join(box.workspace, "skiff.json"),
+    '{ "mcp": { "a": { "command": 5 }, "b": { "command": [] } } }',
+  );
+  const error = await box.load();
+  assertEquals(error.problems, [
+    { keyPath: "mcp.a.command", message: "expected a string or a list, got 5" },
+    { keyPath: "mcp.b.command", message: "must have at least 1 entry" },
+  ]);
+});
