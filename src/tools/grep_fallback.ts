@@ -63,7 +63,8 @@ export async function searchWithFallback(
       return;
     }
     if (bytes.length > MAX_FILE_BYTES || bytes.indexOf(0) !== -1) return;
-    const text = decoder.decode(bytes);
+    // A CRLF line ends before its \r, so `foo$` finds `foo\r\n` (ripgrep runs with --crlf).
+    const text = decoder.decode(bytes).replaceAll("\r\n", "\n");
     if (!regex.test(text)) return;
     const lines = text.split("\n");
     if (lines[lines.length - 1] === "") lines.pop();

@@ -55,6 +55,8 @@ export function ripgrepArgs(query: GrepQuery, includeGlob?: string): string[] {
     "--color",
     "never",
     "--no-messages",
+    // A CRLF line ends before its \r, so `foo$` finds `foo\r\n` (as the fallback does).
+    "--crlf",
     "--hidden",
     "--no-require-git",
     "--no-ignore-global",

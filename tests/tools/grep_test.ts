@@ -220,3 +220,17 @@ Deno.test({
     assertEquals(result.output, "src/main.ts:2: // needle one");
   },
 });
+
+Deno.test("in a CRLF file, $ matches at the end of a line in both engines", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("win.txt", "one\r\ntwo\r\nthree\r\n");
+  await ws.write("unix.txt", "two\n");
+  for (const tool of engines) {
+    const output = (await ws.run(tool, { pattern: "^t\\w+o$" })).output;
+    assertEquals(output, "unix.txt:1: two\n\nwin.txt:2: two");
+  }
+  assertEquals(
+    await bothEngines(ws, { pattern: "e$", path: "win.txt", context_lines: 1 }),
+    "win.txt:1: one\nwin.txt-2- two\nwin.txt:3: three",
+  );
+});
