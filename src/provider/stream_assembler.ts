@@ -82,16 +82,26 @@ export class StreamAssembler {
   #addToolFragment(fragment: ToolFragment): void {
     const wireIndex = fragment.index ?? 0;
     let slot = this.#slots.get(wireIndex);
-    // Some servers reuse index 0 for every call; a fresh id then means a new call.
+    // Some servers reuse index 0 for every call (or send none); a fresh id then means a
+    // new call, and so does a different name once the call's arguments have begun (a
+    // name is never continued after its arguments).
     const existing = slot === undefined ? undefined : this.#calls[slot];
-    if (existing === undefined || (fragment.id && existing.id && fragment.id !== existing.id)) {
+    const name = fragment.function?.name;
+    const freshId = Boolean(fragment.id && existing?.id && fragment.id !== existing.id);
+    // The same name again starts a call only when it brings arguments of its own: a
+    // fragment repeating the name with nothing else belongs to the call before.
+    const nextCall = Boolean(
+      name && existing?.name && existing.arguments !== "" &&
+        (name !== existing.name ||
+          (Boolean(fragment.function?.arguments) && isCompleteJson(existing.arguments))),
+    );
+    if (existing === undefined || freshId || nextCall) {
       slot = this.#calls.length;
       this.#calls.push({ id: fragment.id ?? "", name: "", arguments: "" });
       this.#slots.set(wireIndex, slot);
     }
     const call = this.#calls[slot!];
     if (fragment.id && !call.id) call.id = fragment.id;
-    const name = fragment.function?.name;
     // Some servers repeat the whole name in every fragment; only a new piece is added.
     if (name && name !== call.name) call.name += name;
     const args = fragment.function?.arguments;
@@ -109,6 +119,17 @@ export class StreamAssembler {
         // An empty argument string is "no arguments"; the tool layer parses JSON.
         arguments: call.arguments === "" ? "{}" : call.arguments,
       }));
+  }
+}
+
+/** Arguments that already parse whole cannot continue, so a fragment with a name starts anew. */
+function isCompleteJson(text: string): boolean {
+  if (!text.trimEnd().endsWith("}")) return false; // cheap test first: most fragments fail it
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

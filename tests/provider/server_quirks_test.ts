@@ -202,3 +202,21 @@ Deno.test("a server that refuses stream_options is asked again without it, and l
     await mock.close();
   }
 });
+
+Deno.test("whole tool calls sent with neither index nor id stay separate calls", async () => {
+  const result = await ask([{
+    toolCalls: [
+      { name: "read", arguments: { path: "a.ts" } },
+      { name: "read", arguments: { path: "b.ts" } },
+      { name: "bash", arguments: { command: "ls" } },
+    ],
+    wire: { bareCalls: true },
+  }]);
+  assert("answer" in result, `failed: ${"error" in result ? result.error : ""}`);
+  assertEquals(
+    result.answer.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)]),
+    [["read", { path: "a.ts" }], ["read", { path: "b.ts" }], ["bash", { command: "ls" }]],
+  );
+  const ids = result.answer.toolCalls.map((c) => c.id);
+  assert(ids.every((id) => id !== "") && new Set(ids).size === 3, `ids: ${ids}`);
+});

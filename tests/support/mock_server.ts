@@ -47,6 +47,8 @@ export interface MockWire {
   repeatToolNames?: boolean;
   /** Send each call's arguments as a JSON object instead of a string, in one fragment. */
   objectArguments?: boolean;
+  /** Send each tool call whole in one fragment with neither `index` nor `id`. */
+  bareCalls?: boolean;
   /** Stream tool calls in the legacy `function_call` delta (one call only), finishing "function_call". */
   legacyFunctionCall?: boolean;
   /** Answer with one JSON completion although a stream was asked for, as some proxies do. */
@@ -312,6 +314,15 @@ function streamEvents(
       for (const piece of pieces(argumentsText(call), 7)) {
         events.push(chunk({ function_call: { arguments: piece } }));
       }
+      return;
+    }
+    if (wire.bareCalls) {
+      events.push(chunk({
+        tool_calls: [{
+          type: "function",
+          function: { name: call.name, arguments: argumentsText(call) },
+        }],
+      }));
       return;
     }
     if (wire.objectArguments) {
