@@ -106,18 +106,25 @@ function formatBytes(size: number): string {
   return `${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes)`;
 }
 
+/** `text` as one shell word. */
+function shellQuote(text: string): string {
+  return /^[\w./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
 /** Numbered lines like `cat -n`: the number right-aligned in six columns, then a tab. */
 export function numberLines(
   lines: string[],
   firstLine: number,
   maxChars = READ_MAX_OUTPUT_CHARS,
-): { text: string; count: number } {
+): { text: string; count: number; firstCut: number | null } {
   const out: string[] = [];
   let size = 0;
+  let firstCut: number | null = null;
   for (let i = 0; i < lines.length; i++) {
     // A stray CR (a file with mixed endings) is not something the model should copy.
     let line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
-    if (line.length > READ_MAX_LINE_CHARS) {
+    const cut = line.length > READ_MAX_LINE_CHARS;
+    if (cut) {
       line = `${line.slice(0, READ_MAX_LINE_CHARS)}… [line cut: ${
         line.length - READ_MAX_LINE_CHARS
       } more characters]`;
@@ -127,8 +134,9 @@ export function numberLines(
     if (out.length > 0 && size + numbered.length + 1 > maxChars) break;
     out.push(numbered);
     size += numbered.length + 1;
+    if (cut) firstCut ??= firstLine + i;
   }
-  return { text: out.join("\n"), count: out.length };
+  return { text: out.join("\n"), count: out.length, firstCut };
 }
 
 /** The read itself, once the path is resolved. */
@@ -214,8 +222,14 @@ async function readTarget(
     : start > 1
     ? `(lines ${start}-${last} of ${total}; end of file)`
     : `(end of file, ${linesText(total)})`;
+  // read pages by line, never within one: say how to see the rest of a cut line.
+  const cutNote = numbered.firstCut === null
+    ? ""
+    : `\n(Lines over ${READ_MAX_LINE_CHARS} characters are cut. To see more of line ${numbered.firstCut}, run bash: sed -n '${numbered.firstCut}p' ${
+      shellQuote(target.display)
+    } | cut -c ${READ_MAX_LINE_CHARS + 1}-${READ_MAX_LINE_CHARS * 3})`;
   return {
-    output: `${numbered.text}\n\n${footer}`,
+    output: `${numbered.text}\n\n${footer}${cutNote}`,
     title: `${target.display} (${start}-${last} of ${total})`,
     metadata: { lines: total, from: start, to: last, more: last < total },
   };

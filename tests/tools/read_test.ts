@@ -199,3 +199,15 @@ Deno.test("a one-line file is counted as 1 line, not 1 lines", async () => {
   const error = await ws.fail(readTool, { file_path: "one.txt", offset: 3 });
   assertStringIncludes(error.message, "which has 1 line.");
 });
+
+Deno.test("a cut line comes with a command that shows more of it, and the command works", async () => {
+  await using ws = await makeWorkspace();
+  const long = "a".repeat(READ_MAX_LINE_CHARS) + "THE REST";
+  await ws.write("it's min.js", `short\n${long}\n${long}\n`);
+  const { output } = await ws.run(readTool, { file_path: "it's min.js" });
+  const command = /run bash: (.+)\)$/.exec(output)?.[1];
+  assert(command, `no command for the cut line in:\n${output.slice(-300)}`);
+  assertStringIncludes(command, "sed -n '2p'");
+  const shown = await new Deno.Command("sh", { args: ["-c", command], cwd: ws.root }).output();
+  assertEquals(new TextDecoder().decode(shown.stdout), "THE REST\n");
+});
