@@ -34,6 +34,12 @@ function detail(failure: AttemptFailure): string {
 export function describeFailure(failure: AttemptFailure, context: FailureContext): string {
   const at = `the model endpoint ${context.endpoint}`;
   const status = failure.status;
+  if (failure.wrongEndpoint) {
+    return `${
+      capitalise(at)
+    } answered with ${failure.reason}, not the model API. Check ${CHECK_URL}; ` +
+      `it usually ends in /v1 (for example http://127.0.0.1:8080/v1).`;
+  }
   if (failure.connection) {
     return `Cannot reach ${at} (${failure.reason})${tries(context)}. ` +
       `Check that the server is running and that ${CHECK_URL} is right.`;

@@ -1,17 +1,31 @@
 /**
- * Some servers and proxies answer a streaming request with one ordinary JSON
- * completion. The client library reads only event streams there, finds no
+ * Successful answers that are not an event stream. Some servers and proxies
+ * answer a streaming request with one ordinary JSON completion. The client library reads only event streams there, finds no
  * events and ends quietly, so the answer the server gave would be thrown
  * away and the request repeated. This wraps fetch to turn such a JSON answer
  * into the equivalent event stream: one chunk with the whole message, its
  * finish reason and usage, then [DONE]. An `{"error": …}` body becomes an
- * error event, which the library reports like one sent mid-stream.
+ * error event, which the library reports like one sent mid-stream. A web
+ * page (a chat UI or a proxy's page at a wrong base URL, served for any path)
+ * is not a model at all: it fails at once with `NotTheApiError`.
  */
+
+/** The endpoint answered with something that is no model API; retrying cannot help. */
+export class NotTheApiError extends Error {
+  constructor(readonly contentType: string) {
+    super(`a web page (${contentType.split(";")[0].trim()})`);
+    this.name = "NotTheApiError";
+  }
+}
 
 export function jsonAsStream(base: typeof fetch = globalThis.fetch): typeof fetch {
   return async (input, init) => {
     const response = await base(input, init);
     const type = response.headers.get("content-type") ?? "";
+    if (response.ok && /^text\/html\b/i.test(type)) {
+      await response.body?.cancel();
+      throw new NotTheApiError(type);
+    }
     if (!response.ok || !/\bjson\b/i.test(type) || /event-stream/i.test(type)) return response;
     const text = await response.text();
     let data: unknown;

@@ -5,6 +5,7 @@
  * check without a server.
  */
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { NotTheApiError } from "./json_as_stream.ts";
 
 /** What went wrong with one attempt, in terms the retry loop and the user need. */
 export interface AttemptFailure {
@@ -18,6 +19,8 @@ export interface AttemptFailure {
   retryAfterMs?: number;
   /** No HTTP response at all: refused, unresolvable host, reset before headers. */
   connection: boolean;
+  /** What answered is not a model API: the base URL points at the wrong place. */
+  wrongEndpoint?: boolean;
 }
 
 export interface BackoffOptions {
@@ -161,6 +164,9 @@ export function classifyFailure(
   }
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause ?? error;
+    if (cause instanceof NotTheApiError) {
+      return { retryable: false, reason: cause.message, connection: false, wrongEndpoint: true };
+    }
     // The runtime refusing the port (Deno blocks a few, like 9 and 25) will not change on retry.
     const blocked = /blocked/i.test(causeText(cause));
     return { retryable: !blocked, reason: describeNetworkCause(cause), connection: true };

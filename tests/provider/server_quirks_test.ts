@@ -220,3 +220,17 @@ Deno.test("whole tool calls sent with neither index nor id stay separate calls",
   const ids = result.answer.toolCalls.map((c) => c.id);
   assert(ids.every((id) => id !== "") && new Set(ids).size === 3, `ids: ${ids}`);
 });
+
+Deno.test("a base URL that serves a web page is named as the likely mistake, without retrying", async () => {
+  const page = "<!doctype html><html><head><title>Chat UI</title></head><body>app</body></html>";
+  const result = await ask([
+    { status: 200, body: page, contentType: "text/html; charset=utf-8" },
+    { text: "unreached" },
+  ]);
+  assert("error" in result && result.error instanceof ProviderError, "expected a failure");
+  assert(result.error.message.includes("web page"), result.error.message);
+  assert(result.error.message.includes("OPENAI_BASE_URL"), result.error.message);
+  assert(result.error.message.includes("/v1"), result.error.message);
+  assertEquals(result.retries, []);
+  assertEquals(result.requests, 1);
+});

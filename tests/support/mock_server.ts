@@ -77,6 +77,8 @@ export type MockTurn =
       retryAfter?: number | string;
       /** Response body; an object is sent as JSON. Default: an OpenAI-style error. */
       body?: unknown;
+      /** Content-Type of a string body ("text/html" for a web page). */
+      contentType?: string;
       text?: undefined;
       toolCalls?: undefined;
       cut?: undefined;
@@ -193,9 +195,12 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   });
 }
 
-function statusResponse(turn: { status: number; retryAfter?: number | string; body?: unknown }) {
+function statusResponse(
+  turn: { status: number; retryAfter?: number | string; body?: unknown; contentType?: string },
+) {
   const headers: Record<string, string> = {};
   if (turn.retryAfter !== undefined) headers["retry-after"] = String(turn.retryAfter);
+  if (turn.contentType !== undefined) headers["content-type"] = turn.contentType;
   if (typeof turn.body === "string") {
     return new Response(turn.body, { status: turn.status, headers });
   }
