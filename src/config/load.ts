@@ -184,6 +184,10 @@ function unreadable(file: string, error: unknown): string {
   if (error instanceof Deno.errors.IsADirectory) {
     return "is a folder, not a file; a config is one JSON file: remove or rename the folder";
   }
+  if (error instanceof Deno.errors.NotADirectory) {
+    return `cannot be read: ${path.dirname(file)} is a file, not a folder; ` +
+      "point SKIFF_CONFIG_DIR (or XDG_CONFIG_HOME) at a folder, or remove the file";
+  }
   if (error instanceof Deno.errors.PermissionDenied) {
     return `cannot be read (permission denied); make it readable (chmod u+r ${file}) or move it away`;
   }

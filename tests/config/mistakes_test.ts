@@ -116,3 +116,12 @@ Deno.test("config: a value of the wrong type where two types fit names both; cou
     { keyPath: "mcp.b.command", message: "must have at least 1 entry" },
   ]);
 });
+
+Deno.test("config: SKIFF_CONFIG_DIR naming a file says which setting to fix", async () => {
+  await using box = await home();
+  const notAFolder = path.join(box.root, "settings");
+  await Deno.writeTextFile(notAFolder, "{}");
+  const error = await box.load({ SKIFF_CONFIG_DIR: notAFolder });
+  assertStringIncludes(error.message, `${notAFolder} is a file, not a folder`);
+  assertStringIncludes(error.message, "SKIFF_CONFIG_DIR");
+});
