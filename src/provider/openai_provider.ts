@@ -273,7 +273,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         retry--; // the request changed; the server did not fail
         continue;
       }
-      const delayMs = failure.retryAfterMs ?? backoffDelayMs(retry + 1, random, options);
+      // Retry-After is a least wait: "0" from a server still refusing must not make us hammer it.
+      const backoff = backoffDelayMs(retry + 1, random, options);
+      const delayMs = Math.max(failure.retryAfterMs ?? 0, backoff);
       const outOfConnectBudget = failure.connection && now() - started + delayMs > connectTimeoutMs;
       if (!failure.retryable || retry >= maxRetries || outOfConnectBudget) {
         const message = describeFailure(failure, {

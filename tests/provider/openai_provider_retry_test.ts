@@ -305,3 +305,20 @@ Deno.test("cancelling during a Retry-After wait ends at once, with no further re
     await mock.close();
   }
 });
+
+Deno.test("Retry-After: 0 on repeated 429s still backs off instead of hammering the server", async () => {
+  const mock = startMockServer([
+    { status: 429, retryAfter: 0 },
+    { status: 429, retryAfter: 0 },
+    { status: 429, retryAfter: 0 },
+    { text: "through" },
+  ]);
+  try {
+    const time = virtualTime();
+    const answer = await provider(mock.url, time).stream(request, {});
+    assertEquals(answer.text, "through");
+    assertEquals(time.delays, [500, 1000, 2000]);
+  } finally {
+    await mock.close();
+  }
+});
