@@ -166,8 +166,10 @@ class Reader {
     NUMBER.lastIndex = this.#at;
     const match = NUMBER.exec(this.text);
     if (!match) this.#fail(`expected a number but found ${this.#describeHere()}`);
+    const value = Number(match![0]);
+    if (!Number.isFinite(value)) this.#fail(`the number ${match![0]} is too large`);
     this.#at += match![0].length;
-    return Number(match![0]);
+    return value;
   }
 
   /** Skip whitespace and comments, which count as whitespace. */

@@ -125,3 +125,9 @@ Deno.test("config: SKIFF_CONFIG_DIR naming a file says which setting to fix", as
   assertStringIncludes(error.message, `${notAFolder} is a file, not a folder`);
   assertStringIncludes(error.message, "SKIFF_CONFIG_DIR");
 });
+
+Deno.test("config: a number too large to hold is a syntax error at it, not 'got Infinity'", () => {
+  const error = assertThrows(() => parseJsonc('{\n  "maxTurns": 1e400\n}'));
+  assertEquals([error.line, error.column], [2, 15]);
+  assertStringIncludes(error.reason, "1e400 is too large");
+});
