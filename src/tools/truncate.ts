@@ -53,12 +53,24 @@ export async function truncateOutput(text: string, options: TruncateOptions): Pr
   await Deno.mkdir(path.dirname(file), { recursive: true });
   await Deno.writeTextFile(file, text);
   const { head, tail } = budget(limit, file);
-  const omitted = text.length - head - tail;
-  const tailText = tail > 0 ? text.slice(-tail) : "";
-  return joinParts(text.slice(0, head), truncationNotice(omitted, file), tailText);
+  return assemble(text.slice(0, head), tail > 0 ? text.slice(-tail - 1) : "", text.length, file);
 }
 
-function joinParts(head: string, notice: string, tail: string): string {
+/**
+ * Head, notice, tail. `tailWithPrevious` is the tail plus the character
+ * before it. A cut in the middle of a line leaves a fragment that reads like
+ * a whole line ("31" of "3161"), so each end is cut back to a line boundary
+ * when one is within its second half.
+ */
+function assemble(head: string, tailWithPrevious: string, total: number, file: string): string {
+  const headEnd = head.lastIndexOf("\n");
+  if (headEnd >= head.length / 2) head = head.slice(0, headEnd + 1);
+  let tail = tailWithPrevious.slice(1);
+  if (tailWithPrevious[0] !== "\n") {
+    const tailStart = tail.indexOf("\n");
+    if (tailStart !== -1 && tailStart < tail.length / 2) tail = tail.slice(tailStart + 1);
+  }
+  const notice = truncationNotice(total - head.length - tail.length, file);
   const before = head.endsWith("\n") ? head : `${head}\n`;
   return `${before}${notice}\n${tail}`;
 }
@@ -104,7 +116,8 @@ export class OutputSpool {
     }
     this.#write(chunk);
     const { tail } = budget(this.limit, this.file);
-    this.#tail = tail > 0 ? (this.#tail + chunk).slice(-tail) : "";
+    // One character more than the tail: assemble needs to know whether the tail starts a line.
+    this.#tail = tail > 0 ? (this.#tail + chunk).slice(-tail - 1) : "";
   }
 
   #startSpill(): void {
@@ -115,7 +128,7 @@ export class OutputSpool {
     this.#write(all);
     const { head, tail } = budget(this.limit, this.file);
     this.#head = all.slice(0, head);
-    this.#tail = tail > 0 ? all.slice(-tail) : "";
+    this.#tail = tail > 0 ? all.slice(-tail - 1) : "";
   }
 
   #write(text: string): void {
@@ -129,8 +142,7 @@ export class OutputSpool {
     if (this.#result !== null) return this.#result;
     if (!this.#spill) return this.#chunks.join("");
     this.#spill.close();
-    const omitted = this.#length - this.#head.length - this.#tail.length;
-    this.#result = joinParts(this.#head, truncationNotice(omitted, this.file), this.#tail);
+    this.#result = assemble(this.#head, this.#tail, this.#length, this.file);
     return this.#result;
   }
 }

@@ -64,3 +64,32 @@ Deno.test("the spool keeps memory to head and tail and spills the whole stream",
   assertEquals(await Deno.readTextFile(spool.file), all);
   await Deno.remove(dataDir, { recursive: true });
 });
+
+/** Kept lines of a truncated count-up output: each a whole number printed, in order, no gap. */
+function assertWholeLines(out: string, total: number, lines: number): void {
+  const head = out.slice(0, out.indexOf("… ["));
+  const tail = out.slice(out.indexOf("] …\n") + 4);
+  const numbers = (part: string) => part.split("\n").filter((line) => line !== "").map(Number);
+  const first = numbers(head);
+  assertEquals(first, first.map((_, i) => i));
+  const last = numbers(tail);
+  assertEquals(last, last.map((_, i) => lines - last.length + i));
+  const omitted = Number(/\[(\d+) characters truncated/.exec(out)![1]);
+  assertEquals(head.length + tail.length + omitted, total);
+}
+
+Deno.test("head and tail end on whole lines, so no fragment passes for a line", async () => {
+  const dataDir = await tempDir();
+  const text = Array.from({ length: 20_000 }, (_, i) => `${i}`).join("\n") + "\n";
+  const out = await truncateOutput(text, { callId: "lines", dataDir, limit: 1_000 });
+  assertWholeLines(out, text.length, 20_000);
+
+  const spool = new OutputSpool({ callId: "spool", dataDir, limit: 1_000 });
+  for (let i = 0; i < 20_000; i++) spool.append(`${i}\n`);
+  assertWholeLines(spool.finish(), text.length, 20_000);
+  // A chunk cut in the middle of lines still yields whole lines.
+  const pieces = new OutputSpool({ callId: "pieces", dataDir, limit: 1_000 });
+  for (let at = 0; at < text.length; at += 7) pieces.append(text.slice(at, at + 7));
+  assertWholeLines(pieces.finish(), text.length, 20_000);
+  await Deno.remove(dataDir, { recursive: true });
+});
