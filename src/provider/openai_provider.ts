@@ -13,6 +13,11 @@ import { jsonAsStream } from "./json_as_stream.ts";
 import { describeFailure } from "./failure_message.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
+  type OutputLimitField,
+  refusesStreamOptions,
+  wantsOtherLimitField,
+} from "./request_fallbacks.ts";
+import {
   type AttemptFailure,
   backoffDelayMs,
   type BackoffOptions,
@@ -126,6 +131,12 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
 
   // Set once the server has refused stream_options (older servers reject unknown fields).
   let usageOptionRefused = false;
+  // Model → the output-limit field its server asked for instead of the one we guessed.
+  const limitFieldFor = new Map<string, OutputLimitField>();
+
+  function limitField(model: string): OutputLimitField {
+    return limitFieldFor.get(model) ?? options.maxTokensField ?? outputLimitField(model);
+  }
 
   function requestBody(request: ChatRequest) {
     const askUsage = options.streamUsage !== false && !usageOptionRefused;
@@ -146,9 +157,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           })),
         }
         : {}),
-      ...(request.maxOutputTokens
-        ? { [options.maxTokensField ?? outputLimitField(request.model)]: request.maxOutputTokens }
-        : {}),
+      ...(request.maxOutputTokens ? { [limitField(request.model)]: request.maxOutputTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };
   }
@@ -273,6 +282,14 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         retry--; // the request changed; the server did not fail
         continue;
       }
+      const wanted = request.maxOutputTokens ? wantsOtherLimitField(failure, body) : undefined;
+      if (wanted && !limitFieldFor.has(request.model)) {
+        // A reasoning model under a name we did not recognise (or the reverse): use its field.
+        limitFieldFor.set(request.model, wanted);
+        body = requestBody(request);
+        retry--;
+        continue;
+      }
       // Retry-After is a least wait: "0" from a server still refusing must not make us hammer it.
       const backoff = backoffDelayMs(retry + 1, random, options);
       const delayMs = Math.max(failure.retryAfterMs ?? 0, backoff);
@@ -293,12 +310,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   return { baseURL, stream };
-}
-
-/** A 400/422 complaining about `stream_options`, which servers older than it reject. */
-function refusesStreamOptions(failure: AttemptFailure): boolean {
-  return (failure.status === 400 || failure.status === 422) &&
-    /stream_options|include_usage/i.test(failure.serverMessage ?? "");
 }
 
 /** Our message shape → the wire shape (tool calls nest under `function`). */

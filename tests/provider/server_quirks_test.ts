@@ -234,3 +234,31 @@ Deno.test("a base URL that serves a web page is named as the likely mistake, wit
   assertEquals(result.retries, []);
   assertEquals(result.requests, 1);
 });
+
+Deno.test("a model that wants max_completion_tokens under a name we did not know gets it", async () => {
+  const refusal = {
+    status: 400,
+    body: {
+      error: {
+        message: "Unsupported parameter: 'max_tokens' is not supported with this model. " +
+          "Use 'max_completion_tokens' instead.",
+      },
+    },
+  };
+  const mock = startMockServer([refusal, { text: "answered" }, { text: "again" }]);
+  try {
+    const provider = createOpenAIProvider({ baseURL: mock.url, sleep: () => Promise.resolve() });
+    const limited = { ...request, model: "my-reasoning-deployment", maxOutputTokens: 2048 };
+    const retries: unknown[] = [];
+    const answer = await provider.stream(limited, { onRetry: (r) => retries.push(r) });
+    assertEquals(answer.text, "answered");
+    await provider.stream(limited, {});
+    assertEquals(
+      mock.requests.map((r) => [r.max_tokens, r.max_completion_tokens]),
+      [[2048, undefined], [undefined, 2048], [undefined, 2048]],
+    );
+    assertEquals(retries, []);
+  } finally {
+    await mock.close();
+  }
+});
