@@ -39,17 +39,21 @@ function roughCounts(before: string, after: string): { additions: number; deleti
   return { deletions: a.length - head - tail, additions: b.length - head - tail };
 }
 
-/** Diff `before` → `after` (LF texts; null before = a new file, null after = deleted). */
+/**
+ * Diff `before` → `after` (LF texts; null before = a new file, null after =
+ * deleted). `fromPath` names the old side when the file was moved.
+ */
 export function fileDiff(
   displayPath: string,
   before: string | null,
   after: string | null,
+  fromPath: string = displayPath,
 ): FileDiff {
   const oldText = before ?? "";
   const newText = after ?? "";
   if (oldText === newText) return { diff: "", additions: 0, deletions: 0, truncated: false };
   const patch = structuredPatch(
-    before === null ? "/dev/null" : `a/${displayPath}`,
+    before === null ? "/dev/null" : `a/${fromPath}`,
     after === null ? "/dev/null" : `b/${displayPath}`,
     oldText,
     newText,

@@ -208,8 +208,14 @@ function summarise(changes: PlannedChange[]) {
   const diffs: string[] = [];
   let additions = 0;
   let deletions = 0;
-  for (const change of changes) {
-    const diff = fileDiff(change.target.display, change.beforeText, change.afterText);
+  for (const [i, change] of changes.entries()) {
+    // A move is one change of content under a new name, not a new file and a deleted one.
+    const source = change.action === "move-to" ? changes[i + 1] : null;
+    const diff = change.action === "move-from"
+      ? { diff: "", additions: 0, deletions: 0 }
+      : source
+      ? fileDiff(change.target.display, source.beforeText, change.afterText, source.target.display)
+      : fileDiff(change.target.display, change.beforeText, change.afterText);
     additions += diff.additions;
     deletions += diff.deletions;
     if (diff.diff) diffs.push(diff.diff);

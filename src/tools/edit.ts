@@ -125,11 +125,12 @@ function summarise(
   lines: number,
 ): string {
   const occurrences = outcomes.reduce((sum, o) => sum + o.occurrences, 0);
+  // Each edit's line is where it landed in the text the edits before it left.
   const what = outcomes.length > 1
-    ? `${outcomes.length} edits`
+    ? `: ${outcomes.length} edits, at lines ${outcomes.map((o) => o.line).join(", ")}`
     : occurrences > 1
-    ? `${occurrences} occurrences`
-    : `at line ${outcomes[0].line}`;
+    ? `: ${occurrences} occurrences, the first at line ${outcomes[0].line}`
+    : ` at line ${outcomes[0].line}`;
   const notes = outcomes.flatMap((o, i) => {
     const label = outcomes.length > 1 ? `edit ${i + 1} ` : "";
     const parts = [];
@@ -138,7 +139,7 @@ function summarise(
     return parts;
   });
   const tail = notes.length ? ` Note: ${notes.join("; ")}.` : "";
-  return `Edited ${display} ${what} (+${additions} -${deletions} lines; now ${
+  return `Edited ${display}${what} (+${additions} -${deletions} lines; now ${
     linesText(lines)
   }).${tail}`;
 }

@@ -352,3 +352,18 @@ Deno.test("the title of a one-file patch says 1 file", async () => {
   const result = await ws.run(applyPatchTool, { patch: patch("*** Add File: one.txt", "+x") });
   assertEquals(result.title, "1 file (+1 -0)");
 });
+
+Deno.test("a move reports the change of content under the new name, not a whole new file", async () => {
+  await using ws = await makeWorkspace();
+  await seed(ws, { "old.ts": "a\nb\nc\n" });
+  const result = await ws.run(applyPatchTool, {
+    patch: patch("*** Update File: old.ts", "*** Move to: new.ts", "@@", " a", "-b", "+B", " c"),
+  });
+  assertStringIncludes(result.output, "R old.ts → new.ts (+1 -1)");
+  assertEquals(
+    result.metadata?.diff,
+    "--- a/old.ts\n+++ b/new.ts\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
+  );
+  assertEquals([result.metadata?.additions, result.metadata?.deletions], [1, 1]);
+  assertEquals(result.title, "1 file (+1 -1)");
+});

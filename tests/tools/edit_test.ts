@@ -321,3 +321,24 @@ Deno.test("creating or filling a one-line file says 1 line", async () => {
   const created = await ws.run(editTool, { file_path: "n.txt", old_string: "", new_string: "x\n" });
   assertEquals(created.output, "Created n.txt (1 line).");
 });
+
+Deno.test("a batch or replace_all says where its edits landed", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("a.txt", "one\ntwo\nthree\ntwo\n");
+  await ws.run(readTool, { file_path: "a.txt" });
+  const batch = await ws.run(editTool, {
+    file_path: "a.txt",
+    edits: [{ old_string: "three", new_string: "3" }, { old_string: "one", new_string: "1" }],
+  });
+  assertEquals(batch.output, "Edited a.txt: 2 edits, at lines 3, 1 (+2 -2 lines; now 4 lines).");
+  const all = await ws.run(editTool, {
+    file_path: "a.txt",
+    old_string: "two",
+    new_string: "2",
+    replace_all: true,
+  });
+  assertEquals(
+    all.output,
+    "Edited a.txt: 2 occurrences, the first at line 2 (+2 -2 lines; now 4 lines).",
+  );
+});
