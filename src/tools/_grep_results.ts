@@ -114,6 +114,8 @@ export function formatGrep(
   context: number,
   display: (relative: string) => string,
   limit = GREP_MATCH_LIMIT,
+  /** Where the pattern first matches in a line (-1: nowhere), to show that part of a long line. */
+  locate: (line: string) => number = () => -1,
 ): { output: string; shownMatches: number } {
   const blocks: string[] = [];
   let shown = 0;
@@ -135,7 +137,9 @@ export function formatGrep(
       if (cut && (hit.match || hit.line > lastIncludedMatch + context)) break;
       if (context && previous !== -1 && hit.line > previous + 1) out.push("--");
       out.push(
-        `${name}${hit.match ? ":" : "-"}${hit.line}${hit.match ? ":" : "-"} ${clamp(hit.text)}`,
+        `${name}${hit.match ? ":" : "-"}${hit.line}${hit.match ? ":" : "-"} ${
+          clamp(hit.text, hit.match ? locate : undefined)
+        }`,
       );
       previous = hit.line;
     }
@@ -149,7 +153,19 @@ export function formatGrep(
   return { output, shownMatches: shown };
 }
 
-function clamp(text: string): string {
+/**
+ * A long line cut to MAX_LINE_CHARS. In a minified file the match may sit far
+ * past the start, so a matching line shows the part around its first match.
+ */
+function clamp(text: string, locate?: (line: string) => number): string {
   const line = text.endsWith("\r") ? text.slice(0, -1) : text;
-  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… [line cut]` : line;
+  if (line.length <= MAX_LINE_CHARS) return line;
+  const at = locate ? locate(line) : -1;
+  const start = at > MAX_LINE_CHARS - 100 ? Math.min(at - 100, line.length - MAX_LINE_CHARS) : 0;
+  if (start === 0) return `${line.slice(0, MAX_LINE_CHARS)}… [line cut]`;
+  const end = start + MAX_LINE_CHARS;
+  const after = end < line.length ? "…" : "";
+  return `…${line.slice(start, end)}${after} [line cut: characters ${
+    start + 1
+  }-${end} of ${line.length}]`;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { formatGrep, GrepCollector, MAX_CONTEXT_LINES } from "./_grep_results.ts";
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
-import { type GrepQuery, searchWithFallback } from "./grep_fallback.ts";
+import { compilePattern, type GrepQuery, searchWithFallback } from "./grep_fallback.ts";
 import { findRipgrep, searchWithRipgrep } from "./grep_rg.ts";
 import { defineTool, type Tool, ToolError } from "./tool.ts";
 
@@ -112,6 +112,8 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
         summary,
         context,
         (relative) => displayUnder(root, relative),
+        undefined,
+        locator(input.pattern),
       );
       metadata.truncated = shownMatches < summary.totalMatches;
       return { output, title, metadata };
@@ -132,3 +134,14 @@ function compileInclude(glob: string): (relative: string) => boolean {
 }
 
 export const grepTool = createGrepTool();
+
+/** Where `pattern` first matches in a line, as far as JavaScript can read it (else -1). */
+function locator(pattern: string): (line: string) => number {
+  let regex: RegExp;
+  try {
+    regex = compilePattern(pattern);
+  } catch {
+    return () => -1;
+  }
+  return (line) => line.search(regex);
+}

@@ -107,7 +107,7 @@ export const writeTool = defineTool({
           const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
           const output = before === null
             ? `Created ${target.display} (${linesText(lines)}).`
-            : `Replaced ${target.display}: ${lines} lines, was ${
+            : `Replaced ${target.display}: ${linesText(lines)}, was ${
               countLines(planned.beforeText ?? "")
             } (+${diff.additions} -${diff.deletions}).`;
           return {

@@ -234,3 +234,16 @@ Deno.test("in a CRLF file, $ matches at the end of a line in both engines", asyn
     "win.txt:1: one\nwin.txt-2- two\nwin.txt:3: three",
   );
 });
+
+Deno.test("a match far along a long line shows the part of the line around it", async () => {
+  await using ws = await makeWorkspace();
+  const line = "x".repeat(3_000) + "useState(0)" + "y".repeat(3_000);
+  await ws.write("bundle.min.js", `${line}\n${"z".repeat(600)}needle\n`);
+  const output = await bothEngines(ws, { pattern: "useState|needle" });
+  const [first, second] = output.split("\n");
+  assertStringIncludes(first, "useState(0)");
+  assertStringIncludes(first, "[line cut: characters 2901-3400 of 6011]");
+  assert(first.length < 600, `line shown is ${first.length} characters`);
+  // Near the end of the line: the window ends with it, and nothing follows.
+  assertStringIncludes(second, "needle [line cut: characters 107-606 of 606]");
+});

@@ -96,3 +96,11 @@ Deno.test("write under a path whose parent is a file fails with a clear error", 
   assertStringIncludes(error.message, "Could not write plain.txt/child.txt");
   assertEquals(await ws.readText("plain.txt"), "x\n");
 });
+
+Deno.test("replacing a file with one line says 1 line", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("g.txt", "a\nb\n");
+  await ws.run(readTool, { file_path: "g.txt" });
+  const result = await ws.run(writeTool, { file_path: "g.txt", content: "only\n" });
+  assertEquals(result.output, "Replaced g.txt: 1 line, was 2 (+1 -2).");
+});
