@@ -43,7 +43,7 @@ export const webfetchTool = defineTool({
       const { response, url } = await follow(parseUrl(input.url), ctx, signal);
       const type = response.headers.get("content-type") ?? "";
       const bytes = await readCapped(response, signal);
-      const content = await render(bytes, type, input.format);
+      const content = await render(bytes, type, input.format, url.href);
       return {
         output: content,
         title: `${url.href} (${type.split(";")[0] || "unknown type"}, ${bytes.length} bytes)`,
@@ -185,6 +185,7 @@ async function render(
   bytes: Uint8Array,
   contentType: string,
   format: "markdown" | "text" | "html",
+  pageUrl: string,
 ): Promise<string> {
   const type = contentType.toLowerCase();
   const textual = !type || type.startsWith("text/") ||
@@ -192,8 +193,18 @@ async function render(
   if (!textual) {
     return `(${contentType}, ${bytes.length} bytes: not text, so the content is not shown.)`;
   }
-  const text = new TextDecoder().decode(bytes);
+  const text = decodeBody(bytes, type);
   const isHtml = type.includes("html") || (!type && /^\s*<(!doctype html|html)/i.test(text));
   if (!isHtml || format === "html") return text;
-  return format === "markdown" ? await htmlToMarkdown(text) : htmlToText(text);
+  return format === "markdown" ? await htmlToMarkdown(text, pageUrl) : htmlToText(text);
+}
+
+/** The body in the charset the server named (latin1 pages exist), else UTF-8. */
+function decodeBody(bytes: Uint8Array, contentType: string): string {
+  const charset = /charset\s*=\s*"?([\w.:-]+)/.exec(contentType)?.[1];
+  try {
+    return new TextDecoder(charset ?? "utf-8").decode(bytes);
+  } catch {
+    return new TextDecoder().decode(bytes);
+  }
 }

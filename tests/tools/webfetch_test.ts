@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { webfetchTool } from "../../src/tools/webfetch.ts";
+import { htmlToMarkdown } from "../../src/tools/_html.ts";
 import { makeWorkspace } from "./_context.ts";
 
 const PAGE = `<!doctype html><html><head><title>Docs</title><style>p{color:red}</style>
@@ -25,6 +26,10 @@ async function withServer(fn: (base: string, state: { bigChunksSent: number }) =
     switch (url.pathname) {
       case "/page":
         return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
+      case "/latin1":
+        return new Response(new Uint8Array([0x63, 0x61, 0x66, 0xe9]), {
+          headers: { "content-type": "text/plain; charset=ISO-8859-1" },
+        });
       case "/plain":
         return new Response("just <text>", { headers: { "content-type": "text/plain" } });
       case "/image":
@@ -67,7 +72,9 @@ Deno.test("HTML becomes markdown without scripts or styles; text and html format
   await withServer(async (base) => {
     const markdown = await ws.run(webfetchTool, { url: `${base}/page`, format: "markdown" });
     assertStringIncludes(markdown.output, "# Install");
-    assertStringIncludes(markdown.output, "Run `skiff` & read the [guide](/guide).");
+    // Links come back absolute, so the model can fetch what the page points to.
+    assertStringIncludes(markdown.output, `Run \`skiff\` & read the [guide](${base}/guide).`);
+    assert(!markdown.output.includes("Docs"), "the head's title is not page text");
     assertStringIncludes(markdown.output, "-   fast");
     assert(!markdown.output.includes("tracking") && !markdown.output.includes("color:red"));
     const text = await ws.run(webfetchTool, { url: `${base}/page`, format: "text" });
@@ -142,4 +149,30 @@ Deno.test({
     const error = await ws.fail(webfetchTool, { url: "http://127.0.0.1:45678/x", format: "text" });
     assertEquals(error.code, "not_capable");
   },
+});
+
+Deno.test("a page in the charset its server names reads right", async () => {
+  await using ws = await fetchingWorkspace();
+  await withServer(async (base) => {
+    const result = await ws.run(webfetchTool, { url: `${base}/latin1`, format: "text" });
+    assertEquals(result.output, "café");
+  });
+});
+
+Deno.test("tables become pipe tables; relative links and images resolve against the page", async () => {
+  const html =
+    `<p><a href="../api/x.html">x</a> <a href="#part">part</a> <img src="a.png" alt="A"></p>
+<table><thead><tr><th>name</th><th>type</th></tr></thead>
+<tbody><tr><td><code>url</code></td><td>string | URL</td></tr><tr><td>ms</td><td>a<br>b</td></tr></tbody></table>`;
+  assertEquals(
+    await htmlToMarkdown(html, "https://docs.example/guide/intro.html"),
+    [
+      "[x](https://docs.example/api/x.html) [part](#part) ![A](https://docs.example/guide/a.png)",
+      "",
+      "| name | type |",
+      "| --- | --- |",
+      "| `url` | string \\| URL |",
+      "| ms | a b |",
+    ].join("\n"),
+  );
 });
