@@ -14,6 +14,8 @@ export interface VisibleEntry {
   /** Absolute path. */
   path: string;
   isDirectory: boolean;
+  /** Where a symbolic link points (only with `links`); the link is never followed. */
+  linkTarget?: string;
 }
 
 export interface WalkEntry extends VisibleEntry {
@@ -29,11 +31,13 @@ export interface WalkOptions {
 
 /**
  * The entries of `dir` that are not ignored, and the rules in force inside
- * it. Unreadable folders come back empty.
+ * it. Unreadable folders come back empty. With `links`, symbolic links come
+ * too, as entries that are not folders, with their target.
  */
 export function readVisible(
   dir: string,
   rules: IgnoreStack,
+  links = false,
 ): { rules: IgnoreStack; entries: VisibleEntry[] } {
   let listing: Deno.DirEntry[];
   try {
@@ -50,13 +54,23 @@ export function readVisible(
   const inner = rules.enter(dir, hasGit, hasGitignore);
   const entries: VisibleEntry[] = [];
   for (const entry of listing) {
-    if (entry.name === ".git" || entry.isSymlink) continue;
-    if (!entry.isFile && !entry.isDirectory) continue;
+    if (entry.name === ".git" || (entry.isSymlink && !links)) continue;
+    if (!entry.isFile && !entry.isDirectory && !entry.isSymlink) continue;
     const full = dir.endsWith(path.sep) ? dir + entry.name : dir + path.sep + entry.name;
     if (inner.ignores(full, entry.isDirectory)) continue;
-    entries.push({ name: entry.name, path: full, isDirectory: entry.isDirectory });
+    if (entry.isSymlink) {
+      entries.push({ name: entry.name, path: full, isDirectory: false, linkTarget: linkOf(full) });
+    } else entries.push({ name: entry.name, path: full, isDirectory: entry.isDirectory });
   }
   return { rules: inner, entries };
+}
+
+function linkOf(file: string): string {
+  try {
+    return Deno.readLinkSync(file);
+  } catch {
+    return "?";
+  }
 }
 
 /** Every visible file under `root` (a folder), in no particular order. */

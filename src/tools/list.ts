@@ -4,7 +4,10 @@
  * tree is complete and only deep folders are summarised by their entry count.
  * A chain of folders that each hold one folder (`src/main/java/org/`) is shown
  * on one line, down to its first branch point, and counts as one level.
+ * Symbolic links are shown with their target (`current -> releases/v2`) and
+ * never followed.
  */
+import * as path from "node:path";
 import { z } from "zod";
 import { IgnoreStack } from "./_gitignore.ts";
 import { readVisible } from "./_walk.ts";
@@ -20,6 +23,8 @@ interface Node {
   name: string;
   path: string;
   isDirectory: boolean;
+  /** A symbolic link's target: shown, never followed. */
+  linkTarget?: string;
   rules: IgnoreStack;
   children: Node[] | null;
   /** Entries inside a folder that was not expanded. */
@@ -66,7 +71,8 @@ export const listTool = defineTool({
       children: null,
       count: 0,
     };
-    const { shown, capped } = expand(top, depth, ctx.signal);
+    const roots = [ctx.workspace, ...ctx.extraDirs];
+    const { shown, capped } = expand(top, depth, roots, ctx.signal);
     const lines = [`${top.name === "." ? "." : top.name}/`];
     render(top.children ?? [], 1, lines);
     if (capped) {
@@ -86,6 +92,7 @@ export const listTool = defineTool({
 function expand(
   top: Node,
   depth: number,
+  roots: string[],
   signal?: AbortSignal,
 ): { shown: number; capped: boolean } {
   let shown = 0;
@@ -95,7 +102,7 @@ function expand(
     signal?.throwIfAborted();
     const next: Node[] = [];
     for (const node of level) {
-      const children = childrenOf(node);
+      const children = childrenOf(node, roots);
       if (levelIndex >= depth) {
         node.count = children.length;
         continue;
@@ -115,8 +122,8 @@ function expand(
 }
 
 /** Sorted children, folders first, each folder chain collapsed. */
-function childrenOf(node: Node): Node[] {
-  const { rules, entries } = readVisible(node.path, node.rules);
+function childrenOf(node: Node, roots: string[]): Node[] {
+  const { rules, entries } = readVisible(node.path, node.rules, true);
   entries.sort((a, b) =>
     a.isDirectory !== b.isDirectory ? (a.isDirectory ? -1 : 1) : a.name < b.name ? -1 : 1
   );
@@ -125,6 +132,9 @@ function childrenOf(node: Node): Node[] {
       name: entry.name,
       path: entry.path,
       isDirectory: entry.isDirectory,
+      linkTarget: entry.linkTarget === undefined
+        ? undefined
+        : shownTarget(entry.path, entry.linkTarget, roots),
       rules,
       children: null,
       count: 0,
@@ -133,10 +143,23 @@ function childrenOf(node: Node): Node[] {
   });
 }
 
+/**
+ * A link's target as written when it stays inside the folders the session
+ * may use; a name from outside them is not the model's to see.
+ */
+function shownTarget(link: string, target: string, roots: string[]): string {
+  const resolved = path.resolve(path.dirname(link), target);
+  const inside = roots.some((root) => {
+    const relative = path.relative(root, resolved);
+    return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+  });
+  return inside ? target : "(outside the workspace)";
+}
+
 /** Follows single-folder chains: `a/` holding only `b/` becomes `a/b/`. */
 function collapse(node: Node): Node {
   for (let hops = 0; hops < 50; hops++) {
-    const { rules, entries } = readVisible(node.path, node.rules);
+    const { rules, entries } = readVisible(node.path, node.rules, true);
     if (entries.length !== 1 || !entries[0].isDirectory) return node;
     node.name = `${node.name}/${entries[0].name}`;
     node.path = entries[0].path;
@@ -149,7 +172,9 @@ function render(nodes: Node[], indent: number, lines: string[]): void {
   const pad = "  ".repeat(indent);
   for (const node of nodes) {
     if (!node.isDirectory) {
-      lines.push(`${pad}${node.name}`);
+      lines.push(
+        `${pad}${node.name}${node.linkTarget === undefined ? "" : ` -> ${node.linkTarget}`}`,
+      );
       continue;
     }
     const count = node.children === null && node.count

@@ -87,3 +87,27 @@ Deno.test("a file or a missing path is refused with a hint", async () => {
   assertEquals(missing.code, "not_found");
   assert(missing.hint);
 });
+
+Deno.test("symbolic links are listed with their target (if inside) and never followed", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("releases/v2/app.js", "x\n");
+  await ws.write("notes.txt", "n\n");
+  await Deno.symlink("releases/v2", ws.at("current"));
+  await Deno.symlink("/nonexistent/secret.txt", ws.at("dangling"));
+  await Deno.symlink("notes.txt", ws.at("releases/readme"));
+  const { output } = await ws.run(listTool, {});
+  assertEquals(
+    output,
+    [
+      "./",
+      "  releases/",
+      "    v2/",
+      "      app.js",
+      "    readme -> notes.txt",
+      "  current -> releases/v2",
+      // A target outside the workspace is not named.
+      "  dangling -> (outside the workspace)",
+      "  notes.txt",
+    ].join("\n"),
+  );
+});
