@@ -27,9 +27,14 @@ export const processTool = defineTool({
   },
   async execute(input, ctx) {
     if (input.action === "stop") {
+      // A command that already finished was not stopped by this call: say so, with how it ended.
+      const before = await ctx.background.output(input.id);
       const { output, exitCode } = await ctx.background.stop(input.id);
+      const how = before.running
+        ? `stopped; exit code ${exitCode}`
+        : `had already exited with code ${exitCode}`;
       return {
-        output: `${body(output)}[${input.id} stopped; exit code ${exitCode}]`,
+        output: `${body(before.output + output)}[${input.id} ${how}]`,
         title: `stop ${input.id}`,
         metadata: { id: input.id, exitCode, running: false },
       };

@@ -83,3 +83,16 @@ Deno.test("buffered output is capped, oldest dropped, and the drop is reported",
   assert(output.endsWith("1999\n2000\n"));
   await Deno.remove(cwd, { recursive: true });
 });
+
+Deno.test("stopping a command that already finished says it had exited, with its output", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, { command: "echo two; exit 5", background: true });
+  const id = String(result.metadata?.id);
+  const table = ws.ctx.background as BackgroundProcesses;
+  for (let i = 0; i < 100 && table.list().some((entry) => entry.running); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const stopped = await ws.run(processTool, { id, action: "stop" });
+  assertEquals(stopped.output, `two\n[${id} had already exited with code 5]`);
+  assertEquals(stopped.metadata?.exitCode, 5);
+});
