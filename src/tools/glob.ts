@@ -45,26 +45,18 @@ export const globTool = defineTool({
         "Give the folder to search in, or read the file directly.",
       );
     }
-    const pattern = relativePattern(input.pattern, root.real);
-    let matches: (relative: string) => boolean;
-    try {
-      matches = globMatcher(pattern);
-    } catch (error) {
-      throw new ToolError(
-        "invalid_pattern",
-        `Invalid glob pattern "${input.pattern}": ${(error as Error).message}`,
-        'Use *, ** and {a,b}, e.g. "src/**/*.ts".',
-      );
+    let pattern = relativePattern(input.pattern, root.real);
+    let found = await findFiles(pattern, root.real, input.pattern, ctx.signal);
+    // A workspace-relative pattern with a path ("src/a/*.ts" in "src") means the same files.
+    const rootPrefix = root.relative && root.relative !== "." ? `${root.relative}/` : "";
+    let note = "";
+    if (!found.length && rootPrefix && pattern.startsWith(rootPrefix)) {
+      pattern = pattern.slice(rootPrefix.length);
+      found = await findFiles(pattern, root.real, input.pattern, ctx.signal);
+      if (found.length) {
+        note = `\n(Read as "${pattern}" inside "${root.display}": patterns are relative to path.)`;
+      }
     }
-
-    const start = walkStart(pattern, root.real);
-    const found: { relative: string; mtime: number }[] = [];
-    for await (const entry of walkTree(start.dir, { signal: ctx.signal })) {
-      const relative = start.prefix + entry.relative;
-      if (!matches(relative)) continue;
-      found.push({ relative, mtime: mtimeOf(entry.path) });
-    }
-    found.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
 
     const shown = found.slice(0, GLOB_LIMIT).map((file) => displayUnder(root, file.relative));
     const metadata = { count: found.length, truncated: found.length > GLOB_LIMIT };
@@ -77,9 +69,37 @@ export const globTool = defineTool({
         found.length - GLOB_LIMIT
       } more files match; narrow the pattern or the path to see them.`
       : "";
-    return { output: shown.join("\n") + more, title, metadata };
+    return { output: shown.join("\n") + more + note, title, metadata };
   },
 });
+
+/** Files under `root` matching `pattern`, newest first. */
+async function findFiles(
+  pattern: string,
+  root: string,
+  original: string,
+  signal: AbortSignal,
+): Promise<{ relative: string; mtime: number }[]> {
+  let matches: (relative: string) => boolean;
+  try {
+    matches = globMatcher(pattern);
+  } catch (error) {
+    throw new ToolError(
+      "invalid_pattern",
+      `Invalid glob pattern "${original}": ${(error as Error).message}`,
+      'Use *, ** and {a,b}, e.g. "src/**/*.ts".',
+    );
+  }
+  const start = walkStart(pattern, root);
+  const found: { relative: string; mtime: number }[] = [];
+  for await (const entry of walkTree(start.dir, { signal })) {
+    const relative = start.prefix + entry.relative;
+    if (!matches(relative)) continue;
+    found.push({ relative, mtime: mtimeOf(entry.path) });
+  }
+  found.sort((a, b) => b.mtime - a.mtime || (a.relative < b.relative ? -1 : 1));
+  return found;
+}
 
 /** `./x` and an absolute pattern under the root become root-relative. */
 function relativePattern(pattern: string, root: string): string {

@@ -73,7 +73,11 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       const root = resolveSearchRoot(ctx, input.path);
       const info = await statRoot(root, input.path);
       const context = Math.min(input.context_lines ?? 0, MAX_CONTEXT_LINES);
-      const include = input.include ? compileInclude(input.include) : undefined;
+      // Include globs are relative to path; a workspace-relative one ("src/a/*.ts" in "src") works too.
+      const prefix = info.isDirectory && root.relative && root.relative !== "."
+        ? `${root.relative}/`
+        : "";
+      const include = input.include ? compileInclude(input.include, prefix) : undefined;
       const query: GrepQuery = {
         pattern: input.pattern,
         root: root.real,
@@ -121,9 +125,11 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
   });
 }
 
-function compileInclude(glob: string): (relative: string) => boolean {
+function compileInclude(glob: string, rootPrefix: string): (relative: string) => boolean {
   try {
-    return globMatcher(glob);
+    const matches = globMatcher(glob);
+    if (!rootPrefix || !glob.includes("/")) return matches;
+    return (relative) => matches(relative) || matches(rootPrefix + relative);
   } catch (error) {
     throw new ToolError(
       "invalid_pattern",

@@ -76,3 +76,19 @@ Deno.test("declare reports the glob key and the folder read", async () => {
   assertEquals(access.reads, [ws.at("src")]);
   assert(access.preview?.includes("*.ts"));
 });
+
+Deno.test("a workspace-relative pattern given with a path finds the files, and says how it read it", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("src/tools/a.ts", "");
+  await ws.write("src/b.ts", "");
+  for (const pattern of ["src/tools/*.ts", "./src/tools/*.ts"]) {
+    const result = await ws.run(globTool, { pattern, path: "src" });
+    assertEquals(
+      result.output,
+      'src/tools/a.ts\n(Read as "tools/*.ts" inside "src": patterns are relative to path.)',
+    );
+  }
+  // A pattern that matches as given is taken as given.
+  const plain = await ws.run(globTool, { pattern: "tools/*.ts", path: "src" });
+  assertEquals(plain.output, "src/tools/a.ts");
+});

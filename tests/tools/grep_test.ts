@@ -247,3 +247,17 @@ Deno.test("a match far along a long line shows the part of the line around it", 
   // Near the end of the line: the window ends with it, and nothing follows.
   assertStringIncludes(second, "needle [line cut: characters 107-606 of 606]");
 });
+
+Deno.test("an include glob relative to the workspace works with a path, in both engines", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("src/tools/a.ts", "needle\n");
+  await ws.write("src/b.ts", "needle\n");
+  assertEquals(
+    await bothEngines(ws, { pattern: "needle", path: "src", include: "src/tools/*.ts" }),
+    "src/tools/a.ts:1: needle",
+  );
+  assertEquals(
+    await bothEngines(ws, { pattern: "needle", path: "src", include: "tools/*.ts" }),
+    "src/tools/a.ts:1: needle",
+  );
+});
