@@ -10,6 +10,7 @@ import { alwaysPatterns } from "../policy/always.ts";
 import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
 import { OutputSpool } from "./truncate.ts";
+import { plainTerminalText } from "./_terminal_text.ts";
 import { defineTool, type ToolContext, ToolError } from "./tool.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -119,7 +120,8 @@ async function runForeground(
     ctx.signal.removeEventListener("abort", onAbort);
   });
 
-  const output = spool.finish();
+  // The spill file keeps the bytes as printed; the model reads what a screen would show.
+  const output = plainTerminalText(spool.finish());
   const metadata = {
     exitCode: exit.code,
     ...(exit.signal ? { signal: exit.signal } : {}),

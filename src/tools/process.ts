@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { defineTool } from "./tool.ts";
+import { plainTerminalText } from "./_terminal_text.ts";
 
 export const MAX_WAIT_MS = 120_000;
 
@@ -51,7 +52,8 @@ export const processTool = defineTool({
   },
 });
 
-function body(output: string): string {
+function body(raw: string): string {
+  const output = plainTerminalText(raw);
   if (!output) return "(no new output)\n";
   return output.endsWith("\n") ? output : `${output}\n`;
 }

@@ -186,3 +186,16 @@ Deno.test({
     assertEquals(error.code, "not_capable");
   },
 });
+
+Deno.test("colour codes are removed and a line redrawn with \\r shows what it ended as", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, {
+    command: String.raw`printf '\033[1;31mFAIL\033[0m a.test\n'; ` +
+      String.raw`printf 'progress 10%%\rprogress 55%%\rprogress 100%%\n'; ` +
+      String.raw`printf 'windows line\r\n'; printf '\033]0;title\007done\n'`,
+  });
+  assertEquals(
+    result.output,
+    "FAIL a.test\nprogress 100%\nwindows line\ndone\nexit code: 0",
+  );
+});

@@ -96,3 +96,14 @@ Deno.test("stopping a command that already finished says it had exited, with its
   assertEquals(stopped.output, `two\n[${id} had already exited with code 5]`);
   assertEquals(stopped.metadata?.exitCode, 5);
 });
+
+Deno.test("background output comes without colour codes too", async () => {
+  await using ws = await processWorkspace();
+  const result = await ws.run(bashTool, {
+    command: String.raw`printf '\033[32mok\033[0m\n'`,
+    background: true,
+  });
+  const id = String(result.metadata?.id);
+  const read = await ws.run(processTool, { id, action: "output", wait_ms: 2_000 });
+  assertEquals(read.output, `ok\n[${id} exited with code 0]`);
+});
