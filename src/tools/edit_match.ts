@@ -191,6 +191,13 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
       "Copy old_string without the line-number prefix (the number and the tab before the text).",
     );
   }
+  if (/… \[line cut: \d+ more characters\]/.test(find)) {
+    throw new ToolError(
+      "no_match",
+      `old_string was not found in ${displayPath}: it holds read's note for a cut line ("… [line cut: …]"), which is not in the file.`,
+      "Use a shorter old_string from the part of the line that read showed, or see the whole line with bash first.",
+    );
+  }
   const closest = closestRegion(content, find);
   const where = closest
     ? ` The closest text is at line${closest.includes("-") ? "s" : ""} ${closest}.`

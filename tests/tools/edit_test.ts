@@ -342,3 +342,18 @@ Deno.test("a batch or replace_all says where its edits landed", async () => {
     "Edited a.txt: 2 occurrences, the first at line 2 (+2 -2 lines; now 4 lines).",
   );
 });
+
+Deno.test("an old_string copied with read's cut-line note is told what went wrong", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("min.js", "a".repeat(2_500) + "\n");
+  const { output } = await ws.run(readTool, { file_path: "min.js" });
+  const copied = output.split("\n")[0].split("\t")[1];
+  const error = await ws.fail(editTool, {
+    file_path: "min.js",
+    old_string: copied,
+    new_string: "b",
+  });
+  assertEquals(error.code, "no_match");
+  assertStringIncludes(error.message, "read's note for a cut line");
+  assertEquals(await ws.readText("min.js"), "a".repeat(2_500) + "\n");
+});
