@@ -65,6 +65,13 @@ export function parsePatch(patch: string): PatchOperation[] {
   while (first < lines.length && lines[first].trim() === "") first++;
   let last = lines.length - 1;
   while (last >= first && lines[last].trim() === "") last--;
+  // A patch sent inside a markdown code fence: the fence is not part of it.
+  if (/^\s*```[\w-]*\s*$/.test(lines[first] ?? "") && /^\s*```\s*$/.test(lines[last] ?? "")) {
+    first++;
+    last--;
+    while (first < last && lines[first].trim() === "") first++;
+    while (last >= first && lines[last].trim() === "") last--;
+  }
   if (markerOf(lines[first] ?? "")?.name !== "Begin Patch") {
     fail(first + 1, "the patch must start with *** Begin Patch.");
   }

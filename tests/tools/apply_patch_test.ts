@@ -367,3 +367,14 @@ Deno.test("a move reports the change of content under the new name, not a whole 
   assertEquals([result.metadata?.additions, result.metadata?.deletions], [1, 1]);
   assertEquals(result.title, "1 file (+1 -1)");
 });
+
+Deno.test("a patch sent inside a markdown code fence is applied; line numbers still count from the top", async () => {
+  await using ws = await makeWorkspace();
+  const fenced = ["```diff", patch("*** Add File: f.txt", "+x"), "```"].join("\n");
+  await ws.run(applyPatchTool, { patch: fenced });
+  assertEquals(await ws.readText("f.txt"), "x\n");
+  const error = await ws.fail(applyPatchTool, {
+    patch: ["```", patch("*** Add File: g.txt", "y"), "```"].join("\n"),
+  });
+  assertStringIncludes(error.message, "Patch line 4:");
+});
