@@ -159,9 +159,9 @@ async function readTarget(
   if (info.size > READ_MAX_FILE_BYTES) {
     throw new ToolError(
       "too_large",
-      `${target.display} is ${formatBytes(info.size)}, more than read handles (${
-        formatBytes(READ_MAX_FILE_BYTES)
-      }).`,
+      `${target.display} is ${formatBytes(info.size)}, more than read handles (at most ${
+        READ_MAX_FILE_BYTES / 1024 / 1024
+      } MiB).`,
       "Use grep to find the part you need, or bash with head/tail/sed -n to print a range.",
     );
   }

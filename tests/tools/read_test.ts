@@ -211,3 +211,16 @@ Deno.test("a cut line comes with a command that shows more of it, and the comman
   const shown = await new Deno.Command("sh", { args: ["-c", command], cwd: ws.root }).output();
   assertEquals(new TextDecoder().decode(shown.stdout), "THE REST\n");
 });
+
+Deno.test("a file over 50 MiB is too_large, with its size and a way on", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("huge.log", "");
+  await Deno.truncate(ws.at("huge.log"), 51 * 1024 * 1024);
+  const error = await ws.fail(readTool, { file_path: "huge.log" });
+  assertEquals(error.code, "too_large");
+  assertEquals(
+    error.message,
+    "huge.log is 51.0 MiB (53477376 bytes), more than read handles (at most 50 MiB).",
+  );
+  assertStringIncludes(error.hint ?? "", "grep");
+});
