@@ -90,7 +90,17 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       let engine: "ripgrep" | "fallback" = "fallback";
       const choice = chooseEngine(options.engine ?? "auto");
       if (choice.kind === "ripgrep") {
-        if (await searchWithRipgrep(choice.rg, query, collector, input.include)) engine = "ripgrep";
+        try {
+          if (await searchWithRipgrep(choice.rg, query, collector, input.include)) {
+            engine = "ripgrep";
+          }
+        } catch (error) {
+          // ripgrep's regex has no look-around or backreferences; JavaScript's has both.
+          const jsReads = locator(input.pattern) !== NO_LOCATOR;
+          if (!(error instanceof ToolError && error.code === "invalid_pattern" && jsReads)) {
+            throw error;
+          }
+        }
       }
       if (engine === "fallback") await searchWithFallback(query, collector);
 
@@ -141,13 +151,18 @@ function compileInclude(glob: string, rootPrefix: string): (relative: string) =>
 
 export const grepTool = createGrepTool();
 
-/** Where `pattern` first matches in a line, as far as JavaScript can read it (else -1). */
+const NO_LOCATOR = () => -1;
+
+/**
+ * Where `pattern` first matches in a line, as far as JavaScript can read it;
+ * NO_LOCATOR when JavaScript cannot.
+ */
 function locator(pattern: string): (line: string) => number {
   let regex: RegExp;
   try {
     regex = compilePattern(pattern);
   } catch {
-    return () => -1;
+    return NO_LOCATOR;
   }
   return (line) => line.search(regex);
 }

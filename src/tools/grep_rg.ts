@@ -164,7 +164,10 @@ export async function searchWithRipgrep(
   if (status.code === 2 && /regex|parse error|error parsing/i.test(errors)) {
     throw new ToolError(
       "invalid_pattern",
-      `Invalid regular expression "${query.pattern}": ${errors.trim()}`,
+      // Its advice to pass --pcre2 is not something the model can do.
+      `Invalid regular expression "${query.pattern}": ${
+        errors.replace(/\s*Consider enabling PCRE2[\s\S]*$/, "").trim()
+      }`,
       "Escape special characters such as ( [ { . * + ? with a backslash, or search for a simpler literal.",
     );
   }

@@ -261,3 +261,15 @@ Deno.test("an include glob relative to the workspace works with a path, in both 
     "src/tools/a.ts:1: needle",
   );
 });
+
+Deno.test("look-around and backreferences work with ripgrep present: the TypeScript engine takes them", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("a.ts", "export const a = 1;\nexport function f() {}\nthe the end\n");
+  const ahead = await ws.run(grepTool, { pattern: "export(?= const)" });
+  assertEquals(ahead.output, "a.ts:1: export const a = 1;");
+  const repeated = await ws.run(grepTool, { pattern: "\\b(\\w+) \\1\\b" });
+  assertEquals(repeated.output, "a.ts:3: the the end");
+  const broken = await ws.fail(grepTool, { pattern: "foo(" });
+  assertEquals(broken.code, "invalid_pattern");
+  assert(!broken.message.includes("--pcre2"), broken.message);
+});
