@@ -275,8 +275,10 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
                   summary.lines.length === 1 ? "" : "s"
                 }:\n` +
                 summary.lines.join("\n"),
-              title: `${summary.lines.length} file${
-                summary.lines.length === 1 ? "" : "s"
+              title: `${
+                summary.lines.length === 1
+                  ? summary.files.find((file) => file.action !== "move-from")!.path
+                  : `${summary.lines.length} files`
               } (+${summary.additions} -${summary.deletions})`,
               metadata: {
                 diff: summary.diff,

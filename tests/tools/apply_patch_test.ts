@@ -347,10 +347,14 @@ Deno.test("a chunk that does not match names the closest lines, so the model can
   assertEquals(error.metadata?.closest, "30-31");
 });
 
-Deno.test("the title of a one-file patch says 1 file", async () => {
+Deno.test("the title names the file of a one-file patch, and counts files otherwise", async () => {
   await using ws = await makeWorkspace();
   const result = await ws.run(applyPatchTool, { patch: patch("*** Add File: one.txt", "+x") });
-  assertEquals(result.title, "1 file (+1 -0)");
+  assertEquals(result.title, "one.txt (+1 -0)");
+  const two = await ws.run(applyPatchTool, {
+    patch: patch("*** Add File: a.txt", "+x", "*** Add File: b.txt", "+y", "+z"),
+  });
+  assertEquals(two.title, "2 files (+3 -0)");
 });
 
 Deno.test("a move reports the change of content under the new name, not a whole new file", async () => {
@@ -365,7 +369,7 @@ Deno.test("a move reports the change of content under the new name, not a whole 
     "--- a/old.ts\n+++ b/new.ts\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n",
   );
   assertEquals([result.metadata?.additions, result.metadata?.deletions], [1, 1]);
-  assertEquals(result.title, "1 file (+1 -1)");
+  assertEquals(result.title, "new.ts (+1 -1)");
 });
 
 Deno.test("a patch sent inside a markdown code fence is applied; line numbers still count from the top", async () => {
