@@ -102,7 +102,8 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     envNames: spec.sandbox.env,
     // The yaml library (agent and skill frontmatter) reads these debug switches
     // on every parse; without them any agent file would crash the engine.
-    engineEnvNames: ["LOG_TOKENS", "LOG_STREAM"],
+    // SKIFF_GREP chooses grep's engine (docs/tools.md).
+    engineEnvNames: ["LOG_TOKENS", "LOG_STREAM", "SKIFF_GREP"],
   });
   const run = permissions.run;
   if (Array.isArray(run)) permissions.run = [...run, "sh", ...mcpPrograms(spec)];

@@ -3,7 +3,7 @@
  * and later request fails with a message instead of leaving the CLI hanging.
  */
 import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { engineNetHosts, startInWorker } from "../../src/app/worker_host.ts";
+import { engineNetHosts, permissionsFor, startInWorker } from "../../src/app/worker_host.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
 
@@ -108,4 +108,10 @@ Deno.test("a headless run that can only refuse webfetch gets no network beyond i
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("the engine may read SKIFF_GREP (grep's engine switch) but not API keys", () => {
+  const env = permissionsFor(testSpec()).env as string[];
+  assertEquals(env.includes("SKIFF_GREP"), true);
+  assertEquals(env.some((name) => /KEY|TOKEN/.test(name)), false);
 });
