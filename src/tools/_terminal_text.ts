@@ -7,6 +7,7 @@
  */
 
 /** CSI (colours, cursor moves), OSC (titles, links) and two-character escapes. */
+// deno-lint-ignore no-control-regex -- matching the escape character is the point
 const ESCAPES = /\x1b\[[0-?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 
 export function plainTerminalText(text: string): string {
