@@ -115,19 +115,11 @@ async function plan(operations: PatchOperation[], ctx: ToolContext): Promise<Pla
     }
     const text = applyChunks(doc.text, operation.chunks, target.display);
     const after = encodeText(text, doc);
-    if (operation.moveTo === undefined) {
-      changes.push({
-        target,
-        action: "update",
-        before,
-        after,
-        beforeText: doc.text,
-        afterText: text,
-      });
-      continue;
-    }
-    const destination = resolveToolPath(ctx, operation.moveTo);
-    if (destination.real === target.real) {
+    const destination = operation.moveTo === undefined
+      ? undefined
+      : resolveToolPath(ctx, operation.moveTo);
+    // A move onto the file itself is an update in place.
+    if (!destination || destination.real === target.real) {
       changes.push({
         target,
         action: "update",

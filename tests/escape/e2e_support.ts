@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { assert } from "../support/assert.ts";
 import type { Sandbox } from "../support/cli.ts";
-import { parseJsonLines } from "../support/cli.ts";
+import { cliEnv, parseJsonLines } from "../support/cli.ts";
 import {
   type MockServer,
   type MockServerOptions,
@@ -29,9 +29,6 @@ export const API_KEY = "sk-test-secret-4f1d9c";
 export const SSH_SECRET = "PRIVATE-KEY-e2e-7a3b";
 /** The content of a secret file in the outside folder. */
 export const OUTSIDE_SECRET = "outside-secret-91c2";
-
-const DENO_DIR = Deno.env.get("DENO_DIR") ??
-  path.join(Deno.env.get("XDG_CACHE_HOME") ?? path.join(Deno.env.get("HOME")!, ".cache"), "deno");
 
 function tempBase(): string | undefined {
   try {
@@ -82,13 +79,7 @@ export async function makeAttackSandbox(
     workspace,
   );
   const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: home,
-    DENO_DIR,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    SKIFF_DATA_DIR: dataDir,
-    SKIFF_CONFIG_DIR: configDir,
+    ...cliEnv({ home, dataDir, configDir }),
     SKIFF_MODEL: "mock-model",
     OPENAI_API_KEY: API_KEY,
     ...extraEnv,

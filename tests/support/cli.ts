@@ -29,6 +29,27 @@ export interface Sandbox {
   cleanup(): Promise<void>;
 }
 
+/**
+ * The whole environment a skiff child process gets in tests: nothing from
+ * this process but PATH, Deno's cache and package-download trust.
+ */
+export function cliEnv(
+  dirs: { home: string; dataDir: string; configDir: string },
+): Record<string, string> {
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: dirs.home,
+    DENO_DIR,
+    NO_COLOR: "1",
+    RUST_BACKTRACE: "0",
+    SKIFF_DATA_DIR: dirs.dataDir,
+    SKIFF_CONFIG_DIR: dirs.configDir,
+    ...(Deno.env.get("NODE_EXTRA_CA_CERTS")
+      ? { NODE_EXTRA_CA_CERTS: Deno.env.get("NODE_EXTRA_CA_CERTS")! }
+      : {}),
+  };
+}
+
 /** A temp home with an empty workspace (a git repository) and no config. */
 export async function makeSandbox(extraEnv: Record<string, string> = {}): Promise<Sandbox> {
   const root = await Deno.makeTempDir({ prefix: "skiff-e2e-" });
@@ -39,19 +60,7 @@ export async function makeSandbox(extraEnv: Record<string, string> = {}): Promis
   for (const dir of [home, workspace, dataDir, configDir]) {
     await Deno.mkdir(dir, { recursive: true });
   }
-  const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: home,
-    DENO_DIR,
-    NO_COLOR: "1",
-    RUST_BACKTRACE: "0",
-    SKIFF_DATA_DIR: dataDir,
-    SKIFF_CONFIG_DIR: configDir,
-    ...(Deno.env.get("NODE_EXTRA_CA_CERTS")
-      ? { NODE_EXTRA_CA_CERTS: Deno.env.get("NODE_EXTRA_CA_CERTS")! }
-      : {}),
-    ...extraEnv,
-  };
+  const env = { ...cliEnv({ home, dataDir, configDir }), ...extraEnv };
   return {
     root,
     home,
