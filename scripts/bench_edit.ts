@@ -8,9 +8,9 @@
  * project bench (`deno task bench`) imports `benchEdit`.
  */
 import * as path from "node:path";
+import { makeContext } from "../tests/tools/_context.ts";
 import { applyEdit } from "../src/tools/edit_match.ts";
 import { editTool } from "../src/tools/edit.ts";
-import { FileLedger } from "../src/tools/file_ledger.ts";
 import { type ToolContext, ToolError } from "../src/tools/tool.ts";
 
 const SIZES = [1_000, 10_000, 100_000];
@@ -54,20 +54,7 @@ function makeSource(lines: number): { text: string; oldString: string } {
 }
 
 function context(workspace: string): ToolContext {
-  const refuse = () => Promise.reject(new Error("the edit benchmark starts no processes"));
-  return {
-    sessionId: "bench",
-    callId: "bench",
-    workspace,
-    extraDirs: [],
-    dataDir: path.join(workspace, ".data"),
-    signal: new AbortController().signal,
-    files: new FileLedger(),
-    todos: { get: () => [], set: () => {} },
-    launcher: { prepare: refuse },
-    background: { start: refuse, output: refuse, stop: refuse, stopAll: () => Promise.resolve() },
-    fetch: refuse,
-  };
+  return makeContext(workspace);
 }
 
 const median = (values: number[]) =>

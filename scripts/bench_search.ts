@@ -10,7 +10,7 @@
  * Run alone with `deno run --allow-all scripts/bench_search.ts`.
  */
 import * as path from "node:path";
-import { FileLedger } from "../src/tools/file_ledger.ts";
+import { makeContext } from "../tests/tools/_context.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { createGrepTool } from "../src/tools/grep.ts";
 import { findRipgrep } from "../src/tools/grep_rg.ts";
@@ -55,20 +55,7 @@ function buildTree(root: string): number {
 }
 
 function context(root: string): ToolContext {
-  const refuse = () => Promise.reject(new Error("the search benchmark runs no processes"));
-  return {
-    sessionId: "bench",
-    callId: "bench",
-    workspace: root,
-    extraDirs: [],
-    dataDir: path.join(root, ".skiff-data"),
-    signal: new AbortController().signal,
-    files: new FileLedger(),
-    todos: { get: () => [], set: () => {} },
-    launcher: { prepare: refuse },
-    background: { start: refuse, output: refuse, stop: refuse, stopAll: () => Promise.resolve() },
-    fetch: () => Promise.reject(new Error("no network in the benchmark")),
-  };
+  return makeContext(root);
 }
 
 async function timeTool<I>(tool: Tool<I>, input: I, ctx: ToolContext): Promise<number> {

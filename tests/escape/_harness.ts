@@ -6,6 +6,7 @@
  * tool call through the permission gate and for a command under bubblewrap.
  */
 import * as path from "node:path";
+import { makeContext } from "../tools/_context.ts";
 import { createHash } from "node:crypto";
 import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../../src/policy/broker.ts";
 import { PermissionGate } from "../../src/policy/gate.ts";
@@ -15,7 +16,6 @@ import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { toErrorPayload } from "../../src/session/loop.ts";
 import type { ToolErrorPayload } from "../../src/session/events.ts";
-import { FileLedger } from "../../src/tools/file_ledger.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 
 const found = await probeSandboxes();
@@ -108,20 +108,7 @@ export function snapshotAll(layout: Layout): Record<string, string> {
 }
 
 export function toolContext(layout: Layout): ToolContext {
-  const refuse = () => Promise.reject(new Error("not available in the escape suite"));
-  return {
-    sessionId: "escape",
-    callId: "call",
-    workspace: layout.ws,
-    extraDirs: [],
-    dataDir: path.join(layout.root, "data"),
-    signal: new AbortController().signal,
-    files: new FileLedger(),
-    todos: { get: () => [], set: () => {} },
-    launcher: { prepare: refuse },
-    background: { start: refuse, output: refuse, stop: refuse, stopAll: () => Promise.resolve() },
-    fetch: refuse,
-  };
+  return makeContext(layout.ws, undefined, { dataDir: path.join(layout.root, "data") });
 }
 
 export interface ToolAttempt {

@@ -24,15 +24,22 @@ export interface TestWorkspace {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** A ToolContext rooted at `root`, touching no file itself (for permission tests). */
-export function makeContext(root: string, sink?: SnapshotSink): ToolContext {
+/**
+ * A ToolContext rooted at `root`, touching no file itself and starting no
+ * process (for permission tests, the escape suite and the benchmarks).
+ */
+export function makeContext(
+  root: string,
+  sink?: SnapshotSink,
+  options: { dataDir?: string } = {},
+): ToolContext {
   let todos: Todo[] = [];
   return {
     sessionId: "test-session",
     callId: "call-1",
     workspace: root,
     extraDirs: [],
-    dataDir: path.join(root, ".skiff-data"),
+    dataDir: options.dataDir ?? path.join(root, ".skiff-data"),
     signal: new AbortController().signal,
     files: new FileLedger(sink),
     todos: { get: () => todos, set: (next) => (todos = next) },
