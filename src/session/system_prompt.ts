@@ -5,6 +5,7 @@
  * to CLAUDE.md, from the workspace up to the git root, plus the global one).
  */
 import * as path from "node:path";
+import { isWithin } from "../sandbox/paths.ts";
 
 const BASE_PROMPT = `You are skiff, a coding agent working in the user's workspace through tools.
 
@@ -68,8 +69,27 @@ function readIfPresent(file: string): string | null {
 }
 
 /**
+ * A project's instruction file, read only where it really lies inside
+ * `root`: the repository decides what AGENTS.md is, so a link to
+ * `~/.ssh/id_rsa` would otherwise put the key in the prompt unasked. The
+ * real path is read, so a link swapped in after the check is not followed.
+ */
+function readProjectFile(file: string, root: string): string | null {
+  let real: string;
+  try {
+    real = Deno.realPathSync(file);
+  } catch {
+    return null;
+  }
+  if (!isWithin(root, real)) return null;
+  return readIfPresent(real);
+}
+
+/**
  * AGENTS.md (or CLAUDE.md when a folder has no AGENTS.md) in every folder from
  * the git root down to the workspace, outermost first, after the global file.
+ * A project file that is a link out of the git root is skipped (the global
+ * one is the user's own and may live anywhere).
  */
 export function collectInstructions(
   workspace: string,
@@ -81,6 +101,10 @@ export function collectInstructions(
   if (globalText) found.push({ path: global, text: globalText });
 
   const root = findGitRoot(workspace) ?? workspace;
+  let realRoot = root;
+  try {
+    realRoot = Deno.realPathSync(root);
+  } catch { /* judged as given */ }
   const folders: string[] = [];
   for (let dir = workspace;; dir = path.dirname(dir)) {
     folders.unshift(dir);
@@ -89,7 +113,7 @@ export function collectInstructions(
   for (const folder of folders) {
     for (const name of ["AGENTS.md", "CLAUDE.md"]) {
       const file = path.join(folder, name);
-      const text = readIfPresent(file);
+      const text = readProjectFile(file, realRoot);
       if (text) {
         found.push({ path: file, text });
         break;
