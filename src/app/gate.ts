@@ -19,7 +19,7 @@ import { flagsLayer } from "../policy/flags.ts";
 import { defaultLayer } from "../policy/defaults.ts";
 import type { RuleLayer } from "../policy/rules.ts";
 import { isWithin } from "../sandbox/paths.ts";
-import type { Access } from "../tools/tool.ts";
+import type { Access, Tool } from "../tools/tool.ts";
 import { saveProjectRule } from "../policy/project_rules.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
 import { ToolError } from "../tools/tool.ts";
@@ -83,70 +83,84 @@ export function buildGate(
   });
   const unsandboxed: { tool: string; key: string; patterns: string[]; reason: string }[] = [];
 
-  return {
-    async check({ tool, input, callId, turn }, ctx) {
-      const access = await tool.declare(input, ctx);
-      const outsideOwns = ownsViolation(spec, access, sandbox);
-      if (outsideOwns) {
+  /**
+   * One access of one call, judged: the call's declared access, and then
+   * whatever the tool asks for mid-call through `ctx.authorize` (a
+   * redirect), on the same rules, broker and events. Throws when refused.
+   */
+  const judge = async (
+    { tool, input, callId, turn }: { tool: Tool; input: unknown; callId: string; turn: number },
+    access: Access,
+    followUp: boolean,
+  ): Promise<void> => {
+    const outsideOwns = ownsViolation(spec, access, sandbox);
+    if (outsideOwns) {
+      unsandboxed.push({
+        tool: tool.name,
+        key: access.key,
+        patterns: access.patterns,
+        reason: outsideOwns,
+      });
+      throw new ToolError(
+        "denied",
+        outsideOwns,
+        "Only change the paths this task owns; report anything else back.",
+      );
+    }
+    turns.set(callId, turn);
+    let result;
+    try {
+      result = await gate.check(tool.name, input, access, callId, { followUp });
+    } finally {
+      turns.delete(callId);
+    }
+    const decided = (
+      decision: "allow" | "deny",
+      source: EventBodies["permission.decided"]["source"],
+    ) => emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source });
+    if (result.asked || !result.allowed) {
+      decided(result.allowed ? "allow" : "deny", result.source);
+    }
+    if (!result.allowed) throw result.error;
+    if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
+      // No OS sandbox: running this would be unsandboxed. Never silently.
+      const asking = spec.interactive && !spec.flags.yes;
+      const request: ApprovalRequest = {
+        tool: tool.name,
+        callId,
+        access: {
+          ...access,
+          preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
+        },
+        decision: { action: "ask", reason: "no sandbox available: run unsandboxed?", checks: [] },
+        always: [],
+      };
+      if (asking) announce(request, turn);
+      const approved = asking && (await io.ask(request)) !== "deny";
+      if (!approved) {
         unsandboxed.push({
           tool: tool.name,
           key: access.key,
           patterns: access.patterns,
-          reason: outsideOwns,
+          reason: sandbox.refusal.message,
         });
+        decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
         throw new ToolError(
           "denied",
-          outsideOwns,
-          "Only change the paths this task owns; report anything else back.",
+          sandbox.refusal.message,
+          "Do not retry commands in this session; tell the user how to enable the sandbox.",
         );
       }
-      turns.set(callId, turn);
-      let result;
-      try {
-        result = await gate.check(tool.name, input, access, callId);
-      } finally {
-        turns.delete(callId);
-      }
-      const decided = (
-        decision: "allow" | "deny",
-        source: EventBodies["permission.decided"]["source"],
-      ) => emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source });
-      if (result.asked || !result.allowed) {
-        decided(result.allowed ? "allow" : "deny", result.source);
-      }
-      if (!result.allowed) throw result.error;
-      if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
-        // No OS sandbox: running this would be unsandboxed. Never silently.
-        const asking = spec.interactive && !spec.flags.yes;
-        const request: ApprovalRequest = {
-          tool: tool.name,
-          callId,
-          access: {
-            ...access,
-            preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
-          },
-          decision: { action: "ask", reason: "no sandbox available: run unsandboxed?", checks: [] },
-          always: [],
-        };
-        if (asking) announce(request, turn);
-        const approved = asking && (await io.ask(request)) !== "deny";
-        if (!approved) {
-          unsandboxed.push({
-            tool: tool.name,
-            key: access.key,
-            patterns: access.patterns,
-            reason: sandbox.refusal.message,
-          });
-          decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
-          throw new ToolError(
-            "denied",
-            sandbox.refusal.message,
-            "Do not retry commands in this session; tell the user how to enable the sandbox.",
-          );
-        }
-        decided("allow", "user");
-        sandbox.approved = true;
-      }
+      decided("allow", "user");
+      sandbox.approved = true;
+    }
+  };
+
+  return {
+    async check(call, ctx) {
+      await judge(call, await call.tool.declare(call.input, ctx), false);
+      // The one way a running call asks for more: the same gate, call and turn.
+      ctx.authorize = (access) => judge(call, access, true);
       return { allowed: true };
     },
     denials: () => [...gate.denials(), ...unsandboxed],

@@ -13,6 +13,7 @@ import { isToolWriteProtected } from "../sandbox/protected.ts";
 import { commandsToCheck } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
+import { URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
 import {
   type Action,
   describeRule,
@@ -57,6 +58,8 @@ export interface Decision {
 
 function subjectMatches(rule: Rule, key: string, subject: string): boolean {
   if (!wildcardMatch(rule.key, key)) return false;
+  // A URL rule names a host, port and path of the parsed URL, never a run of its text.
+  if (URL_KEYS.has(key)) return urlPatternMatch(rule.pattern, subject);
   if (wildcardMatch(rule.pattern, subject)) return true;
   // A path rule without a slash (`*.env`, `id_*`) also matches a file's base name.
   return PATH_KEYS.has(key) && !rule.pattern.includes("/") &&

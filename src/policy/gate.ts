@@ -97,10 +97,20 @@ export class PermissionGate {
     return [...this.options.layers, this.sessionRules.layer()];
   }
 
-  /** Judge one call; `input` feeds the doom-loop tracker. */
-  async check(tool: string, input: unknown, access: Access, callId?: string): Promise<GateResult> {
+  /**
+   * Judge one call; `input` feeds the doom-loop tracker. A `followUp` is more
+   * access asked for by a call already running (a redirect): judged the same
+   * way, but not counted as another call.
+   */
+  async check(
+    tool: string,
+    input: unknown,
+    access: Access,
+    callId?: string,
+    options: { followUp?: boolean } = {},
+  ): Promise<GateResult> {
     const { workspace, extraDirs, mode } = this.options;
-    const repeated = this.#doomLoop.record(tool, input);
+    const repeated = !options.followUp && this.#doomLoop.record(tool, input);
     const decision = evaluate(access, {
       layers: this.#layers(),
       workspace,

@@ -116,6 +116,13 @@ export interface ToolContext {
   fetch: typeof fetch;
   /** Progress for long work ("scanned 400 files"); optional. */
   progress?: (message: string) => void;
+  /**
+   * Put more than the call declared to the same permission gate, mid-call
+   * (webfetch: each redirect's new URL). Resolves when allowed, throws a
+   * ToolError "denied" otherwise. The gate sets it on allowing the call;
+   * where it is absent, nothing beyond the declared access is allowed.
+   */
+  authorize?: (access: Access) => Promise<void>;
 }
 
 /** One tool. `schema` is the single source of the JSON schema sent to the model. */

@@ -1,12 +1,14 @@
 /**
  * The webfetch tool: GET one URL and return it as markdown, plain text or raw
- * HTML. Redirects are followed by hand (at most five, each one a URL the
- * model can see), the body is read as a stream and abandoned past 5 MB, and
- * the fetch function comes from the context, so tests never leave the machine.
+ * HTML. Redirects are followed by hand, at most five, and each new URL is a
+ * new request put to the permission gate (`ctx.authorize`) before it is
+ * fetched, so an allowed host cannot send the call somewhere no rule allows.
+ * The body is read as a stream and abandoned past 5 MB, and the fetch
+ * function comes from the context, so tests never leave the machine.
  */
 import { z } from "zod";
 import { htmlToMarkdown, htmlToText } from "./_html.ts";
-import { defineTool, type ToolContext, ToolError } from "./tool.ts";
+import { type Access, defineTool, type ToolContext, ToolError } from "./tool.ts";
 
 export const MAX_REDIRECTS = 5;
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -28,12 +30,11 @@ export const webfetchTool = defineTool({
   description: [
     "Fetch a web page or file by URL (GET) and return its content, for documentation, API references, issues and the like.",
     "- HTML pages are converted to markdown unless format says otherwise; other text is returned as it is.",
-    "- Redirects are followed up to 5 times; bodies over 5 MB are refused; long results are cut with the full text saved to a file.",
+    "- Redirects are followed up to 5 times, each new URL checked against the permission rules like a new call; bodies over 5 MB are refused; long results are cut with the full text saved to a file.",
   ].join("\n"),
   schema,
   declare(input) {
-    const url = parseUrl(input.url);
-    return { key: "webfetch", patterns: [url.href], hosts: [url.host], preview: `GET ${url.href}` };
+    return fetchAccess(parseUrl(input.url));
   },
   async execute(input, ctx) {
     const timeoutMs = input.timeout_ms ?? DEFAULT_FETCH_TIMEOUT_MS;
@@ -81,6 +82,21 @@ export const webfetchTool = defineTool({
   },
 });
 
+/**
+ * What fetching `url` touches. "Always" approves the URL's origin
+ * (`https://docs.example/*`): a pattern made of the URL itself would read
+ * any `*` in it as a wildcard.
+ */
+function fetchAccess(url: URL): Access {
+  return {
+    key: "webfetch",
+    patterns: [url.href],
+    hosts: [url.host],
+    always: [`${url.origin}/*`],
+    preview: `GET ${url.href}`,
+  };
+}
+
 function parseUrl(raw: string): URL {
   let url: URL;
   try {
@@ -120,7 +136,7 @@ async function follow(start: URL, ctx: ToolContext, signal: AbortSignal) {
           "Fetch the final address directly if you know it.",
         );
       }
-      url = parseUrl(new URL(location, url).href);
+      url = await authorizeRedirect(url, location, ctx);
       continue;
     }
     if (!response.ok) {
@@ -136,6 +152,50 @@ async function follow(start: URL, ctx: ToolContext, signal: AbortSignal) {
     }
     return { response, url };
   }
+}
+
+/**
+ * A redirect is a new request: its URL must be an http(s) URL and pass the
+ * permission gate like a call of its own. Without a gate to ask (a context
+ * that has no `authorize`), it is not followed.
+ */
+async function authorizeRedirect(from: URL, location: string, ctx: ToolContext): Promise<URL> {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new ToolError(
+      "failed",
+      `${from.href} redirected to "${location}", which is not a valid URL.`,
+      "The server's redirect is broken; look for the page elsewhere.",
+    );
+  }
+  if (next.protocol !== "http:" && next.protocol !== "https:") {
+    throw new ToolError(
+      "failed",
+      `${from.href} redirected to ${next.href}; only http and https URLs are fetched.`,
+      "Look for the page elsewhere.",
+    );
+  }
+  if (!ctx.authorize) {
+    throw new ToolError(
+      "denied",
+      `${from.href} redirected to ${next.href}, which was not fetched: nothing here can approve a new URL mid-call.`,
+      `Fetch ${next.href} directly, as its own call.`,
+    );
+  }
+  try {
+    await ctx.authorize(fetchAccess(next));
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    throw new ToolError(
+      error.code,
+      `${from.href} redirected to ${next.href}, which was not fetched. ${error.message}`,
+      error.hint,
+      error.metadata,
+    );
+  }
+  return next;
 }
 
 /** The body, refusing (and abandoning the stream) past `limit` bytes. */

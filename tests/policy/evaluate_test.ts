@@ -167,3 +167,18 @@ Deno.test("MCP tool keys match wildcard keys", () => {
 });
 
 globalThis.addEventListener("unload", () => Deno.removeSync(workspace, { recursive: true }));
+
+Deno.test("webfetch rules match the URL's parts, not its text", () => {
+  const web = (url: string): Access => ({ key: "webfetch", patterns: [url] });
+  const allowDocs = ctx({ flags: flagsLayer({ allow: ["webfetch(http://*.docs.example/*)"] }) });
+  assertEquals(evaluate(web("http://api.docs.example/v1"), allowDocs).action, "allow");
+  assertEquals(evaluate(web("http://127.0.0.1:9/x?.docs.example/"), allowDocs).action, "ask");
+  assertEquals(evaluate(web("http://docs.example.evil.test/"), allowDocs).action, "ask");
+  const denyLocal = ctx({
+    project: { webfetch: "allow" },
+    flags: flagsLayer({ deny: ["webfetch(127.0.0.1:*)"] }),
+  });
+  const refused = evaluate(web("http://user@127.0.0.1:6379/"), denyLocal);
+  assertEquals(refused.action, "deny");
+  assertStringIncludes(refused.reason, "webfetch(127.0.0.1:*) → deny [flags]");
+});

@@ -6,6 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { webfetchTool } from "../../src/tools/webfetch.ts";
 import { htmlToMarkdown } from "../../src/tools/_html.ts";
+import { type Access, ToolError } from "../../src/tools/tool.ts";
 import { makeWorkspace } from "./_context.ts";
 
 const PAGE = `<!doctype html><html><head><title>Docs</title><style>p{color:red}</style>
@@ -87,14 +88,57 @@ Deno.test("HTML becomes markdown without scripts or styles; text and html format
   });
 });
 
-Deno.test("five redirects are followed, a sixth is refused", async () => {
+Deno.test("five redirects are followed, each one put to the gate; a sixth is refused", async () => {
   await using ws = await fetchingWorkspace();
+  const asked: Access[] = [];
+  ws.ctx.authorize = (access) => {
+    asked.push(access);
+    return Promise.resolve();
+  };
   await withServer(async (base) => {
     const five = await ws.run(webfetchTool, { url: `${base}/r/4`, format: "text" });
     assertEquals(five.metadata?.url, `${base}/page`);
+    assertEquals(asked.map((access) => access.patterns[0]), [
+      `${base}/r/3`,
+      `${base}/r/2`,
+      `${base}/r/1`,
+      `${base}/r/0`,
+      `${base}/page`,
+    ]);
+    assertEquals(asked[0].key, "webfetch");
+    assertEquals(asked[0].always, [`${base}/*`]);
     const six = await ws.fail(webfetchTool, { url: `${base}/r/5`, format: "text" });
     assertEquals(six.code, "failed");
     assertStringIncludes(six.message, "redirected more than 5 times");
+  });
+});
+
+Deno.test("a redirect the gate refuses is not fetched, and the refusal says where it led", async () => {
+  await using ws = await fetchingWorkspace();
+  ws.ctx.authorize = (access) =>
+    Promise.reject(
+      new ToolError("denied", `Permission denied: webfetch(${access.patterns[0]}).`, "the hint"),
+    );
+  await withServer(async (base) => {
+    const error = await ws.fail(webfetchTool, { url: `${base}/r/0`, format: "text" });
+    assertEquals(error.code, "denied");
+    assertStringIncludes(error.message, `${base}/r/0 redirected to ${base}/page`);
+    assertStringIncludes(error.message, `Permission denied: webfetch(${base}/page)`);
+    assertEquals(error.hint, "the hint");
+  });
+});
+
+Deno.test("with no gate to ask (no authorize in the context), a redirect is not followed", async () => {
+  await using ws = await fetchingWorkspace();
+  assertEquals(ws.ctx.authorize, undefined);
+  await withServer(async (base) => {
+    const error = await ws.fail(webfetchTool, { url: `${base}/r/0`, format: "text" });
+    assertEquals(error.code, "denied");
+    assertStringIncludes(error.message, "not fetched");
+    assertStringIncludes(error.hint ?? "", `${base}/page`);
+    // The page itself, asked for directly, is fetched.
+    const page = await ws.run(webfetchTool, { url: `${base}/page`, format: "text" });
+    assertStringIncludes(page.output, "Install");
   });
 });
 
@@ -139,6 +183,8 @@ Deno.test("declare names the URL and the host", async () => {
   assertEquals(access.key, "webfetch");
   assertEquals(access.patterns, ["https://docs.example.com:8443/a?b=1"]);
   assertEquals(access.hosts, ["docs.example.com:8443"]);
+  // "Always" approves the origin: the URL itself would read a `*` in it as a wildcard.
+  assertEquals(access.always, ["https://docs.example.com:8443/*"]);
 });
 
 Deno.test({
