@@ -1,7 +1,7 @@
 /**
  * `deno task compile`: build dist/skiff with exactly the runtime flags of
  * `deno task skiff` (read from deno.json, so the two cannot drift), include
- * the engine's Worker module, then smoke-test the binary.
+ * the engine's and the file writer's Worker modules, then smoke-test the binary.
  *
  * `deno compile` downloads a runtime (denort) from Deno's servers unless
  * DENORT_BIN points at one; on a machine that can reach neither, this fails
@@ -12,7 +12,11 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Loaded by a computed specifier (see main.ts) or as a Worker: not found by graph analysis. */
-const LAZY_MODULES = ["src/cli/main.ts", "src/app/engine_worker.ts"];
+const LAZY_MODULES = [
+  "src/cli/main.ts",
+  "src/app/engine_worker.ts",
+  "src/sandbox/confined_writer_worker.ts",
+];
 
 /** The flags `deno task skiff` passes to `deno run`, before the entry point. */
 export async function runtimeFlags(): Promise<string[]> {

@@ -8,7 +8,8 @@ import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./
 import type { SessionSelector } from "./host.ts";
 
 export type ToEngine =
-  | { type: "init"; spec: EngineSpec }
+  /** `files`: the confined writer's channel (src/sandbox/confined_writer.ts), when one runs. */
+  | { type: "init"; spec: EngineSpec; files?: MessagePort }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }

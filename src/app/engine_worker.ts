@@ -7,6 +7,8 @@
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { ApprovalAnswer } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
+import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
+import { routeFileWrites } from "../tools/_file_io.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
 let starting: Promise<EngineHandle> | undefined;
@@ -30,6 +32,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
   const data = message.data;
   switch (data.type) {
     case "init":
+      // The file tools write through the confined writer's thread, which the
+      // kernel keeps inside the writable folders (docs/security.md).
+      if (data.files) routeFileWrites(new ConfinedWriterClient(data.files));
       starting = startInProcess(data.spec, {
         event: (event) => post({ type: "event", event }),
         ask: (request) =>

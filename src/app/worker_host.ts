@@ -10,6 +10,7 @@ import { homeDir } from "../sandbox/paths.ts";
 import { agentFiles } from "../agents/discovery.ts";
 import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
+import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
 import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
 import { mcpServerInputs } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
@@ -120,11 +121,13 @@ export function startInWorker(
   workerModule: URL = new URL("./engine_worker.ts", import.meta.url),
 ): Promise<EngineHandle> {
   Deno.mkdirSync(spec.dataDir, { recursive: true });
+  const permissions = permissionsFor(spec);
   const worker = new Worker(workerModule, {
     type: "module",
     name: "skiff-engine",
-    deno: { permissions: permissionsFor(spec) },
+    deno: { permissions },
   });
+  const writer = fileWriterFor(permissions);
   let nextId = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   // Set once the Worker has died: nothing will ever answer again, so every
@@ -162,9 +165,11 @@ export function startInWorker(
     for (const waiter of pending.values()) waiter.reject(crashed);
     pending.clear();
     worker.terminate();
+    writer?.close();
   };
 
-  send({ type: "init", spec });
+  if (writer) worker.postMessage({ type: "init", spec, files: writer.port }, [writer.port]);
+  else send({ type: "init", spec });
   return Promise.resolve({
     open: (selector) => request({ type: "open", selector }),
     run: (runRequest) => request({ type: "run", request: runRequest }),
@@ -176,9 +181,24 @@ export function startInWorker(
         if (!crashed) await request({ type: "close" });
       } finally {
         worker.terminate();
+        writer?.close();
       }
     },
   });
+}
+
+/**
+ * The confined writer for the engine's file tools, writable exactly where
+ * the engine may write; null (writes stay on the engine's thread) when the
+ * writer cannot start, e.g. without `--allow-ffi` in this process.
+ */
+function fileWriterFor(permissions: Deno.PermissionOptionsObject): ConfinedWriter | null {
+  if (!Array.isArray(permissions.write)) return null;
+  try {
+    return startConfinedWriter(permissions.write.map(String));
+  } catch {
+    return null;
+  }
 }
 
 /** Errors cross the boundary as plain data; give the known ones their class back. */

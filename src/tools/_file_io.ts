@@ -132,33 +132,74 @@ export interface FileWriter {
 }
 
 /**
+ * Where the file tools' writes are carried out. By default on this thread;
+ * the engine routes them to a confined writer (src/sandbox/confined_writer.ts)
+ * whose thread the kernel keeps inside the writable folders.
+ */
+export interface AtomicWrites {
+  /** `writeFileAtomicSync`'s contract. */
+  write(file: string, bytes: Uint8Array, mode?: number): Promise<void>;
+  remove(file: string): Promise<void>;
+}
+
+const onThisThread: AtomicWrites = {
+  write: (file, bytes, mode) =>
+    Promise.resolve().then(() => writeFileAtomicSync(file, bytes, mode)),
+  remove: (file) => Promise.resolve().then(() => Deno.removeSync(file)),
+};
+
+let writes: AtomicWrites = onThisThread;
+
+/** Send every later write of the file tools through `target` (null: this thread again). */
+export function routeFileWrites(target: AtomicWrites | null): void {
+  writes = target ?? onThisThread;
+}
+
+/**
  * Write `bytes` to `file` atomically, keeping the mode of the file it
  * replaces, creating missing parent folders. Needs `--allow-read` and
  * `--allow-write` on the folder.
  */
-export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
+export function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
+  return writes.write(file, bytes);
+}
+
+/**
+ * The atomic write itself, with synchronous calls only: Deno runs those on
+ * the calling thread, which is the thread a Landlock restriction covers.
+ * `mode` (default: the replaced file's, else 0o644) is set exactly.
+ */
+export function writeFileAtomicSync(file: string, bytes: Uint8Array, mode?: number): void {
   const folder = path.dirname(file);
-  await Deno.mkdir(folder, { recursive: true });
-  const existing = await statOrNull(file);
+  Deno.mkdirSync(folder, { recursive: true });
+  let existing: Deno.FileInfo | null = null;
+  try {
+    existing = Deno.statSync(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
+      throw error;
+    }
+  }
   if (existing?.isDirectory) throw new Error(`${file} is a directory`);
+  const wanted = mode ?? existing?.mode ?? undefined;
   const temp = path.join(
     folder,
     `.${path.basename(file)}.skiff-${crypto.randomUUID().slice(0, 8)}.tmp`,
   );
   try {
-    await Deno.writeFile(temp, bytes, { createNew: true, mode: existing?.mode ?? 0o644 });
+    Deno.writeFileSync(temp, bytes, { createNew: true, mode: wanted ?? 0o644 });
     // writeFile's mode is filtered by the umask; chmod sets what the old file had.
-    if (existing?.mode != null) await Deno.chmod(temp, existing.mode & 0o7777);
-    await Deno.rename(temp, file);
+    if (wanted != null) Deno.chmodSync(temp, wanted & 0o7777);
+    Deno.renameSync(temp, file);
   } catch (error) {
-    await Deno.remove(temp).catch(() => {});
+    try {
+      Deno.removeSync(temp);
+    } catch { /* never written */ }
     throw error;
   }
 }
 
 export const diskWriter: FileWriter = {
   write: writeFileAtomic,
-  async remove(file) {
-    await Deno.remove(file);
-  },
+  remove: (file) => writes.remove(file),
 };

@@ -7,7 +7,15 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
-import { everythingSent, SSH_SECRET, withAttack } from "./e2e_support.ts";
+import {
+  assertUnchanged,
+  everythingSent,
+  exists,
+  guarded,
+  SSH_SECRET,
+  withAttack,
+  write,
+} from "./e2e_support.ts";
 
 Deno.test("e2e: an AGENTS.md linked to ~/.ssh/id_rsa does not reach the system prompt", async () => {
   await withAttack([{ text: "done" }], async (sandbox, mock) => {
@@ -25,4 +33,46 @@ Deno.test("e2e: an AGENTS.md linked to ~/.ssh/id_rsa does not reach the system p
     assert(!sent.includes(SSH_SECRET), "the key behind AGENTS.md reached the model");
     assertStringIncludes(sent, "Use tabs.");
   });
+});
+
+Deno.test({
+  name: "e2e: 400 writes while a process flips their folder to an outside link land none outside",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const turns = Array.from({ length: 8 }, (_, turn) => ({
+      toolCalls: Array.from({ length: 50 }, (_, i) => write(`d/f${turn * 50 + i}.txt`, "x\n")),
+    }));
+    await withAttack([...turns, { text: "done" }], async (sandbox) => {
+      const flipper = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-ffi",
+          new URL("./fixtures/folder_flipper.ts", import.meta.url).pathname,
+          sandbox.workspace,
+          sandbox.outside,
+        ],
+        stdout: "piped",
+      }).spawn();
+      while (!(await exists(path.join(sandbox.workspace, "d.link")))) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const before = guarded(sandbox);
+      let result;
+      try {
+        result = await runSkiff(["run", "--json", "write them"], sandbox);
+      } finally {
+        await Deno.writeTextFile(`${sandbox.workspace}.stop`, "");
+        await flipper.output();
+        await Deno.remove(`${sandbox.workspace}.stop`);
+      }
+      const inside = [...Deno.readDirSync(path.join(sandbox.workspace, "d"))].length;
+      const outside = [...Deno.readDirSync(sandbox.outside)].length - 1; // less secret.txt
+      console.log(`whole stack: of 400 writes ${inside} landed inside, ${outside} outside`);
+      assertUnchanged(before, guarded(sandbox));
+      assert(result.code === 0 || result.code === 3, result.stderr);
+      assert(inside > 0, "no write got through: the race never ran");
+    });
+  },
 });

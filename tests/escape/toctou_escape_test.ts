@@ -9,8 +9,12 @@
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
 import { workerPermissions } from "../../src/sandbox/worker_permissions.ts";
+import { ConfinedWriterClient, startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
+import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import { routeFileWrites } from "../../src/tools/_file_io.ts";
+import { writeTool } from "../../src/tools/write.ts";
 import type { WorkerJob } from "../sandbox/fixtures/tool_worker.ts";
-import { makeLayout, snapshot } from "./_harness.ts";
+import { makeLayout, snapshot, toolContext } from "./_harness.ts";
 
 interface Reply {
   stage?: string;
@@ -64,4 +68,81 @@ Deno.test("escape: symlink swapped between the policy check and the write → no
     worker.terminate();
     layout.cleanup();
   }
+});
+
+const ABI = landlockAbi();
+if (typeof ABI === "string") {
+  console.warn(
+    `\n!!! ESCAPE SUITE: Landlock is unavailable here (${ABI}), so the symlink-flipper ` +
+      "test is SKIPPED: the file tools' writes are not kernel-confined on this machine. !!!\n",
+  );
+}
+
+/**
+ * 400 writes into `d/` while another process swaps `d` with a link to the
+ * outside as fast as it can. Returns how many files landed outside.
+ */
+async function flipperRace(confined: boolean): Promise<{ outside: number; written: number }> {
+  const layout = makeLayout();
+  const writer = confined ? startConfinedWriter([layout.ws]) : null;
+  try {
+    if (writer) {
+      const confinement = await writer.confinement;
+      assertEquals(confinement.kind, "restricted", JSON.stringify(confinement));
+      routeFileWrites(new ConfinedWriterClient(writer.port));
+    }
+    const flipper = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-ffi",
+        new URL("./fixtures/folder_flipper.ts", import.meta.url).pathname,
+        layout.ws,
+        layout.outside,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    while (!(await Deno.lstat(path.join(layout.ws, "d.link")).then(() => true, () => false))) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const ctx = toolContext(layout);
+    let written = 0;
+    for (let i = 0; i < 400; i++) {
+      const input = writeTool.schema.parse({ file_path: `d/f${i}.txt`, content: "planted\n" });
+      try {
+        await writeTool.execute(input, ctx);
+        written++;
+      } catch { /* refused: the check or the kernel saw the link */ }
+    }
+    Deno.writeTextFileSync(`${layout.ws}.stop`, "");
+    const flips = new TextDecoder().decode((await flipper.output()).stdout).trim();
+    const outside = [...Deno.readDirSync(layout.outside)].filter((entry) =>
+      entry.name !== "secret.txt"
+    ).length;
+    console.log(
+      `flipper (${confined ? "confined writer" : "writes on the calling thread"}): ` +
+        `${outside} of 400 writes landed outside, ${written} succeeded, ${flips} flips`,
+    );
+    return { outside, written };
+  } finally {
+    routeFileWrites(null);
+    writer?.close();
+    try {
+      Deno.removeSync(`${layout.ws}.stop`);
+    } catch { /* never made */ }
+    layout.cleanup();
+  }
+}
+
+Deno.test({
+  name: "escape: a folder flipped to an outside symlink during 400 writes → nothing lands outside",
+  ignore: typeof ABI === "string",
+  async fn() {
+    const confined = await flipperRace(true);
+    assertEquals(confined.outside, 0, "a write followed the swapped link out of the workspace");
+    // The race was real: writes went through while the folder was a folder.
+    assertEquals(confined.written > 0, true, "no write succeeded at all");
+  },
 });
