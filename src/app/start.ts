@@ -6,8 +6,11 @@
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
 import { startInWorker } from "./worker_host.ts";
+import { ensureDataDir } from "../store/data_dir.ts";
 
 export function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+  // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
+  ensureDataDir(spec.dataDir);
   if (Deno.env.get("SKIFF_ENGINE") === "inline") return startInProcess(spec, io);
   return startInWorker(spec, io);
 }

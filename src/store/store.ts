@@ -9,12 +9,11 @@
  *
  * No SQL leaves this folder; callers use the methods below.
  */
-import { mkdirSync } from "node:fs";
 import * as path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { SkiffEvent, Usage } from "../session/events.ts";
 import type { Todo } from "../tools/tool.ts";
-import { DATABASE_FILE } from "./data_dir.ts";
+import { DATABASE_FILE, ensureDataDir } from "./data_dir.ts";
 import { StoreError } from "./errors.ts";
 import { newId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
@@ -38,14 +37,7 @@ const BUSY_TIMEOUT_MS = 5000;
  * to date. Needs read and write access to `dataDir`.
  */
 export function openStore(dataDir: string, options: StoreOptions = {}): Store {
-  try {
-    mkdirSync(dataDir, { recursive: true });
-  } catch (error) {
-    throw new StoreError(
-      `cannot create the data folder ${dataDir} (${(error as Error).message}). ` +
-        "Set SKIFF_DATA_DIR to a writable folder.",
-    );
-  }
+  ensureDataDir(dataDir);
   const file = path.join(dataDir, DATABASE_FILE);
   let db: DatabaseSync | undefined;
   try {

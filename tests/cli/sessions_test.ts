@@ -38,3 +38,30 @@ Deno.test("sessions list -n takes a positive whole number, or says so", async ()
     await sandbox.cleanup();
   }
 });
+
+Deno.test("a data folder that cannot be created is the same clean exit 2 for run, tool and sessions", async () => {
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1", SKIFF_MODEL: "m" });
+  try {
+    const aFile = `${sandbox.root}/not-a-folder`;
+    await Deno.writeTextFile(aFile, "x");
+    // Root ignores folder permissions, so the cases are a file in the way, at the folder or above it.
+    for (const dataDir of [aFile, `${aFile}/skiff`]) {
+      for (
+        const args of [
+          ["run", "hello"],
+          ["tool", "read", '{"file_path":"."}'],
+          ["sessions", "list"],
+        ]
+      ) {
+        const result = await runSkiff(args, sandbox, { env: { SKIFF_DATA_DIR: dataDir } });
+        const what = `${args[0]} with SKIFF_DATA_DIR=${dataDir}: ${result.stderr}`;
+        assertEquals(result.code, 2, what);
+        assert(!result.stderr.includes("internal error"), what);
+        assertStringIncludes(result.stderr, `cannot create the data folder ${dataDir}`);
+        assertStringIncludes(result.stderr, "Set SKIFF_DATA_DIR to a writable folder");
+      }
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
