@@ -15,7 +15,7 @@ import type { SkiffEvent, Usage } from "../session/events.ts";
 import type { Todo } from "../tools/tool.ts";
 import { DATABASE_FILE, ensureDataDir } from "./data_dir.ts";
 import { StoreError } from "./errors.ts";
-import { newId } from "./ids.ts";
+import { newId, newSessionId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
@@ -87,7 +87,7 @@ export class Store {
 
   createSession(input: NewSession): Session {
     const at = this.now();
-    const id = newId("ses", at);
+    const id = newSessionId(at);
     this.#sql.run(
       `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -124,12 +124,7 @@ export class Store {
       for (const row of rows) matches.set(row.id as string, row);
     }
     if (matches.size === 1) return toSession([...matches.values()][0]);
-    if (matches.size > 1) {
-      const shown = [...matches.keys()].slice(0, 5).join(", ");
-      throw new StoreError(
-        `"${idOrPrefix}" matches more than one session (${shown}). Give more of the id.`,
-      );
-    }
+    if (matches.size > 1) throw ambiguousPrefix(idOrPrefix, [...matches.values()].map(toSession));
     return undefined;
   }
 
@@ -137,7 +132,7 @@ export class Store {
   latestSession(workspace: string): Session | undefined {
     const row = this.#sql.get(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE workspace = ? AND parent_id IS NULL
-       ORDER BY updated_at DESC, id DESC LIMIT 1`,
+       ORDER BY updated_at DESC, rowid DESC LIMIT 1`,
       workspace,
     );
     return row ? toSession(row) : undefined;
@@ -160,7 +155,7 @@ export class Store {
     const clause = where.length ? `WHERE ${where.join(" AND ")}` : "";
     params.push(Math.max(0, Math.trunc(options.limit ?? 50)));
     return this.#sql.all(
-      `SELECT ${SESSION_COLUMNS} FROM sessions ${clause} ORDER BY updated_at DESC, id DESC LIMIT ?`,
+      `SELECT ${SESSION_COLUMNS} FROM sessions ${clause} ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
       ...params,
     ).map(toSession);
   }
@@ -168,7 +163,7 @@ export class Store {
   /** Sessions started by `parentId`'s task tool, oldest first. */
   childSessions(parentId: string): Session[] {
     return this.#sql.all(
-      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, id`,
+      `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, rowid`,
       parentId,
     ).map(toSession);
   }
@@ -355,4 +350,34 @@ export class Store {
     if (!row) throw new StoreError(`no session ${id}. List sessions with: skiff sessions list`);
     return JSON.parse(row.value as string);
   }
+}
+
+/**
+ * The error for a prefix that names several sessions: each candidate by the
+ * shortest prefix that tells it apart, with when and what, so the user can
+ * type the right one. `candidates` are the first matches in id order.
+ */
+function ambiguousPrefix(prefix: string, candidates: Session[]): StoreError {
+  const ids = candidates.map((session) => session.id).sort();
+  const shown = candidates.sort((a, b) => (a.id < b.id ? -1 : 1)).slice(0, 5).map((session) => {
+    const at = ids.indexOf(session.id);
+    const common = Math.max(
+      commonLength(session.id, ids[at - 1] ?? ""),
+      commonLength(session.id, ids[at + 1] ?? ""),
+    );
+    const when = new Date(session.created_at).toISOString().replace("T", " ").slice(0, 16);
+    return `  ${session.id.slice(0, common + 1)}  ${when}  ${session.title || "(untitled)"}`;
+  });
+  const more = candidates.length > shown.length ? "\n  …" : "";
+  return new StoreError(
+    `"${prefix}" matches more than one session. Give more of the id, e.g.:\n${
+      shown.join("\n")
+    }${more}`,
+  );
+}
+
+function commonLength(a: string, b: string): number {
+  let length = 0;
+  while (length < a.length && a[length] === b[length]) length++;
+  return length;
 }

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { assert, assertEquals, assertThrows } from "../support/assert.ts";
+import { assert, assertEquals, assertStringIncludes, assertThrows } from "../support/assert.ts";
 import { openStore } from "../../src/store/store.ts";
 import { StoreError } from "../../src/store/errors.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
@@ -78,7 +78,7 @@ Deno.test("store: sessions are created, found by prefix, listed newest first, up
     parentId: second.id,
   });
 
-  assert(first.id.startsWith("ses_") && first.id < second.id, "ids sort by creation time");
+  assert(first.id.startsWith("ses_") && first.id.length === second.id.length);
   assertEquals(first.status, "running");
   assertEquals(first.created_at, 1_700_000_000_000);
   assertEquals(store.getSession(first.id.slice(0, 20))?.id, first.id);
@@ -278,4 +278,38 @@ Deno.test("store: a damaged database file is named with what to do, and not left
   const store = openStore(data.dir);
   assertEquals(store.listSessions(), []);
   store.close();
+});
+
+Deno.test("store: session ids made in the same millisecond differ in their first characters", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir, { now: () => 1_700_000_000_000 });
+  const ids = Array.from(
+    { length: 20 },
+    () => store.createSession({ workspace: "/w", model: "m", agent: "build" }).id,
+  );
+  // What people type: `ses_` and a few characters. Six are enough among twenty.
+  const shortForms = new Set(ids.map((id) => id.slice(0, 10)));
+  assertEquals(shortForms.size, ids.length, ids.join("\n"));
+  for (const id of ids) assertEquals(store.getSession(id.slice(4, 12))?.id, id);
+  store.close();
+});
+
+Deno.test("store: old time-first session ids keep working, in full and by prefix", async () => {
+  await using data = await tempDataDir();
+  const store = openStore(data.dir);
+  store.close();
+  const db = new DatabaseSync(path.join(data.dir, DATABASE_FILE));
+  for (const id of ["ses_0lp2x9k7aabcdefghijkl", "ses_0lp2x9k7bmnopqrstuvwx"]) {
+    db.exec(`INSERT INTO sessions (id, workspace, model, agent, created_at, updated_at)
+             VALUES ('${id}', '/w', 'm', 'build', 1, 1)`);
+  }
+  db.close();
+  const again = openStore(data.dir);
+  assertEquals(again.getSession("ses_0lp2x9k7aabcdefghijkl")?.id, "ses_0lp2x9k7aabcdefghijkl");
+  assertEquals(again.getSession("0lp2x9k7b")?.id, "ses_0lp2x9k7bmnopqrstuvwx");
+  const error = assertThrows(() => again.getSession("ses_0lp2x9k7"), StoreError);
+  // The shortest prefix that tells each apart is named, so the next try works.
+  assertStringIncludes(error.message, "\n  ses_0lp2x9k7a  1970-01-01 00:00  (untitled)");
+  assertStringIncludes(error.message, "\n  ses_0lp2x9k7b  ");
+  again.close();
 });
