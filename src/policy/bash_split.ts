@@ -1,11 +1,17 @@
 /**
- * Splits a shell command into the simple commands it runs, so every one of
- * them meets the rule table: `git status && rm -rf x` is two commands, and
- * `echo $(curl evil)` runs `curl evil`. Quotes are respected. This is a
- * policy aid, not a shell parser: the OS sandbox is what holds when a
- * command hides itself better than this can see.
+ * The simple commands a bash line runs, each for the rule table to judge:
+ * `git status && rm -rf x` is two commands, `echo $(curl evil)` runs
+ * `curl evil`, `sudo -n rm x` and `sh -c 'rm x'` run `rm x`. The line is
+ * read by a real shell parser (shell_commands.ts); whatever it cannot
+ * account for is listed in `unsure`, and the policy asks instead of allowing.
+ * The parser must be loaded first (`ensureShellParser`, once per process).
  */
+import { type ShellCommand, shellSyntax, type ShellWord } from "./shell_commands.ts";
+import { parserFailure } from "./shell_parser.ts";
 
+export { ensureShellParser } from "./shell_parser.ts";
+
+/** Programs that run the rest of their words as a command. */
 const WRAPPERS = new Set([
   "sudo",
   "doas",
@@ -20,150 +26,178 @@ const WRAPPERS = new Set([
   "stdbuf",
   "timeout",
   "xargs",
-  "watch",
   "chronic",
 ]);
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish"]);
+/** A wrapper's options that take the next word as their value. */
+const OPTION_VALUES: Record<string, Set<string>> = {
+  sudo: new Set(["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"]),
+  doas: new Set(["-u", "-C"]),
+  env: new Set(["-u", "-C", "--unset", "--chdir"]),
+  nice: new Set(["-n", "--adjustment"]),
+  ionice: new Set(["-c", "-n", "-p", "-P", "-u", "--class", "--classdata"]),
+  stdbuf: new Set(["-i", "-o", "-e"]),
+  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
+  xargs: new Set(["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter"]),
+  watch: new Set(["-n", "--interval"]),
+};
+/** Programs that run their words as shell text: the text is parsed in turn. */
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish", "su"]);
+/** Programs whose effect on what runs next cannot be read from the line. */
+const UNSURE_PROGRAMS: Record<string, string> = {
+  alias: "`alias` changes what a later word runs",
+  coproc: "`coproc` runs a command the parser does not separate",
+  trap: "`trap` keeps shell text to run later",
+  enable: "`enable` can load new shell builtins",
+  let: "`let` evaluates variables' values as arithmetic, which can run commands",
+};
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const MAX_NESTING = 4;
 
-/** Index just past the `)` that closes a group opened before `start`. */
-function closingParen(text: string, start: number): number {
-  let depth = 1;
-  let i = start;
-  while (i < text.length) {
-    const char = text[i];
-    if (char === "\\") i += 2;
-    else if (char === "'") {
-      i = text.indexOf("'", i + 1) < 0 ? text.length : text.indexOf("'", i + 1) + 1;
-    } else if (char === '"') i = closingDoubleQuote(text, i + 1);
-    else if (char === "`") i = closingBacktick(text, i + 1);
-    else {
-      if (char === "(") depth++;
-      if (char === ")" && --depth === 0) return i + 1;
-      i++;
-    }
+export interface CommandAnalysis {
+  /** Every command a rule must approve: each simple command and what it unwraps to. */
+  commands: string[];
+  /** Why the line cannot be fully accounted for; any entry makes the call an ask. */
+  unsure: string[];
+}
+
+const shown = (word: ShellWord) => word.value ?? word.text;
+const programOf = (word: ShellWord | undefined) => word?.value?.split("/").pop() ?? "";
+
+/** Drops a wrapper's options (and their values) from the front of `words`. */
+function skipOptions(program: string, words: ShellWord[]): ShellWord[] {
+  const withValue = OPTION_VALUES[program] ?? new Set<string>();
+  let rest = words;
+  while (rest.length) {
+    const text = shown(rest[0]);
+    if (text === "--") return rest.slice(1);
+    if (ASSIGNMENT.test(text) && program === "env") rest = rest.slice(1);
+    else if (text.startsWith("-") && text.length > 1) {
+      rest = rest.slice(withValue.has(text) ? 2 : 1);
+    } else break;
   }
-  return text.length;
-}
-
-function closingBacktick(text: string, start: number): number {
-  let i = start;
-  while (i < text.length && text[i] !== "`") i += text[i] === "\\" ? 2 : 1;
-  return Math.min(i + 1, text.length);
-}
-
-function closingDoubleQuote(text: string, start: number): number {
-  let i = start;
-  while (i < text.length && text[i] !== '"') {
-    if (text[i] === "\\") i += 2;
-    else if (text[i] === "$" && text[i + 1] === "(") i = closingParen(text, i + 2);
-    else if (text[i] === "`") i = closingBacktick(text, i + 1);
-    else i++;
+  if (program === "timeout" && /^\d/.test(shown(rest[0] ?? { text: "", value: "" }))) {
+    rest = rest.slice(1);
   }
-  return Math.min(i + 1, text.length);
+  return rest;
 }
 
-/** Commands substituted inside a double-quoted string (`"$(id)"`). */
-function substitutionsInQuotes(quoted: string, into: string[]): void {
-  let i = 0;
-  while (i < quoted.length) {
-    if (quoted[i] === "\\") i += 2;
-    else if (quoted[i] === "$" && quoted[i + 1] === "(") {
-      const end = closingParen(quoted, i + 2);
-      into.push(...splitCommand(quoted.slice(i + 2, end - 1)));
-      i = end;
-    } else if (quoted[i] === "`") {
-      const end = closingBacktick(quoted, i + 1);
-      into.push(...splitCommand(quoted.slice(i + 1, end - 1)));
-      i = end;
-    } else i++;
+/** Shell text a program runs: `sh -c TEXT`, `eval WORDS…`, `watch WORDS…`, `env -S TEXT`. */
+function shellText(program: string, words: ShellWord[]): ShellWord[] | null {
+  if (program === "eval") return words.slice(1);
+  if (program === "watch") return skipOptions(program, words.slice(1));
+  if (SHELLS.has(program)) {
+    const flag = words.findIndex((word, index) =>
+      index > 0 && /^-[a-z]*c[a-z]*$/.test(shown(word))
+    );
+    return flag > 0 && words[flag + 1] ? [words[flag + 1]] : null;
   }
+  if (program === "env") {
+    const split = words.findIndex((word) => /^(?:-S|--split-string)$/.test(shown(word)));
+    return split > 0 && words[split + 1] ? [words[split + 1]] : null;
+  }
+  return null;
 }
 
-function cleanPiece(piece: string): string {
-  let text = piece.trim();
-  // Grouping words and negation do not change which program runs.
+/**
+ * What one simple command really runs once wrappers are peeled off. Adds
+ * the extra commands (not the command itself) to `found`, and to `unsure`
+ * what cannot be known before it runs.
+ */
+function unwrap(command: ShellCommand, into: CommandAnalysis, nesting: number): void {
+  let words = command.words;
+  let peeled = false;
+  if (words[0] && words[0].text !== words[0].value && words[0].value !== null) {
+    // `\rm -rf x` and `r"m" -rf x` run rm: let rules written for `rm` see it.
+    into.commands.push([words[0].value, ...command.text.split(/\s+/).slice(1)].join(" "));
+  }
   for (;;) {
-    const before = text;
-    text = text.replace(/^(?:\{|!|then|do|else|elif|if|while|until)\s+/, "").replace(/\s+\}$/, "")
-      .replace(/^\}$/, "").replace(/^(?:fi|done|esac)$/, "").trim();
-    if (text === before) return text;
+    while (words.length && ASSIGNMENT.test(words[0].text)) {
+      words = words.slice(1);
+      peeled = true;
+    }
+    if (!words.length) return;
+    if (words[0].value === null) {
+      into.unsure.push(`the program name ${words[0].text} is only known when the line runs`);
+      return;
+    }
+    const program = programOf(words[0]);
+    if (UNSURE_PROGRAMS[program]) into.unsure.push(UNSURE_PROGRAMS[program]);
+    const text = shellText(program, words);
+    if (text) {
+      if (text.some((word) => word.value === null)) {
+        into.unsure.push(`${program} runs shell text that is only known when the line runs`);
+        return;
+      }
+      analyseInto(text.map(shown).join(" "), into, nesting + 1);
+      return;
+    }
+    if (program === "find") {
+      const start = words.findIndex((word) => FIND_EXEC.has(shown(word)));
+      if (start < 0) break;
+      const end = words.findIndex((word, index) => index > start && /^[;+]$/.test(shown(word)));
+      words = words.slice(start + 1, end < 0 ? undefined : end);
+      peeled = true;
+      continue;
+    }
+    if (!WRAPPERS.has(program)) break;
+    words = skipOptions(program, words.slice(1));
+    peeled = true;
+  }
+  if (peeled && words.length) into.commands.push(words.map(shown).join(" "));
+}
+
+function analyseInto(source: string, into: CommandAnalysis, nesting: number): void {
+  if (nesting > MAX_NESTING) {
+    into.unsure.push(`shell text nested more than ${MAX_NESTING} deep`);
+    return;
+  }
+  const syntax = shellSyntax(source);
+  if (!syntax) {
+    into.commands.push(source);
+    into.unsure.push(parserFailure() ?? "the shell parser is not available");
+    return;
+  }
+  into.unsure.push(...syntax.unsure);
+  for (const command of syntax.commands) {
+    into.commands.push(command.text);
+    unwrap(command, into, nesting);
   }
 }
 
 /**
- * Every simple command in `command`, in order, including those inside
- * `$(…)`, `<(…)`, backticks and subshells. Separators: `&&`, `||`, `;`,
- * `|`, `&`, newlines and parentheses — outside quotes.
+ * Every command a rule must approve in `command`, and why the line cannot
+ * be fully accounted for (empty when it can). Without a loaded parser the
+ * whole line is one command and the analysis is unsure.
  */
-export function splitCommand(command: string): string[] {
-  const pieces: string[] = [];
-  const nested: string[] = [];
-  let current = "";
-  const flush = () => {
-    const cleaned = cleanPiece(current);
-    if (cleaned) pieces.push(cleaned);
-    current = "";
-  };
-  let i = 0;
-  while (i < command.length) {
-    const char = command[i];
-    const next = command[i + 1];
-    if (char === "\\") {
-      // A backslash-newline continues the line; any other escape is literal.
-      if (next === "\n") current += " ";
-      else current += command.slice(i, i + 2);
-      i += 2;
-    } else if (char === "'") {
-      const end = command.indexOf("'", i + 1);
-      const stop = end < 0 ? command.length : end + 1;
-      current += command.slice(i, stop);
-      i = stop;
-    } else if (char === '"') {
-      const stop = closingDoubleQuote(command, i + 1);
-      substitutionsInQuotes(command.slice(i + 1, stop - 1), nested);
-      current += command.slice(i, stop);
-      i = stop;
-    } else if (char === "`") {
-      const stop = closingBacktick(command, i + 1);
-      nested.push(...splitCommand(command.slice(i + 1, stop - 1)));
-      current += command.slice(i, stop);
-      i = stop;
-    } else if ((char === "$" || char === "<" || char === ">") && next === "(") {
-      if (char === "$" && command[i + 2] === "(") {
-        // `$((…))` is arithmetic, not a command.
-        const stop = closingParen(command, i + 3);
-        current += command.slice(i, Math.min(stop + 1, command.length));
-        i = stop + 1;
-        continue;
-      }
-      const stop = closingParen(command, i + 2);
-      nested.push(...splitCommand(command.slice(i + 2, stop - 1)));
-      current += command.slice(i, stop);
-      i = stop;
-    } else if (char === "#" && (current === "" || /\s$/.test(current))) {
-      // A comment runs to the end of the line.
-      const end = command.indexOf("\n", i);
-      i = end < 0 ? command.length : end;
-    } else if (char === "&" && (next === ">" || current.endsWith(">") || current.endsWith("<"))) {
-      current += char; // `&>file`, `2>&1`: redirections, not separators
-      i++;
-    } else if (";&|\n()".includes(char)) {
-      flush();
-      i += (char === "&" && next === "&") || (char === "|" && (next === "|" || next === "&")) ||
-          (char === ";" && next === ";")
-        ? 2
-        : 1;
-    } else {
-      current += char;
-      i++;
-    }
-  }
-  flush();
-  return [...pieces, ...nested];
+export function analyzeCommand(command: string): CommandAnalysis {
+  const analysis: CommandAnalysis = { commands: [], unsure: [] };
+  analyseInto(command, analysis, 0);
+  return { commands: [...new Set(analysis.commands)], unsure: [...new Set(analysis.unsure)] };
 }
 
-/** Shell words of one simple command, quotes removed. */
+/** Every command a rule must approve: each simple command and what it unwraps to. */
+export function commandsToCheck(command: string): string[] {
+  return analyzeCommand(command).commands;
+}
+
+/**
+ * The simple commands of `command` as written, outer ones first, then
+ * those inside substitutions. Throws when the parser is not loaded.
+ */
+export function splitCommand(command: string): string[] {
+  const syntax = shellSyntax(command);
+  if (!syntax) {
+    throw new Error(`${parserFailure()}: await ensureShellParser() before splitting commands`);
+  }
+  return syntax.commands.map((found) => found.text);
+}
+
+/**
+ * Shell words of one simple command, quotes removed, by plain scanning:
+ * for reading the words of a command already split out, not for policy on
+ * a whole line.
+ */
 export function shellWords(piece: string): string[] {
   const words: string[] = [];
   let word = "";
@@ -188,9 +222,10 @@ export function shellWords(piece: string): string[] {
       word += piece.slice(i + 1, stop);
       i = stop + 1;
     } else if (char === '"') {
-      const stop = closingDoubleQuote(piece, i + 1);
-      word += piece.slice(i + 1, stop - 1).replace(/\\(["\\$`])/g, "$1");
-      i = stop;
+      let stop = i + 1;
+      while (stop < piece.length && piece[stop] !== '"') stop += piece[stop] === "\\" ? 2 : 1;
+      word += piece.slice(i + 1, stop).replace(/\\(["\\$`])/g, "$1");
+      i = stop + 1;
     } else {
       word += char;
       i++;
@@ -198,60 +233,4 @@ export function shellWords(piece: string): string[] {
   }
   if (inWord) words.push(word);
   return words;
-}
-
-/**
- * What a simple command really runs once wrappers are peeled off:
- * `FOO=1 sudo -n rm -rf x` also runs `rm -rf x`; `sh -c 'a; b'` runs `a` and
- * `b`. Returns the extra commands (not the piece itself).
- */
-export function unwrapCommand(piece: string, depth = 0): string[] {
-  if (depth > 4) return [];
-  let words = shellWords(piece);
-  const found: string[] = [];
-  let peeled = false;
-  for (;;) {
-    while (words.length && ASSIGNMENT.test(words[0])) {
-      words = words.slice(1);
-      peeled = true;
-    }
-    const program = words[0]?.split("/").pop() ?? "";
-    if (WRAPPERS.has(program)) {
-      words = words.slice(1);
-      while (words.length && (words[0].startsWith("-") || ASSIGNMENT.test(words[0]))) {
-        words = words.slice(1);
-      }
-      if (program === "timeout" && /^\d/.test(words[0] ?? "")) words = words.slice(1);
-      if (program === "nice" && /^-?\d+$/.test(words[0] ?? "")) words = words.slice(1);
-      peeled = true;
-      continue;
-    }
-    if (program === "eval") {
-      for (const inner of splitCommand(words.slice(1).join(" "))) {
-        found.push(inner, ...unwrapCommand(inner, depth + 1));
-      }
-      return found;
-    }
-    if (SHELLS.has(program)) {
-      const flag = words.findIndex((word, index) => index > 0 && /^-[a-z]*c[a-z]*$/.test(word));
-      if (flag > 0 && words[flag + 1] !== undefined) {
-        for (const inner of splitCommand(words[flag + 1])) {
-          found.push(inner, ...unwrapCommand(inner, depth + 1));
-        }
-        return found;
-      }
-    }
-    break;
-  }
-  if (peeled && words.length) found.push(words.join(" "));
-  return found;
-}
-
-/** Every command a rule must approve: each piece and what it unwraps to. */
-export function commandsToCheck(command: string): string[] {
-  const all: string[] = [];
-  for (const piece of splitCommand(command)) {
-    all.push(piece, ...unwrapCommand(piece));
-  }
-  return [...new Set(all)];
 }

@@ -2,7 +2,8 @@
  * Judges one tool call against the layered rule table. Each layer's verdict
  * is its last matching rule; a deny from any layer wins; otherwise the last
  * layer with a match decides; with no match the key's default applies.
- * Every part of a call must pass: each simple command of a bash line, each
+ * Every part of a call must pass: each simple command of a bash line (and
+ * a line the shell parser cannot fully account for is asked about), each
  * path outside the workspace (`external_directory`), a repeated call
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
@@ -10,8 +11,10 @@ import type { Access } from "../tools/tool.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isToolWriteProtected } from "../sandbox/protected.ts";
-import { commandsToCheck } from "./bash_split.ts";
+import { codePathCheck } from "./code_path_check.ts";
+import { analyzeCommand } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
+import { gitCodeExecutionReason } from "./git_code_rules.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
 import { URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
 import {
@@ -33,6 +36,8 @@ export interface PolicyContext {
   extraDirs?: string[];
   /** @default "workspace-write" */
   mode?: SandboxMode;
+  /** `sandbox.protect`: more files that run code later, which writes ask for. */
+  protect?: readonly string[];
   /** True when this exact call is the third in a row (see DoomLoopTracker). */
   repeated?: boolean;
 }
@@ -108,17 +113,28 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
   if (access.key === "bash") {
     const commands = access.commands?.length ? access.commands : access.patterns;
     for (const command of commands) {
-      for (const piece of commandsToCheck(command)) {
+      const analysis = analyzeCommand(command);
+      for (const piece of analysis.commands) {
         const check = checkSubject(layers, "bash", piece);
         // The OS sandbox cannot protect what does not exist yet (docs/security.md).
-        const guarded = mode === "workspace-write" && check.action === "allow"
-          ? protectedCommandReason(piece)
-          : null;
+        const guarded = check.action !== "allow"
+          ? null
+          : (mode === "workspace-write" ? protectedCommandReason(piece) : null) ??
+            gitCodeExecutionReason(piece, check.rule?.pattern ?? "*");
         if (guarded) {
           check.action = "ask";
           check.reason += `; ${guarded}`;
         }
         checks.push(check);
+      }
+      // Fail closed: what the parser cannot account for is asked, never allowed.
+      for (const unsure of analysis.unsure) {
+        checks.push({
+          key: "bash",
+          subject: "",
+          action: "ask",
+          reason: `bash: ${unsure}, so skiff cannot tell everything the command would run`,
+        });
       }
     }
   } else {
@@ -159,6 +175,14 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             `${resolved.real} is outside the workspace; workspace-write allows writes only inside it (add the folder with --add-dir)`,
           ),
         );
+      } else {
+        const code = codePathCheck(
+          resolved.real,
+          [workspace, ...extraDirs],
+          ctx.protect,
+          (subject) => checkSubject(layers, "edit", subject),
+        );
+        if (code) checks.push(code);
       }
     }
   }

@@ -11,6 +11,7 @@ import type { Access } from "../tools/tool.ts";
 import { ToolError } from "../tools/tool.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { alwaysPatternFor } from "./always.ts";
+import { ensureShellParser } from "./shell_parser.ts";
 import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
 import { denialMessage } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
@@ -24,6 +25,8 @@ export interface GateOptions {
   workspace: string;
   extraDirs?: string[];
   mode?: SandboxMode;
+  /** `sandbox.protect`: more files that run code later, which writes ask for. */
+  protect?: readonly string[];
   broker: ApprovalBroker;
   /** Writes an "always, here" rule to the project config (saveProjectRule). */
   saveProjectRule?: (key: string, patterns: string[]) => Promise<unknown>;
@@ -111,11 +114,14 @@ export class PermissionGate {
   ): Promise<GateResult> {
     const { workspace, extraDirs, mode } = this.options;
     const repeated = !options.followUp && this.#doomLoop.record(tool, input);
+    // Loaded on the first command, not at start-up; a load failure makes commands ask.
+    if (access.key === "bash") await ensureShellParser();
     const decision = evaluate(access, {
       layers: this.#layers(),
       workspace,
       extraDirs,
       mode,
+      protect: this.options.protect,
       repeated,
     });
     const request: ApprovalRequest = {

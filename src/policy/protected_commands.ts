@@ -11,6 +11,7 @@
  * not a guarantee (docs/security.md).
  */
 import { shellWords } from "./bash_split.ts";
+import { gitInvocation } from "./git_code_rules.ts";
 
 const NAMES_PROTECTED_PATH =
   /(?:^|[\s"'=:\/<>])\.(?:git|claude|opencode)(?:[\/\s"';]|$)|skiff\.json|\.mcp\.json|\.skiff(?:[\/\s"']|$)/;
@@ -18,25 +19,12 @@ const NAMES_PROTECTED_PATH =
 /** Subcommands that write git config or create a repository with its own hooks. */
 const GIT_CONFIG_WRITERS = new Set(["init", "config", "submodule", "worktree"]);
 
-/** git's global options that take a value as the next word. */
-const GIT_OPTIONS_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace"]);
-
-function gitSubcommand(words: string[]): string | null {
-  if (words[0]?.split("/").pop() !== "git") return null;
-  for (let i = 1; i < words.length; i++) {
-    const word = words[i];
-    if (GIT_OPTIONS_WITH_VALUE.has(word)) i++;
-    else if (!word.startsWith("-")) return word;
-  }
-  return null;
-}
-
 /** Why this simple command needs a person's approval, or null when it does not. */
 export function protectedCommandReason(piece: string): string | null {
   if (NAMES_PROTECTED_PATH.test(piece)) {
     return "it names a path inside .git, skiff's config, a project agent folder or .mcp.json, which commands may not change";
   }
-  const subcommand = gitSubcommand(shellWords(piece));
+  const subcommand = gitInvocation(shellWords(piece))?.subcommand;
   if (subcommand && GIT_CONFIG_WRITERS.has(subcommand)) {
     return `\`git ${subcommand}\` can write git configuration that later runs code outside the sandbox`;
   }

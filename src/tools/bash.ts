@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { alwaysPatterns } from "../policy/always.ts";
+import { ensureShellParser } from "../policy/shell_parser.ts";
 import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
 import { OutputSpool } from "./truncate.ts";
@@ -43,7 +44,8 @@ export const bashTool = defineTool({
     "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",
   ].join("\n"),
   schema,
-  declare(input, ctx) {
+  async declare(input, ctx) {
+    await ensureShellParser(); // alwaysPatterns splits the command with it
     const cwd = resolveCwd(input.cwd, ctx);
     const where = cwd.display === "." ? "" : ` (in ${cwd.display})`;
     return {
@@ -95,6 +97,7 @@ async function runForeground(
 ) {
   // Room for the status lines, so the loop's own truncation never cuts again.
   const spool = new OutputSpool({ callId: ctx.callId, dataDir: ctx.dataDir, limit: 29_500 });
+  const guardCheck = ctx.launcher.guard?.before();
   const group = await startGroup({
     launcher: ctx.launcher,
     command,
@@ -119,6 +122,9 @@ async function runForeground(
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
   });
+  // Files that run code later, changed by the command, are put back first.
+  const reverted = guardCheck?.() ?? null;
+  const revertedNote = reverted ? `${reverted}\n` : "";
 
   // The spill file keeps the bytes as printed; the model reads what a screen would show.
   const output = plainTerminalText(spool.finish());
@@ -132,7 +138,7 @@ async function runForeground(
   if (ended === "timeout") {
     throw new ToolError(
       "timeout",
-      `Command timed out after ${timeoutMs} ms; it and every process it started were stopped.\nOutput so far:\n${shown}`,
+      `Command timed out after ${timeoutMs} ms; it and every process it started were stopped.\nOutput so far:\n${shown}${revertedNote}`,
       "Raise timeout_ms (at most 600000), or run long-lived commands with background: true.",
       { ...metadata, timedOut: true },
     );
@@ -140,7 +146,7 @@ async function runForeground(
   if (ended === "cancelled") {
     throw new ToolError(
       "failed",
-      `Command cancelled; it and every process it started were stopped.\nOutput so far:\n${shown}`,
+      `Command cancelled; it and every process it started were stopped.\nOutput so far:\n${shown}${revertedNote}`,
       undefined,
       { ...metadata, cancelled: true },
     );
@@ -148,6 +154,14 @@ async function runForeground(
   const stray = exit.strayStopped
     ? "Processes the command left running in the background were stopped; use background: true for those.\n"
     : "";
+  if (reverted) {
+    throw new ToolError(
+      "denied",
+      `${shown}${stray}exit code: ${exit.code}\n${reverted}`,
+      "Do not retry this with a command. Make such a change with the write or edit tool, which asks the user, or leave it to the user.",
+      { ...metadata, reverted: true },
+    );
+  }
   return {
     output: `${shown}${stray}exit code: ${exit.code}`,
     title,

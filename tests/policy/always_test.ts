@@ -1,5 +1,9 @@
 import { assertEquals } from "../support/assert.ts";
+import { ensureShellParser } from "../../src/policy/shell_parser.ts";
 import { alwaysPatterns } from "../../src/policy/always.ts";
+
+// The rule table reads commands with the shell parser: load it once for this file.
+await ensureShellParser();
 
 Deno.test("always patterns: prefix of plain words plus ' *', never '*' alone", () => {
   const table: [string, string[]][] = [

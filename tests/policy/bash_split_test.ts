@@ -1,5 +1,9 @@
 import { assertEquals } from "../support/assert.ts";
+import { ensureShellParser } from "../../src/policy/shell_parser.ts";
 import { commandsToCheck, shellWords, splitCommand } from "../../src/policy/bash_split.ts";
+
+// The rule table reads commands with the shell parser: load it once for this file.
+await ensureShellParser();
 
 Deno.test("splitCommand: separators, substitutions and quotes", () => {
   const table: [string, string[]][] = [

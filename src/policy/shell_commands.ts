@@ -1,0 +1,268 @@
+/**
+ * Every command a shell line would run, read from its syntax tree
+ * (tree-sitter-bash): the commands of lists, pipelines, subshells, loops
+ * and conditions, and those inside `$( )`, backticks, `<( )`, arithmetic,
+ * parameter defaults and unquoted here-documents, wherever they sit. What
+ * the tree cannot vouch for — a parse error, an unclosed here-document, a
+ * program name computed at run time, a function definition, arithmetic on
+ * a variable's value — is reported in `unsure`, and the caller asks.
+ */
+import type { Node } from "web-tree-sitter";
+import { parserFailure, parseShell } from "./shell_parser.ts";
+
+export interface ShellWord {
+  /** As written. */
+  text: string;
+  /** With quotes and escapes removed, or null when only running it tells (`$x`, `*.ts`, `~`). */
+  value: string | null;
+}
+
+export interface ShellCommand {
+  /** What the rule table sees: the command as written, its redirects, no here-document body. */
+  text: string;
+  /** Assignments, program and arguments; empty for `[[ ]]`, `(( ))`, a lone assignment or redirect. */
+  words: ShellWord[];
+  /** How many `$( )` / `<( )` it sits inside. */
+  depth: number;
+  start: number;
+}
+
+export interface ShellSyntax {
+  commands: ShellCommand[];
+  /** Why the line cannot be fully accounted for; empty when it can. */
+  unsure: string[];
+}
+
+/** Every named node type tree-sitter-bash 0.25 produces: anything else is new to this walk. */
+const KNOWN_TYPES = new Set(
+  `ansi_c_string arithmetic_expansion array binary_expression brace_expression
+  c_style_for_statement case_item case_statement command command_name command_substitution
+  comment compound_statement concatenation declaration_command do_group elif_clause else_clause
+  expansion extglob_pattern file_descriptor file_redirect for_statement function_definition
+  heredoc_body heredoc_content heredoc_end heredoc_redirect heredoc_start herestring_redirect
+  if_statement list negated_command number parenthesized_expression pipeline postfix_expression
+  process_substitution program raw_string redirected_statement regex simple_expansion
+  special_variable_name string string_content subscript subshell ternary_expression test_command
+  test_operator translated_string unary_expression unset_command variable_assignment
+  variable_assignments variable_name while_statement word`
+    .split(/\s+/),
+);
+
+const ARITHMETIC_ON_VARIABLE =
+  "bash evaluates a variable's value as arithmetic here, and a value such as a[$(cmd)] runs cmd";
+const ARITHMETIC_COMPARISON = /^-(?:eq|ne|lt|le|gt|ge)$/;
+const CONTAINERS = new Set(["command", "declaration_command", "variable_assignments"]);
+
+/** The value of a word once the shell removes quotes, or null when it depends on the run. */
+export function wordValue(node: Node): string | null {
+  const text = node.text;
+  switch (node.type) {
+    case "word": {
+      // Globs, braces and a leading ~ expand when the line runs.
+      if (/[*?[{]|^~/.test(text.replace(/\\./gs, ""))) return null;
+      return text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+    }
+    case "number":
+      return text;
+    case "raw_string":
+      return text.slice(1, -1);
+    case "string":
+      if (node.namedChildren.some((child) => child?.type !== "string_content")) return null;
+      return text.slice(1, -1).replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1");
+    case "concatenation": {
+      const parts = node.children.map((child) => (child ? wordValue(child) : null));
+      if (parts.some((part) => part === null)) return null;
+      return parts.join("");
+    }
+    default:
+      return null;
+  }
+}
+
+class Walk {
+  readonly commands: ShellCommand[] = [];
+  readonly unsure = new Set<string>();
+
+  constructor(readonly source: string) {}
+
+  visit(node: Node, depth: number, arithmetic: boolean): void {
+    const type = node.type;
+    if (node.isNamed && !KNOWN_TYPES.has(type) && type !== "ERROR") {
+      this.unsure.add(`the parser met a construct skiff does not check (${type})`);
+    }
+    if (type === "comment") return;
+    if (arithmetic && this.#readsVariable(node)) this.unsure.add(ARITHMETIC_ON_VARIABLE);
+    let childDepth = depth;
+    let childArithmetic = arithmetic;
+    switch (type) {
+      case "command":
+        this.#command(node, depth);
+        break;
+      case "declaration_command":
+      case "unset_command":
+      case "test_command":
+        this.#add(node.text, [], depth, node.startIndex);
+        if (type === "test_command" && node.text.startsWith("[[")) {
+          childArithmetic ||= this.#hasComparison(node);
+        }
+        break;
+      case "compound_statement":
+        if (node.text.startsWith("((")) {
+          this.#add(node.text, [], depth, node.startIndex);
+          childArithmetic = true;
+        }
+        break;
+      case "variable_assignment":
+      case "variable_assignments":
+        if (!CONTAINERS.has(node.parent?.type ?? "")) {
+          this.#add(node.text, [], depth, node.startIndex);
+        }
+        break;
+      case "redirected_statement": {
+        const body = node.childForFieldName("body");
+        if (body?.type !== "command") {
+          const redirects = node.childrenForFieldName("redirect").map((r) => this.#redirectText(r));
+          this.#add(redirects.join(" "), [], depth, node.startIndex);
+        }
+        break;
+      }
+      case "function_definition":
+        this.unsure.add(
+          `it defines a shell function (${node.childForFieldName("name")?.text ?? "?"})`,
+        );
+        break;
+      case "command_substitution":
+      case "process_substitution":
+        childDepth = depth + 1;
+        childArithmetic = false;
+        break;
+      case "arithmetic_expansion":
+        childArithmetic = true;
+        break;
+      case "expansion":
+        this.#expansion(node, depth);
+        return;
+      case "subscript":
+        for (const child of node.namedChildren) {
+          if (child) this.visit(child, depth, child !== node.childForFieldName("name"));
+        }
+        return;
+      case "c_style_for_statement":
+        for (const child of node.namedChildren) {
+          if (child) this.visit(child, depth, child.type !== "do_group");
+        }
+        return;
+    }
+    for (const child of node.namedChildren) {
+      if (child) this.visit(child, childDepth, childArithmetic);
+    }
+  }
+
+  #add(text: string, words: ShellWord[], depth: number, start: number): void {
+    const trimmed = text.trim();
+    if (trimmed) this.commands.push({ text: trimmed, words, depth, start });
+  }
+
+  #command(node: Node, depth: number): void {
+    const name = node.childForFieldName("name");
+    const words: ShellWord[] = [];
+    for (const child of node.namedChildren) {
+      if (!child || child.type === "file_redirect" || child.type === "herestring_redirect") {
+        continue;
+      }
+      const word = child.type === "command_name" ? child.firstNamedChild : child;
+      if (word) words.push({ text: word.text, value: wordValue(word) });
+    }
+    if (name && wordValue(name.firstNamedChild ?? name) === null) {
+      this.unsure.add(`the program name ${name.text} is only known when the line runs`);
+    }
+    let text = node.text;
+    const parent = node.parent;
+    if (
+      parent?.type === "redirected_statement" && parent.childForFieldName("body")?.id === node.id
+    ) {
+      const redirects = parent.childrenForFieldName("redirect").map((r) => this.#redirectText(r));
+      text = [text, ...redirects].join(" ");
+    }
+    this.#add(text, words, depth, node.startIndex);
+  }
+
+  /** A redirect as the rule table sees it: `<<EOF`, never the here-document's body. */
+  #redirectText(redirect: Node): string {
+    if (redirect.type !== "heredoc_redirect") return redirect.text;
+    const start = redirect.namedChildren.find((child) => child?.type === "heredoc_start");
+    return this.source.slice(redirect.startIndex, start?.endIndex ?? redirect.endIndex);
+  }
+
+  #expansion(node: Node, depth: number): void {
+    const text = node.text;
+    if (/^\$\{!/.test(text) && !/(?:[@*]|\[[@*]\])\}$/.test(text)) {
+      this.unsure.add(`${text} reads the variable a value names, which can run commands`);
+    }
+    if (/@P\}$/.test(text)) this.unsure.add(`${text} expands the value as a prompt, running $( )`);
+    // After a bare `:` comes a substring offset and length: arithmetic.
+    let arithmetic = false;
+    for (const child of node.children) {
+      if (!child) continue;
+      if (!child.isNamed) {
+        if (child.type === ":") arithmetic = true;
+        continue;
+      }
+      this.visit(child, depth, arithmetic);
+    }
+  }
+
+  #readsVariable(node: Node): boolean {
+    switch (node.type) {
+      case "variable_name":
+      case "simple_expansion":
+      case "expansion":
+        return true;
+      case "word":
+        return /[A-Za-z_]/.test(node.text);
+      default:
+        return false;
+    }
+  }
+
+  #hasComparison(node: Node): boolean {
+    if (node.type === "test_operator" && ARITHMETIC_COMPARISON.test(node.text)) return true;
+    return node.namedChildren.some((child) => child !== null && this.#hasComparison(child));
+  }
+}
+
+/** Where the tree shows the line is broken, in words for a person. */
+function brokenPart(node: Node): string | null {
+  if (node.isMissing) {
+    return node.type === "heredoc_end"
+      ? "a here-document is never closed"
+      : `the line is incomplete (a missing ${node.type})`;
+  }
+  if (node.isError) return `part of the line does not parse: ${node.text.slice(0, 40)}`;
+  for (const child of node.children) {
+    const found = child?.hasError ? brokenPart(child) : null;
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * The commands in `source` and what could not be accounted for, or null when
+ * the parser is not loaded (see `ensureShellParser`).
+ */
+export function shellSyntax(source: string): ShellSyntax | null {
+  if (parserFailure()) return null;
+  const tree = parseShell(source);
+  if (!tree) return null;
+  try {
+    const walk = new Walk(source);
+    const root = tree.rootNode;
+    if (root.hasError) walk.unsure.add(brokenPart(root) ?? "the line does not parse as shell");
+    walk.visit(root, 0, false);
+    // Outer commands first, then those substituted inside them, each in source order.
+    const commands = walk.commands.sort((a, b) => a.depth - b.depth || a.start - b.start);
+    return { commands, unsure: [...walk.unsure] };
+  } finally {
+    tree.delete();
+  }
+}
