@@ -9,6 +9,7 @@
  */
 import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
 import type { PromptFunctions } from "../policy/interactive_broker.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
 
 async function stderrPrompts(): Promise<PromptFunctions> {
   const clack = await import("@clack/prompts");
@@ -42,11 +43,11 @@ export function approvalPrompter(
       broker ??= makeBroker();
       return await (await broker).ask(request);
     } catch (error) {
-      console.error(
+      console.error(neutraliseControls(
         `skiff: could not ask about ${request.tool} (${
           (error as Error).message
         }); refused. Use --allow or --yes to decide ahead.`,
-      );
+      ));
       return "deny";
     }
   };

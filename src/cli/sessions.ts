@@ -1,13 +1,15 @@
 /**
  * `skiff sessions list | show | export | rm`: read the stored sessions.
  * `export --format json` is the session row, its messages and its events;
- * `--format md` is a transcript a person can read.
+ * `--format md` is a transcript a person can read, its control characters
+ * shown rather than obeyed (src/ui/safe_text.ts).
  */
 import { resolveWorkspace } from "../app/setup.ts";
 import type { StoredMessage } from "../session/history.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { writeAll } from "../ui/jsonl.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
@@ -58,11 +60,12 @@ export function listSessions(
       const when = new Date(session.updated_at).toISOString().replace("T", " ").slice(0, 16);
       const title = session.title ? ` ${session.title}` : "";
       const where = workspace ? "" : `  ${session.workspace}`;
-      print(
+      // A title can be a subagent's description, written by the model.
+      print(neutraliseControls(
         `${session.id}  ${when}  ${
           session.status.padEnd(9)
         } ${session.turns} turns  ${session.total_tokens} tok${where}${title}`,
-      );
+      ));
     }
     return Promise.resolve(ExitCode.ok);
   } catch (error) {
@@ -131,5 +134,6 @@ export function renderMarkdown(session: Session, messages: StoredMessage[]): str
       }
     }
   }
-  return lines.join("\n");
+  // For people to read, on a terminal or later with `cat`: shown, not obeyed.
+  return neutraliseControls(lines.join("\n"));
 }

@@ -1,22 +1,32 @@
 /**
  * `skiff undo`: put back what the last prompt of a session changed.
  */
+import * as path from "node:path";
 import { resolveWorkspace } from "../app/setup.ts";
+import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/confined_writer.ts";
 import { undoSnapshots } from "../session/undo.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
-export function undoCommand(options: { session?: string; dir?: string }): Promise<number> {
+export interface UndoCommandOptions {
+  session?: string;
+  dir?: string;
+  /** Folders besides the session's workspace that undo may write in. */
+  addDir?: string[];
+}
+
+export async function undoCommand(options: UndoCommandOptions): Promise<number> {
   try {
-    return Promise.resolve(undo(options));
+    return await undo(options);
   } catch (error) {
-    return Promise.resolve(reportFatal(error));
+    return reportFatal(error);
   }
 }
 
-function undo(options: { session?: string; dir?: string }): number {
+async function undo(options: UndoCommandOptions): Promise<number> {
   const store = openStore(resolveDataDir(Deno.env.toObject()));
   try {
     const workspace = resolveWorkspace(options.dir);
@@ -45,7 +55,10 @@ function undo(options: { session?: string; dir?: string }): number {
     for (const sessionReads of reads.values()) {
       for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
     }
-    const report = undoSnapshots(snapshots, known);
+    const roots = [session.workspace, ...(options.addDir ?? []).map((dir) => path.resolve(dir))];
+    const report = await restore(roots, (writes) =>
+      undoSnapshots(snapshots, known, { roots, writes })
+    );
     // Put back: the model must read it again before changing it.
     for (const [id, sessionReads] of reads) {
       for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
@@ -53,10 +66,12 @@ function undo(options: { session?: string; dir?: string }): number {
     }
     store.snapshots.delete(session.id, turn);
 
-    for (const path of report.restored) console.log(`restored ${path}`);
-    for (const path of report.removed) console.log(`removed  ${path} (skiff created it)`);
+    // File names were chosen by the model: shown, not obeyed.
+    const shown = neutraliseControls;
+    for (const path of report.restored) console.log(`restored ${shown(path)}`);
+    for (const path of report.removed) console.log(`removed  ${shown(path)} (skiff created it)`);
     for (const refusal of report.refused) {
-      console.error(`refused  ${refusal.path}: ${refusal.reason}`);
+      console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
     }
     console.log(
       `Undid prompt ${turn} of ${session.id}: ${
@@ -66,6 +81,30 @@ function undo(options: { session?: string; dir?: string }): number {
     return report.refused.length ? ExitCode.failed : ExitCode.ok;
   } finally {
     store.close();
+  }
+}
+
+/**
+ * Run `work` with writes that go through the confined writer (the kernel
+ * keeps them inside `roots` where Landlock exists), or on this thread when
+ * the writer cannot start.
+ */
+async function restore<T>(
+  roots: string[],
+  work: (writes?: ConfinedWriterClient) => Promise<T>,
+): Promise<T> {
+  let writer;
+  try {
+    writer = startConfinedWriter(roots);
+  } catch {
+    return await work();
+  }
+  const client = new ConfinedWriterClient(writer.port);
+  try {
+    return await work(client);
+  } finally {
+    client.close();
+    writer.close();
   }
 }
 

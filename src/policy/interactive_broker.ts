@@ -4,6 +4,7 @@
  * shown first. Prompts come from @clack/prompts, loaded only when a question
  * is actually asked; tests pass their own `prompts`.
  */
+import { neutraliseControls } from "../ui/safe_text.ts";
 import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
 
 export interface PromptFunctions {
@@ -25,12 +26,16 @@ async function clackPrompts(): Promise<PromptFunctions> {
   };
 }
 
-/** The text shown above the question. */
+/**
+ * The text shown above the question. The command, diff or URL comes from the
+ * model: its control characters are shown, not obeyed, so the screen cannot
+ * be made to show a different command than the one being approved.
+ */
 export function describeRequest(request: ApprovalRequest): string {
   const { access } = request;
   const preview = access.preview ??
     (access.commands?.length ? access.commands.join("\n") : access.patterns.join("\n"));
-  return `${preview}\n\n${request.decision.reason}`;
+  return neutraliseControls(`${preview}\n\n${request.decision.reason}`);
 }
 
 export class InteractiveBroker implements ApprovalBroker {
@@ -50,13 +55,15 @@ export class InteractiveBroker implements ApprovalBroker {
 
   async #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const prompts = this.#prompts ??= await clackPrompts();
-    prompts.note(describeRequest(request), `${request.tool} wants permission`);
-    const rules = request.always
-      .map((rule) =>
-        rule.patterns.map((p) => (p === "*" ? rule.key : `${rule.key}(${p})`)).join(", ")
-      )
-      .filter(Boolean)
-      .join(", ");
+    prompts.note(describeRequest(request), neutraliseControls(`${request.tool} wants permission`));
+    const rules = neutraliseControls(
+      request.always
+        .map((rule) =>
+          rule.patterns.map((p) => (p === "*" ? rule.key : `${rule.key}(${p})`)).join(", ")
+        )
+        .filter(Boolean)
+        .join(", "),
+    );
     const options: { value: ApprovalAnswer; label: string; hint?: string }[] = [
       { value: "once", label: "Allow once" },
     ];

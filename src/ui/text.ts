@@ -2,9 +2,12 @@
  * Text mode for `skiff run`: the answer streams to stdout, and each tool call
  * becomes one compact line on stderr (`✓ read src/app.ts (120 lines)`), so a
  * script can take stdout as the answer and a person still sees the work.
+ * Everything written passes through `neutraliseControls`: the answer, titles,
+ * commands and error messages come from the model and its tools.
  */
 import type { Denial, SkiffEvent } from "../session/events.ts";
 import { writeAll } from "./jsonl.ts";
+import { neutraliseControls } from "./safe_text.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
@@ -18,10 +21,11 @@ export interface TextRendererOptions {
 export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEvent) => void {
   const stdout = options.stdout ?? Deno.stdout;
   const stderr = options.stderr ?? Deno.stderr;
+  const note = (text: string) => writeAll(stderr, neutraliseControls(text));
   let midLine = false;
   const out = (text: string) => {
     if (!text) return;
-    writeAll(stdout, text);
+    writeAll(stdout, neutraliseControls(text));
     midLine = !text.endsWith("\n");
   };
   const endLine = () => {
@@ -38,7 +42,7 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
     for (const [callId, call] of running) {
       const seconds = Math.round((now() - call.since) / 1000);
       const summary = describeInput(inputs.get(callId));
-      writeAll(stderr, `… ${call.tool}${summary ? ` ${summary}` : ""} (running ${seconds}s)\n`);
+      note(`… ${call.tool}${summary ? ` ${summary}` : ""} (running ${seconds}s)\n`);
     }
   };
   const stopTicker = () => {
@@ -66,7 +70,7 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         break;
       case "tool.completed":
         if (!options.quiet) {
-          writeAll(stderr, toolLine(event, inputs.get(event.call_id)) + "\n");
+          note(toolLine(event, inputs.get(event.call_id)) + "\n");
         }
         inputs.delete(event.call_id);
         running.delete(event.call_id);
@@ -74,8 +78,7 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         break;
       case "provider.retry":
         if (!options.quiet) {
-          writeAll(
-            stderr,
+          note(
             `… retrying the model request in ${
               (event.delay_ms / 1000).toFixed(1)
             }s (${event.reason})\n`,
@@ -83,17 +86,17 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         }
         break;
       case "warning":
-        writeAll(stderr, `warning: ${event.message}\n`);
+        note(`warning: ${event.message}\n`);
         break;
       case "error":
         endLine();
-        writeAll(stderr, `skiff: ${event.message}\n`);
+        note(`skiff: ${event.message}\n`);
         break;
       case "session.completed":
         stopTicker();
         endLine();
         // Shown even with --quiet: it is why the run exits 3.
-        if (event.denials.length) writeAll(stderr, denialSummary(event.denials));
+        if (event.denials.length) note(denialSummary(event.denials));
         break;
     }
   };

@@ -3,9 +3,10 @@
  * (and said so), instead of an unhandled rejection that would end skiff with
  * the engine still waiting for an answer.
  */
-import { assertEquals } from "../support/assert.ts";
+import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { approvalPrompter } from "../../src/cli/approvals.ts";
 import type { ApprovalRequest } from "../../src/app/engine_types.ts";
+import { InteractiveBroker, type PromptFunctions } from "../../src/policy/interactive_broker.ts";
 
 const request: ApprovalRequest = {
   tool: "bash",
@@ -34,4 +35,46 @@ Deno.test("a prompt that fails is a deny, not a crash", async () => {
 
 Deno.test("headless never asks", async () => {
   assertEquals(await approvalPrompter(false)(request), "deny");
+});
+
+Deno.test("the prompt shows a command's, a diff's and a rule's control characters instead of obeying them", async () => {
+  const drawn: string[] = [];
+  const prompts: PromptFunctions = {
+    note: (message, title) => drawn.push(`${title}\n${message}`),
+    select: (options) => {
+      drawn.push(
+        options.options.map((option) => `${option.label} ${option.hint ?? ""}`).join("\n"),
+      );
+      return Promise.resolve("deny");
+    },
+    isCancel: (value): value is symbol => typeof value === "symbol",
+  };
+  const hidden = "rm -rf ~ #\r\x1b[2Kgit status";
+  const ask = approvalPrompter(true, () => Promise.resolve(new InteractiveBroker(prompts)));
+  assertEquals(
+    await ask({
+      tool: "bash\x1b[8m",
+      callId: "c1",
+      access: { key: "bash", patterns: [hidden], commands: [hidden], preview: `$ ${hidden}` },
+      decision: { action: "ask", reason: `bash(${hidden}): no rule`, checks: [] },
+      always: [{ key: "bash", patterns: ["rm *\x1b[2K"] }],
+    }),
+    "deny",
+  );
+  const diff = "--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-ok\n+\u202eevil\u202c \x1b[1Aok\n";
+  await ask({
+    tool: "edit",
+    callId: "c2",
+    access: { key: "edit", patterns: ["a.ts"], preview: diff },
+    decision: { action: "ask", reason: "edit(a.ts): ask", checks: [] },
+    always: [],
+  });
+  const screen = drawn.join("\n");
+  assertStringIncludes(screen, "bash\\x1b[8m wants permission");
+  assertStringIncludes(screen, "$ rm -rf ~ #\\r\\x1b[2Kgit status");
+  assertStringIncludes(screen, "bash(rm -rf ~ #\\r\\x1b[2Kgit status): no rule");
+  assertStringIncludes(screen, "bash(rm *\\x1b[2K)");
+  assertStringIncludes(screen, "+\\u202eevil\\u202c \\x1b[1Aok");
+  // deno-lint-ignore no-control-regex -- looking for control characters
+  assertEquals(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/.exec(screen), null);
 });

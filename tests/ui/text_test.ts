@@ -2,9 +2,9 @@
  * Text mode: the answer on stdout, one line per tool call on stderr, and a
  * note now and then while a call runs long.
  */
-import { assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { textRenderer, toolLine } from "../../src/ui/text.ts";
-import { makeEvent } from "../../src/session/events.ts";
+import { emptyUsage, makeEvent } from "../../src/session/events.ts";
 
 function capture() {
   let text = "";
@@ -102,4 +102,45 @@ Deno.test("refused calls are listed with the flag that allows them, even with --
   assertStringIncludes(stderr.text, "bash(touch made-by-bash) — Permission needed");
   assertStringIncludes(stderr.text, "--allow 'bash(touch made-by-bash)'");
   assertEquals(stdout.text, "");
+});
+
+Deno.test("the answer, titles, commands, errors and denials are shown with their escapes visible", () => {
+  const stdout = capture();
+  const stderr = capture();
+  const render = textRenderer({ stdout: stdout.sink, stderr: stderr.sink, progressEveryMs: 0 });
+  const hidden = "rm -rf ~\r\x1b[2Kgit status";
+  render(makeEvent("message.delta", "s", { turn: 1, text: "Done\x1b]0;owned\x07 \u202eok\x9b1m" }));
+  render(makeEvent("message.completed", "s", { turn: 1, text: "" }));
+  render(makeEvent("tool.started", "s", { turn: 1, call_id: "c1", tool: "bash", input: {} }));
+  render(completed(true, { call_id: "c1", tool: "bash", title: "\x1b[1A\x1b[2Klooks fine" }));
+  render(makeEvent("tool.started", "s", {
+    turn: 1,
+    call_id: "c2",
+    tool: "bash",
+    input: { command: hidden },
+  }));
+  render(completed(false, {
+    call_id: "c2",
+    tool: "bash",
+    error: { code: "denied", message: "no\x1b[8m hidden" },
+  }));
+  render(makeEvent("warning", "s", { message: "saved bash(\x1b[2K*)" }));
+  render(makeEvent("session.completed", "s", {
+    text: "",
+    exit_code: 3,
+    turns: 1,
+    usage: emptyUsage(),
+    denials: [{ tool: "bash", key: "bash", patterns: [hidden], reason: "ask\rrule" }],
+  }));
+  assertEquals(stdout.text, "Done\\x1b]0;owned\\x07 \\u202eok\\x9b1m\n");
+  assertStringIncludes(stderr.text, "✓ bash \\x1b[1A\\x1b[2Klooks fine\n");
+  assertStringIncludes(
+    stderr.text,
+    "✗ bash rm -rf ~\\r\\x1b[2Kgit status — denied: no\\x1b[8m hidden",
+  );
+  assertStringIncludes(stderr.text, "warning: saved bash(\\x1b[2K*)");
+  assertStringIncludes(stderr.text, "bash(rm -rf ~\\r\\x1b[2Kgit status) — ask\\rrule");
+  // deno-lint-ignore no-control-regex -- looking for control characters
+  const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+  assert(!controls.test(stdout.text + stderr.text), JSON.stringify(stdout.text + stderr.text));
 });
