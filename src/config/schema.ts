@@ -71,6 +71,10 @@ export const McpServerSchema = z.strictObject({
   timeout_ms: positiveInt().optional(),
   /** Start and handshake. */
   connect_timeout_ms: positiveInt().optional(),
+  /** Start a stdio server under the OS sandbox, like bash (docs/mcp.md). */
+  sandbox: z.boolean().optional(),
+  /** A sandboxed server's network access. @default false */
+  network: z.boolean().optional(),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message });
@@ -79,10 +83,13 @@ export const McpServerSchema = z.strictObject({
   }
   const stdio = server.command !== undefined ||
     (server.type !== undefined && STDIO_TYPES.includes(server.type));
-  for (const key of ["args", "env", "environment", "cwd"] as const) {
+  for (const key of ["args", "env", "environment", "cwd", "sandbox", "network"] as const) {
     if (server[key] !== undefined && server.url !== undefined) {
       problem(key, `only applies to a server started with "command", not one reached by "url"`);
     }
+  }
+  if (server.network !== undefined && server.sandbox !== true) {
+    problem("network", 'only applies to a server started with "sandbox": true');
   }
   if (server.headers !== undefined && stdio) {
     problem("headers", `only applies to a server reached by "url"`);
@@ -123,6 +130,11 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
+  /**
+   * Project folders (real paths) whose own allow rules apply. Read from the
+   * global config only: a project cannot vouch for itself.
+   */
+  trustedProjects: z.array(z.string().min(1)).optional(),
 });
 
 export type PermissionAction = z.infer<typeof PermissionActionSchema>;
