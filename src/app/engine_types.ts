@@ -32,13 +32,7 @@ export interface EngineSpec {
     env: Record<string, string>;
     /** Servers not to start: project-defined ones the user did not allow (src/app/mcp_trust.ts). */
     blocked: string[];
-    /** The project config file's own `mcp` entries (the user's are `config.mcp`). */
-    project?: { file: string; root: string; servers: Record<string, unknown> };
-    /** Names `${VAR}` may expand to in a server the project defines. */
-    projectVariables?: string[];
   };
-  /** False: the project is not trusted, so allow rules in its agent files are dropped. */
-  projectTrusted?: boolean;
   parentId?: string;
   title?: string;
   sandbox: {

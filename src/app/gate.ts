@@ -62,6 +62,7 @@ export function buildGate(
     workspace: spec.workspace,
     extraDirs: spec.sandbox.addDirs,
     mode: spec.sandbox.mode,
+    protect: (spec.config as { sandbox?: { protect?: string[] } }).sandbox?.protect,
     broker: {
       ask: (request) => {
         announce(request);

@@ -13,6 +13,7 @@ import {
 import type { SandboxSettings } from "../sandbox/modes.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
+import { CommandGuard } from "../sandbox/command_guard.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
 
@@ -93,8 +94,18 @@ export async function chooseSessionLauncher(
     available,
   );
   const readOnly = readOnlyChoice.kind === "launcher" ? readOnlyChoice.launcher : undefined;
+  // Commands may not change files that run code later; full-access opts out.
+  const guard = spec.sandbox.mode === "workspace-write"
+    ? new CommandGuard({
+      roots: [spec.workspace, ...spec.sandbox.addDirs],
+      protect: (spec.config as { sandbox?: { protect?: string[] } }).sandbox?.protect,
+    })
+    : undefined;
   if (choice.kind === "launcher") {
-    return { launcher: choice.launcher, state: { approved: false, name: choice.name, readOnly } };
+    return {
+      launcher: { ...choice.launcher, guard },
+      state: { approved: false, name: choice.name, readOnly },
+    };
   }
   warnings.push(choice.warning);
   const state: SandboxState = {
@@ -106,6 +117,7 @@ export async function chooseSessionLauncher(
   return {
     state,
     launcher: {
+      guard,
       prepare(command, cwd) {
         if (!state.approved) throw new ToolError("denied", choice.message);
         plain ??= acceptUnsandboxed(settings);

@@ -5,6 +5,7 @@
  * only (`import type`) and never load zod themselves.
  */
 import { z } from "zod";
+import { codePathProblem } from "../sandbox/code_paths.ts";
 
 const positiveInt = () => z.int().positive();
 
@@ -41,6 +42,16 @@ export const SandboxSchema = z.strictObject({
   addDirs: z.array(z.string().min(1)).optional(),
   env: z.array(z.string().regex(ENV_NAME, { error: "expected an environment variable name" }))
     .optional(),
+  /**
+   * More files that run code later (src/sandbox/code_paths.ts): file tools
+   * ask before writing them, a command's change to them is reverted.
+   */
+  protect: z.array(z.string().min(1)).superRefine((patterns, ctx) => {
+    patterns.forEach((pattern, index) => {
+      const problem = codePathProblem(pattern);
+      if (problem) ctx.addIssue({ code: "custom", path: [index], message: problem });
+    });
+  }).optional(),
 });
 
 const STDIO_TYPES = ["stdio", "local"];
@@ -71,10 +82,6 @@ export const McpServerSchema = z.strictObject({
   timeout_ms: positiveInt().optional(),
   /** Start and handshake. */
   connect_timeout_ms: positiveInt().optional(),
-  /** Start a stdio server under the OS sandbox, like bash (docs/mcp.md). */
-  sandbox: z.boolean().optional(),
-  /** A sandboxed server's network access. @default false */
-  network: z.boolean().optional(),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message });
@@ -83,13 +90,10 @@ export const McpServerSchema = z.strictObject({
   }
   const stdio = server.command !== undefined ||
     (server.type !== undefined && STDIO_TYPES.includes(server.type));
-  for (const key of ["args", "env", "environment", "cwd", "sandbox", "network"] as const) {
+  for (const key of ["args", "env", "environment", "cwd"] as const) {
     if (server[key] !== undefined && server.url !== undefined) {
       problem(key, `only applies to a server started with "command", not one reached by "url"`);
     }
-  }
-  if (server.network !== undefined && server.sandbox !== true) {
-    problem("network", 'only applies to a server started with "sandbox": true');
   }
   if (server.headers !== undefined && stdio) {
     problem("headers", `only applies to a server reached by "url"`);
@@ -130,11 +134,6 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
-  /**
-   * Project folders (real paths) whose own allow rules apply. Read from the
-   * global config only: a project cannot vouch for itself.
-   */
-  trustedProjects: z.array(z.string().min(1)).optional(),
 });
 
 export type PermissionAction = z.infer<typeof PermissionActionSchema>;

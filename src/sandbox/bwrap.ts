@@ -9,7 +9,7 @@ import type { ProcessLauncher } from "../tools/tool.ts";
 import { childEnv } from "./env.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
-import { protectedPaths } from "./protected.ts";
+import { createMissingHooksFolders, protectedPaths, recentGitProtection } from "./protected.ts";
 
 export interface BwrapOptions {
   /** The bwrap binary. @default "bwrap" */
@@ -69,14 +69,15 @@ export function bwrapArgs(
       const real = realpathLenient(dir);
       args.push("--bind", real, real);
     }
-    // `.git` bound onto itself: a mount point cannot be renamed, so a command
-    // cannot move the real `.git` aside and build a new one with its own hooks.
-    // A `.git` file (worktree, submodule) names where the repository lives:
-    // rewritten, it could point git at hooks the command planted.
-    const gitDir = path.join(realpathLenient(settings.workspace), ".git");
-    const gitInfo = lstatOrNull(gitDir);
-    if (gitInfo?.isDirectory) args.push("--bind", gitDir, gitDir);
-    else if (gitInfo?.isFile) args.push("--ro-bind", gitDir, gitDir);
+    // Every repository at any depth: each `.git` folder bound onto itself (a
+    // mount point cannot be renamed, so a command cannot move it aside and
+    // build a new one with its own hooks); its hooks, config and commondir,
+    // its submodules' and worktrees' too, and a `.git` file (rewritten, it
+    // would point git elsewhere) re-bound read-only below. A missing hooks
+    // folder is created empty first, so it can be bound.
+    const git = recentGitProtection([settings.workspace, ...settings.addDirs]);
+    createMissingHooksFolders(git);
+    for (const dir of git.gitDirs) args.push("--bind", dir, dir);
     // The same for the folders holding project agents: renamed, a fresh
     // `agents/` folder beside the read-only one would be loaded next time.
     for (const name of [".claude", ".opencode"]) {
@@ -85,8 +86,8 @@ export function bwrapArgs(
     }
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
-    // docs/security.md names this gap and the policy asks for commands naming them.
-    for (const target of protectedPaths(settings.workspace)) {
+    // the command guard reverts such a path when a command creates it.
+    for (const target of protectedPaths(settings.workspace, settings.addDirs, git)) {
       if (exists(target)) args.push("--ro-bind", target, target);
     }
   }

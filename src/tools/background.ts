@@ -47,6 +47,7 @@ export class BackgroundProcesses implements BackgroundTable {
       dropped: 0,
       exit: null,
     };
+    const guardCheck = this.launcher.guard?.before();
     const group = await startGroup({
       launcher: this.launcher,
       command,
@@ -56,7 +57,12 @@ export class BackgroundProcesses implements BackgroundTable {
     });
     entry.group = group;
     this.#entries.set(id, entry as Entry);
-    group.done.then((exit) => entry.exit = exit);
+    group.done.then((exit) => {
+      // Files that run code later, changed by the command, are put back when it ends.
+      const reverted = guardCheck?.();
+      if (reverted) this.#buffer(entry as Entry, `\n${reverted}\n`);
+      entry.exit = exit;
+    });
     signal?.addEventListener("abort", () => void group.stop(), { once: true });
     return id;
   }

