@@ -103,6 +103,15 @@ export interface BackgroundTable {
   stopAll(): Promise<void>;
 }
 
+/** What the read rules say of one file, asked without asking anyone. */
+export interface ReadVerdict {
+  action: "allow" | "ask" | "deny";
+  /** The deciding rule in words: "read(.env): ask by default rule *.env". */
+  reason: string;
+  /** The deciding rule's pattern, when a rule decided. */
+  pattern?: string;
+}
+
 /** Everything a tool may use. Passed in, so a test builds one without a store. */
 export interface ToolContext {
   sessionId: string;
@@ -113,6 +122,11 @@ export interface ToolContext {
   extraDirs: string[];
   /** skiff's data folder (spilled tool output lives under it). */
   dataDir: string;
+  /**
+   * The read rules' verdict on a file a search tool would open; grep leaves
+   * out files that are not "allow". Absent: every file is searched.
+   */
+  readVerdict?: (real: string, display: string) => ReadVerdict;
   signal: AbortSignal;
   /** Read-before-edit state and undo snapshots. */
   files: FileLedger;
