@@ -40,6 +40,8 @@ export function sandboxSettings(spec: EngineSpec): SandboxSettings {
     addDirs: spec.sandbox.addDirs,
     network: spec.sandbox.network,
     envNames: spec.sandbox.env,
+    hidden: spec.sandbox.hiddenMounts,
+    limits: spec.sandbox.limits,
   };
 }
 

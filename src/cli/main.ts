@@ -115,16 +115,10 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     .description("put back the files the last prompt of a session changed")
     .option("--session <id>", "session to undo (default: latest in this workspace)")
     .option("--dir <path>", "workspace folder (default: the current folder)")
-    .option(
-      "--add-dir <folder>",
-      "a folder outside the workspace that undo may write in (repeatable)",
-      collect,
-    )
     .addHelpText(
       "after",
       `
-Files changed on disk since skiff changed them are left alone and named, and so
-are files whose path now leads elsewhere (a folder on it became a symlink).`
+Files changed on disk since skiff changed them are left alone and named.`,
     )
     .action(async (options) => {
       const { undoCommand } = await import("./undo.ts");

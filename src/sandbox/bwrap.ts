@@ -1,12 +1,16 @@
 /**
  * Linux process sandbox: every command runs under bubblewrap with the whole
- * filesystem read-only, only the workspace (and `--add-dir`s) writable, a
- * private /tmp, no network unless allowed, its own pid namespace, no
- * capabilities, and an environment holding only allowlisted names.
+ * filesystem read-only, only the workspace (and `--add-dir`s) writable, the
+ * user's keys and skiff's own config and data hidden, a private size-limited
+ * /tmp, no network unless allowed, its own user, pid, UTS and IPC
+ * namespaces, no capabilities, a process limit, and an environment holding
+ * only allowlisted names.
  */
 import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
 import { childEnv } from "./env.ts";
+import { defaultHiddenFor, hiddenAround, type HiddenMount, hiddenMounts } from "./hidden.ts";
+import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES } from "./limits.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
 import { createMissingHooksFolders, protectedPaths, recentGitProtection } from "./protected.ts";
@@ -16,7 +20,21 @@ export interface BwrapOptions {
   bwrapPath?: string;
   /** Reads an environment variable; injectable for tests. */
   getEnv?: (name: string) => string | undefined;
+  /** The user skiff runs as; 0 is root. @default Deno.uid() */
+  uid?: number | null;
 }
+
+/**
+ * The command's first step when its stdin is a pipe (the bash tool's): a
+ * lifeline to skiff. skiff writes one line as soon as the process exists; a
+ * command whose skiff died before that never runs. A watchdog outside the
+ * command's own children then waits on the pipe, and when skiff dies (the
+ * pipe closes) it kills every process in the sandbox. This holds even when
+ * skiff is killed while bubblewrap is still setting up, before its
+ * parent-death signal is in place. The command itself reads /dev/null.
+ */
+export const LIFELINE_STEP = "if [ -p /dev/stdin ]; then IFS= read -r _ || exit 125; " +
+  "exec 3<&0 </dev/null; ( { IFS= read -r _; kill -9 -1; } <&3 & ); exec 3<&-; fi; ";
 
 function lstatOrNull(target: string): Deno.FileInfo | null {
   try {
@@ -30,25 +48,56 @@ function exists(target: string): boolean {
   return lstatOrNull(target) !== null;
 }
 
+export interface BwrapArgsOptions {
+  /** skiff runs as root: the user namespace is required, not best effort. */
+  root: boolean;
+  /** Paths to hide (src/sandbox/hidden.ts). */
+  hidden: readonly HiddenMount[];
+  /** Size of /tmp and /dev/shm in MiB. */
+  tmpMB: number;
+}
+
 /** The bwrap arguments before the command, for `settings`. Pure apart from existence checks. */
 export function bwrapArgs(
   settings: SandboxSettings,
   cwd: string,
   env: Record<string, string>,
+  options: BwrapArgsOptions = { root: false, hidden: [], tmpMB: DEFAULT_LIMITS.tmpMB },
 ): string[] {
+  const tmpSize = mebibytes(options.tmpMB);
   const args = [
     "--ro-bind",
     "/",
     "/",
     "--dev",
     "/dev",
+    // bwrap's /dev is a tmpfs without a size limit: give /dev/shm its own,
+    // sized one, and make the rest of /dev read-only (below).
+    "--size",
+    tmpSize,
+    "--tmpfs",
+    "/dev/shm",
     "--proc",
     "/proc",
+    // bwrap leaves /proc/sys writable when the caller is root (the folder
+    // looks read-only to its check, the files inside are not): root writing
+    // kernel.core_pattern makes the kernel run a program of its choosing,
+    // as root, outside every namespace. /proc/sysrq-trigger reboots.
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+    "--size",
+    tmpSize,
     "--tmpfs",
     "/tmp",
     // Host sockets live under /run (Docker, the session and system buses,
     // systemd): a network namespace does not cover Unix sockets reached by
     // path, and a read-only mount does not stop connecting to one.
+    "--size",
+    String(RUN_TMPFS_BYTES),
     "--tmpfs",
     "/run",
     // …but DNS needs the resolver's files when the network is allowed.
@@ -56,7 +105,9 @@ export function bwrapArgs(
     "/run/systemd/resolve",
     "/run/systemd/resolve",
   ];
-  if (lstatOrNull("/var/run")?.isDirectory) args.push("--tmpfs", "/var/run");
+  if (lstatOrNull("/var/run")?.isDirectory) {
+    args.push("--size", String(RUN_TMPFS_BYTES), "--tmpfs", "/var/run");
+  }
   if (settings.mode === "read-only") {
     // Bound again after the private /tmp and /run, which would otherwise hide
     // a workspace living under them.
@@ -91,10 +142,25 @@ export function bwrapArgs(
       if (exists(target)) args.push("--ro-bind", target, target);
     }
   }
+  const applying = hiddenAround(
+    options.hidden.map((mount) => mount.path),
+    [settings.workspace, ...settings.addDirs],
+  );
+  hide(args, options.hidden.filter((mount) => applying.includes(mount.path)));
+  args.push("--remount-ro", "/dev");
   if (!settings.network) args.push("--unshare-net");
+  // A user namespace even for root: capabilities, should any survive, then
+  // count only inside it, and no further namespace can be made within.
+  // Outside, the command still runs as the caller (bwrap maps the caller's
+  // own uid, 0 for root, and no other); inside it keeps that uid, so files
+  // it creates belong to the user as before. For a non-root user a setuid
+  // bwrap on a kernel without user namespaces still works without one.
+  if (options.root) args.push("--unshare-user", "--disable-userns");
+  else args.push("--unshare-user-try");
   args.push(
     "--unshare-pid",
     "--unshare-ipc",
+    "--unshare-uts",
     "--new-session",
     "--die-with-parent",
     // Run as root, bwrap would otherwise keep every capability, and
@@ -109,6 +175,19 @@ export function bwrapArgs(
 }
 
 /**
+ * Mounts over each hidden path that exists: an empty read-only tmpfs over a
+ * folder, /dev/null over a file. Last, so a hidden path inside the
+ * workspace stays hidden under its writable bind.
+ */
+function hide(args: string[], hidden: readonly HiddenMount[]): void {
+  for (const { path: target, folder } of hidden) {
+    if (folder) {
+      args.push("--perms", "0500", "--size", "4096", "--tmpfs", target, "--remount-ro", target);
+    } else args.push("--ro-bind", "/dev/null", target);
+  }
+}
+
+/**
  * A launcher for bubblewrap. Spawn the returned argv with exactly the
  * returned `env` and `clearEnv: true`: inside the sandbox bwrap is pid 1, and
  * a child can read pid 1's environment.
@@ -118,13 +197,23 @@ export function bwrapLauncher(
   options: BwrapOptions = {},
 ): ProcessLauncher {
   const bwrap = options.bwrapPath ?? "bwrap";
+  const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
+  const limits = settings.limits ?? DEFAULT_LIMITS;
+  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
+  const hidden = settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace));
   return {
     prepare(command: string, cwd: string) {
       const env = childEnv(settings.envNames, options.getEnv);
       // /tmp is private inside; a TMPDIR pointing elsewhere would be read-only.
       env.TMPDIR = "/tmp";
-      const argv = [bwrap, ...bwrapArgs(settings, cwd, env), "--", "sh", "-c", command];
-      return Promise.resolve({ argv, env });
+      const args = bwrapArgs(settings, cwd, env, { root, hidden, tmpMB: limits.tmpMB });
+      // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead.
+      const script = LIFELINE_STEP + (root ? "" : nprocStep(limits.processes)) + command;
+      const sandboxed = [bwrap, ...args, "--", "sh", "-c", script];
+      const argv = root
+        ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...sandboxed]
+        : sandboxed;
+      return Promise.resolve({ argv, env, lifeline: true });
     },
   };
 }

@@ -26,4 +26,8 @@ export interface SandboxSettings {
   network: boolean;
   /** Extra environment names children may see (never credentials). */
   envNames: string[];
+  /** What commands may not read (src/sandbox/hidden.ts). @default the user's keys */
+  hidden?: { path: string; folder: boolean }[];
+  /** Resource limits (src/sandbox/limits.ts). @default DEFAULT_LIMITS */
+  limits?: { tmpMB: number; processes: number };
 }

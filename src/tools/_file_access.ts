@@ -3,6 +3,7 @@
  * one resolver (sandbox/paths.ts), the permission key, the pattern a rule
  * matches (workspace-relative inside, absolute outside) and the real paths.
  */
+import { hiddenHolder, hiddenRefusal } from "../sandbox/hidden.ts";
 import { displayPath, type ResolvedPath, resolveWorkspacePath } from "../sandbox/paths.ts";
 import { type Access, type ToolContext, ToolError } from "./tool.ts";
 
@@ -15,7 +16,7 @@ export interface ToolPath {
 }
 
 export function resolveToolPath(
-  ctx: Pick<ToolContext, "workspace" | "extraDirs">,
+  ctx: Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">,
   input: string,
 ): ToolPath {
   if (input.trim() === "") {
@@ -31,7 +32,20 @@ export function resolveToolPath(
   } catch (error) {
     throw fileSystemError(input, "resolve", error);
   }
+  refuseHidden(ctx, resolved.real, displayPath(resolved));
   return { resolved, real: resolved.real, display: displayPath(resolved) };
+}
+
+/** A hidden path (keys, skiff's config and data) is refused before any rule is asked. */
+export function refuseHidden(
+  ctx: Pick<ToolContext, "hidden" | "dataDir">,
+  real: string,
+  display: string,
+): void {
+  const holder = hiddenHolder(ctx.hidden ?? [], real, ctx.dataDir);
+  if (holder === null) return;
+  const { reason, hint } = hiddenRefusal(display, holder);
+  throw new ToolError("denied", reason, hint);
 }
 
 /** The Access of a call touching `paths`: "read" reads them, "edit" writes them. */

@@ -142,18 +142,17 @@ export interface AtomicWrites {
   remove(file: string): Promise<void>;
 }
 
-/** Writes on the calling thread, unconfined. */
-export const writesOnThisThread: AtomicWrites = {
+const onThisThread: AtomicWrites = {
   write: (file, bytes, mode) =>
     Promise.resolve().then(() => writeFileAtomicSync(file, bytes, mode)),
   remove: (file) => Promise.resolve().then(() => Deno.removeSync(file)),
 };
 
-let writes: AtomicWrites = writesOnThisThread;
+let writes: AtomicWrites = onThisThread;
 
 /** Send every later write of the file tools through `target` (null: this thread again). */
 export function routeFileWrites(target: AtomicWrites | null): void {
-  writes = target ?? writesOnThisThread;
+  writes = target ?? onThisThread;
 }
 
 /**

@@ -55,18 +55,25 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   // one pipe can. The redirect shares the first line, so the command's line
   // numbers in the shell's messages stay as the model wrote them.
   const merged = `exec 2>&1; ${options.command}`;
-  const { argv, env } = await options.launcher.prepare(merged, options.cwd);
+  const { argv, env, lifeline: wantsLifeline } = await options.launcher.prepare(
+    merged,
+    options.cwd,
+  );
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
     cwd: options.cwd,
     env,
     clearEnv: true,
-    stdin: "null",
+    // The lifeline (see LIFELINE_STEP in sandbox/bwrap.ts): one line says
+    // skiff is here; the pipe closing when skiff dies stops the sandbox.
+    stdin: wantsLifeline ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
     detached: true,
   }).spawn();
   const pid = child.pid;
+  const lifeline = wantsLifeline ? child.stdin.getWriter() : null;
+  lifeline?.write(new TextEncoder().encode("\n")).catch(() => {});
   const stdout = pump(child.stdout, options.onOutput);
   const stderr = pump(child.stderr, options.onOutput);
   const pumps = Promise.all([stdout.finished, stderr.finished]);
@@ -82,6 +89,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     if (!(await settlesWithin(pumps, DRAIN_MS))) {
       await Promise.all([stdout.abandon(), stderr.abandon()]);
     }
+    await lifeline?.close().catch(() => {});
     return { code: status.code, signal: status.signal, strayStopped };
   })();
 

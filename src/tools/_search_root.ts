@@ -6,6 +6,7 @@
  */
 import * as path from "node:path";
 import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
+import { refuseHidden } from "./_file_access.ts";
 import type { Access, ToolContext } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 
@@ -19,10 +20,11 @@ export interface SearchRoot {
 }
 
 export function resolveSearchRoot(
-  ctx: Pick<ToolContext, "workspace" | "extraDirs">,
+  ctx: Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">,
   input: string | undefined,
 ): SearchRoot {
   const resolved = resolveWorkspacePath(ctx.workspace, input?.trim() || ".", ctx.extraDirs);
+  refuseHidden(ctx, resolved.real, displayPath(resolved));
   return { real: resolved.real, display: displayPath(resolved), relative: resolved.relative };
 }
 

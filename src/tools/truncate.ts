@@ -12,6 +12,26 @@ import * as path from "node:path";
 /** Characters of output kept in the history. */
 export const DEFAULT_OUTPUT_LIMIT = 30_000;
 
+/**
+ * Bytes one spill file may hold. A command printing without end (`yes`,
+ * a runaway log) would otherwise fill the disk under the data folder; what
+ * comes after the cap is counted and its tail still kept in the history,
+ * but not written.
+ */
+export const MAX_SPILL_BYTES = 32 * 1024 * 1024;
+
+function concat(first: Uint8Array, second: Uint8Array): Uint8Array {
+  const out = new Uint8Array(first.length + second.length);
+  out.set(first);
+  out.set(second, first.length);
+  return out;
+}
+
+/** The last line of a spill file that reached the cap. */
+export function spillCapNote(): string {
+  return `\n… [output beyond ${MAX_SPILL_BYTES / 1024 / 1024} MiB not kept in this file] …\n`;
+}
+
 export interface TruncateOptions {
   /** Names the spill file. */
   callId: string;
@@ -51,7 +71,13 @@ export async function truncateOutput(text: string, options: TruncateOptions): Pr
   if (text.length <= limit) return text;
   const file = spillPath(options.dataDir, options.callId);
   await Deno.mkdir(path.dirname(file), { recursive: true });
-  await Deno.writeTextFile(file, text);
+  const bytes = new TextEncoder().encode(text);
+  await Deno.writeFile(
+    file,
+    bytes.length <= MAX_SPILL_BYTES
+      ? bytes
+      : concat(bytes.subarray(0, MAX_SPILL_BYTES), new TextEncoder().encode(spillCapNote())),
+  );
   const { head, tail } = budget(limit, file);
   return assemble(text.slice(0, head), tail > 0 ? text.slice(-tail - 1) : "", text.length, file);
 }
@@ -89,6 +115,7 @@ export class OutputSpool {
   #head = "";
   #tail = "";
   #spill: Deno.FsFile | null = null;
+  #spilledBytes = 0;
   #encoder = new TextEncoder();
   #result: string | null = null;
 
@@ -131,8 +158,15 @@ export class OutputSpool {
     this.#tail = tail > 0 ? all.slice(-tail - 1) : "";
   }
 
+  /** Writes to the spill file up to MAX_SPILL_BYTES, then the cap's note once. */
   #write(text: string): void {
-    const bytes = this.#encoder.encode(text);
+    if (this.#spilledBytes >= MAX_SPILL_BYTES) return;
+    let bytes: Uint8Array = this.#encoder.encode(text);
+    const room = MAX_SPILL_BYTES - this.#spilledBytes;
+    if (bytes.length >= room) {
+      bytes = concat(bytes.subarray(0, room), this.#encoder.encode(spillCapNote()));
+      this.#spilledBytes = MAX_SPILL_BYTES;
+    } else this.#spilledBytes += bytes.length;
     let offset = 0;
     while (offset < bytes.length) offset += this.#spill!.writeSync(bytes.subarray(offset));
   }

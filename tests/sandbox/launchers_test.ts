@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../support/assert.ts";
 import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
+import { hiddenMounts } from "../../src/sandbox/hidden.ts";
 import { acceptUnsandboxed, chooseLauncher, probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { plainLauncher } from "../../src/sandbox/plain.ts";
@@ -32,7 +33,8 @@ function find(argv: string[], ...sequence: string[]): number {
 }
 
 Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protected paths re-bound", async () => {
-  const { argv, env: childEnv } = await bwrapLauncher(settings(), { getEnv }).prepare("ls", ws);
+  const { argv, env: childEnv } = await bwrapLauncher(settings(), { getEnv, uid: 1000 })
+    .prepare("ls", ws);
   assertEquals(argv[0], "bwrap");
   for (
     const seq of [
@@ -51,9 +53,10 @@ Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protect
       ["--cap-drop", "ALL"],
       ["--clearenv"],
       ["--chdir", ws],
-      ["--", "sh", "-c", "ls"],
+      ["--", "sh", "-c"],
     ]
   ) assert(find(argv, ...seq) >= 0, `missing ${seq.join(" ")}`);
+  assert(argv.at(-1)!.endsWith("; ls"), argv.at(-1));
   // The re-binds come after the writable bind, or they would be covered by it;
   // `.git` is bound onto itself first so it cannot be renamed away.
   const git = path.join(ws, ".git");
@@ -141,4 +144,62 @@ Deno.test("probeSandboxes reports bwrap only when it actually runs", async () =>
   assertEquals(works, { bwrap: "/usr/local/bin/bwrap", sandboxExec: null });
   const broken = await probeSandboxes("linux", () => Promise.resolve(false));
   assertEquals(broken, { bwrap: null, sandboxExec: null });
+});
+
+Deno.test("bwrap argv as root: a user namespace, /proc/sys read-only, UTS and IPC unshared, a pids cgroup step", async () => {
+  const { argv } = await bwrapLauncher(settings(), { getEnv, uid: 0 }).prepare("ls", ws);
+  // Root: a shell step makes the command's pids cgroup, then execs bwrap.
+  assertEquals(argv.slice(0, 2), ["sh", "-c"]);
+  assertEquals(argv[4], "1024");
+  assertEquals(argv[5], "bwrap");
+  for (
+    const seq of [
+      ["--unshare-user", "--disable-userns"],
+      ["--unshare-uts"],
+      ["--unshare-ipc"],
+      ["--ro-bind", "/proc/sys", "/proc/sys"],
+      ["--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger"],
+      ["--size", String(1024 * 1024 * 1024), "--tmpfs", "/tmp"],
+      ["--size", String(1024 * 1024 * 1024), "--tmpfs", "/dev/shm"],
+      ["--remount-ro", "/dev"],
+    ]
+  ) assert(find(argv, ...seq) >= 0, `missing ${seq.join(" ")}`);
+  // /proc/sys is covered after /proc is mounted, or the new /proc would hide it.
+  assert(find(argv, "--proc", "/proc") < find(argv, "--ro-bind", "/proc/sys"));
+  // Not root: no cgroup step; RLIMIT_NPROC inside the user namespace instead.
+  const user = (await bwrapLauncher(settings({ limits: { tmpMB: 64, processes: 300 } }), {
+    getEnv,
+    uid: 1000,
+  }).prepare("ls", ws)).argv;
+  assertEquals(user[0], "bwrap");
+  assert(find(user, "--unshare-user-try") >= 0);
+  assert(find(user, "--size", String(64 * 1024 * 1024), "--tmpfs", "/tmp") >= 0);
+  assertStringIncludes(user.at(-1)!, "prlimit --nproc=300");
+});
+
+Deno.test("bwrap argv: hidden folders get an empty read-only tmpfs, hidden files /dev/null, after the workspace bind", async () => {
+  const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-home-" }));
+  try {
+    Deno.mkdirSync(path.join(home, ".ssh"));
+    Deno.writeTextFileSync(path.join(home, ".netrc"), "machine x password y\n");
+    const hidden = hiddenMounts([
+      path.join(home, ".ssh"),
+      path.join(home, ".netrc"),
+      path.join(home, "none"),
+    ]);
+    const { argv } = await bwrapLauncher(settings({ hidden }), { getEnv, uid: 1000 })
+      .prepare("ls", ws);
+    const ssh = path.join(home, ".ssh");
+    assert(find(argv, "--tmpfs", ssh, "--remount-ro", ssh) > find(argv, "--bind", ws, ws));
+    assert(find(argv, "--ro-bind", "/dev/null", path.join(home, ".netrc")) >= 0);
+    assertEquals(argv.includes(path.join(home, "none")), false, "a missing path cannot be mounted");
+    // A hidden folder holding the workspace is left alone: hiding it would hide the work.
+    const around = (await bwrapLauncher(settings({ hidden: hiddenMounts([path.dirname(ws)]) }), {
+      getEnv,
+      uid: 1000,
+    }).prepare("ls", ws)).argv;
+    assertEquals(find(around, "--remount-ro", path.dirname(ws)), -1);
+  } finally {
+    Deno.removeSync(home, { recursive: true });
+  }
 });

@@ -1,0 +1,168 @@
+/**
+ * Places no command and no file tool may read: the user's keys and tokens
+ * (SSH, cloud, package registries, other coding agents), skiff's own global
+ * config (API keys) and skiff's data folder (every session's history). `/` is
+ * readable inside the OS sandbox, so without this list a command could read
+ * them and, with the network on, send them anywhere.
+ *
+ * Config `sandbox.hidden` maps a path to `true` (hide it too) or `false`
+ * (show a default entry again). A project's own file may only add: a `false`
+ * counts only when the user's global config says it as well.
+ */
+import * as path from "node:path";
+import { isWithin, realpathLenient } from "./paths.ts";
+
+/** Hidden by default, relative to the home folder. */
+export const DEFAULT_HIDDEN_IN_HOME: readonly string[] = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".config/gcloud",
+  ".kube",
+  ".docker/config.json",
+  ".netrc",
+  ".git-credentials",
+  ".config/git/credentials",
+  ".npmrc",
+  ".yarnrc.yml",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".gem/credentials",
+  ".config/gh",
+  ".config/hub",
+  ".terraform.d/credentials.tfrc.json",
+  ".vault-token",
+  ".pgpass",
+  ".password-store",
+  ".claude",
+  ".claude.json",
+  ".codex",
+  ".gemini",
+  ".local/share/opencode",
+  ".config/opencode",
+];
+
+/** The config key a user changes to show a hidden path again; named in every refusal. */
+export const HIDDEN_CONFIG_KEY = "sandbox.hidden";
+
+export interface HiddenInput {
+  home: string;
+  /** skiff's global config folder (API keys). */
+  configDir: string;
+  /** skiff's data folder (the session database, spilled output). */
+  dataDir: string;
+  /** The merged `sandbox.hidden`, every layer. */
+  merged?: Record<string, boolean>;
+  /** `sandbox.hidden` of the user's global config alone: only its `false` entries count. */
+  user?: Record<string, boolean>;
+  /** Relative keys are anchored here. */
+  workspace: string;
+}
+
+function absolute(key: string, home: string, workspace: string): string {
+  const expanded = key === "~" ? home : key.startsWith("~/") ? path.join(home, key.slice(2)) : key;
+  return path.resolve(workspace, expanded);
+}
+
+/**
+ * The absolute hidden paths (realpath'd where they exist), for the launcher
+ * and the file tools. Pure apart from resolving links.
+ */
+export function hiddenPaths(input: HiddenInput): string[] {
+  const anchor = (key: string) => absolute(key, input.home, input.workspace);
+  const shown = new Set(
+    Object.entries(input.user ?? {})
+      .filter(([key, hide]) => !hide && input.merged?.[key] === false)
+      .map(([key]) => anchor(key)),
+  );
+  const wanted = [
+    ...DEFAULT_HIDDEN_IN_HOME.map((relative) => path.join(input.home, relative)),
+    input.configDir,
+    input.dataDir,
+    ...Object.entries(input.merged ?? {}).filter(([, hide]) => hide !== false).map(([key]) =>
+      anchor(key)
+    ),
+  ];
+  const kept = wanted.filter((entry) => !shown.has(entry));
+  return [...new Set(kept.map((entry) => realpathLenient(entry)))];
+}
+
+/**
+ * The default list for a launcher built without one (tests, helpers): the
+ * home folder's keys, skiff's default config and data folders.
+ */
+export function defaultHiddenFor(home: string, workspace: string): string[] {
+  const env = (name: string) => {
+    try {
+      return Deno.env.get(name);
+    } catch {
+      return undefined; // Not readable here (a Worker's env allowlist).
+    }
+  };
+  const configHome = env("XDG_CONFIG_HOME") || path.join(home, ".config");
+  const dataHome = env("XDG_DATA_HOME") || path.join(home, ".local", "share");
+  return hiddenPaths({
+    home,
+    workspace,
+    configDir: env("SKIFF_CONFIG_DIR") || path.join(configHome, "skiff"),
+    dataDir: env("SKIFF_DATA_DIR") || path.join(dataHome, "skiff"),
+  });
+}
+
+/** A hidden path that exists, and whether a folder or a file goes over it. */
+export interface HiddenMount {
+  path: string;
+  folder: boolean;
+}
+
+/**
+ * What the sandbox mounts over, found where the hidden paths can be seen
+ * (the engine's Worker may not even look at them). A path that does not
+ * exist cannot be mounted over; it is skipped.
+ */
+export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
+  const mounts: HiddenMount[] = [];
+  for (const target of hidden) {
+    try {
+      const info = Deno.statSync(target);
+      if (info.isDirectory || info.isFile) mounts.push({ path: target, folder: info.isDirectory });
+    } catch {
+      // Missing, or not visible here: nothing to mount over.
+    }
+  }
+  return mounts;
+}
+
+/**
+ * The entries that apply to a session: one holding the workspace or an
+ * extra folder would hide the work itself, so it is left out (the folder's
+ * other contents are then not hidden; docs/security.md says so).
+ */
+export function hiddenAround(hidden: readonly string[], workDirs: readonly string[]): string[] {
+  return hidden.filter((entry) => !workDirs.some((dir) => isWithin(entry, realpathLenient(dir))));
+}
+
+/**
+ * The hidden entry holding `real` (an absolute, resolved path), or null.
+ * `<dataDir>/tool-output` stays readable: truncated output tells the model
+ * to read the rest there.
+ */
+export function hiddenHolder(
+  hidden: readonly string[],
+  real: string,
+  dataDir?: string,
+): string | null {
+  if (dataDir && isWithin(path.join(realpathLenient(dataDir), "tool-output"), real)) return null;
+  return hidden.find((entry) => isWithin(entry, real)) ?? null;
+}
+
+/** Why a file tool refuses `display`, and what the user changes to allow it. */
+export function hiddenRefusal(display: string, holder: string): { reason: string; hint: string } {
+  return {
+    reason: `${display} is hidden from the agent: ${holder} holds keys or other sessions.`,
+    hint: `Do not retry. If the user wants it readable, they add "${holder}": false under ` +
+      `${HIDDEN_CONFIG_KEY} in their global config (~/.config/skiff/config.json).`,
+  };
+}

@@ -1,0 +1,289 @@
+/**
+ * End-to-end escape attempts against the OS sandbox itself: root writing
+ * host sysctls, exhausting processes, memory-backed folders and the data
+ * folder, reading the user's keys and skiff's own config, and a sandbox
+ * outliving a killed skiff. Each runs `skiff run --json` as a real process
+ * with the scripted mock as the attacker.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { runSkiff, spawnSkiff } from "../support/cli.ts";
+import { MAX_SPILL_BYTES } from "../../src/tools/truncate.ts";
+import {
+  assertNoSecrets,
+  bash,
+  everythingSent,
+  lastToolResults,
+  needsBwrap,
+  read,
+  withAttack,
+} from "./e2e_support.ts";
+
+const isRoot = Deno.uid() === 0;
+if (!isRoot) {
+  console.warn(
+    "!!! e2e sandbox: not running as root; the root-only attacks (sysctl writes, the pids " +
+      "cgroup) are tried as this user, which proves less. CI runs them as root. !!!",
+  );
+}
+
+/** One tool call, then done; the tool result the model saw. */
+async function runOne(
+  call: { name: string; arguments: Record<string, unknown> },
+  setup: (sandbox: Parameters<Parameters<typeof withAttack>[1]>[0]) => Promise<void> = () =>
+    Promise.resolve(),
+  flags: string[] = ["--yes"],
+): Promise<string> {
+  let seen = "";
+  await withAttack([{ toolCalls: [call] }, { text: "done" }], async (sandbox, mock) => {
+    await setup(sandbox);
+    const result = await runSkiff(["run", "--json", ...flags, "go"], sandbox);
+    assert(result.code === 0 || result.code === 3, result.stderr);
+    const results = lastToolResults(mock);
+    assertEquals(results.length, 1, result.stdout);
+    seen = results[0].content;
+    assertNoSecrets(everythingSent(mock), result.stdout, result.stderr);
+  });
+  return seen;
+}
+
+function writeGlobalConfig(configDir: string, config: unknown): Promise<void> {
+  return Deno.writeTextFile(path.join(configDir, "config.json"), JSON.stringify(config));
+}
+
+Deno.test({
+  name: "e2e sandbox: a command cannot write a host sysctl (same-value write to core_pattern)",
+  ...needsBwrap,
+}, async () => {
+  // The attack writes kernel.core_pattern back with its own current value:
+  // if it gets through, nothing on the host changes, and the test fails.
+  const hostUserNs = Deno.readLinkSync("/proc/self/ns/user");
+  const hostUtsNs = Deno.readLinkSync("/proc/self/ns/uts");
+  const output = await runOne(bash(
+    'v=$(cat /proc/sys/kernel/core_pattern); if printf "%s\\n" "$v" > /proc/sys/kernel/core_pattern; ' +
+      "then echo SYSCTL-WRITTEN; else echo sysctl-blocked; fi; " +
+      "grep -q ' /proc/sys .*ro,' /proc/self/mountinfo && echo proc-sys-read-only; " +
+      'echo "user=$(readlink /proc/self/ns/user) uts=$(readlink /proc/self/ns/uts)"',
+  ));
+  assertStringIncludes(output, "sysctl-blocked");
+  assert(!output.includes("SYSCTL-WRITTEN"), output);
+  assertStringIncludes(output, "proc-sys-read-only");
+  assert(!output.includes(`user=${hostUserNs}`), `no user namespace of its own: ${output}`);
+  assert(!output.includes(`uts=${hostUtsNs}`), `no UTS namespace of its own: ${output}`);
+});
+
+/** Pids of host processes whose command line holds `token`. */
+function processesWith(token: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1]?.[0];
+      if (cmdline.includes(token) && state !== "Z") found.push(Number(entry.name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+Deno.test({
+  name: "e2e sandbox: a fork bomb stops at the process limit",
+  ...needsBwrap,
+}, async () => {
+  const limit = 100;
+  const token = "987.654"; // sleep's argument: the bomb's processes, found by it
+  let most = 0;
+  try {
+    await withAttack([
+      { toolCalls: [bash(`i=0; while [ $i -lt 2000 ]; do sleep ${token} & i=$((i+1)); done`)] },
+      { text: "done" },
+    ], async (sandbox) => {
+      await writeGlobalConfig(sandbox.configDir, { sandbox: { limits: { processes: limit } } });
+      const child = spawnSkiff(["run", "--json", "--yes", "bomb"], sandbox);
+      const status = child.status;
+      let finished = false;
+      status.then(() => finished = true);
+      while (!finished) {
+        most = Math.max(most, processesWith(`sleep\0${token}`).length);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      await child.output().catch(() => {});
+    });
+    assert(most > 10, `the bomb did not run at all (${most} processes seen)`);
+    assert(most <= limit, `${most} processes at once, over the limit of ${limit}`);
+  } finally {
+    killAll(processesWith(`sleep\0${token}`));
+  }
+});
+
+Deno.test({
+  name: "e2e sandbox: /tmp and /dev/shm are size-limited, /dev is read-only",
+  ...needsBwrap,
+}, async () => {
+  const output = await runOne(
+    bash(
+      "for f in /tmp/fill /dev/shm/fill; do " +
+        "if dd if=/dev/zero of=$f bs=1M count=40 2>/dev/null; then echo FILLED-$f; " +
+        "else echo full-$f; fi; done; touch /dev/planted 2>/dev/null && echo DEV-WRITABLE; true",
+    ),
+    (sandbox) => writeGlobalConfig(sandbox.configDir, { sandbox: { limits: { tmpMB: 16 } } }),
+  );
+  assertStringIncludes(output, "full-/tmp/fill");
+  assertStringIncludes(output, "full-/dev/shm/fill");
+  assert(!output.includes("FILLED"), output);
+  assert(!output.includes("DEV-WRITABLE"), output);
+});
+
+Deno.test({
+  name: "e2e sandbox: endless output spills at most the cap into the data folder",
+  ...needsBwrap,
+}, async () => {
+  const size = MAX_SPILL_BYTES + 8 * 1024 * 1024;
+  await withAttack([
+    { toolCalls: [bash(`head -c ${size} /dev/zero | tr '\\0' 'a'; echo; echo tail-marker`)] },
+    { text: "done" },
+  ], async (sandbox, mock) => {
+    const result = await runSkiff(["run", "--json", "--yes", "spill"], sandbox);
+    assert(result.code === 0 || result.code === 3, result.stderr);
+    const spills = path.join(sandbox.dataDir, "tool-output");
+    let largest = 0;
+    for (const entry of Deno.readDirSync(spills)) {
+      largest = Math.max(largest, Deno.statSync(path.join(spills, entry.name)).size);
+    }
+    assert(largest > 0, "nothing was spilled");
+    assert(largest <= MAX_SPILL_BYTES + 1024, `a spill file of ${largest} bytes`);
+    // What the model sees still ends with the command's last line.
+    assertStringIncludes(lastToolResults(mock)[0].content, "tail-marker");
+  });
+});
+
+const CREDENTIAL = "claude-oauth-token-5e1f";
+const GLOBAL_KEY = "sk-global-config-key-8d2a";
+
+async function plantCredentials(sandbox: { home: string; configDir: string }): Promise<void> {
+  await Deno.mkdir(path.join(sandbox.home, ".claude"), { recursive: true });
+  await Deno.writeTextFile(
+    path.join(sandbox.home, ".claude", ".credentials.json"),
+    JSON.stringify({ token: CREDENTIAL }),
+  );
+  await Deno.mkdir(path.join(sandbox.home, ".aws"), { recursive: true });
+  await Deno.writeTextFile(path.join(sandbox.home, ".aws", "credentials"), `${CREDENTIAL}\n`);
+  await Deno.writeTextFile(path.join(sandbox.home, ".netrc"), `password ${CREDENTIAL}\n`);
+  // Not a key skiff uses (OPENAI_API_KEY wins); it stands for one kept there.
+  await Deno.writeTextFile(path.join(sandbox.configDir, "notes.txt"), `${GLOBAL_KEY}\n`);
+}
+
+Deno.test({
+  name:
+    "e2e sandbox: commands cannot read SSH keys, cloud and agent credentials, skiff's config or data",
+  ...needsBwrap,
+}, async () => {
+  let dataDir = "";
+  const output = await runOne(
+    bash(
+      "cat ~/.ssh/id_rsa ~/.claude/.credentials.json ~/.aws/credentials ~/.netrc " +
+        '"$CONFIG/notes.txt" 2>&1; ls -A "$DATA" ~/.ssh; echo listed',
+    ),
+    async (sandbox) => {
+      await plantCredentials(sandbox);
+      dataDir = sandbox.dataDir;
+      await Deno.writeTextFile(path.join(sandbox.dataDir, "marker-session.txt"), "other session\n");
+      // The command learns the folders' names the way an attacker would: they are no secret.
+      await writeGlobalConfig(sandbox.configDir, { sandbox: { env: ["CONFIG", "DATA"] } });
+      sandbox.env.CONFIG = sandbox.configDir;
+      sandbox.env.DATA = sandbox.dataDir;
+    },
+  );
+  assertStringIncludes(output, "listed");
+  assert(!output.includes(CREDENTIAL), output);
+  assert(!output.includes(GLOBAL_KEY), output);
+  assert(!output.includes("marker-session"), `the data folder ${dataDir} was listed: ${output}`);
+});
+
+Deno.test("e2e sandbox: the file tools refuse hidden paths even with --yes, naming the config key", async () => {
+  let home = "";
+  const output = await runOne(read("~/.claude/.credentials.json"), async (sandbox) => {
+    home = sandbox.home;
+    await plantCredentials(sandbox);
+  });
+  assert(!output.includes(CREDENTIAL), output);
+  assertStringIncludes(output, "sandbox.hidden");
+  assertStringIncludes(output, path.join(home, ".claude"));
+  const configRead = await runOne(read("notes.txt"), async (sandbox) => {
+    await plantCredentials(sandbox);
+    await Deno.symlink(
+      path.join(sandbox.configDir, "notes.txt"),
+      path.join(sandbox.workspace, "notes.txt"),
+    );
+  });
+  assert(!configRead.includes(GLOBAL_KEY), configRead);
+});
+
+Deno.test("e2e sandbox: a project file cannot show a hidden path again; the user's global config can", async () => {
+  const showClaude = { sandbox: { hidden: { "~/.claude": false } } };
+  const fromProject = await runOne(read("~/.claude/.credentials.json"), async (sandbox) => {
+    await plantCredentials(sandbox);
+    await Deno.writeTextFile(
+      path.join(sandbox.workspace, "skiff.json"),
+      JSON.stringify(showClaude),
+    );
+  }, ["--yes", "--trust-project"]);
+  assert(!fromProject.includes(CREDENTIAL), fromProject);
+  assertStringIncludes(fromProject, "sandbox.hidden");
+  // Control: the user's own word shows it (so the refusal above is the project rule's doing).
+  let sent = "";
+  await withAttack([{ toolCalls: [read("~/.claude/.credentials.json")] }, { text: "done" }], async (
+    sandbox,
+    mock,
+  ) => {
+    await plantCredentials(sandbox);
+    await writeGlobalConfig(sandbox.configDir, showClaude);
+    const result = await runSkiff(["run", "--json", "--yes", "go"], sandbox);
+    assert(result.code === 0 || result.code === 3, result.stderr);
+    sent = lastToolResults(mock)[0]?.content ?? "";
+  });
+  assertStringIncludes(sent, CREDENTIAL);
+});
+
+Deno.test({
+  name: "e2e sandbox: SIGKILL of skiff while a command starts leaves no process of it behind",
+  ...needsBwrap,
+}, async () => {
+  // Killed at the first sight of the launcher (bubblewrap still setting up)
+  // and once the command runs.
+  for (const when of ["starting", "running"] as const) {
+    const token = when === "starting" ? "876.543" : "765.432";
+    try {
+      await withAttack([{ toolCalls: [bash(`sleep ${token}`)] }, { text: "done" }], async (
+        sandbox,
+      ) => {
+        const child = spawnSkiff(["run", "--json", "--yes", "start"], sandbox);
+        const deadline = Date.now() + 20_000;
+        const sign = when === "starting" ? token : `sleep\0${token}`;
+        while (processesWith(sign).length === 0 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+        assert(processesWith(sign).length > 0, `the command never started (${when})`);
+        child.kill("SIGKILL");
+        await child.output().catch(() => {});
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        const left = processesWith(token);
+        assertEquals(left, [], `processes outlived skiff (${when}): ${left.join(" ")}`);
+      });
+    } finally {
+      killAll(processesWith(token));
+    }
+  }
+});
