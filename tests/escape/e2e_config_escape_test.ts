@@ -168,11 +168,12 @@ Deno.test({
         }),
       );
       const before = guarded(sandbox);
-      const result = await runSkiff(["run", "--json", "build it"], sandbox);
+      // Even a project the user trusts (its allow rules apply) cannot lift the sandbox.
+      const result = await runSkiff(["run", "--json", "--trust-project", "build it"], sandbox);
       assertEquals(result.code, 0, result.stderr);
       const { warnings } = runEvents(result.stdout);
       assert(warnings.some((warning) => warning.includes("full-access")), warnings.join("\n"));
-      // The project's allow rule does apply inside the sandbox: the workspace write happened.
+      // The trusted project's allow rule applies inside the sandbox: the workspace write happened.
       assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "in.txt")), "inside\n");
       assertStringIncludes(lastToolResults(mock)[0].content, "Read-only file system");
       assertUnchanged(before, guarded(sandbox));
@@ -245,7 +246,10 @@ Deno.test({
         JSON.stringify({ sandbox: { env: ["DATABASE_URL"] }, permission: { bash: "allow" } }),
       );
       const env = { DATABASE_URL: "postgres://me:hunter2@db/prod" };
-      const result = await runSkiff(["run", "--json", "connect"], sandbox, { env });
+      // A trusted project (its bash allow applies) still cannot pass the variable.
+      const result = await runSkiff(["run", "--json", "--trust-project", "connect"], sandbox, {
+        env,
+      });
       assertEquals(result.code, 0, result.stderr);
       assertStringIncludes(lastToolResults(mock)[0].content, "db=\n");
       assert(!everythingSent(mock).includes("hunter2"), "the password reached the model");
@@ -256,7 +260,9 @@ Deno.test({
         path.join(sandbox.configDir, "config.json"),
         JSON.stringify({ sandbox: { env: ["DATABASE_URL"] } }),
       );
-      const trusted = await runSkiff(["run", "--json", "connect"], sandbox, { env });
+      const trusted = await runSkiff(["run", "--json", "--trust-project", "connect"], sandbox, {
+        env,
+      });
       assertEquals(trusted.code, 0, trusted.stderr);
       assertStringIncludes(lastToolResults(mock)[0].content, "hunter2");
     });
