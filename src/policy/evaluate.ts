@@ -114,6 +114,16 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
     const commands = access.commands?.length ? access.commands : access.patterns;
     for (const command of commands) {
       const analysis = analyzeCommand(command);
+      // Fail closed: what the parser cannot account for is asked, never allowed.
+      // First, so that among equal asks its reason is the one shown.
+      for (const unsure of analysis.unsure) {
+        checks.push({
+          key: "bash",
+          subject: "",
+          action: "ask",
+          reason: `bash: ${unsure}, so skiff cannot tell everything the command would run`,
+        });
+      }
       for (const piece of analysis.commands) {
         const check = checkSubject(layers, "bash", piece);
         // The OS sandbox cannot protect what does not exist yet (docs/security.md).
@@ -126,15 +136,6 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
           check.reason += `; ${guarded}`;
         }
         checks.push(check);
-      }
-      // Fail closed: what the parser cannot account for is asked, never allowed.
-      for (const unsure of analysis.unsure) {
-        checks.push({
-          key: "bash",
-          subject: "",
-          action: "ask",
-          reason: `bash: ${unsure}, so skiff cannot tell everything the command would run`,
-        });
       }
     }
   } else {

@@ -46,6 +46,8 @@ Deno.test({
       HIDING_TRICKS.forEach(([name], index) => {
         assertStringIncludes(results[index].content, "Error", name);
       });
+      // The reason reaches the model (and a person at a terminal).
+      assertStringIncludes(results[2].content, "here-document is never closed");
       await assertNoMarkers(sandbox.workspace, MARKERS);
       // The rule still lets the plain command through: the run proves something.
       assert(await exists(path.join(sandbox.workspace, "control-ran")), results.at(-1)?.content);

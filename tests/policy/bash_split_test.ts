@@ -1,6 +1,13 @@
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { evaluate } from "../../src/policy/evaluate.ts";
+import { buildLayers } from "../../src/policy/layers.ts";
 import { ensureShellParser } from "../../src/policy/shell_parser.ts";
-import { commandsToCheck, shellWords, splitCommand } from "../../src/policy/bash_split.ts";
+import {
+  analyzeCommand,
+  commandsToCheck,
+  shellWords,
+  splitCommand,
+} from "../../src/policy/bash_split.ts";
 
 // The rule table reads commands with the shell parser: load it once for this file.
 await ensureShellParser();
@@ -49,4 +56,131 @@ Deno.test("shellWords removes quotes and keeps escaped spaces", () => {
     "c d",
     "e f",
   ]);
+});
+
+Deno.test("analyzeCommand finds commands a hand-written splitter missed", () => {
+  const table: [string, string][] = [
+    ["git status $(( $(touch m1) ))", "touch m1"],
+    ["git status <<fi\n#$(touch m2)\nfi", "touch m2"],
+    ["git status <<done\n#$(touch m3)\ndone", "touch m3"],
+    ["git status <<}\n#`touch m4`\n}", "touch m4"],
+    ["git status <<EOF\n#$(touch m5)", "touch m5"],
+    ['git status $(#) "\ntouch m6\n# "\n)', "touch m6"],
+    ["git status $( # )\ntouch m7 )", "touch m7"],
+    ["echo ${x:-$(touch m8)}", "touch m8"],
+    ["cat <<EOF | sh\nrm x\nEOF", "sh"],
+    ["[[ -f $(touch m9) ]]", "touch m9"],
+    ["case $(touch m10) in x) ;; esac", "touch m10"],
+    ["cat <<<$(touch m11)", "touch m11"],
+    ["cat <<EOF\n`touch m12` $(( $(touch m13) ))\nEOF", "touch m12"],
+    ["cat <<EOF\n`touch m12` $(( $(touch m13) ))\nEOF", "touch m13"],
+  ];
+  for (const [command, hidden] of table) {
+    const { commands } = analyzeCommand(command);
+    assert(commands.includes(hidden), `${JSON.stringify(command)} → ${JSON.stringify(commands)}`);
+  }
+  // A quoted here-document delimiter means the body is text, not commands.
+  assertEquals(analyzeCommand("cat <<'EOF'\n$(rm x)\nEOF"), {
+    commands: ["cat <<'EOF'"],
+    unsure: [],
+  });
+});
+
+Deno.test("analyzeCommand fails closed on what it cannot account for", () => {
+  const unsure = [
+    "git status <<EOF\nrm x",
+    "cat <<EOF\n`touch x`\nEOF",
+    "cat <<EOF\n#`touch x\nEOF",
+    "echo 'never closed",
+    "echo $(",
+    "f() { git status; }; f",
+    "$CMD args",
+    '"$(which rm)" -rf x',
+    "sudo $X",
+    "alias ls='rm -rf .'",
+    "coproc cat",
+    "trap 'rm -rf x' EXIT",
+    "let x=y",
+    'eval "$X"',
+    'sh -c "$X"',
+    "git status 'a[$(rm x)]'; echo $(( _ ))",
+    "(( x + 1 ))",
+    "[[ $_ -eq 1 ]]",
+    "echo ${a[_]}",
+    "echo ${x:_}",
+    "echo ${!name}",
+    "echo ${x@P}",
+    "for ((i = 0; i < n; i++)); do :; done",
+  ];
+  for (const command of unsure) {
+    assert(analyzeCommand(command).unsure.length > 0, `not flagged: ${JSON.stringify(command)}`);
+  }
+  const plain = [
+    "git status",
+    "npm test -- --watch",
+    "echo $((1 + 2))",
+    'for f in *.ts; do echo "$f"; done',
+    "[ -f x ] && echo y",
+    "echo ${#arr[@]} ${HOME:-/root} ${x%.ts}",
+    "FOO=1 npm test",
+    "ls | grep -v x > out 2>&1",
+    "cat <<'EOF' > notes.md\n$(not run)\nEOF",
+    'git commit -m "fix: it\'s done"',
+  ];
+  for (const command of plain) {
+    assertEquals(analyzeCommand(command).unsure, [], command);
+  }
+});
+
+Deno.test("analyzeCommand unwraps option values, find -exec, watch, env -S and escaped names", () => {
+  const table: [string, string][] = [
+    ["sudo -u root rm -rf x", "rm -rf x"],
+    ["find . -name '*.o' -exec rm {} ;", "rm {}"],
+    ["\\rm -rf x", "rm -rf x"],
+    ['r"m" -rf x', "rm -rf x"],
+    ["watch -n 1 'ls; rm x'", "rm x"],
+    ["env -S 'rm -rf x'", "rm -rf x"],
+    ["xargs -I{} sh -c 'rm {}'", "rm {}"],
+    ["nice -n 5 timeout 3 env A=1 curl x", "curl x"],
+  ];
+  for (const [command, inner] of table) {
+    const { commands } = analyzeCommand(command);
+    assert(commands.includes(inner), `${command} → ${JSON.stringify(commands)}`);
+  }
+});
+
+Deno.test("without the parser every command is asked about", async () => {
+  // A fresh process: the parser is loaded in this one.
+  const script = `import { analyzeCommand } from ${
+    JSON.stringify(new URL("../../src/policy/bash_split.ts", import.meta.url).href)
+  }; console.log(JSON.stringify(analyzeCommand("git status")));`;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", script],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(JSON.parse(new TextDecoder().decode(output.stdout)), {
+    commands: ["git status"],
+    unsure: ["the shell parser is not loaded yet"],
+  });
+});
+
+Deno.test("the rule table asks about what the parser cannot account for; a deny still wins", () => {
+  const workspace = Deno.cwd();
+  const decide = (command: string, rules: Record<string, "allow" | "deny">) =>
+    evaluate(
+      { key: "bash", patterns: [command], commands: [command] },
+      { layers: buildLayers({ project: { bash: rules } }), workspace, mode: "full-access" },
+    );
+  const function_ = decide("f() { ls; }; f", { "*": "allow" });
+  assertEquals(function_.action, "ask");
+  assertStringIncludes(function_.reason, "defines a shell function");
+  const open = decide("git status <<EOF\n#$(git status)", { "git status*": "allow" });
+  assertEquals(open.action, "ask");
+  assertStringIncludes(open.reason, "here-document is never closed");
+  assertEquals(decide("f() { rm -rf x; }", { "*": "allow", "rm *": "deny" }).action, "deny");
+  assertEquals(
+    decide("git status && git status --short", { "git status*": "allow" }).action,
+    "allow",
+  );
 });
