@@ -22,7 +22,8 @@ import { isWithin } from "../sandbox/paths.ts";
 import type { Access, Tool } from "../tools/tool.ts";
 import { saveProjectRule } from "../policy/project_rules.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
-import { ToolError } from "../tools/tool.ts";
+import { type ReadVerdict, ToolError } from "../tools/tool.ts";
+import { checkSubject } from "../policy/evaluate.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { SandboxState } from "./launcher.ts";
 
@@ -226,4 +227,20 @@ function ownsViolation(spec: EngineSpec, access: Access, sandbox: SandboxState):
     return "this subagent owns only some paths, and without bubblewrap its commands could write anywhere, so it may not run commands";
   }
   return null;
+}
+
+/**
+ * The read rules' verdict on one file, for search tools (grep leaves out
+ * what is not "allow"). Only the `read` key of the rule table is asked —
+ * the folder was approved with the search itself — and no one is asked.
+ */
+export function readVerdictFor(
+  spec: EngineSpec,
+  agentPermission?: PermissionConfig,
+): (real: string, display: string) => ReadVerdict {
+  const layers = ruleLayers(spec, agentPermission);
+  return (_real, display) => {
+    const check = checkSubject(layers, "read", display);
+    return { action: check.action, reason: check.reason, pattern: check.rule?.pattern };
+  };
 }

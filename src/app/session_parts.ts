@@ -22,9 +22,8 @@ import { loadSkills } from "../skills/load.ts";
 import { UsageError } from "../cli/exit_codes.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
-import { buildGate } from "./gate.ts";
+import { buildGate, readVerdictFor } from "./gate.ts";
 import { chooseSessionLauncher } from "./launcher.ts";
-import { hiddenAround } from "../sandbox/hidden.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -154,7 +153,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       workspace: spec.workspace,
       extraDirs: spec.sandbox.addDirs,
       dataDir: spec.dataDir,
-      hidden: hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]),
+      readVerdict: readVerdictFor(spec, agent.permission),
       signal,
       files: ledger,
       todos: {

@@ -21,7 +21,8 @@ function addSandboxFlags(command: Command): Command {
     .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
     .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
     .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
-    .option("-y, --yes", "approve every call that would ask (a deny still wins)");
+    .option("-y, --yes", "approve every call that would ask (a deny still wins)")
+    .option("--trust-project", "apply the allow rules of the project's own config and agent files");
 }
 
 export function buildProgram(setExit: (code: number) => void): Command {
@@ -115,10 +116,16 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     .description("put back the files the last prompt of a session changed")
     .option("--session <id>", "session to undo (default: latest in this workspace)")
     .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option(
+      "--add-dir <folder>",
+      "a folder outside the workspace that undo may write in (repeatable)",
+      collect,
+    )
     .addHelpText(
       "after",
       `
-Files changed on disk since skiff changed them are left alone and named.`,
+Files changed on disk since skiff changed them are left alone and named, and so
+are files whose path now leads elsewhere (a folder on it became a symlink).`,
     )
     .action(async (options) => {
       const { undoCommand } = await import("./undo.ts");

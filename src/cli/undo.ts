@@ -56,8 +56,9 @@ async function undo(options: UndoCommandOptions): Promise<number> {
       for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
     }
     const roots = [session.workspace, ...(options.addDir ?? []).map((dir) => path.resolve(dir))];
-    const report = await restore(roots, (writes) =>
-      undoSnapshots(snapshots, known, { roots, writes })
+    const report = await restore(
+      roots,
+      (writes) => undoSnapshots(snapshots, known, { roots, writes }),
     );
     // Put back: the model must read it again before changing it.
     for (const [id, sessionReads] of reads) {

