@@ -6,6 +6,7 @@
 import type { SkiffEvent } from "../session/events.ts";
 import type { ToolErrorPayload } from "../session/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
+import type { RunOwner } from "../store/run_owner.ts";
 
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -40,6 +41,8 @@ export interface EngineSpec {
   /** False: the project is not trusted, so allow rules in its agent files are dropped. */
   projectTrusted?: boolean;
   parentId?: string;
+  /** The run that holds the sessions this engine creates (src/store/session_locks.ts). */
+  run?: RunOwner;
   title?: string;
   sandbox: {
     mode: "read-only" | "workspace-write" | "full-access";
