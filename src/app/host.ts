@@ -62,8 +62,7 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
   };
 }
 
-/** The session a selector names in `workspace`, checked; undefined: start a new one. */
-export function selectSession(
+function selectSession(
   store: ReturnType<typeof openStore>,
   workspace: string,
   selector: SessionSelector,

@@ -5,14 +5,9 @@
  */
 import * as path from "node:path";
 import { UsageError } from "../cli/exit_codes.ts";
-import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
-import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
-import { projectAgentFiles } from "../agents/discovery.ts";
-import { homeDir } from "../sandbox/paths.ts";
-import { allowedEnvNames } from "../sandbox/env.ts";
-import { hiddenPaths } from "../sandbox/hidden.ts";
-import { limitsWithProject } from "../sandbox/limits.ts";
+import { loadConfig, readConfigFile } from "../config/load.ts";
+import { findProjectConfig, GLOBAL_CONFIG_FILE } from "../config/locations.ts";
+import { limitProjectConfig } from "./project_trust.ts";
 import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
@@ -30,8 +25,6 @@ export interface CommonOptions {
   ask?: string[];
   deny?: string[];
   yes?: boolean;
-  /** `--trust-project`: the project's own allow rules apply this run. */
-  trustProject?: boolean;
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -64,7 +57,7 @@ export interface Prepared {
 export async function prepare(
   options: CommonOptions,
   needsModel: boolean,
-  askAtStart?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+  askProjectServer?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
 ): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
   for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
@@ -74,32 +67,21 @@ export async function prepare(
       throw new UsageError((error as Error).message);
     }
   }
-  const flags: Config = {
-    ...(options.model ? { provider: { model: options.model } } : {}),
-    ...(options.sandbox || options.addDir?.length
-      ? {
-        sandbox: {
-          ...(options.sandbox ? { mode: options.sandbox } : {}),
-          ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
-        },
-      }
-      : {}),
-  };
-  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
-  let loaded = await loadConfig({ workspace, flags });
-  const projectTrust = await decideProjectTrust({
-    allows: findProjectAllows(
-      workspace,
-      loaded.project,
-      projectAgentFiles(workspace, loaded.configDir, homeDir()),
-    ),
-    global: loaded.global,
-    globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
-    flag: options.trustProject ?? false,
-    ask: interactive ? askAtStart : undefined,
+  const loaded = await loadConfig({
+    workspace,
+    flags: {
+      ...(options.model ? { provider: { model: options.model } } : {}),
+      ...(options.sandbox || options.addDir?.length
+        ? {
+          sandbox: {
+            ...(options.sandbox ? { mode: options.sandbox } : {}),
+            ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
+          },
+        }
+        : {}),
+    },
   });
-  if (!projectTrust.trusted) loaded = await loadConfig({ workspace, flags, trustProject: false });
-  const trust = applyProjectTrust(loaded, options);
+  const trust = await applyProjectTrust(loaded.config, workspace, loaded.configDir, options);
   const config = trust.config;
   const provider = config.provider ?? {};
   const model = provider.model ?? "";
@@ -134,14 +116,15 @@ export async function prepare(
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: projectMcp(config, loaded, workspace),
-    projectTrusted: projectTrust.trusted,
+    mcp: {
+      ...mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []),
+      blocked: [],
+    },
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       network: config.sandbox?.network ?? false,
       addDirs,
       env: config.sandbox?.env ?? [],
-      ...sandboxGuards(config, loaded, workspace),
     },
     flags: {
       allow: options.allow ?? [],
@@ -149,8 +132,8 @@ export async function prepare(
       deny: options.deny ?? [],
       yes: options.yes ?? false,
     },
-    warnings: [...loaded.warnings, ...projectTrust.warnings, ...trust.warnings],
-    interactive,
+    warnings: [...loaded.warnings, ...trust.warnings],
+    interactive: Deno.stdin.isTerminal() && Deno.stderr.isTerminal(),
     provider: {
       baseURL,
       // Local servers need no key, but the client library insists on one.
@@ -162,33 +145,29 @@ export async function prepare(
   };
   await decideProjectServers(
     spec,
-    projectMcpServers(spec),
-    spec.interactive ? askAtStart : undefined,
+    projectMcpServers(spec, trust.projectMcp, trust.projectFile),
+    spec.interactive ? askProjectServer : undefined,
   );
   return { spec, config, files: loaded.files };
 }
 
-/** Hidden paths and resource limits: a project file may add to them, never loosen them. */
-function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) {
-  const user = loaded.global?.sandbox;
-  return {
-    hidden: hiddenPaths({
-      home: homeDir(),
-      workspace,
-      configDir: loaded.configDir,
-      dataDir: resolveDataDir(Deno.env.toObject()),
-      merged: config.sandbox?.hidden,
-      user: user?.hidden,
-    }),
-    limits: limitsWithProject(user?.limits, config.sandbox?.limits),
-  };
-}
-
-function applyProjectTrust(loaded: LoadedConfig, options: CommonOptions) {
-  const global = loaded.global ?? {};
-  const project = loaded.project;
-  return limitProjectConfig({
-    config: loaded.config,
+async function applyProjectTrust(
+  config: Config,
+  workspace: string,
+  configDir: string,
+  options: CommonOptions,
+) {
+  const location = await findProjectConfig(workspace);
+  const project = location
+    ? {
+      file: location.file,
+      root: location.root,
+      config: (await readConfigFile(location.file)) ?? {},
+    }
+    : undefined;
+  const global = (await readConfigFile(path.join(configDir, GLOBAL_CONFIG_FILE))) ?? {};
+  const limited = limitProjectConfig({
+    config,
     project,
     user: {
       mode: options.sandbox ?? global.sandbox?.mode,
@@ -198,27 +177,5 @@ function applyProjectTrust(loaded: LoadedConfig, options: CommonOptions) {
       envNames: global.sandbox?.env,
     },
   });
-}
-
-/**
- * The MCP part of the spec. `config.mcp` keeps the user's own servers only
- * (the global config's); the project file's entries travel apart, so one of
- * them can never pass for the user's (src/mcp/config.ts).
- */
-function projectMcp(config: Config, loaded: LoadedConfig, workspace: string): EngineSpec["mcp"] {
-  const own = loaded.global?.mcp ?? {};
-  if (Object.keys(own).length) config.mcp = own;
-  else delete config.mcp;
-  const projectServers = loaded.project?.config.mcp ?? {};
-  const project = Object.keys(projectServers).length && loaded.project
-    ? { file: loaded.project.file, root: loaded.project.root, servers: projectServers }
-    : undefined;
-  const spec = mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []);
-  return {
-    ...spec,
-    enabled: spec.enabled || project !== undefined,
-    blocked: [],
-    project,
-    projectVariables: [...allowedEnvNames(config.sandbox?.env ?? []), "NODE_EXTRA_CA_CERTS"],
-  };
+  return { ...limited, projectMcp: project?.config.mcp ?? {}, projectFile: project?.file };
 }

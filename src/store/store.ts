@@ -19,8 +19,6 @@ import { newId, newSessionId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
-import { processLiveness } from "./run_owner.ts";
-import { SessionLocks } from "./session_locks.ts";
 import type {
   HistoryMessage,
   NewSession,
@@ -68,32 +66,18 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
         "Check the folder's permissions, or set SKIFF_DATA_DIR to another folder.",
     );
   }
-  return new Store(db, options.now ?? Date.now, options.liveness ?? processLiveness);
+  return new Store(db, options.now ?? Date.now);
 }
 
 export class Store {
   readonly #sql: Statements;
   /** Undo snapshots (src/store/snapshots.ts). */
   readonly snapshots: SnapshotTable;
-  /** Which run writes each session (src/store/session_locks.ts). */
-  readonly locks: SessionLocks;
 
-  constructor(
-    private readonly db: DatabaseSync,
-    private readonly now: () => number,
-    liveness: ConstructorParameters<typeof SessionLocks>[2],
-  ) {
+  constructor(private readonly db: DatabaseSync, private readonly now: () => number) {
     this.#sql = new Statements(db);
     this.snapshots = new SnapshotTable(this.#sql, now);
-    this.locks = new SessionLocks(this.#sql, now, liveness);
   }
-
-  /** A row as a session, its status as it stands now (a dead run's is "stopped"). */
-  #toSession = (row: Record<string, unknown>): Session => {
-    const session = toSession(row);
-    session.status = this.locks.effectiveStatus(session.status, row.holder);
-    return session;
-  };
 
   close(): void {
     if (this.db.isOpen) this.db.close();
@@ -104,22 +88,18 @@ export class Store {
   createSession(input: NewSession): Session {
     const at = this.now();
     const id = newSessionId(at);
-    this.#sql.transaction(() => {
-      this.#sql.run(
-        `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        id,
-        input.workspace,
-        input.title ?? "",
-        input.model,
-        input.agent,
-        input.parentId ?? null,
-        at,
-        at,
-      );
-      // In the same transaction: no other run can pick the new session up first.
-      if (input.holder) this.locks.claimWithin(id, input.holder);
-    });
+    this.#sql.run(
+      `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      id,
+      input.workspace,
+      input.title ?? "",
+      input.model,
+      input.agent,
+      input.parentId ?? null,
+      at,
+      at,
+    );
     return this.getSession(id)!;
   }
 
@@ -129,7 +109,7 @@ export class Store {
    */
   getSession(idOrPrefix: string): Session | undefined {
     const exact = this.#sql.get(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, idOrPrefix);
-    if (exact) return this.#toSession(exact);
+    if (exact) return toSession(exact);
     if (!idOrPrefix) return undefined;
     const prefixes = idOrPrefix.startsWith("ses_")
       ? [idOrPrefix]
@@ -143,10 +123,8 @@ export class Store {
       );
       for (const row of rows) matches.set(row.id as string, row);
     }
-    if (matches.size === 1) return this.#toSession([...matches.values()][0]);
-    if (matches.size > 1) {
-      throw ambiguousPrefix(idOrPrefix, [...matches.values()].map(this.#toSession));
-    }
+    if (matches.size === 1) return toSession([...matches.values()][0]);
+    if (matches.size > 1) throw ambiguousPrefix(idOrPrefix, [...matches.values()].map(toSession));
     return undefined;
   }
 
@@ -157,7 +135,7 @@ export class Store {
        ORDER BY updated_at DESC, rowid DESC LIMIT 1`,
       workspace,
     );
-    return row ? this.#toSession(row) : undefined;
+    return row ? toSession(row) : undefined;
   }
 
   /**
@@ -179,7 +157,7 @@ export class Store {
     return this.#sql.all(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${clause} ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
       ...params,
-    ).map(this.#toSession);
+    ).map(toSession);
   }
 
   /** Sessions started by `parentId`'s task tool, oldest first. */
@@ -187,7 +165,7 @@ export class Store {
     return this.#sql.all(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, rowid`,
       parentId,
-    ).map(this.#toSession);
+    ).map(toSession);
   }
 
   updateSession(id: string, patch: SessionPatch): void {
