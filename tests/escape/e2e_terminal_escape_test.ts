@@ -8,7 +8,8 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, runSkiff } from "../support/cli.ts";
+import { runSkiff } from "../support/cli.ts";
+import { hasTmux, inTmux } from "./_tmux.ts";
 import { exists, withAttack } from "./e2e_support.ts";
 
 /** Anything a terminal would act on instead of showing: C0 but tab and newline, DEL, C1, bidi. */
@@ -75,30 +76,6 @@ Deno.test("e2e: sessions list and show, and undo, print the model's names and te
   });
 });
 
-const hasTmux = await new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" })
-  .output().then((output) => output.success, () => false);
-if (!hasTmux) {
-  console.warn("!!! SKIPPED the terminal approval escape test: tmux is not installed !!!");
-}
-
-async function tmux(...args: string[]): Promise<string> {
-  const output = await new Deno.Command("tmux", { args, stdout: "piped", stderr: "piped" })
-    .output();
-  return new TextDecoder().decode(output.stdout);
-}
-
-async function screenShows(session: string, text: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const screen = await tmux("capture-pane", "-t", session, "-p", "-S", "-200");
-    if (screen.includes(text)) return screen;
-    if (Date.now() > deadline) throw new Error(`"${text}" never appeared; screen:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
 Deno.test({
   name: "e2e: the approval prompt in a real terminal shows the hidden part of a command",
   ignore: !hasTmux,
@@ -107,26 +84,14 @@ Deno.test({
       { toolCalls: [{ name: "bash", arguments: { command: HIDDEN_COMMAND } }] },
       { text: "finished" },
     ], async (sandbox) => {
-      const session = `skiff-esc-${crypto.randomUUID().slice(0, 8)}`;
-      const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`)
-        .join(" ");
-      const command = `cd ${quote(sandbox.workspace)} && env -i ${env} TERM=xterm ${
-        quote(Deno.execPath())
-      } run -A --unstable-worker-options --no-prompt ${
-        quote(MAIN)
-      } run 'tidy up'; echo SKIFF_EXIT=$?; sleep 60`;
-      try {
-        await tmux("new-session", "-d", "-s", session, "-x", "150", "-y", "50", command);
-        const prompt = await screenShows(session, "Allow this?");
+      await inTmux(["run", "tidy up"], sandbox, async (terminal) => {
+        const prompt = await terminal.shows("Allow this?");
         assertStringIncludes(prompt, "rm -rf ~/notes; touch pwned #\\r\\x1b[2Kgit status");
         // Deny: the last option.
-        for (const key of ["Up", "Enter"]) await tmux("send-keys", "-t", session, key);
-        const screen = await screenShows(session, "SKIFF_EXIT=");
-        assertStringIncludes(screen, "SKIFF_EXIT=3");
+        await terminal.keys("Up", "Enter");
+        assertStringIncludes(await terminal.shows("SKIFF_EXIT="), "SKIFF_EXIT=3");
         assert(!(await exists(path.join(sandbox.workspace, "pwned"))), "the command ran");
-      } finally {
-        await tmux("kill-session", "-t", session);
-      }
+      });
     });
   },
 });

@@ -9,6 +9,7 @@
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
 import { everythingSent, lastToolResults, runEvents, withAttack } from "./e2e_support.ts";
+import { hasTmux, inTmux } from "./_tmux.ts";
 
 const WEB_SECRET = "web-secret-5e8d21";
 
@@ -110,6 +111,39 @@ Deno.test("e2e: --yes approves each redirect hop as its own ask, and a deny rule
     await allowed.close();
     await target.close();
   }
+});
+
+Deno.test({
+  name:
+    "e2e: at a terminal the redirect is its own question, showing where it leads; denied, nothing is fetched",
+  ignore: !hasTmux,
+  async fn() {
+    const allowed = localSite();
+    const target = localSite();
+    const secretUrl = `${target.base}/secret`;
+    try {
+      await withAttack([
+        { toolCalls: [fetchCall(`${allowed.base}/to?url=${encodeURIComponent(secretUrl)}`)] },
+        { text: "done" },
+      ], async (sandbox, mock) => {
+        const args = ["run", "--allow", `webfetch(${allowed.base}/*)`, "fetch"];
+        await inTmux(args, sandbox, async (terminal) => {
+          const prompt = await terminal.shows("Allow this?");
+          assertStringIncludes(prompt, "webfetch wants permission");
+          assertStringIncludes(prompt, `GET ${secretUrl}`);
+          assertEquals(allowed.hits.length, 1, "the first URL was allowed by its rule");
+          await terminal.keys("Up", "Enter");
+          assertStringIncludes(await terminal.shows("SKIFF_EXIT="), "SKIFF_EXIT=3");
+        });
+        assertEquals(target.hits, []);
+        assertStringIncludes(lastToolResults(mock)[0].content, "The user refused this call");
+        assert(!everythingSent(mock).includes(WEB_SECRET));
+      });
+    } finally {
+      await allowed.close();
+      await target.close();
+    }
+  },
 });
 
 Deno.test("e2e: a host rule is matched against the URL's host, not its text", async () => {
