@@ -228,6 +228,13 @@ export const editTool = defineTool({
           } else {
             result = applyEdits(doc.text, edits, target.display);
           }
+          if (result.text === doc.text) {
+            throw new ToolError(
+              "no_op_edit",
+              `The edit would leave ${target.display} exactly as it is; nothing was written.`,
+              "Put the text you want in new_string, or skip this edit.",
+            );
+          }
           const after = encodeText(result.text, doc);
           await ctx.files.snapshot(target.real, before);
           await writeFileAtomic(target.real, after).catch((error) => {

@@ -104,21 +104,27 @@ function replaceRanges(
   replacer: Replacer,
   find: string,
   replacement: string,
-): { text: string; reindented: boolean } {
+): { text: string; reindented: boolean; notes: string[] } {
   let text = content.text;
   let reindented = false;
+  const notes = new Set<string>();
   const findLines = splitFind(find).lines;
   // From the back, so earlier offsets stay valid.
   for (const match of [...matches].sort((a, b) => b.start - a.start)) {
     let piece = replacement;
+    const matchedText = text.slice(match.start, match.end);
     if (replacer.lineBased) {
-      const matched = splitFind(text.slice(match.start, match.end)).lines;
-      piece = reindent(findLines, matched, replacement);
+      piece = reindent(findLines, splitFind(matchedText).lines, replacement);
       reindented ||= piece !== replacement;
+    }
+    if (replacer.fit) {
+      const fitted = replacer.fit(find, matchedText, piece);
+      piece = fitted.text;
+      if (fitted.note) notes.add(fitted.note);
     }
     text = text.slice(0, match.start) + piece + text.slice(match.end);
   }
-  return { text, reindented };
+  return { text, reindented, notes: [...notes] };
 }
 
 /** Apply one edit to `text` (LF form). Throws ToolError for every refusal. */
@@ -177,7 +183,7 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
     return {
       text: result.text,
       replacer: replacer.name,
-      how,
+      how: [how, ...result.notes].filter((part) => part !== "").join("; "),
       occurrences: chosen.length,
       reindented: result.reindented,
       line: content.lineOf(chosen[0].start) + 1,
@@ -187,8 +193,10 @@ export function applyEdit(text: string, request: EditRequest, displayPath: strin
   if (nonBlank.length > 0 && nonBlank.every((line) => /^\s*\d+\t/.test(line))) {
     throw new ToolError(
       "no_match",
-      `old_string was not found in ${displayPath}: its lines start with read's line numbers.`,
-      "Copy old_string without the line-number prefix (the number and the tab before the text).",
+      `old_string was not found in ${displayPath}: its lines start with read's line numbers, ` +
+        "and without them the text is not in the file either.",
+      `Read ${displayPath} again and copy old_string without the line-number prefix ` +
+        "(the number and the tab before the text).",
     );
   }
   if (/… \[line cut: \d+ more characters\]/.test(find)) {

@@ -9,6 +9,7 @@
  * other line.
  */
 import { blockSimilarity, similarEnough } from "./edit_similarity.ts";
+import { fitBoundary, gutterReplacer, punctuationReplacer } from "./edit_repairs.ts";
 
 /** A candidate: the half-open character range [start, end) of the file text. */
 export interface Match {
@@ -91,6 +92,11 @@ export interface Replacer {
   rewriteNew?(newString: string): string;
   /** What this replacer takes `old_string` to mean, for judging a match's size. */
   interpretFind?(find: string): string;
+  /**
+   * `new_string` fitted to the text this replacer matched (after any
+   * re-indentation), with a note for the model when that changed it.
+   */
+  fit?(find: string, matched: string, replacement: string): { text: string; note?: string };
 }
 
 /** The anchor-similarity floor for block-anchor and context-aware matching. */
@@ -206,6 +212,7 @@ export const whitespaceNormalizedReplacer: Replacer = {
     }
     return found;
   },
+  fit: fitBoundary,
 };
 
 function leadingWhitespace(line: string): string {
@@ -290,6 +297,7 @@ export const trimmedBoundaryReplacer: Replacer = {
     const core = raw.trim();
     return core === raw || core === "" ? [] : allOccurrences(content.text, core);
   },
+  fit: fitBoundary,
 };
 
 /**
@@ -330,7 +338,9 @@ export const contextAwareReplacer: Replacer = {
 /** The chain, strictest first. Order is part of the contract (see docs/tools.md). */
 export const REPLACERS: readonly Replacer[] = [
   exactReplacer,
+  gutterReplacer,
   lineTrimmedReplacer,
+  punctuationReplacer,
   blockAnchorReplacer,
   whitespaceNormalizedReplacer,
   indentationFlexibleReplacer,

@@ -2,7 +2,8 @@
  * Property test of the edit matcher: random files, a random unique region,
  * an old_string copied from it with the slips models make (indentation,
  * tabs vs spaces, trailing or collapsed whitespace, a typo in a middle line,
- * stray boundary whitespace, CRLF, over-escaping). Whatever happens, the
+ * stray boundary whitespace or blank lines, CRLF, over-escaping, read's
+ * line-number gutter, plain quotes for typographic ones). Whatever happens, the
  * edit either lands exactly on that region or fails with no_match /
  * ambiguous_match, and nothing outside the region changes. Seeded, so a
  * failure reproduces.
@@ -111,6 +112,9 @@ function makeCase(random: () => number): Case | null {
     "boundary",
     "crlf",
     "escaped",
+    "gutter",
+    "plain-quotes",
+    "blank-lines",
   ]);
   let old = regionLines;
   switch (mutation) {
@@ -146,8 +150,17 @@ function makeCase(random: () => number): Case | null {
       break;
     }
   }
+  // A region with blank lines at its ends cannot be told from the blank lines put around it.
+  if (mutation === "blank-lines" && (old[0].trim() === "" || old[old.length - 1].trim() === "")) {
+    return null;
+  }
+  if (mutation === "gutter") {
+    old = old.map((line, i) => `${String(first + 1 + i).padStart(6)}\t${line}`);
+  }
+  if (mutation === "plain-quotes") old = old.map((line) => line.replace(/[“”]/g, '"'));
   let text = old.join("\n");
   if (mutation === "boundary") text = "\n" + text + " ";
+  if (mutation === "blank-lines") text = "\n\n" + text + "\n\n";
   if (mutation === "crlf") text = text.replaceAll("\n", "\r\n");
   if (mutation === "escaped") text = text.replaceAll("\n", "\\n").replaceAll("\t", "\\t");
   return { file, lines, first, count, old: text, mutation };
@@ -204,7 +217,9 @@ Deno.test("property: a fuzzy edit lands exactly on the intended region or fails"
     const c = makeCase(random);
     if (!c) continue;
     cases++;
-    const replacement = random() < 0.5 ? "§NEW§" : "§NEW§\n  §MORE§";
+    const core = random() < 0.5 ? "§NEW§" : "§NEW§\n  §MORE§";
+    // Blank lines around old_string come around new_string too, as a model copies them.
+    const replacement = c.mutation === "blank-lines" ? `\n\n${core}\n\n` : core;
     try {
       const outcome = applyEdit(c.file, { old_string: c.old, new_string: replacement }, "p.ts");
       assert(
@@ -213,6 +228,16 @@ Deno.test("property: a fuzzy edit lands exactly on the intended region or fails"
           `old_string: ${JSON.stringify(c.old)}\nlines ${c.first + 1}-${c.first + c.count}\n` +
           `file:\n${c.file}\nresult:\n${outcome.text}`,
       );
+      if (c.mutation === "blank-lines") {
+        // The file's own blank lines around the region stay as they were: no line gained or lost.
+        const breaks = (text: string) => text.split("\n").length - 1;
+        assertEquals(
+          breaks(outcome.text),
+          breaks(c.file) - (c.count - 1) + breaks(core),
+          `case ${cases} (blank-lines, ${outcome.replacer}) added or dropped blank lines.\n` +
+            `old_string: ${JSON.stringify(c.old)}\nfile:\n${c.file}\nresult:\n${outcome.text}`,
+        );
+      }
       landed++;
       tally[`${c.mutation}:${outcome.replacer}`] =
         (tally[`${c.mutation}:${outcome.replacer}`] ?? 0) + 1;

@@ -224,9 +224,9 @@ const cases: Case[] = [
     mentions: ["refused as much larger"],
   },
   {
-    name: "no_match explains line-number prefixes copied from read",
+    name: "no_match explains line-number prefixes copied from read, when even without them",
     file: "alpha\nbeta\n",
-    old: "     1\talpha\n     2\tbeta",
+    old: "     1\talpha\n     2\tbetta",
     new: "x",
     error: "no_match",
     mentions: ["line numbers"],
@@ -303,7 +303,9 @@ Deno.test("indentation-flexible: a block shifted as a whole matches, relative de
 Deno.test("the chain runs in the documented order", () => {
   assertEquals(REPLACERS.map((r) => r.name), [
     "exact",
+    "line-number-gutter",
     "line-trimmed",
+    "punctuation-normalised",
     "block-anchor",
     "whitespace-normalised",
     "indentation-flexible",
