@@ -19,7 +19,6 @@ import { codePathAnchors, codePathPatterns, expandCodePath } from "./code_paths.
 import {
   createMissingHooksFolders,
   type GitProtection,
-  gitProtection,
   rememberGitProtection,
 } from "./protected.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
@@ -118,7 +117,8 @@ export class CommandGuard {
     createMissingHooksFolders(protection);
     const start = this.#survey(protection);
     return () => {
-      const end = this.#survey(gitProtection(this.#roots, this.#anchors));
+      // Remembered too, so the next check of a file tool sees what the command made.
+      const end = this.#survey(rememberGitProtection(this.#roots, this.#anchors));
       const reverted = [...this.#revert(start, end), ...this.#cleanNewRepositories(start, end)];
       return reverted.length ? this.#describe(reverted) : null;
     };

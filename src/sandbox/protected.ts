@@ -243,5 +243,9 @@ export function isToolWriteProtected(
     );
     if (hit) return true;
   }
-  return false;
+  // Found by a search of the roots (at most once a second): a repository
+  // kept outside any `.git` (`--separate-git-dir`), and a hooks folder a
+  // nested repository names outside its own tree.
+  const git = recentGitProtection([root, ...extraDirs]);
+  return git.paths.some((protectedPath) => isWithin(protectedPath, real));
 }

@@ -1,0 +1,144 @@
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { CODE_PATHS, codePathProblem, matchingCodePath } from "../../src/sandbox/code_paths.ts";
+
+function git(args: string[], cwd: string): void {
+  const result = new Deno.Command("git", { args, cwd, stdout: "null", stderr: "piped" })
+    .outputSync();
+  if (!result.success) throw new Error(new TextDecoder().decode(result.stderr));
+}
+
+function workspace(): string {
+  const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-guard-" }));
+  git(["init", "-q"], ws);
+  return ws;
+}
+
+const read = (file: string) => {
+  try {
+    return Deno.readTextFileSync(file);
+  } catch {
+    return "absent";
+  }
+};
+
+Deno.test("command guard: created code files are removed, changed ones restored with their mode, the rest kept", () => {
+  const ws = workspace();
+  try {
+    Deno.mkdirSync(path.join(ws, ".vscode"));
+    Deno.writeTextFileSync(path.join(ws, ".vscode", "tasks.json"), "{}\n");
+    Deno.writeTextFileSync(path.join(ws, ".envrc"), "export A=1\n", { mode: 0o640 });
+    Deno.chmodSync(path.join(ws, ".envrc"), 0o640);
+    const check = new CommandGuard({ roots: [ws] }).before();
+    // What a hostile command does:
+    Deno.writeTextFileSync(path.join(ws, ".vscode", "tasks.json"), '{"tasks": ["id"]}\n');
+    Deno.removeSync(path.join(ws, ".envrc"));
+    Deno.mkdirSync(path.join(ws, ".github", "workflows"), { recursive: true });
+    Deno.writeTextFileSync(path.join(ws, ".github", "workflows", "x.yml"), "on: push\n");
+    Deno.writeTextFileSync(path.join(ws, ".git", "hooks", "pre-commit"), "#!/bin/sh\nid\n");
+    Deno.writeTextFileSync(path.join(ws, ".git", "commondir"), "../elsewhere\n");
+    Deno.writeTextFileSync(path.join(ws, "notes.txt"), "work\n");
+    const report = check();
+    assert(report !== null);
+    assertStringIncludes(report, "Permission denied");
+    for (const shown of [".vscode/tasks.json: changed, restored", ".envrc: removed, restored"]) {
+      assertStringIncludes(report, shown);
+    }
+    assertEquals(read(path.join(ws, ".vscode", "tasks.json")), "{}\n");
+    assertEquals(read(path.join(ws, ".envrc")), "export A=1\n");
+    assertEquals(Deno.statSync(path.join(ws, ".envrc")).mode! & 0o777, 0o640);
+    for (const gone of [".github", ".git/hooks/pre-commit", ".git/commondir"]) {
+      assertEquals(read(path.join(ws, gone)), "absent", gone);
+    }
+    assertEquals(read(path.join(ws, "notes.txt")), "work\n");
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
+Deno.test("command guard: git add and git commit change nothing it guards; a quiet command reports nothing", () => {
+  const ws = workspace();
+  try {
+    git(["config", "user.email", "a@example.com"], ws);
+    git(["config", "user.name", "a"], ws);
+    const guard = new CommandGuard({ roots: [ws] });
+    const check = guard.before();
+    Deno.writeTextFileSync(path.join(ws, "a.txt"), "a\n");
+    git(["add", "a.txt"], ws);
+    git(["commit", "-q", "-m", "a"], ws);
+    assertEquals(check(), null);
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
+Deno.test("command guard: a fresh repository keeps its history but not planted hooks, config programs or a redirecting .git file", () => {
+  const ws = workspace();
+  try {
+    const check = new CommandGuard({ roots: [ws] }).before();
+    git(["init", "-q", "fresh"], ws);
+    Deno.writeTextFileSync(path.join(ws, "fresh", ".git", "hooks", "post-checkout"), "id\n");
+    git(["init", "-q", "tool"], ws);
+    git(["config", "core.fsmonitor", "id"], path.join(ws, "tool"));
+    git(["init", "-q", "--bare", "planted"], ws);
+    Deno.mkdirSync(path.join(ws, "sub"));
+    Deno.writeTextFileSync(path.join(ws, "sub", ".git"), "gitdir: ../planted\n");
+    const report = check() ?? "";
+    assertStringIncludes(report, "fresh/.git/hooks/post-checkout");
+    assertStringIncludes(report, "tool/.git/config");
+    assertStringIncludes(report, "sub/.git");
+    assertEquals(read(path.join(ws, "fresh", ".git", "hooks", "post-checkout")), "absent");
+    assert(read(path.join(ws, "fresh", ".git", "HEAD")) !== "absent");
+    assert(read(path.join(ws, "fresh", ".git", "hooks", "pre-commit.sample")) !== "absent");
+    assertEquals(read(path.join(ws, "tool", ".git", "config")), "absent");
+    assertEquals(read(path.join(ws, "sub", ".git")), "absent");
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
+Deno.test("command guard: sandbox.protect adds paths; node_modules is not the user's", () => {
+  const ws = workspace();
+  try {
+    const check = new CommandGuard({ roots: [ws], protect: ["Makefile", "scripts/*.sh"] }).before();
+    Deno.writeTextFileSync(path.join(ws, "Makefile"), "all:\n\tid\n");
+    Deno.mkdirSync(path.join(ws, "scripts"));
+    Deno.writeTextFileSync(path.join(ws, "scripts", "deploy.sh"), "id\n");
+    Deno.writeTextFileSync(path.join(ws, "scripts", "notes.md"), "kept\n");
+    Deno.mkdirSync(path.join(ws, "node_modules", "pkg", ".github", "workflows"), {
+      recursive: true,
+    });
+    Deno.writeTextFileSync(
+      path.join(ws, "node_modules", "pkg", ".github", "workflows", "ci.yml"),
+      "x",
+    );
+    const report = check() ?? "";
+    assertStringIncludes(report, "Makefile");
+    assertStringIncludes(report, "scripts/deploy.sh");
+    assertEquals(read(path.join(ws, "scripts", "notes.md")), "kept\n");
+    assertEquals(read(path.join(ws, "node_modules", "pkg", ".github", "workflows", "ci.yml")), "x");
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
+Deno.test("code paths: matched at any depth, first name literal, errors say what to write", () => {
+  const table: [string, string | null][] = [
+    [".envrc", ".envrc"],
+    ["sub/.envrc", ".envrc"],
+    [".vscode/tasks.json", ".vscode/tasks.json"],
+    [".vscode/extensions.json", null],
+    [".github/workflows/ci.yml", ".github/workflows/**"],
+    [".github/CODEOWNERS", null],
+    [".claude/skills/a/SKILL.md", null],
+    ["src/envrc.ts", null],
+  ];
+  for (const [relative, expected] of table) {
+    assertEquals(matchingCodePath(relative, CODE_PATHS), expected, relative);
+  }
+  assertEquals(codePathProblem("scripts/*.sh"), null);
+  assertStringIncludes(codePathProblem("*.sh") ?? "", "plain name");
+  assertStringIncludes(codePathProblem("../x") ?? "", "relative path");
+  assertStringIncludes(codePathProblem("a/**/b") ?? "", "may only stand last");
+});
