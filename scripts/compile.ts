@@ -1,7 +1,8 @@
 /**
  * `deno task compile`: build dist/skiff with exactly the runtime flags of
  * `deno task skiff` (read from deno.json, so the two cannot drift), include
- * the engine's and the file writer's Worker modules, then smoke-test the binary.
+ * the engine's and the file writer's Worker modules (the shell parser's
+ * WebAssembly comes in through the module graph), then smoke-test the binary.
  *
  * `deno compile` downloads a runtime (denort) from Deno's servers unless
  * DENORT_BIN points at one; on a machine that can reach neither, this fails
@@ -30,10 +31,49 @@ export async function runtimeFlags(): Promise<string[]> {
   return words.slice(start, end);
 }
 
+/**
+ * Folders of npm packages the binary never reads: the shell parser needs
+ * only the two .wasm files (imported as bytes, see src/policy/_shell_wasm.ts),
+ * not tree-sitter-bash's C sources and native builds (18 MB) or
+ * web-tree-sitter's debug build. Each as `--exclude <folder>`.
+ */
+export async function unusedPackageFolders(): Promise<string[]> {
+  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], cwd: ROOT })
+    .output();
+  const npmCache = info.success ? JSON.parse(new TextDecoder().decode(info.stdout)).npmCache : null;
+  if (typeof npmCache !== "string") return [];
+  const unused: Record<string, string[]> = {
+    "tree-sitter-bash": ["src", "prebuilds", "bindings"],
+    "web-tree-sitter": ["debug"],
+  };
+  const excludes: string[] = [];
+  for (const [name, folders] of Object.entries(unused)) {
+    const packageDir = path.join(npmCache, "registry.npmjs.org", name);
+    const versions = await Array.fromAsync(Deno.readDir(packageDir)).catch(() => []);
+    for (const version of versions.filter((entry) => entry.isDirectory)) {
+      for (const folder of folders) {
+        excludes.push("--exclude", path.join(packageDir, version.name, folder));
+      }
+    }
+  }
+  return excludes;
+}
+
 export async function compile(output = path.join(ROOT, "dist", "skiff")): Promise<string> {
   const flags = await runtimeFlags();
   const includes = LAZY_MODULES.flatMap((module) => ["--include", module]);
-  const args = ["compile", "--frozen", ...flags, ...includes, "--output", output, "main.ts"];
+  // deno.json turns raw imports on for `deno run`; say it to compile as well, for the binary.
+  const args = [
+    "compile",
+    "--frozen",
+    "--unstable-raw-imports",
+    ...flags,
+    ...includes,
+    ...await unusedPackageFolders(),
+    "--output",
+    output,
+    "main.ts",
+  ];
   console.error(`deno ${args.join(" ")}`);
   if (Deno.env.get("DENORT_BIN")) {
     console.error(`using the runtime at DENORT_BIN=${Deno.env.get("DENORT_BIN")}`);

@@ -62,13 +62,26 @@ const PROJECT_AGENT_FOLDERS = [
   ".skiff/agents",
 ];
 
-/** Every markdown agent file, lowest priority first (a later one layers over an earlier one). */
-export function agentFiles(workspace: string, configDir: string, home: string): string[] {
-  const folders = [
+/** The user's own agent folders, lowest priority first. */
+function userAgentFolders(configDir: string, home: string): string[] {
+  return [
     path.join(home, ".claude", "agents"),
     path.join(home, ".config", "opencode", "agent"),
     path.join(home, ".config", "opencode", "agents"),
     path.join(configDir, "agents"),
+  ];
+}
+
+/** Agent files the project ships: not in the user's own folders. */
+export function projectAgentFiles(workspace: string, configDir: string, home: string): string[] {
+  const own = new Set(userAgentFolders(configDir, home));
+  return agentFiles(workspace, configDir, home).filter((file) => !own.has(path.dirname(file)));
+}
+
+/** Every markdown agent file, lowest priority first (a later one layers over an earlier one). */
+export function agentFiles(workspace: string, configDir: string, home: string): string[] {
+  const folders = [
+    ...userAgentFolders(configDir, home),
     ...projectDirs(workspace).flatMap((dir) =>
       PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
     ),

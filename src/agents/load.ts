@@ -9,7 +9,8 @@ import * as path from "node:path";
 import { builtinAgents } from "./builtin.ts";
 import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
-import { agentFiles, defaultConfigDir } from "./discovery.ts";
+import { agentFiles, defaultConfigDir, projectAgentFiles } from "./discovery.ts";
+import { withoutAllows } from "../config/project_allows.ts";
 import type { AgentDefinition, ConfigAgent } from "./types.ts";
 import { homeDir } from "../sandbox/paths.ts";
 
@@ -22,6 +23,8 @@ export interface LoadAgentsOptions {
   configAgents?: Record<string, ConfigAgent>;
   /** Home folder for `~/.claude/agents` and friends; @default `$HOME` */
   home?: string;
+  /** The project is not trusted: allow rules in the agent files it ships are dropped. */
+  untrustedProject?: boolean;
 }
 
 export interface LoadedAgents {
@@ -39,9 +42,15 @@ export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
   const byName = new Map<string, AgentDefinition>();
   for (const agent of builtinAgents()) byName.set(agent.name, agent);
 
+  const untrusted = new Set(
+    options.untrustedProject ? projectAgentFiles(options.workspace, configDir, home) : [],
+  );
   for (const file of agentFiles(options.workspace, configDir, home)) {
     const name = path.basename(file).slice(0, -".md".length);
     const override = readAgentFile(file, warnings);
+    if (override?.permission && untrusted.has(file)) {
+      override.permission = withoutAllows(override.permission);
+    }
     if (override) apply(byName, name, override, file, warnings);
   }
   for (const [name, entry] of Object.entries(options.configAgents ?? {})) {

@@ -70,6 +70,7 @@ export class Engine {
       agent: spec.agent,
       parentId: spec.parentId,
       title: spec.title,
+      holder: spec.run,
     });
     const session = this.#session;
     const undoInto = this.undoInto;
@@ -393,6 +394,10 @@ export class Engine {
   }
 
   async close(): Promise<void> {
+    // A `skiff tool` batch has no outcome of its own: it ends when its calls are done.
+    if (this.#session && this.spec.agent === "tool") {
+      this.store.updateSession(this.#session.id, { status: "completed" });
+    }
     await this.#parts?.close();
   }
 }

@@ -6,6 +6,7 @@
 import type { SkiffEvent } from "../session/events.ts";
 import type { ToolErrorPayload } from "../session/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
+import type { RunOwner } from "../store/run_owner.ts";
 
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -32,19 +33,22 @@ export interface EngineSpec {
     env: Record<string, string>;
     /** Servers not to start: project-defined ones the user did not allow (src/app/mcp_trust.ts). */
     blocked: string[];
+    /** The project config file's own `mcp` entries (the user's are `config.mcp`). */
+    project?: { file: string; root: string; servers: Record<string, unknown> };
+    /** Names `${VAR}` may expand to in a server the project defines. */
+    projectVariables?: string[];
   };
+  /** False: the project is not trusted, so allow rules in its agent files are dropped. */
+  projectTrusted?: boolean;
   parentId?: string;
+  /** The run that holds the sessions this engine creates (src/store/session_locks.ts). */
+  run?: RunOwner;
   title?: string;
   sandbox: {
     mode: "read-only" | "workspace-write" | "full-access";
     network: boolean;
     addDirs: string[];
     env: string[];
-    /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
-    hidden?: string[];
-    /** The hidden paths that exist, for the OS sandbox to mount over. */
-    hiddenMounts?: { path: string; folder: boolean }[];
-    limits?: { tmpMB: number; processes: number };
   };
   flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
   /** Found while preparing (ignored project settings…); shown as warning events. */

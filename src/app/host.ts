@@ -62,7 +62,8 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
   };
 }
 
-function selectSession(
+/** The session a selector names in `workspace`, checked; undefined: start a new one. */
+export function selectSession(
   store: ReturnType<typeof openStore>,
   workspace: string,
   selector: SessionSelector,

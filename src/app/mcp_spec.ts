@@ -30,11 +30,12 @@ export function mcpSpec(
   workspace: string,
   extraEnvNames: string[],
 ): Omit<EngineSpec["mcp"], "blocked"> {
-  const sources = [JSON.stringify(config.mcp ?? {}), ...mcpJsonTexts(workspace)];
   const enabled = Object.keys(config.mcp ?? {}).length > 0 ||
-    sources.slice(1).some((text) => text.includes("mcpServers"));
+    mcpJsonTexts(workspace).some((text) => text.includes("mcpServers"));
   const names = new Set([...allowedEnvNames(extraEnvNames), "NODE_EXTRA_CA_CERTS"]);
-  for (const text of sources) {
+  // Only the user's own entries (`config.mcp`) may name any variable; a
+  // project's `.mcp.json` gets the allowlist alone (src/mcp/config.ts).
+  for (const text of [JSON.stringify(config.mcp ?? {})]) {
     for (const match of text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)) {
       names.add(match[1]);
     }

@@ -5,9 +5,10 @@
  * start only on the user's word: a rule in the global config or on the
  * command line (`--allow 'mcp_server(name)'`), or a yes at the terminal.
  * `--yes` is not that word, as it is not for running commands unsandboxed.
- * Servers from the global config are the user's own and always start.
+ * Servers from the global config are the user's own and always start; a
+ * project entry of the same name changes nothing of them (src/mcp/config.ts).
  */
-import { type McpServerInput, resolveMcpServers } from "../mcp/config.ts";
+import { type McpServerInput, type McpSourceOptions, resolveMcpServers } from "../mcp/config.ts";
 import { checkSubject } from "../policy/evaluate.ts";
 import { flagsLayer } from "../policy/flags.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
@@ -23,31 +24,35 @@ export interface ProjectServer {
   target: string;
 }
 
-/** The config's `mcp` entries with the blocked servers switched off. */
-export function mcpServerInputs(spec: EngineSpec): Record<string, McpServerInput> {
+/**
+ * Where the session's servers come from: the user's (`config.mcp`, the global
+ * config's alone), the project's config file and `.mcp.json`; blocked
+ * project servers switched off.
+ */
+export function mcpSources(spec: EngineSpec): McpSourceOptions {
   const servers = { ...(spec.config.mcp ?? {}) } as Record<string, McpServerInput>;
   for (const name of spec.mcp.blocked) servers[name] = { ...servers[name], enabled: false };
-  return servers;
+  const project = spec.mcp.project;
+  return {
+    workspace: spec.workspace,
+    configServers: servers,
+    projectServers: project
+      ? { ...project, servers: project.servers as Record<string, McpServerInput> }
+      : undefined,
+    projectVariables: spec.mcp.projectVariables,
+    env: (name) => spec.mcp.env[name],
+  };
 }
 
-/** Servers the project defines (or redefines), enabled, with what they would run. */
-export function projectMcpServers(
-  spec: EngineSpec,
-  projectConfigMcp: Record<string, unknown> = {},
-  projectFile?: string,
-): ProjectServer[] {
+/** Servers the project defines, enabled, with what they would run. */
+export function projectMcpServers(spec: EngineSpec): ProjectServer[] {
   if (!spec.mcp.enabled) return [];
-  const { servers } = resolveMcpServers({
-    workspace: spec.workspace,
-    configServers: (spec.config.mcp ?? {}) as Record<string, McpServerInput>,
-    env: (name) => spec.mcp.env[name],
-  });
+  const { servers } = resolveMcpServers(mcpSources(spec));
   return servers
-    .filter((server) => server.enabled)
-    .filter((server) => server.source !== "config" || server.name in projectConfigMcp)
+    .filter((server) => server.enabled && server.origin === "project")
     .map((server) => ({
       name: server.name,
-      source: server.source === "config" ? projectFile ?? "the project config" : server.source,
+      source: server.source,
       target: server.transport === "stdio"
         ? [server.command, ...server.args].join(" ")
         : server.url,

@@ -7,10 +7,17 @@
  * - `sandbox.addDirs` outside the project;
  * - `sandbox.env`: passing the user's environment variables to commands;
  * - sending the user's API key to a `provider.baseURL` the project chose.
+ * Its allow rules (and those of the agent files it ships) apply only once
+ * the user trusts the project (`decideProjectTrust`).
  */
 import * as path from "node:path";
-import type { Config } from "../config/schema.ts";
-import { isWithin } from "../sandbox/paths.ts";
+import type { Config, PermissionConfig } from "../config/schema.ts";
+import { describeAllows, projectAllows } from "../config/project_allows.ts";
+import { isTrustedProject, rememberTrustedProject } from "../config/trusted_projects.ts";
+import { parseFrontmatter } from "../agents/frontmatter.ts";
+import { projectDirs } from "../agents/discovery.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "./engine_types.ts";
+import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 
 export interface TrustInput {
   /** The merged config. */
@@ -57,9 +64,11 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
     );
   }
   if (projectSandbox.addDirs?.length) {
+    // Judged on the real path: `cache -> /` is inside by name only.
+    const root = realpathLenient(project.root);
     const outside = projectSandbox.addDirs
       .map((dir) => path.resolve(project.root, dir))
-      .filter((dir) => !isWithin(project.root, dir));
+      .filter((dir) => !isWithin(root, realpathLenient(dir)));
     if (outside.length) {
       config.sandbox = {
         ...config.sandbox,
@@ -90,6 +99,11 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
       }); ignored. List them in sandbox.env of your global config to allow it.`,
     );
   }
+  if (project.config.trustedProjects !== undefined) {
+    warnings.push(
+      `${file} sets trustedProjects; ignored. Only your global config can say which projects you trust.`,
+    );
+  }
   const projectBaseURL = project.config.provider?.baseURL;
   const withholdApiKey = projectBaseURL !== undefined &&
     config.provider?.baseURL === projectBaseURL &&
@@ -102,4 +116,92 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
     );
   }
   return { config, withholdApiKey, warnings };
+}
+
+export interface ProjectAllows {
+  /** The project folder the trust is remembered for (real path). */
+  root: string;
+  /** Each project file with allow rules, and the rules, for the question and the warning. */
+  files: { file: string; rules: string[] }[];
+}
+
+export interface TrustDecision {
+  trusted: boolean;
+  warnings: string[];
+}
+
+/**
+ * Whether the project's own allow rules apply: on `--trust-project`, when the
+ * global config lists the project, or on a yes at the terminal (then
+ * remembered in the global config, so it is asked once). Otherwise they are
+ * ignored, with a warning naming the flag. `ask` is given only when a person
+ * is at the terminal; `--yes` is not trust.
+ */
+export async function decideProjectTrust(input: {
+  allows: ProjectAllows;
+  global?: Config;
+  globalFile: string;
+  flag: boolean;
+  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+}): Promise<TrustDecision> {
+  const { allows, globalFile } = input;
+  if (!allows.files.length || input.flag || isTrustedProject(input.global, allows.root)) {
+    return { trusted: true, warnings: [] };
+  }
+  const listed = allows.files.map(({ file, rules }) => `${file}: ${rules.join(", ")}`);
+  if (input.ask) {
+    const answer = await input.ask({
+      tool: "project",
+      access: {
+        key: "trust_project",
+        patterns: [allows.root],
+        preview: `This project's own files allow, without asking:\n${
+          listed.join("\n")
+        }\n\nA yes is remembered for ${allows.root} in ${globalFile}.`,
+      },
+      decision: { action: "ask", reason: "trust this project's allow rules?", checks: [] },
+      always: [],
+    });
+    if (answer !== "deny") {
+      const warnings: string[] = [];
+      try {
+        await rememberTrustedProject(globalFile, allows.root);
+      } catch (error) {
+        warnings.push(`${(error as Error).message} Trusted for this run only.`);
+      }
+      return { trusted: true, warnings };
+    }
+  }
+  return {
+    trusted: false,
+    warnings: [
+      `this project is not trusted, so the allow rules in its own files are ignored (${
+        listed.join("; ")
+      }); its deny and ask rules still apply. To apply them, pass --trust-project, or add "${allows.root}" to trustedProjects in ${globalFile}.`,
+    ],
+  };
+}
+
+/** Allow rules in the project's own config and agent files. */
+export function findProjectAllows(
+  workspace: string,
+  project: { file: string; root: string; config: Config } | undefined,
+  agentFiles: string[],
+): ProjectAllows {
+  const files: ProjectAllows["files"] = [];
+  if (project) {
+    const rules = projectAllows(project.config);
+    if (rules.length) files.push({ file: project.file, rules });
+  }
+  for (const file of agentFiles) {
+    try {
+      const { data } = parseFrontmatter(file, Deno.readTextFileSync(file));
+      const rules = describeAllows(data.permission as PermissionConfig | undefined);
+      if (rules.length) files.push({ file, rules });
+    } catch {
+      // Unreadable or malformed: loading the agents reports it.
+    }
+  }
+  const root = project?.root ?? projectDirs(workspace)[0];
+  return { root: realpathLenient(root), files };
 }

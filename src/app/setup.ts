@@ -5,9 +5,14 @@
  */
 import * as path from "node:path";
 import { UsageError } from "../cli/exit_codes.ts";
-import { loadConfig, readConfigFile } from "../config/load.ts";
-import { findProjectConfig, GLOBAL_CONFIG_FILE } from "../config/locations.ts";
-import { limitProjectConfig } from "./project_trust.ts";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
+import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
+import { projectAgentFiles } from "../agents/discovery.ts";
+import { homeDir } from "../sandbox/paths.ts";
+import { allowedEnvNames } from "../sandbox/env.ts";
+import { hiddenPaths } from "../sandbox/hidden.ts";
+import { limitsWithProject } from "../sandbox/limits.ts";
 import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
@@ -25,6 +30,8 @@ export interface CommonOptions {
   ask?: string[];
   deny?: string[];
   yes?: boolean;
+  /** `--trust-project`: the project's own allow rules apply this run. */
+  trustProject?: boolean;
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -57,7 +64,7 @@ export interface Prepared {
 export async function prepare(
   options: CommonOptions,
   needsModel: boolean,
-  askProjectServer?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+  askAtStart?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
 ): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
   for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
@@ -67,21 +74,32 @@ export async function prepare(
       throw new UsageError((error as Error).message);
     }
   }
-  const loaded = await loadConfig({
-    workspace,
-    flags: {
-      ...(options.model ? { provider: { model: options.model } } : {}),
-      ...(options.sandbox || options.addDir?.length
-        ? {
-          sandbox: {
-            ...(options.sandbox ? { mode: options.sandbox } : {}),
-            ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
-          },
-        }
-        : {}),
-    },
+  const flags: Config = {
+    ...(options.model ? { provider: { model: options.model } } : {}),
+    ...(options.sandbox || options.addDir?.length
+      ? {
+        sandbox: {
+          ...(options.sandbox ? { mode: options.sandbox } : {}),
+          ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
+        },
+      }
+      : {}),
+  };
+  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  let loaded = await loadConfig({ workspace, flags });
+  const projectTrust = await decideProjectTrust({
+    allows: findProjectAllows(
+      workspace,
+      loaded.project,
+      projectAgentFiles(workspace, loaded.configDir, homeDir()),
+    ),
+    global: loaded.global,
+    globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
+    flag: options.trustProject ?? false,
+    ask: interactive ? askAtStart : undefined,
   });
-  const trust = await applyProjectTrust(loaded.config, workspace, loaded.configDir, options);
+  if (!projectTrust.trusted) loaded = await loadConfig({ workspace, flags, trustProject: false });
+  const trust = applyProjectTrust(loaded, options);
   const config = trust.config;
   const provider = config.provider ?? {};
   const model = provider.model ?? "";
@@ -116,15 +134,14 @@ export async function prepare(
     depth: 0,
     inheritedPermission: [],
     owns: [],
-    mcp: {
-      ...mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []),
-      blocked: [],
-    },
+    mcp: projectMcp(config, loaded, workspace),
+    projectTrusted: projectTrust.trusted,
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       network: config.sandbox?.network ?? false,
       addDirs,
       env: config.sandbox?.env ?? [],
+      ...sandboxGuards(config, loaded, workspace),
     },
     flags: {
       allow: options.allow ?? [],
@@ -132,8 +149,8 @@ export async function prepare(
       deny: options.deny ?? [],
       yes: options.yes ?? false,
     },
-    warnings: [...loaded.warnings, ...trust.warnings],
-    interactive: Deno.stdin.isTerminal() && Deno.stderr.isTerminal(),
+    warnings: [...loaded.warnings, ...projectTrust.warnings, ...trust.warnings],
+    interactive,
     provider: {
       baseURL,
       // Local servers need no key, but the client library insists on one.
@@ -145,29 +162,33 @@ export async function prepare(
   };
   await decideProjectServers(
     spec,
-    projectMcpServers(spec, trust.projectMcp, trust.projectFile),
-    spec.interactive ? askProjectServer : undefined,
+    projectMcpServers(spec),
+    spec.interactive ? askAtStart : undefined,
   );
   return { spec, config, files: loaded.files };
 }
 
-async function applyProjectTrust(
-  config: Config,
-  workspace: string,
-  configDir: string,
-  options: CommonOptions,
-) {
-  const location = await findProjectConfig(workspace);
-  const project = location
-    ? {
-      file: location.file,
-      root: location.root,
-      config: (await readConfigFile(location.file)) ?? {},
-    }
-    : undefined;
-  const global = (await readConfigFile(path.join(configDir, GLOBAL_CONFIG_FILE))) ?? {};
-  const limited = limitProjectConfig({
-    config,
+/** Hidden paths and resource limits: a project file may add to them, never loosen them. */
+function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) {
+  const user = loaded.global?.sandbox;
+  return {
+    hidden: hiddenPaths({
+      home: homeDir(),
+      workspace,
+      configDir: loaded.configDir,
+      dataDir: resolveDataDir(Deno.env.toObject()),
+      merged: config.sandbox?.hidden,
+      user: user?.hidden,
+    }),
+    limits: limitsWithProject(user?.limits, config.sandbox?.limits),
+  };
+}
+
+function applyProjectTrust(loaded: LoadedConfig, options: CommonOptions) {
+  const global = loaded.global ?? {};
+  const project = loaded.project;
+  return limitProjectConfig({
+    config: loaded.config,
     project,
     user: {
       mode: options.sandbox ?? global.sandbox?.mode,
@@ -177,5 +198,27 @@ async function applyProjectTrust(
       envNames: global.sandbox?.env,
     },
   });
-  return { ...limited, projectMcp: project?.config.mcp ?? {}, projectFile: project?.file };
+}
+
+/**
+ * The MCP part of the spec. `config.mcp` keeps the user's own servers only
+ * (the global config's); the project file's entries travel apart, so one of
+ * them can never pass for the user's (src/mcp/config.ts).
+ */
+function projectMcp(config: Config, loaded: LoadedConfig, workspace: string): EngineSpec["mcp"] {
+  const own = loaded.global?.mcp ?? {};
+  if (Object.keys(own).length) config.mcp = own;
+  else delete config.mcp;
+  const projectServers = loaded.project?.config.mcp ?? {};
+  const project = Object.keys(projectServers).length && loaded.project
+    ? { file: loaded.project.file, root: loaded.project.root, servers: projectServers }
+    : undefined;
+  const spec = mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []);
+  return {
+    ...spec,
+    enabled: spec.enabled || project !== undefined,
+    blocked: [],
+    project,
+    projectVariables: [...allowedEnvNames(config.sandbox?.env ?? []), "NODE_EXTRA_CA_CERTS"],
+  };
 }

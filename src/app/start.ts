@@ -7,10 +7,16 @@ import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
 import { startInWorker } from "./worker_host.ts";
 import { ensureDataDir } from "../store/data_dir.ts";
+import { currentRunOwner } from "../store/run_owner.ts";
+import { holdingSessions } from "./session_hold.ts";
 
-export function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
   // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
   ensureDataDir(spec.dataDir);
-  if (Deno.env.get("SKIFF_ENGINE") === "inline") return startInProcess(spec, io);
-  return startInWorker(spec, io);
+  // The sessions this run writes are held for it (src/app/session_hold.ts).
+  const held = { ...spec, run: currentRunOwner() };
+  const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
+    ? await startInProcess(held, io)
+    : await startInWorker(held, io);
+  return holdingSessions(engine, held);
 }

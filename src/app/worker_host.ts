@@ -12,7 +12,7 @@ import { findGitRoot } from "../session/system_prompt.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
 import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
-import { mcpServerInputs } from "./mcp_trust.ts";
+import { mcpSources } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
@@ -74,11 +74,7 @@ export function engineNetHosts(spec: EngineSpec): string[] | true {
  */
 function mcpServers(spec: EngineSpec): McpServerConfig[] {
   if (!spec.mcp.enabled) return [];
-  return resolveMcpServers({
-    workspace: spec.workspace,
-    configServers: mcpServerInputs(spec),
-    env: (name) => spec.mcp.env[name],
-  }).servers.filter((server) => server.enabled);
+  return resolveMcpServers(mcpSources(spec)).servers.filter((server) => server.enabled);
 }
 
 /** Programs the engine starts besides the sandbox launcher: stdio MCP servers. */

@@ -21,7 +21,8 @@ function addSandboxFlags(command: Command): Command {
     .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
     .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
     .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
-    .option("-y, --yes", "approve every call that would ask (a deny still wins)");
+    .option("-y, --yes", "approve every call that would ask (a deny still wins)")
+    .option("--trust-project", "apply the allow rules of the project's own config and agent files");
 }
 
 export function buildProgram(setExit: (code: number) => void): Command {

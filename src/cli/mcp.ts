@@ -3,7 +3,7 @@
  * `.mcp.json`), show its status and tools, then stop them.
  */
 import { prepare } from "../app/setup.ts";
-import { mcpServerInputs } from "../app/mcp_trust.ts";
+import { mcpManagerSources, mcpSandboxLauncher } from "../app/mcp.ts";
 import { describeMcpState, McpManager } from "../mcp/manager.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { VERSION } from "../version.ts";
@@ -15,8 +15,8 @@ export async function listMcp(options: { dir?: string; allow?: string[] }): Prom
     // Same trust rules as a session: a project's own servers start only on the user's word.
     const { spec } = await prepare(options, false, approvalPrompter(true));
     const manager = new McpManager({
-      workspace: spec.workspace,
-      servers: mcpServerInputs(spec),
+      ...mcpManagerSources(spec),
+      sandboxLauncher: mcpSandboxLauncher(spec),
       clientInfo: { name: "skiff", version: VERSION },
     });
     try {

@@ -16,6 +16,7 @@ import {
   resolveConfigDir,
 } from "./locations.ts";
 import { deepMerge, isPlainObject, withoutUndefined } from "./merge.ts";
+import { projectAllows, withoutProjectAllows } from "./project_allows.ts";
 import { type Config, ConfigSchema, type PermissionConfig } from "./schema.ts";
 
 export type LayerSource = "global" | "project" | "env" | "flags";
@@ -39,6 +40,12 @@ export interface LoadedConfig {
   configDir: string;
   /** The folder holding the project config file, when there is one. */
   projectRoot?: string;
+  /** The global config file's own content (paths anchored), when there is one. */
+  global?: Config;
+  /** The project config file and its own content (paths anchored, allows kept). */
+  project?: { file: string; root: string; config: Config };
+  /** Allow rules of an untrusted project file that were left out (`trustProject: false`). */
+  ignoredProjectAllows: string[];
   /** Things the user should know that did not stop loading. */
   warnings: string[];
 }
@@ -52,6 +59,12 @@ export interface LoadConfigOptions {
   env?: EnvMap;
   /** Home folder; by default `$HOME`. */
   home?: string;
+  /**
+   * Whether the project file's allow rules apply. When false they are left
+   * out of the merged config and of the permission layers; its deny and ask
+   * rules stay. @default true
+   */
+  trustProject?: boolean;
 }
 
 /** Environment variable → config key it sets. */
@@ -98,6 +111,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
 
   const project = await findProjectConfig(workspace);
+  let projectOwn: LoadedConfig["project"];
+  let ignoredProjectAllows: string[] = [];
   if (project) {
     if (project.ignored) {
       warnings.push(`${project.ignored} is ignored because ${project.file} is in the same folder.`);
@@ -105,10 +120,13 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     const projectConfig = await readConfigFile(project.file);
     if (projectConfig !== undefined) {
       files.push(project.file);
+      const anchored = anchorPaths(projectConfig, project.root, home);
+      projectOwn = { file: project.file, root: project.root, config: anchored };
+      if (options.trustProject === false) ignoredProjectAllows = projectAllows(anchored);
       layers.push({
         source: "project",
         path: project.file,
-        config: anchorPaths(projectConfig, project.root, home),
+        config: options.trustProject === false ? withoutProjectAllows(anchored) : anchored,
       });
     }
   }
@@ -131,6 +149,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     ),
     configDir,
     projectRoot: project?.root,
+    global: layers.find((layer) => layer.source === "global")?.config,
+    project: projectOwn,
+    ignoredProjectAllows,
     warnings,
   };
 }

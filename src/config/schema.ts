@@ -52,14 +52,6 @@ export const SandboxSchema = z.strictObject({
       if (problem) ctx.addIssue({ code: "custom", path: [index], message: problem });
     });
   }).optional(),
-  /** Path → true (hide from commands and file tools too) or false (show a default again). */
-  hidden: z.record(z.string().min(1), z.boolean()).optional(),
-  limits: z.strictObject({
-    /** MiB for the private /tmp and /dev/shm. */
-    tmpMB: positiveInt().optional(),
-    /** Processes one command may run at once. */
-    processes: z.int().min(16).optional(),
-  }).optional(),
 });
 
 const STDIO_TYPES = ["stdio", "local"];
@@ -90,6 +82,10 @@ export const McpServerSchema = z.strictObject({
   timeout_ms: positiveInt().optional(),
   /** Start and handshake. */
   connect_timeout_ms: positiveInt().optional(),
+  /** Start a stdio server under the OS sandbox, like bash (docs/mcp.md). */
+  sandbox: z.boolean().optional(),
+  /** A sandboxed server's network access. @default false */
+  network: z.boolean().optional(),
 }).superRefine((server, ctx) => {
   const problem = (key: string, message: string) =>
     ctx.addIssue({ code: "custom", path: [key], message });
@@ -98,10 +94,13 @@ export const McpServerSchema = z.strictObject({
   }
   const stdio = server.command !== undefined ||
     (server.type !== undefined && STDIO_TYPES.includes(server.type));
-  for (const key of ["args", "env", "environment", "cwd"] as const) {
+  for (const key of ["args", "env", "environment", "cwd", "sandbox", "network"] as const) {
     if (server[key] !== undefined && server.url !== undefined) {
       problem(key, `only applies to a server started with "command", not one reached by "url"`);
     }
+  }
+  if (server.network !== undefined && server.sandbox !== true) {
+    problem("network", 'only applies to a server started with "sandbox": true');
   }
   if (server.headers !== undefined && stdio) {
     problem("headers", `only applies to a server reached by "url"`);
@@ -142,6 +141,11 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
+  /**
+   * Project folders (real paths) whose own allow rules apply. Read from the
+   * global config only: a project cannot vouch for itself.
+   */
+  trustedProjects: z.array(z.string().min(1)).optional(),
 });
 
 export type PermissionAction = z.infer<typeof PermissionActionSchema>;

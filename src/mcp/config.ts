@@ -1,13 +1,19 @@
 /**
- * Which MCP servers a session starts: the config's `mcp` key merged over a
- * project `.mcp.json` (`{"mcpServers": {...}}`), each entry read as other
- * tools write it — `type` "stdio" | "http" | "sse", a command given as one
- * string or a list, `${VAR}` and `${VAR:-default}` in values. A config entry
- * with the name of a `.mcp.json` one is layered over it, so
- * `{"mcp": {"github": {"enabled": false}}}` turns a project server off.
+ * Which MCP servers a session starts: the user's own (the global config's
+ * `mcp` key) and the project's (its `.mcp.json`, `{"mcpServers": {...}}`, with
+ * the `mcp` key of its own config file layered over it), each entry read as
+ * other tools write it — `type` "stdio" | "http" | "sse", a command given as
+ * one string or a list, `${VAR}` and `${VAR:-default}` in values.
+ *
+ * A name the user defined (with `command` or `url`) is the user's: a project
+ * entry of that name is ignored, except to switch it off. A user entry with
+ * settings only (`{"enabled": false}`) layers over the project's server of
+ * that name, which stays the project's. `${VAR}` in a project's server
+ * expands only names the user allowed (`projectVariables`).
  */
 import * as path from "node:path";
 import { projectDirs } from "../agents/discovery.ts";
+import { INHERITED_VARIABLES } from "./environment.ts";
 
 /** One server as written in config or `.mcp.json`. */
 export interface McpServerInput {
@@ -26,6 +32,10 @@ export interface McpServerInput {
   timeout_ms?: number;
   /** Start and handshake. @default 30000 */
   connect_timeout_ms?: number;
+  /** Start a stdio server under the OS sandbox. @default false */
+  sandbox?: boolean;
+  /** A sandboxed server's network access. @default false */
+  network?: boolean;
 }
 
 interface Common {
@@ -33,8 +43,10 @@ interface Common {
   enabled: boolean;
   timeoutMs: number;
   connectTimeoutMs: number;
-  /** "config" or the path of the `.mcp.json` it came from. */
+  /** "config" for the user's own, else the project file it came from. */
   source: string;
+  /** Whose word defines it: the user's config, or a file in the project. */
+  origin: "user" | "project";
 }
 
 export type McpServerConfig =
@@ -44,6 +56,8 @@ export type McpServerConfig =
     args: string[];
     env: Record<string, string>;
     cwd?: string;
+    /** Set: start it through the OS sandbox, as bash is. */
+    sandbox?: { network: boolean };
   }
   | Common & {
     /** "auto": streamable HTTP, falling back to SSE when the server does not speak it. */
@@ -55,15 +69,45 @@ export type McpServerConfig =
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-export interface ResolveServersOptions {
+/** Where a session's servers come from. */
+export interface McpSourceOptions {
   workspace: string;
-  /** The config's `mcp` key. */
+  /** The user's own servers: the global config's `mcp` key. */
   configServers?: Record<string, McpServerInput>;
+  /** The `mcp` key of the project's own config file. */
+  projectServers?: { file: string; root: string; servers: Record<string, McpServerInput> };
   /** Read `.mcp.json` from the workspace up to the git root. @default true */
   readMcpJson?: boolean;
   env?: (name: string) => string | undefined;
+  /**
+   * Names `${VAR}` may expand to in a server the project defines.
+   * @default the child allowlist (PATH, HOME, …)
+   */
+  projectVariables?: readonly string[];
+}
+
+export interface ResolveServersOptions extends McpSourceOptions {
   defaultTimeoutMs?: number;
   defaultConnectTimeoutMs?: number;
+}
+
+interface Entry {
+  input: McpServerInput;
+  source: string;
+  base: string;
+  origin: "user" | "project";
+}
+
+/** Whether an entry defines a server rather than changing settings of one. */
+function defines(input: McpServerInput): boolean {
+  return input.command !== undefined || input.url !== undefined;
+}
+
+/** Whether an entry only switches a server off. */
+function onlyDisables(input: McpServerInput): boolean {
+  const keys = Object.keys(input);
+  return keys.length > 0 && keys.every((key) => key === "enabled" || key === "disabled") &&
+    (input.enabled === false || input.disabled === true);
 }
 
 export function resolveMcpServers(
@@ -71,72 +115,136 @@ export function resolveMcpServers(
 ): { servers: McpServerConfig[]; warnings: string[] } {
   const warnings: string[] = [];
   const env = options.env ?? ((name: string) => Deno.env.get(name));
-  const entries = new Map<string, { input: McpServerInput; source: string; base: string }>();
-  if (options.readMcpJson !== false) {
-    for (const [name, entry] of readMcpJson(options.workspace, warnings)) entries.set(name, entry);
-  }
+  const entries = projectEntries(options, warnings);
   for (const [name, input] of Object.entries(options.configServers ?? {})) {
     const earlier = entries.get(name);
-    entries.set(name, {
-      input: { ...earlier?.input, ...input },
-      source: "config",
-      base: options.workspace,
-    });
-  }
-  const servers: McpServerConfig[] = [];
-  for (const [name, { input, source, base }] of entries) {
-    const problem = (reason: string) =>
-      warnings.push(`MCP server "${name}" (${source}): ${reason}`);
-    const expand = (value: string) => expandVariables(value, env, problem);
-    const common: Common = {
-      name,
-      enabled: input.enabled !== false && input.disabled !== true,
-      timeoutMs: positive(input.timeout_ms) ?? options.defaultTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-      connectTimeoutMs: positive(input.connect_timeout_ms) ?? options.defaultConnectTimeoutMs ??
-        DEFAULT_CONNECT_TIMEOUT_MS,
-      source,
-    };
-    const type = input.type?.toLowerCase();
-    if (input.url && type !== "stdio" && type !== "local") {
-      servers.push({
-        ...common,
-        transport: type === "sse"
-          ? "sse"
-          : type === "http" || type === "streamable-http"
-          ? "http"
-          : "auto",
-        url: expand(input.url),
-        headers: mapValues(input.headers ?? {}, expand),
+    if (defines(input) || !earlier) {
+      if (earlier && !onlyDisables(earlier.input)) {
+        warnings.push(
+          `MCP server "${name}" is defined in your config; the entry of that name in ${earlier.source} is ignored (a project cannot change a server you defined).`,
+        );
+      }
+      const disabled = earlier && onlyDisables(earlier.input) ? earlier.input : {};
+      entries.set(name, {
+        input: { ...input, ...disabled },
+        source: "config",
+        base: options.workspace,
+        origin: "user",
       });
       continue;
     }
-    const commandLine = Array.isArray(input.command)
-      ? input.command
-      : input.command
-      ? [input.command]
-      : [];
-    if (!commandLine.length || typeof commandLine[0] !== "string") {
-      problem('needs either "command" (a program to start) or "url" (a server to reach); skipped');
-      continue;
-    }
-    servers.push({
-      ...common,
-      transport: "stdio",
-      command: expand(commandLine[0]),
-      args: [...commandLine.slice(1), ...(input.args ?? [])].map(String).map(expand),
-      env: mapValues({ ...input.environment, ...input.env }, expand),
-      cwd: input.cwd ? path.resolve(base, expand(input.cwd)) : undefined,
+    // Settings over the project's own server: still the project's server.
+    entries.set(name, { ...earlier, input: { ...earlier.input, ...input } });
+  }
+  const allowed = new Set(options.projectVariables ?? INHERITED_VARIABLES);
+  const servers: McpServerConfig[] = [];
+  for (const [name, entry] of entries) {
+    const server = resolveEntry(name, entry, options, (problem) => warnings.push(problem), {
+      env: entry.origin === "user" ? env : (variable) => allowed.has(variable) ? env(variable) : "",
+      refused: entry.origin === "user" ? undefined : (variable) => !allowed.has(variable),
     });
+    if (server) servers.push(server);
   }
   return { servers, warnings };
+}
+
+/** `.mcp.json`, then the project config file's `mcp` entries layered over it. */
+function projectEntries(options: McpSourceOptions, warnings: string[]): Map<string, Entry> {
+  const entries = options.readMcpJson === false
+    ? new Map<string, Entry>()
+    : readMcpJson(options.workspace, warnings);
+  const project = options.projectServers;
+  for (const [name, input] of Object.entries(project?.servers ?? {})) {
+    const earlier = entries.get(name);
+    entries.set(name, {
+      input: defines(input) || !earlier ? input : { ...earlier.input, ...input },
+      source: project!.file,
+      base: project!.root,
+      origin: "project",
+    });
+  }
+  return entries;
+}
+
+function resolveEntry(
+  name: string,
+  { input, source, base, origin }: Entry,
+  options: ResolveServersOptions,
+  warn: (line: string) => void,
+  variables: {
+    env: (name: string) => string | undefined;
+    refused?: (name: string) => boolean;
+  },
+): McpServerConfig | undefined {
+  const problem = (reason: string) => warn(`MCP server "${name}" (${source}): ${reason}`);
+  const expand = (value: string) =>
+    expandVariables(value, variables.env, problem, variables.refused);
+  const common: Common = {
+    name,
+    enabled: input.enabled !== false && input.disabled !== true,
+    timeoutMs: positive(input.timeout_ms) ?? options.defaultTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+    connectTimeoutMs: positive(input.connect_timeout_ms) ?? options.defaultConnectTimeoutMs ??
+      DEFAULT_CONNECT_TIMEOUT_MS,
+    source,
+    origin,
+  };
+  const type = input.type?.toLowerCase();
+  if (input.url && type !== "stdio" && type !== "local") {
+    return {
+      ...common,
+      transport: type === "sse"
+        ? "sse"
+        : type === "http" || type === "streamable-http"
+        ? "http"
+        : "auto",
+      url: expand(input.url),
+      headers: mapValues(input.headers ?? {}, expand),
+    };
+  }
+  const commandLine = Array.isArray(input.command)
+    ? input.command
+    : input.command
+    ? [input.command]
+    : [];
+  if (!commandLine.length || typeof commandLine[0] !== "string") {
+    problem('needs either "command" (a program to start) or "url" (a server to reach); skipped');
+    return undefined;
+  }
+  let cwd = input.cwd ? path.resolve(base, expand(input.cwd)) : undefined;
+  if (cwd && origin === "project") {
+    // Judged on the real path: a link in the project may point anywhere.
+    const root = realOrSelf(base);
+    cwd = realOrSelf(cwd);
+    if (cwd !== root && !cwd.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) {
+      problem(`its "cwd" resolves to ${cwd}, outside the project (${root}); skipped`);
+      return undefined;
+    }
+  }
+  return {
+    ...common,
+    transport: "stdio",
+    command: expand(commandLine[0]),
+    args: [...commandLine.slice(1), ...(input.args ?? [])].map(String).map(expand),
+    env: mapValues({ ...input.environment, ...input.env }, expand),
+    cwd,
+    ...(input.sandbox === true ? { sandbox: { network: input.network === true } } : {}),
+  };
+}
+
+function realOrSelf(target: string): string {
+  try {
+    return Deno.realPathSync(target);
+  } catch {
+    return path.resolve(target);
+  }
 }
 
 /** The nearest `.mcp.json` from the workspace up to the git root. */
 function readMcpJson(
   workspace: string,
   warnings: string[],
-): Map<string, { input: McpServerInput; source: string; base: string }> {
-  const found = new Map<string, { input: McpServerInput; source: string; base: string }>();
+): Map<string, Entry> {
+  const found = new Map<string, Entry>();
   for (const dir of projectDirs(workspace).reverse()) {
     const file = path.join(dir, ".mcp.json");
     let text: string;
@@ -152,7 +260,7 @@ function readMcpJson(
         throw new Error('"mcpServers" must be an object of server name → settings');
       }
       for (const [name, input] of Object.entries(servers)) {
-        found.set(name, { input, source: file, base: dir });
+        found.set(name, { input, source: file, base: dir, origin: "project" });
       }
     } catch (error) {
       warnings.push(`${file}: ${(error as Error).message}; its servers are not started`);
@@ -162,13 +270,24 @@ function readMcpJson(
   return found;
 }
 
-/** `${VAR}` and `${VAR:-fallback}`; an unset variable without fallback is empty, with a warning. */
+/**
+ * `${VAR}` and `${VAR:-fallback}`; an unset variable without fallback is
+ * empty, with a warning. A `refused` name is treated as unset, and said so.
+ */
 export function expandVariables(
   value: string,
   env: (name: string) => string | undefined,
   problem: (reason: string) => void,
+  refused?: (name: string) => boolean,
 ): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name, fallback) => {
+    if (refused?.(name)) {
+      if (fallback !== undefined) return fallback;
+      problem(
+        `\${${name}} is not expanded in a server the project defines; list ${name} in sandbox.env of your global config to allow it (credential names never are), or define the server in your global config`,
+      );
+      return "";
+    }
     const found = env(name);
     if (found !== undefined && found !== "") return found;
     if (fallback !== undefined) return fallback;

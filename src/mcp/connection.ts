@@ -13,6 +13,7 @@ import { ToolError } from "../tools/tool.ts";
 import type { McpServerConfig } from "./config.ts";
 import { buildServerEnvironment } from "./environment.ts";
 import { StdioTransport } from "./stdio_transport.ts";
+import type { ProcessLauncher } from "../tools/tool.ts";
 import type { McpCallResult } from "./result.ts";
 
 export type ConnectionState = "idle" | "connecting" | "connected" | "dead" | "failed" | "closed";
@@ -23,8 +24,19 @@ export interface McpToolInfo {
   inputSchema: Record<string, unknown>;
 }
 
+/**
+ * The OS sandbox for a server with `"sandbox": true`, with the network as
+ * that server asks; a string says why there is none (it then does not start).
+ */
+export type SandboxLauncherFor = (
+  server: { network: boolean },
+) => Promise<ProcessLauncher | string>;
+
 export interface ConnectionDeps {
   env: (name: string) => string | undefined;
+  sandboxLauncher?: SandboxLauncherFor;
+  /** Where a sandboxed server without `cwd` starts. @default Deno.cwd() */
+  workspace?: string;
   fetch?: typeof fetch;
   clientInfo: { name: string; version: string };
 }
@@ -246,11 +258,23 @@ export class McpConnection {
   private stdioTransport(): StdioTransport {
     const config = this.config as Extract<McpServerConfig, { transport: "stdio" }>;
     this.stderrTail = "";
+    const sandbox = config.sandbox;
+    const launcherFor = this.deps.sandboxLauncher;
     return new StdioTransport({
       command: config.command,
       args: config.args,
       env: buildServerEnvironment(config.env, this.deps.env),
       cwd: config.cwd,
+      sandbox: sandbox
+        ? {
+          launcher: () =>
+            launcherFor
+              ? launcherFor(sandbox)
+              : Promise.resolve("no sandbox launcher is available to this command"),
+          cwd: config.cwd ?? this.deps.workspace ?? Deno.cwd(),
+          own: config.env,
+        }
+        : undefined,
       onStderr: (text) => {
         this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEEP);
       },

@@ -6,8 +6,13 @@
  */
 import { z } from "zod";
 import { type Tool, ToolError } from "../tools/tool.ts";
-import { type McpServerConfig, type McpServerInput, resolveMcpServers } from "./config.ts";
-import { McpConnection } from "./connection.ts";
+import {
+  type McpServerConfig,
+  type McpServerInput,
+  type McpSourceOptions,
+  resolveMcpServers,
+} from "./config.ts";
+import { McpConnection, type SandboxLauncherFor } from "./connection.ts";
 import { mcpToolName } from "./names.ts";
 import { formatMcpResult } from "./result.ts";
 
@@ -17,6 +22,15 @@ export interface McpManagerOptions {
   servers?: Record<string, McpServerInput>;
   /** Read `.mcp.json` from the workspace up to the git root. @default true */
   readMcpJson?: boolean;
+  /** The project config file's own `mcp` entries. */
+  projectServers?: McpSourceOptions["projectServers"];
+  /** Names `${VAR}` may use in a project's server. @default the child allowlist */
+  projectVariables?: readonly string[];
+  /**
+   * The OS sandbox for servers with `"sandbox": true`. Without it such a
+   * server does not start (it never starts unsandboxed).
+   */
+  sandboxLauncher?: SandboxLauncherFor;
   /** skiff's own environment, for the allowlist and `${VAR}`. @default Deno.env.get */
   env?: (name: string) => string | undefined;
   /** For HTTP servers; injected so tests choose. @default globalThis.fetch */
@@ -83,6 +97,8 @@ export class McpManager {
     const { servers, warnings } = resolveMcpServers({
       workspace: this.options.workspace,
       configServers: this.options.servers,
+      projectServers: this.options.projectServers,
+      projectVariables: this.options.projectVariables,
       readMcpJson: this.options.readMcpJson,
       env,
       defaultTimeoutMs: this.options.timeoutMs,
@@ -91,6 +107,8 @@ export class McpManager {
     const deps = {
       env,
       fetch: this.options.fetch,
+      sandboxLauncher: this.options.sandboxLauncher,
+      workspace: this.options.workspace,
       clientInfo: this.options.clientInfo ?? { name: "skiff", version: "0" },
     };
     for (const config of servers) {

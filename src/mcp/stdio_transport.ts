@@ -5,6 +5,7 @@
  * reads no environment variable the engine's Worker may not read.
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import type { ProcessLauncher } from "../tools/tool.ts";
 
 // The SDK's subpath exports carry no usable types under Deno; these are the
 // parts of its Transport contract the Client uses.
@@ -16,6 +17,15 @@ export interface StdioServerOptions {
   /** The child's whole environment; nothing else is inherited. */
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * Start it through the OS sandbox: the launcher wraps the command line as
+   * it wraps bash's, and the server's own `env` is set inside.
+   */
+  sandbox?: {
+    launcher: () => Promise<ProcessLauncher | string>;
+    cwd: string;
+    own: Record<string, string>;
+  };
   /** Each chunk the server writes to stderr. */
   onStderr?: (text: string) => void;
 }
@@ -38,30 +48,49 @@ export class StdioTransport {
     return this.finished ? undefined : this.child?.pid;
   }
 
-  /** Needs --allow-run for the command. */
-  start(): Promise<void> {
-    const { command, args, env, cwd } = this.options;
+  /** Needs --allow-run for the command (and for the sandbox launcher, when sandboxed). */
+  async start(): Promise<void> {
+    const spawn = await this.spawnArguments();
     try {
-      this.child = new Deno.Command(command, {
-        args,
-        env,
+      this.child = new Deno.Command(spawn.program, {
+        args: spawn.args,
+        env: spawn.env,
         clearEnv: true,
-        cwd,
+        cwd: spawn.cwd,
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",
       }).spawn();
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        return Promise.reject(new Error(`command not found: ${command}; check "command" and PATH`));
+        throw new Error(`command not found: ${spawn.program}; check "command" and PATH`);
       }
-      return Promise.reject(error);
+      throw error;
     }
     this.writer = this.child.stdin.getWriter();
     this.readMessages(this.child.stdout);
     this.readStderr(this.child.stderr);
     this.child.status.then(() => this.finish(), () => this.finish());
-    return Promise.resolve();
+  }
+
+  /** The program to spawn: the server itself, or the sandbox launcher around it. */
+  private async spawnArguments(): Promise<
+    { program: string; args: string[]; env: Record<string, string>; cwd?: string }
+  > {
+    const { command, args, env, cwd, sandbox } = this.options;
+    if (!sandbox) return { program: command, args, env, cwd };
+    const launcher = await sandbox.launcher();
+    if (typeof launcher === "string") {
+      throw new Error(
+        `it asks for "sandbox": true and cannot be sandboxed here (${launcher}); it is not started unsandboxed`,
+      );
+    }
+    // The launcher sets only its allowlist inside; the server's own env is
+    // set by `env`, then the server replaces the shell.
+    const own = Object.entries(sandbox.own).map(([name, value]) => shellQuote(`${name}=${value}`));
+    const line = ["exec", "env", ...own, "--", ...[command, ...args].map(shellQuote)].join(" ");
+    const prepared = await launcher.prepare(line, sandbox.cwd);
+    return { program: prepared.argv[0], args: prepared.argv.slice(1), env: prepared.env };
   }
 
   async send(message: Message): Promise<void> {
@@ -138,4 +167,9 @@ async function exitsWithin(child: Deno.ChildProcess, ms: number): Promise<boolea
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** One shell word holding exactly `text`. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

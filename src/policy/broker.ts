@@ -79,7 +79,9 @@ export function denialMessage(request: ApprovalRequest, source: "rule" | "user" 
     hint: `Do not retry this call. The user can allow it by rerunning with ${
       flags.length ? flags.join(" ") : "--allow"
     }${
-      example ? `, or by adding ${example} to skiff.json` : ""
+      example
+        ? `, or by adding ${example} to the global config (or to skiff.json of a trusted project)`
+        : ""
     }, or with --yes to approve every ask.`,
   };
 }

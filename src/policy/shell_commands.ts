@@ -142,11 +142,16 @@ class Walk {
       case "expansion":
         this.#expansion(node, depth);
         return;
-      case "subscript":
+      case "subscript": {
+        const name = node.childForFieldName("name")?.id;
         for (const child of node.namedChildren) {
-          if (child) this.visit(child, depth, child !== node.childForFieldName("name"));
+          if (child) this.visit(child, depth, child.id !== name);
         }
         return;
+      }
+      case "heredoc_body":
+        this.#backticksInHeredoc(node, depth);
+        break;
       case "c_style_for_statement":
         for (const child of node.namedChildren) {
           if (child) this.visit(child, depth, child.type !== "do_group");
@@ -192,6 +197,30 @@ class Walk {
     if (redirect.type !== "heredoc_redirect") return redirect.text;
     const start = redirect.namedChildren.find((child) => child?.type === "heredoc_start");
     return this.source.slice(redirect.startIndex, start?.endIndex ?? redirect.endIndex);
+  }
+
+  /**
+   * tree-sitter-bash leaves backticks in a here-document's body unparsed, yet
+   * the shell runs them when the delimiter is unquoted: read each one
+   * separately, and ask anyway.
+   */
+  #backticksInHeredoc(body: Node, depth: number): void {
+    const start = body.parent?.namedChildren.find((child) => child?.type === "heredoc_start");
+    if (!start || /['"\\]/.test(start.text)) return;
+    if (!/(?<!\\)`/.test(body.text)) return;
+    this.unsure.add("a here-document's body runs a command in backticks");
+    for (const match of body.text.matchAll(/(?<!\\)`((?:[^`\\]|\\.)*)`/gs)) {
+      const inner = shellSyntax(match[1]);
+      if (!inner) continue;
+      for (const command of inner.commands) {
+        this.commands.push({
+          ...command,
+          depth: depth + 1 + command.depth,
+          start: body.startIndex,
+        });
+      }
+      for (const reason of inner.unsure) this.unsure.add(reason);
+    }
   }
 
   #expansion(node: Node, depth: number): void {

@@ -3,11 +3,12 @@
  * rows (which node:sqlite returns without a prototype) into plain objects.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import { HOLDER_JSON } from "./session_locks.ts";
 import type { Session } from "./types.ts";
 
 export const SESSION_COLUMNS =
   "id, workspace, title, model, agent, parent_id, created_at, updated_at, " +
-  "status, input_tokens, output_tokens, total_tokens, turns";
+  `status, input_tokens, output_tokens, total_tokens, turns, ${HOLDER_JSON}`;
 
 export class Statements {
   #cache = new Map<string, StatementSync>();
@@ -29,6 +30,19 @@ export class Statements {
 
   get(sql: string, ...params: SQLInputValue[]): Record<string, unknown> | undefined {
     return this.#statement(sql).get(...params) as Record<string, unknown> | undefined;
+  }
+
+  /** `work` in one write transaction, taken at once (BEGIN IMMEDIATE) or waited for. */
+  transaction<T>(work: () => T): T {
+    this.db.exec("BEGIN IMMEDIATE");
+    try {
+      const result = work();
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   all(sql: string, ...params: SQLInputValue[]): Record<string, unknown>[] {

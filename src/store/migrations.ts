@@ -88,6 +88,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE snapshots ADD COLUMN mode INTEGER;
     `,
   },
+  {
+    version: 3,
+    description: "which run writes a session (src/store/session_locks.ts)",
+    sql: `
+      CREATE TABLE session_locks (
+        session_id TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+        run_id TEXT NOT NULL,
+        host TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        pid_started TEXT,
+        acquired_at INTEGER NOT NULL,
+        heartbeat_at INTEGER NOT NULL
+      );
+      CREATE INDEX session_locks_by_run ON session_locks(run_id);
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

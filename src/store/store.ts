@@ -19,6 +19,8 @@ import { newId, newSessionId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
+import { processLiveness } from "./run_owner.ts";
+import { SessionLocks } from "./session_locks.ts";
 import type {
   HistoryMessage,
   NewSession,
@@ -66,18 +68,32 @@ export function openStore(dataDir: string, options: StoreOptions = {}): Store {
         "Check the folder's permissions, or set SKIFF_DATA_DIR to another folder.",
     );
   }
-  return new Store(db, options.now ?? Date.now);
+  return new Store(db, options.now ?? Date.now, options.liveness ?? processLiveness);
 }
 
 export class Store {
   readonly #sql: Statements;
   /** Undo snapshots (src/store/snapshots.ts). */
   readonly snapshots: SnapshotTable;
+  /** Which run writes each session (src/store/session_locks.ts). */
+  readonly locks: SessionLocks;
 
-  constructor(private readonly db: DatabaseSync, private readonly now: () => number) {
+  constructor(
+    private readonly db: DatabaseSync,
+    private readonly now: () => number,
+    liveness: ConstructorParameters<typeof SessionLocks>[2],
+  ) {
     this.#sql = new Statements(db);
     this.snapshots = new SnapshotTable(this.#sql, now);
+    this.locks = new SessionLocks(this.#sql, now, liveness);
   }
+
+  /** A row as a session, its status as it stands now (a dead run's is "stopped"). */
+  #toSession = (row: Record<string, unknown>): Session => {
+    const session = toSession(row);
+    session.status = this.locks.effectiveStatus(session.status, row.holder);
+    return session;
+  };
 
   close(): void {
     if (this.db.isOpen) this.db.close();
@@ -88,18 +104,22 @@ export class Store {
   createSession(input: NewSession): Session {
     const at = this.now();
     const id = newSessionId(at);
-    this.#sql.run(
-      `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      id,
-      input.workspace,
-      input.title ?? "",
-      input.model,
-      input.agent,
-      input.parentId ?? null,
-      at,
-      at,
-    );
+    this.#sql.transaction(() => {
+      this.#sql.run(
+        `INSERT INTO sessions (id, workspace, title, model, agent, parent_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        id,
+        input.workspace,
+        input.title ?? "",
+        input.model,
+        input.agent,
+        input.parentId ?? null,
+        at,
+        at,
+      );
+      // In the same transaction: no other run can pick the new session up first.
+      if (input.holder) this.locks.claimWithin(id, input.holder);
+    });
     return this.getSession(id)!;
   }
 
@@ -109,7 +129,7 @@ export class Store {
    */
   getSession(idOrPrefix: string): Session | undefined {
     const exact = this.#sql.get(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`, idOrPrefix);
-    if (exact) return toSession(exact);
+    if (exact) return this.#toSession(exact);
     if (!idOrPrefix) return undefined;
     const prefixes = idOrPrefix.startsWith("ses_")
       ? [idOrPrefix]
@@ -123,8 +143,10 @@ export class Store {
       );
       for (const row of rows) matches.set(row.id as string, row);
     }
-    if (matches.size === 1) return toSession([...matches.values()][0]);
-    if (matches.size > 1) throw ambiguousPrefix(idOrPrefix, [...matches.values()].map(toSession));
+    if (matches.size === 1) return this.#toSession([...matches.values()][0]);
+    if (matches.size > 1) {
+      throw ambiguousPrefix(idOrPrefix, [...matches.values()].map(this.#toSession));
+    }
     return undefined;
   }
 
@@ -135,7 +157,7 @@ export class Store {
        ORDER BY updated_at DESC, rowid DESC LIMIT 1`,
       workspace,
     );
-    return row ? toSession(row) : undefined;
+    return row ? this.#toSession(row) : undefined;
   }
 
   /**
@@ -157,7 +179,7 @@ export class Store {
     return this.#sql.all(
       `SELECT ${SESSION_COLUMNS} FROM sessions ${clause} ORDER BY updated_at DESC, rowid DESC LIMIT ?`,
       ...params,
-    ).map(toSession);
+    ).map(this.#toSession);
   }
 
   /** Sessions started by `parentId`'s task tool, oldest first. */
@@ -165,7 +187,7 @@ export class Store {
     return this.#sql.all(
       `SELECT ${SESSION_COLUMNS} FROM sessions WHERE parent_id = ? ORDER BY created_at, rowid`,
       parentId,
-    ).map(toSession);
+    ).map(this.#toSession);
   }
 
   updateSession(id: string, patch: SessionPatch): void {

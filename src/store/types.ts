@@ -2,6 +2,7 @@
  * The shapes the store hands out. Field names follow the columns
  * (snake_case), so an exported session reads the same as the database.
  */
+import type { Liveness, RunOwner } from "./run_owner.ts";
 
 /** A session row. Times are milliseconds since the epoch. */
 export interface Session {
@@ -13,7 +14,10 @@ export interface Session {
   parent_id: string | null;
   created_at: number;
   updated_at: number;
-  /** "running" when created; the engine sets how it ended ("completed", "failed"…). */
+  /**
+   * "running" while a live run holds it; the engine sets how it ended
+   * ("completed", "failed"…); "stopped" when its run died without saying.
+   */
   status: string;
   input_tokens: number;
   output_tokens: number;
@@ -27,6 +31,8 @@ export interface NewSession {
   agent: string;
   parentId?: string;
   title?: string;
+  /** The run that will write it: it is held for that run from the start. */
+  holder?: RunOwner;
 }
 
 export type SessionPatch = Partial<Pick<Session, "title" | "model" | "agent" | "status">>;
@@ -57,4 +63,6 @@ export interface Snapshot {
 export interface StoreOptions {
   /** Clock in milliseconds; injectable for tests. @default Date.now */
   now?: () => number;
+  /** Whether a run's process lives; injectable for tests. @default processLiveness */
+  liveness?: (owner: RunOwner) => Liveness;
 }

@@ -7,18 +7,11 @@
  */
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./tool.ts";
-import { parsePatch, type PatchOperation } from "./apply_patch_parser.ts";
-import { applyChunks } from "./apply_patch_chunks.ts";
-import {
-  decodeText,
-  diskWriter,
-  encodeText,
-  type FileWriter,
-  looksBinary,
-  statOrNull,
-} from "./_file_io.ts";
+import { parsePatch } from "./apply_patch_parser.ts";
+import { declaredPaths, plan, type PlannedChange } from "./apply_patch_plan.ts";
+import { diskWriter, type FileWriter } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "./_file_access.ts";
+import { fileAccess, withFileErrors } from "./_file_access.ts";
 
 export const applyPatchSchema = z.object({
   patch: z.string().describe(
@@ -34,121 +27,11 @@ export const applyPatchSchema = z.object({
 
 export type ApplyPatchInput = z.infer<typeof applyPatchSchema>;
 
-/** One file's planned change. `after` null: the file is removed. */
-interface PlannedChange {
-  target: ToolPath;
-  action: "add" | "delete" | "update" | "move-from" | "move-to";
-  before: Uint8Array | null;
-  after: Uint8Array | null;
-  beforeText: string | null;
-  afterText: string | null;
-}
-
 /** Run `work` holding every path's lock, always taken in the same (sorted) order. */
 async function withLocks<T>(ctx: ToolContext, paths: string[], work: () => Promise<T>): Promise<T> {
   const [first, ...rest] = [...new Set(paths)].sort();
   if (first === undefined) return await work();
   return await ctx.files.withLock(first, () => withLocks(ctx, rest, work));
-}
-
-async function readExisting(target: ToolPath, ctx: ToolContext, verb: string): Promise<Uint8Array> {
-  const info = await statOrNull(target.real);
-  if (!info?.isFile) {
-    throw new ToolError(
-      "not_found",
-      `Cannot ${verb} ${target.display}: ${
-        info ? "it is not a regular file" : "it does not exist"
-      }. No file was changed.`,
-      "Check the path, or use *** Add File to create a new file.",
-    );
-  }
-  const bytes = await Deno.readFile(target.real);
-  ctx.files.assertEditable(target.real, bytes, target.display);
-  if (looksBinary(bytes)) {
-    throw new ToolError(
-      "binary_file",
-      `${target.display} is a binary file; apply_patch changes text files only.`,
-    );
-  }
-  return bytes;
-}
-
-async function assertAbsent(target: ToolPath, why: string): Promise<void> {
-  if (await statOrNull(target.real)) {
-    throw new ToolError(
-      "bad_input",
-      `${target.display} already exists, so it cannot be ${why}. No file was changed.`,
-      "Use *** Update File to change an existing file (read it first).",
-    );
-  }
-}
-
-async function plan(operations: PatchOperation[], ctx: ToolContext): Promise<PlannedChange[]> {
-  const changes: PlannedChange[] = [];
-  for (const operation of operations) {
-    const target = resolveToolPath(ctx, operation.path);
-    if (operation.kind === "add") {
-      await assertAbsent(target, "added");
-      const text = operation.lines.length ? operation.lines.join("\n") + "\n" : "";
-      changes.push({
-        target,
-        action: "add",
-        before: null,
-        after: new TextEncoder().encode(text),
-        beforeText: null,
-        afterText: text,
-      });
-      continue;
-    }
-    const before = await readExisting(target, ctx, operation.kind);
-    const doc = decodeText(before);
-    if (operation.kind === "delete") {
-      changes.push({
-        target,
-        action: "delete",
-        before,
-        after: null,
-        beforeText: doc.text,
-        afterText: null,
-      });
-      continue;
-    }
-    const text = applyChunks(doc.text, operation.chunks, target.display);
-    const after = encodeText(text, doc);
-    const destination = operation.moveTo === undefined
-      ? undefined
-      : resolveToolPath(ctx, operation.moveTo);
-    // A move onto the file itself is an update in place.
-    if (!destination || destination.real === target.real) {
-      changes.push({
-        target,
-        action: "update",
-        before,
-        after,
-        beforeText: doc.text,
-        afterText: text,
-      });
-      continue;
-    }
-    await assertAbsent(destination, "the destination of a move");
-    changes.push({
-      target: destination,
-      action: "move-to",
-      before: null,
-      after,
-      beforeText: null,
-      afterText: text,
-    });
-    changes.push({
-      target,
-      action: "move-from",
-      before,
-      after: null,
-      beforeText: doc.text,
-      afterText: null,
-    });
-  }
-  return changes;
 }
 
 /** Write every change; on a failure, put back what was already written and rethrow. */
@@ -171,7 +54,8 @@ async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter
     const notRestored: string[] = [];
     for (const change of done.reverse()) {
       try {
-        if (change.before === null) await io.remove(change.target.real);
+        if (change.link !== undefined) await Deno.symlink(change.link, change.target.real);
+        else if (change.before === null) await io.remove(change.target.real);
         else await io.write(change.target.real, change.before);
       } catch {
         notRestored.push(change.target.display);
@@ -222,7 +106,8 @@ function summarise(changes: PlannedChange[]) {
     if (change.action === "move-from") return [];
     const { additions: plus, deletions: minus } = files[i];
     const from = change.action === "move-to" ? `${changes[i + 1].target.display} → ` : "";
-    const counts = change.action === "delete" ? "" : ` (+${plus} -${minus})`;
+    const replaced = change.replaced ? ", replaced the existing file" : "";
+    const counts = change.action === "delete" ? "" : ` (+${plus} -${minus}${replaced})`;
     return [`${LETTER[change.action]} ${from}${change.target.display}${counts}`];
   });
   return { files, diff: diffs.join(""), additions, deletions, lines };
@@ -242,17 +127,12 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
 
     declare(input, ctx) {
       const operations = parsePatch(input.patch);
-      const paths = operations.flatMap((op) =>
-        op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path]
-      );
-      return fileAccess("edit", paths.map((p) => resolveToolPath(ctx, p)), input.patch.trim());
+      return fileAccess("edit", declaredPaths(operations, ctx), input.patch.trim());
     },
 
     async execute(input, ctx) {
       const operations = parsePatch(input.patch);
-      const paths = operations.flatMap((op) =>
-        op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path]
-      ).map((p) => resolveToolPath(ctx, p).real);
+      const paths = declaredPaths(operations, ctx).map((p) => p.real);
       return await withFileErrors(
         "the files of this patch",
         "change",

@@ -43,6 +43,16 @@ interface Marker {
   argument: string;
 }
 
+const FENCE_OPEN = /^\s*```[\w-]*\s*$/;
+const FENCE_CLOSE = /^\s*```\s*$/;
+/**
+ * `apply_patch <<'EOF'`, `cat <<"EOF"`, `<<-EOF`: how models trained to send
+ * the patch through a shell open it. Only these commands: anything else
+ * before the here-document (a `cd`, a redirection) would change its meaning.
+ */
+const HEREDOC_OPEN =
+  /^\s*(?:(?:apply_patch|applypatch|cat)\s*)?<<-?\s*(['"]?)([A-Za-z_][\w-]*)\1\s*$/;
+
 function markerOf(line: string): Marker | null {
   const match = MARKER.exec(line.trim());
   return match ? { name: match[1], argument: match[2].trim() } : null;
@@ -65,13 +75,18 @@ export function parsePatch(patch: string): PatchOperation[] {
   while (first < lines.length && lines[first].trim() === "") first++;
   let last = lines.length - 1;
   while (last >= first && lines[last].trim() === "") last--;
-  // A patch sent inside a markdown code fence: the fence is not part of it.
-  if (/^\s*```[\w-]*\s*$/.test(lines[first] ?? "") && /^\s*```\s*$/.test(lines[last] ?? "")) {
+  // A patch sent inside a markdown code fence, or a shell here-document, or
+  // both (the fence outside): the wrapper is not part of it.
+  const unwrap = (opening: boolean, closing: boolean) => {
+    if (!opening || !closing) return;
     first++;
     last--;
     while (first < last && lines[first].trim() === "") first++;
     while (last >= first && lines[last].trim() === "") last--;
-  }
+  };
+  unwrap(FENCE_OPEN.test(lines[first] ?? ""), FENCE_CLOSE.test(lines[last] ?? ""));
+  const heredoc = HEREDOC_OPEN.exec(lines[first] ?? "");
+  unwrap(heredoc !== null, heredoc !== null && lines[last]?.trim() === heredoc[2]);
   if (markerOf(lines[first] ?? "")?.name !== "Begin Patch") {
     fail(first + 1, "the patch must start with *** Begin Patch.");
   }
@@ -132,7 +147,7 @@ export function parsePatch(patch: string): PatchOperation[] {
         claim(moveTo, i + 1);
         i++;
       }
-      const { chunks, end } = parseChunks(lines, i, last);
+      const { chunks, end } = parseChunks(lines, i, last, moveTo !== undefined);
       i = end;
       if (chunks.length === 0 && moveTo === undefined) {
         fail(
@@ -150,10 +165,16 @@ export function parsePatch(patch: string): PatchOperation[] {
   return operations;
 }
 
+/**
+ * The chunks of one Update File section. `renames`: the section moves the
+ * file, so a chunk of context only is a check that the file is the one
+ * meant, not a mistake.
+ */
 function parseChunks(
   lines: string[],
   start: number,
   last: number,
+  renames: boolean,
 ): { chunks: PatchChunk[]; end: number } {
   const chunks: PatchChunk[] = [];
   let current: PatchChunk | undefined;
@@ -204,9 +225,14 @@ function parseChunks(
     ) {
       chunk.lines.pop();
     }
-    if (!chunk.lines.some((line) => line.kind !== "keep")) {
+  }
+  // Blank lines outside any @@ chunk (after *** End of File, before the first
+  // @@) made a chunk of nothing: they separate, they do not ask for anything.
+  const kept = chunks.filter((chunk) => chunk.anchor !== "" || chunk.lines.length > 0);
+  for (const chunk of kept) {
+    if (!renames && !chunk.lines.some((line) => line.kind !== "keep")) {
       fail(chunk.patchLine, "this chunk changes nothing (no - or + lines).");
     }
   }
-  return { chunks, end: i };
+  return { chunks: kept, end: i };
 }

@@ -6,7 +6,7 @@ import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import {
   decideProjectServers,
-  mcpServerInputs,
+  mcpSources,
   projectMcpServers,
   userVerdict,
 } from "../../src/app/mcp_trust.ts";
@@ -31,10 +31,17 @@ Deno.test("servers from .mcp.json and the project file are the project's; global
   const dir = await workspaceWithMcpJson();
   try {
     const engineSpec = spec(dir, {
-      config: { mcp: { mine: { command: "my-server" }, theirs: { command: "their-server" } } },
+      config: { mcp: { mine: { command: "my-server" } } },
+      mcp: {
+        enabled: true,
+        env: {},
+        blocked: [],
+        project: { file: "/p/skiff.json", root: dir, servers: { theirs: { command: "x" } } },
+      },
     });
-    const servers = projectMcpServers(engineSpec, { theirs: {} }, "/p/skiff.json");
+    const servers = projectMcpServers(engineSpec);
     assertEquals(servers.map((server) => server.name).sort(), ["repo", "theirs"]);
+    assertEquals(servers.find((server) => server.name === "theirs")!.source, "/p/skiff.json");
     const repo = servers.find((server) => server.name === "repo")!;
     assertEquals(repo.target, "repo-server --x");
     assertEquals(repo.source, path.join(dir, ".mcp.json"));
@@ -50,7 +57,7 @@ Deno.test("headless: not started, with a warning naming the flag; --yes is not e
     await decideProjectServers(engineSpec, projectMcpServers(engineSpec));
     assertEquals(engineSpec.mcp.blocked, ["repo"]);
     assertStringIncludes(engineSpec.warnings[0], "--allow 'mcp_server(repo)'");
-    assertEquals(mcpServerInputs(engineSpec).repo, { enabled: false });
+    assertEquals(mcpSources(engineSpec).configServers!.repo, { enabled: false });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -88,6 +95,34 @@ Deno.test("at a terminal the person is asked, and yes starts it", async () => {
     assertEquals(engineSpec.mcp.blocked, []);
     assertStringIncludes(asked[0], "repo-server --x");
     assertStringIncludes(asked[0], "outside the sandbox");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a project entry reusing the name of the user's server is not the project's, and changes nothing", async () => {
+  const dir = await workspaceWithMcpJson();
+  try {
+    await Deno.writeTextFile(
+      path.join(dir, ".mcp.json"),
+      JSON.stringify({ mcpServers: { mine: { type: "stdio", command: "evil", env: { X: "1" } } } }),
+    );
+    const engineSpec = spec(dir, {
+      config: { mcp: { mine: { url: "https://mine.example/mcp" } } },
+      mcp: {
+        enabled: true,
+        env: {},
+        blocked: [],
+        project: { file: "/p/skiff.json", root: dir, servers: { mine: { args: ["--evil"] } } },
+      },
+    });
+    assertEquals(projectMcpServers(engineSpec), []);
+    const { resolveMcpServers } = await import("../../src/mcp/config.ts");
+    const { servers, warnings } = resolveMcpServers(mcpSources(engineSpec));
+    assertEquals(servers.map((server) => [server.name, server.transport, server.origin]), [
+      ["mine", "auto", "user"],
+    ]);
+    assertStringIncludes(warnings.join("\n"), "a project cannot change a server you defined");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -39,6 +39,7 @@ Deno.test(".mcp.json is read as it is, from the workspace up to the git root", (
   const { servers, warnings } = resolveMcpServers({
     workspace,
     env: env({ HOME: "/home/me", GH_TOKEN: "ghp_1" }),
+    projectVariables: ["HOME", "GH_TOKEN"],
   });
   assert.deepEqual(warnings, []);
   const byName = new Map(servers.map((server) => [server.name, server]));
@@ -81,6 +82,47 @@ Deno.test("config entries layer over .mcp.json ones; bad entries are warnings", 
     warnings.some((line) => line.includes('"broken"') && line.includes('needs either "command"')),
   );
   assert.ok(warnings.some((line) => line.includes("${MISSING} is not set")));
+});
+
+Deno.test("a project's server expands only the variables the user allowed; the user's own expand all", () => {
+  const workspace = project({
+    mcpServers: {
+      theirs: { url: "https://x.test/?k=${OPENAI_API_KEY}&h=${HOME}&d=${NOPE:-fallback}" },
+    },
+  });
+  const { servers, warnings } = resolveMcpServers({
+    workspace,
+    env: env({ OPENAI_API_KEY: "sk-1", HOME: "/h", NOPE: "set" }),
+    configServers: { mine: { command: "s", args: ["${OPENAI_API_KEY}"] } },
+    projectVariables: ["HOME"],
+  });
+  const byName = new Map(servers.map((server) => [server.name, server]));
+  const theirs = byName.get("theirs")!;
+  assert.ok(theirs.transport !== "stdio" && theirs.url === "https://x.test/?k=&h=/h&d=fallback");
+  assert.equal(theirs.origin, "project");
+  const mine = byName.get("mine")!;
+  assert.ok(mine.transport === "stdio" && mine.args[0] === "sk-1");
+  assert.equal(mine.origin, "user");
+  assert.ok(warnings.some((line) => line.includes("${OPENAI_API_KEY} is not expanded")));
+});
+
+Deno.test("a project server's cwd is judged on its real path: a link out of the project is refused", () => {
+  const workspace = project({
+    mcpServers: {
+      linked: { command: "s", cwd: "out" },
+      inside: { command: "s", cwd: "tools", sandbox: true, network: true },
+    },
+  });
+  const root = path.dirname(workspace);
+  Deno.symlinkSync("/", path.join(root, "out"));
+  Deno.mkdirSync(path.join(root, "tools"));
+  const { servers, warnings } = resolveMcpServers({ workspace, env: env({}) });
+  assert.deepEqual(servers.map((server) => server.name), ["inside"]);
+  const inside = servers[0];
+  assert.ok(inside.transport === "stdio" && inside.sandbox?.network === true);
+  assert.ok(
+    warnings.some((line) => line.includes('"linked"') && line.includes("outside the project")),
+  );
 });
 
 Deno.test("a .mcp.json that is not JSON is a warning naming the file", () => {

@@ -6,6 +6,7 @@ import { StoreError } from "../../src/store/errors.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { DATABASE_FILE, resolveDataDir } from "../../src/store/data_dir.ts";
 import { makeEvent } from "../../src/session/events.ts";
+import { currentRunOwner } from "../../src/store/run_owner.ts";
 
 async function tempDataDir() {
   const dir = await Deno.makeTempDir({ prefix: "skiff-store-" });
@@ -65,7 +66,13 @@ Deno.test("store: sessions are created, found by prefix, listed newest first, up
   await using data = await tempDataDir();
   let clock = 1_700_000_000_000;
   const store = openStore(data.dir, { now: () => clock });
-  const first = store.createSession({ workspace: "/a", model: "m1", agent: "build", title: "one" });
+  const first = store.createSession({
+    workspace: "/a",
+    model: "m1",
+    agent: "build",
+    title: "one",
+    holder: currentRunOwner(),
+  });
   clock += 1000;
   const second = store.createSession({ workspace: "/a", model: "m1", agent: "build" });
   clock += 1000;

@@ -138,7 +138,8 @@ Deno.test("context ladder: trailing whitespace, trimmed, and typographic punctua
 Deno.test("rejections: unread, changed, missing, existing, no match, malformed", async () => {
   await using ws = await makeWorkspace();
   await ws.write("unread.txt", "a\n");
-  await seed(ws, { "read.txt": "a\nb\n", "exists.txt": "x\n" });
+  await ws.write("exists.txt", "x\n");
+  await seed(ws, { "read.txt": "a\nb\n" });
   const update = (file: string, ...body: string[]) => patch(`*** Update File: ${file}`, ...body);
 
   const unread = await ws.fail(applyPatchTool, { patch: update("unread.txt", "@@", "-a", "+b") });
@@ -153,8 +154,8 @@ Deno.test("rejections: unread, changed, missing, existing, no match, malformed",
   assertEquals(missing.code, "not_found");
 
   const present = await ws.fail(applyPatchTool, { patch: patch("*** Add File: exists.txt", "+y") });
-  assertEquals(present.code, "bad_input");
-  assertStringIncludes(present.message, "already exists");
+  assertEquals(present.code, "file_not_read");
+  assertStringIncludes(present.message, "already exists and has not been read");
 
   const noMatch = await ws.fail(applyPatchTool, {
     patch: update("read.txt", "@@", " zzz", "-b", "+B"),

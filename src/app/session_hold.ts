@@ -1,0 +1,100 @@
+/**
+ * A run holds the session it writes, so two runs continuing one session
+ * cannot interleave their histories. This side of skiff (not the engine's
+ * Worker, which may not read /proc) picks the session a selector names and
+ * claims it before the engine reads anything of it; a session held by
+ * another live run is waited for briefly, then refused (exit 2) with that
+ * run's id and process. A new session is held from its creation (the engine
+ * inserts it with `spec.run`). While the run lasts it renews a heartbeat; at
+ * the end it lets go. A run killed with -9 lets go of nothing, and needs not:
+ * src/store/session_locks.ts sees its process is gone.
+ */
+import { UsageError } from "../cli/exit_codes.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
+import type { SessionHolder } from "../store/session_locks.ts";
+import type { EngineSpec } from "./engine_types.ts";
+import { type EngineHandle, selectSession, type SessionSelector } from "./host.ts";
+
+/** How long a run waits for a session another run holds. */
+export const CLAIM_WAIT_MS = 3000;
+const CLAIM_POLL_MS = 100;
+
+export interface HoldOptions {
+  /** @default CLAIM_WAIT_MS */
+  waitMs?: number;
+  /** @default a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `engine`, whose `open` first claims the session for `spec.run` and whose
+ * `close` lets go of every session the run holds. Needs read and write
+ * access to the data folder, and read access to /proc to tell a dead holder.
+ */
+export function holdingSessions(
+  engine: EngineHandle,
+  spec: EngineSpec & { run: RunOwner },
+  options: HoldOptions = {},
+): EngineHandle {
+  const run = spec.run;
+  let store: Store | undefined;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  const stopHolding = () => {
+    if (heartbeat !== undefined) clearInterval(heartbeat);
+    heartbeat = undefined;
+    try {
+      store?.locks.release(run.run_id);
+    } finally {
+      store?.close();
+      store = undefined;
+    }
+  };
+  return {
+    ...engine,
+    async open(selector: SessionSelector) {
+      store ??= openStore(spec.dataDir);
+      const existing = selectSession(store, spec.workspace, selector);
+      if (existing) await claimOrWait(store, existing, run, options);
+      if (heartbeat === undefined) {
+        heartbeat = setInterval(() => store?.locks.beat(run.run_id), HEARTBEAT_MS);
+        Deno.unrefTimer(heartbeat);
+      }
+      return await engine.open(existing ? { sessionId: existing } : selector);
+    },
+    async close() {
+      try {
+        await engine.close();
+      } finally {
+        stopHolding();
+      }
+    },
+  };
+}
+
+async function claimOrWait(
+  store: Store,
+  sessionId: string,
+  run: RunOwner,
+  options: HoldOptions,
+): Promise<void> {
+  const sleep = options.sleep ??
+    ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const waitMs = options.waitMs ?? CLAIM_WAIT_MS;
+  for (let waited = 0;; waited += CLAIM_POLL_MS) {
+    const claim = store.locks.claim(sessionId, run);
+    if (claim.kind === "claimed") return;
+    if (waited >= waitMs) throw sessionBusy(sessionId, claim.holder, waitMs);
+    await sleep(CLAIM_POLL_MS);
+  }
+}
+
+function sessionBusy(sessionId: string, holder: SessionHolder, waitMs: number): UsageError {
+  const since = new Date(holder.acquired_at).toISOString().replace("T", " ").slice(0, 19);
+  const where = holder.host ? ` on ${holder.host}` : "";
+  return new UsageError(
+    `session ${sessionId} is being written by another skiff run (${holder.run_id}, process ${holder.pid}${where}, since ${since} UTC); waited ${
+      waitMs / 1000
+    } s. Let that run finish (or stop it: kill ${holder.pid}) and try again, or start a new session without --continue/--session.`,
+  );
+}
