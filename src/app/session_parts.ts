@@ -92,6 +92,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     workspace: spec.workspace,
     configDir: spec.configDir,
     configAgents: config.agent,
+    untrustedProject: spec.projectTrusted === false,
   });
   if (spec.depth === 0) warnings.push(...loadedAgents.warnings);
   const agent = pickAgent(loadedAgents.agents, spec.agent, spec.depth);
