@@ -222,13 +222,15 @@ function unreadable(file: string, error: unknown): string {
  * Merge layers in order. Objects merge key by key. An MCP server entry with
  * a `command` or `url` replaces the earlier one whole (half of a stdio entry
  * and half of a remote one would be neither); an entry with settings only
- * (`{"enabled": false}`) changes the earlier one. `sandbox.addDirs` and
- * `sandbox.env` collect entries from every layer.
+ * (`{"enabled": false}`) changes the earlier one. `sandbox.addDirs`,
+ * `sandbox.env` and `sandbox.protect` collect entries from every layer (a
+ * project's list of protected files adds to the user's, never replaces it).
  */
 export function mergeLayers(configs: Config[]): Config {
   let merged: Config = {};
   const addDirs: string[] = [];
   const envNames: string[] = [];
+  const protect: string[] = [];
   for (const config of configs) {
     const { mcp, ...rest } = config;
     merged = deepMerge(merged, rest);
@@ -242,9 +244,11 @@ export function mergeLayers(configs: Config[]): Config {
     }
     addDirs.push(...config.sandbox?.addDirs ?? []);
     envNames.push(...config.sandbox?.env ?? []);
+    protect.push(...config.sandbox?.protect ?? []);
   }
   if (addDirs.length) merged.sandbox = { ...merged.sandbox, addDirs: [...new Set(addDirs)] };
   if (envNames.length) merged.sandbox = { ...merged.sandbox, env: [...new Set(envNames)] };
+  if (protect.length) merged.sandbox = { ...merged.sandbox, protect: [...new Set(protect)] };
   return merged;
 }
 

@@ -1,6 +1,8 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { mergeLayers } from "../../src/config/load.ts";
+import { ConfigSchema } from "../../src/config/schema.ts";
 import { CODE_PATHS, codePathProblem, matchingCodePath } from "../../src/sandbox/code_paths.ts";
 
 function git(args: string[], cwd: string): void {
@@ -141,4 +143,15 @@ Deno.test("code paths: matched at any depth, first name literal, errors say what
   assertStringIncludes(codePathProblem("*.sh") ?? "", "plain name");
   assertStringIncludes(codePathProblem("../x") ?? "", "relative path");
   assertStringIncludes(codePathProblem("a/**/b") ?? "", "may only stand last");
+});
+
+Deno.test("config: a project's sandbox.protect adds to the user's list, and a bad pattern says what to write", () => {
+  const merged = mergeLayers([
+    { sandbox: { protect: ["Makefile"] } },
+    { sandbox: { protect: ["deploy/**"] } },
+  ]);
+  assertEquals(merged.sandbox?.protect, ["Makefile", "deploy/**"]);
+  const parsed = ConfigSchema.safeParse({ sandbox: { protect: ["*.sh"] } });
+  assert(!parsed.success);
+  assertStringIncludes(JSON.stringify(parsed.error.issues), "must start with a plain name");
 });
