@@ -132,6 +132,18 @@ class Walk {
         );
         break;
       case "command_substitution":
+        // Inside backticks, \` opens a nested substitution tree-sitter-bash does not see.
+        if (node.text.startsWith("`") && node.text.includes("\\`")) {
+          this.unsure.add("backticks are nested inside backticks");
+          this.#parseAgain(
+            node.text.slice(1, -1).replace(/\\([`$\\])/g, "$1"),
+            depth,
+            node.startIndex,
+          );
+        }
+        childDepth = depth + 1;
+        childArithmetic = false;
+        break;
       case "process_substitution":
         childDepth = depth + 1;
         childArithmetic = false;
@@ -149,8 +161,8 @@ class Walk {
         }
         return;
       }
-      case "heredoc_body":
-        this.#backticksInHeredoc(node, depth);
+      case "heredoc_redirect":
+        this.#heredoc(node, depth);
         break;
       case "c_style_for_statement":
         for (const child of node.namedChildren) {
@@ -192,34 +204,63 @@ class Walk {
     this.#add(text, words, depth, node.startIndex);
   }
 
-  /** A redirect as the rule table sees it: `<<EOF`, never the here-document's body. */
+  /** A redirect as the rule table sees it: `<<EOF > out`, never the here-document's body. */
   #redirectText(redirect: Node): string {
     if (redirect.type !== "heredoc_redirect") return redirect.text;
-    const start = redirect.namedChildren.find((child) => child?.type === "heredoc_start");
-    return this.source.slice(redirect.startIndex, start?.endIndex ?? redirect.endIndex);
+    const lineEnd = this.source.indexOf("\n", redirect.startIndex);
+    const stop = lineEnd < 0 || lineEnd > redirect.endIndex ? redirect.endIndex : lineEnd;
+    return this.source.slice(redirect.startIndex, stop).trim();
+  }
+
+  /** Commands of `text` read on its own, counted as sitting inside a substitution here. */
+  #parseAgain(text: string, depth: number, start: number): void {
+    const inner = shellSyntax(text);
+    if (!inner) return;
+    for (const command of inner.commands) {
+      this.commands.push({ ...command, depth: depth + 1 + command.depth, start });
+    }
+    for (const reason of inner.unsure) this.unsure.add(reason);
   }
 
   /**
-   * tree-sitter-bash leaves backticks in a here-document's body unparsed, yet
-   * the shell runs them when the delimiter is unquoted: read each one
-   * separately, and ask anyway.
+   * tree-sitter-bash is loose with here-documents: it can take the wrong
+   * delimiter (`<<"E"OF`), miss `$( )` after a tab in a `<<-` body, and it
+   * leaves backticks in a body unparsed. So the delimiter is read again from
+   * the source, the body must end on the very line where `sh` ends it, and
+   * an unquoted body that can run commands is asked about.
    */
-  #backticksInHeredoc(body: Node, depth: number): void {
-    const start = body.parent?.namedChildren.find((child) => child?.type === "heredoc_start");
-    if (!start || /['"\\]/.test(start.text)) return;
-    if (!/(?<!\\)`/.test(body.text)) return;
-    this.unsure.add("a here-document's body runs a command in backticks");
-    for (const match of body.text.matchAll(/(?<!\\)`((?:[^`\\]|\\.)*)`/gs)) {
-      const inner = shellSyntax(match[1]);
-      if (!inner) continue;
-      for (const command of inner.commands) {
-        this.commands.push({
-          ...command,
-          depth: depth + 1 + command.depth,
-          start: body.startIndex,
-        });
-      }
-      for (const reason of inner.unsure) this.unsure.add(reason);
+  #heredoc(redirect: Node, depth: number): void {
+    const source = this.source;
+    const dash = redirect.text.startsWith("<<-");
+    let at = redirect.startIndex + (dash ? 3 : 2);
+    while (source[at] === " " || source[at] === "\t") at++;
+    const word =
+      /^(?:[^\s;&|<>()'"\\]|\\.|'[^']*'|"(?:[^"\\]|\\.)*")+/s.exec(source.slice(at))?.[0] ??
+        "";
+    const delimiter = word.replace(/'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)/gs, "$1$2$3");
+    const end = redirect.namedChildren.find((child) => child?.type === "heredoc_end");
+    if (!word) this.unsure.add("skiff cannot read a here-document's delimiter");
+    if (!word || !end || end.isMissing) return; // a missing end is reported as a parse error
+    const bodyStart = source.indexOf("\n", at) + 1;
+    const endLineStart = source.lastIndexOf("\n", end.startIndex - 1) + 1;
+    const endLineStop = source.indexOf("\n", end.endIndex);
+    const endLine = source.slice(endLineStart, endLineStop < 0 ? undefined : endLineStop);
+    const body = bodyStart > 0 && bodyStart <= endLineStart
+      ? source.slice(bodyStart, endLineStart)
+      : "";
+    const strip = (line: string) => dash ? line.replace(/^\t+/, "") : line;
+    if (
+      bodyStart === 0 || strip(endLine) !== delimiter ||
+      body.split("\n").slice(0, -1).some((line) => strip(line) === delimiter)
+    ) {
+      this.unsure.add(`skiff cannot tell where the here-document ${word} ends`);
+    }
+    if (/['"\\]/.test(word)) return; // a quoted delimiter: the body is plain text
+    if (/`|\$[([]|\$\{(?!#?[A-Za-z_][A-Za-z0-9_]*\})/.test(body)) {
+      this.unsure.add("a here-document's body runs commands ($( ), backticks or ${…})");
+    }
+    for (const match of body.matchAll(/`((?:[^`\\]|\\.)*)`/gs)) {
+      this.#parseAgain(match[1], depth, bodyStart);
     }
   }
 

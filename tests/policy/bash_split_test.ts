@@ -79,6 +79,13 @@ Deno.test("analyzeCommand finds commands a hand-written splitter missed", () => 
     const { commands } = analyzeCommand(command);
     assert(commands.includes(hidden), `${JSON.stringify(command)} → ${JSON.stringify(commands)}`);
   }
+  // The redirect after a here-document's start stays with its command (protected paths).
+  assert(
+    analyzeCommand("cat <<EOF > .git/hooks/x\na\nEOF").commands.includes(
+      "cat <<EOF > .git/hooks/x",
+    ),
+  );
+  assert(analyzeCommand("echo `echo \\`touch a\\``").commands.includes("touch a"));
   // A quoted here-document delimiter means the body is text, not commands.
   assertEquals(analyzeCommand("cat <<'EOF'\n$(rm x)\nEOF"), {
     commands: ["cat <<'EOF'"],
@@ -90,6 +97,10 @@ Deno.test("analyzeCommand fails closed on what it cannot account for", () => {
   const unsure = [
     "git status <<EOF\nrm x",
     "cat <<EOF\n`touch x`\nEOF",
+    "git status <<-EOF\n\t$(touch x)\n\tEOF",
+    "cat <<EOF\nEOFX\ntouch a\nEOF",
+    'cat <<"E"OF\nx\nEOF\ntouch a',
+    "echo `echo \\`touch a\\``",
     "cat <<EOF\n#`touch x\nEOF",
     "echo 'never closed",
     "echo $(",
