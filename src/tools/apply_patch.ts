@@ -36,10 +36,12 @@ async function withLocks<T>(ctx: ToolContext, paths: string[], work: () => Promi
 
 /** Write every change; on a failure, put back what was already written and rethrow. */
 async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter): Promise<void> {
-  // Removals last: a failed write then has fewer steps to undo.
+  // Removals last: a failed write then has fewer steps to undo. Removed links
+  // come very last: the file writer puts back files, not links.
   const ordered = [
     ...changes.filter((c) => c.after !== null),
-    ...changes.filter((c) => c.after === null),
+    ...changes.filter((c) => c.after === null && c.link === undefined),
+    ...changes.filter((c) => c.after === null && c.link !== undefined),
   ];
   const done: PlannedChange[] = [];
   try {
@@ -53,9 +55,12 @@ async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter
     const failed = ordered[done.length];
     const notRestored: string[] = [];
     for (const change of done.reverse()) {
+      if (change.link !== undefined) {
+        notRestored.push(`${change.target.display} (a symbolic link to ${change.link})`);
+        continue;
+      }
       try {
-        if (change.link !== undefined) await Deno.symlink(change.link, change.target.real);
-        else if (change.before === null) await io.remove(change.target.real);
+        if (change.before === null) await io.remove(change.target.real);
         else await io.write(change.target.real, change.before);
       } catch {
         notRestored.push(change.target.display);
@@ -119,8 +124,10 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
     name: "apply_patch",
     description:
       "Change several files in one step with a patch: add, delete, update (with @@ chunks of " +
-      "context, - and + lines) or move files. All files change or none do. Files updated or " +
-      "deleted must have been read in this session and be unchanged since. Context lines are " +
+      "context, - and + lines) or move files. All files change or none do. Files updated, " +
+      "deleted or replaced (by Add File or a move onto them) must have been read in this " +
+      "session and be unchanged since. Deleting or moving a symbolic link acts on the link. " +
+      "Chunks are found after the previous one, else at the one place they match. Context lines are " +
       "matched exactly first, then tolerating whitespace and typographic quote/dash differences; " +
       "kept lines are never rewritten. Prefer edit for a single change in one file.",
     schema: applyPatchSchema,

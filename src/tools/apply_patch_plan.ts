@@ -22,7 +22,7 @@ export interface PlannedChange {
   afterText: string | null;
   /** An add or move that replaced a file already there (read and unchanged). */
   replaced?: boolean;
-  /** The removed path is a symbolic link pointing here; put back as a link on rollback. */
+  /** The removed path is a symbolic link, and this is what it pointed to. */
   link?: string;
 }
 

@@ -165,7 +165,8 @@ export const editTool = defineTool({
     "Replace text in a file you have read in this session. old_string must match the file " +
     "exactly once (copy it from read's output, without the line-number prefix); if it matches " +
     "several places the edit fails and names their lines, so add context. Small whitespace or " +
-    "indentation slips are tolerated and reported. Set replace_all to change every occurrence. " +
+    "indentation slips, read's line-number prefixes and typographic quotes or dashes are " +
+    "tolerated (only into a unique match) and reported. Set replace_all to change every occurrence. " +
     "Use edits for several changes to one file at once (all or nothing). The file's line " +
     "endings, encoding marks and permissions are kept. Fails if the file changed since you read it.",
   schema: editSchema,

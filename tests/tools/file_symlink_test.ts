@@ -96,7 +96,7 @@ Deno.test("write and edit through a symlink change the file it points to and kee
   assertEquals(await ws.readText("target.txt"), "three\n");
 });
 
-Deno.test("apply_patch rolling back a removed symlink puts the link back, not a copy", async () => {
+Deno.test("apply_patch removes links after every other file, so a failed removal leaves the link", async () => {
   await using ws = await makeWorkspace();
   await ws.write("target.txt", "t\n");
   await ws.write("two.txt", "2\n");
@@ -114,7 +114,30 @@ Deno.test("apply_patch rolling back a removed symlink puts the link back, not a 
     patch: patch("*** Delete File: link.txt", "*** Delete File: two.txt"),
   });
   assertStringIncludes(error.message, "restored");
-  assert(await isLink(ws.at("link.txt")), "the link is a link again");
+  assert(await isLink(ws.at("link.txt")), "the link was not touched");
   assertEquals(await Deno.readLink(ws.at("link.txt")), "target.txt");
   assertEquals(await ws.readText("two.txt"), "2\n");
+});
+
+Deno.test("apply_patch names a removed link it could not put back after a later failure", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("target.txt", "t\n");
+  await Deno.symlink("target.txt", ws.at("a-link.txt"));
+  await Deno.symlink("target.txt", ws.at("b-link.txt"));
+  await ws.run(readTool, { file_path: "a-link.txt" });
+  const failing: FileWriter = {
+    write: diskWriter.write,
+    async remove(file) {
+      if (file.endsWith("b-link.txt")) throw new Error("device busy");
+      await diskWriter.remove(file);
+    },
+  };
+  const error = await ws.fail(createApplyPatchTool(failing), {
+    patch: patch("*** Delete File: a-link.txt", "*** Delete File: b-link.txt"),
+  });
+  assertStringIncludes(
+    error.message,
+    "Could not restore: a-link.txt (a symbolic link to target.txt)",
+  );
+  assertEquals(await ws.readText("target.txt"), "t\n");
 });
