@@ -89,11 +89,7 @@ Deno.test({
           bash(`printf '[core]\\n\\tfsmonitor = touch ran\\n' >> vendor/lib/.git/config`),
         ],
       },
-      {
-        toolCalls: [bash(
-          `cp -r .git evil && printf '${HOOK}' > evil/hooks/pre-commit && printf '../evil\\n' > .git/commondir`,
-        )],
-      },
+      { toolCalls: [bash(`printf '../evil\\n' > .git/commondir; cat .git/commondir`)] },
       { toolCalls: [bash(`printf '${HOOK}' > .git/modules/lib/hooks/post-checkout`)] },
       { toolCalls: [bash(`mkdir -p .git/hooks && printf '${HOOK}' > .git/hooks/pre-commit`)] },
       {
