@@ -196,7 +196,8 @@ Deno.test("bad input: old_string without new_string, nothing at all", async () =
 
 Deno.test("edit refuses a binary file", async () => {
   await using ws = await makeWorkspace();
-  await ws.write("b.bin", new Uint8Array([0x41, 0, 0x42, 0]));
+  // NUL bytes in both even and odd places: not UTF-16 text, not any text.
+  await ws.write("b.bin", new Uint8Array([0x41, 0, 0, 0x42, 0, 0x01, 0x02, 0x89, 0xff, 0]));
   ws.ctx.files.markRead(ws.at("b.bin"), await Deno.readFile(ws.at("b.bin")));
   assertEquals(
     (await ws.fail(editTool, { file_path: "b.bin", old_string: "A", new_string: "C" })).code,
