@@ -5,24 +5,18 @@
  * rename), so a crash or a full disk never leaves half a file behind.
  *
  * Tools edit the LF form of a file (`TextDocument.text`) and hand it back to
- * `encodeText`, which restores the original endings and BOM.
+ * `encodeText`, which restores the original endings, BOM and encoding
+ * (src/tools/_text_encoding.ts).
  */
 import * as path from "node:path";
 
-/** How a text file is laid out on disk, beyond its characters. */
-export interface TextDocument {
-  /** Content with the BOM removed and, for a CRLF file, every CRLF turned into LF. */
-  text: string;
-  /** The file started with a UTF-8 byte-order mark. */
-  bom: boolean;
-  /** "\r\n" only when every line break in the file is CRLF; mixed files stay as they are. */
-  eol: "\n" | "\r\n";
-}
-
-const BOM = "\uFEFF";
-// ignoreBOM keeps the mark in the decoded text, so decodeText can see it and put it back.
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const encoder = new TextEncoder();
+export {
+  decodeText,
+  detectEol,
+  encodeText,
+  looksBinary,
+  type TextDocument,
+} from "./_text_encoding.ts";
 
 /** The file's bytes, or null when it does not exist. Needs `--allow-read`. */
 export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
@@ -46,30 +40,6 @@ export async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
     }
     throw error;
   }
-}
-
-/** Which line break a file uses: CRLF only when no bare LF appears. */
-export function detectEol(text: string): "\n" | "\r\n" {
-  const crlf = text.split("\r\n").length - 1;
-  if (crlf === 0) return "\n";
-  const lf = text.split("\n").length - 1;
-  return crlf === lf ? "\r\n" : "\n";
-}
-
-export function decodeText(bytes: Uint8Array): TextDocument {
-  let text = decoder.decode(bytes);
-  const bom = text.startsWith(BOM);
-  if (bom) text = text.slice(1);
-  const eol = detectEol(text);
-  if (eol === "\r\n") text = text.replaceAll("\r\n", "\n");
-  return { text, bom, eol };
-}
-
-/** The bytes for `text` (LF form) laid out like `like`: same endings, same BOM. */
-export function encodeText(text: string, like: Pick<TextDocument, "bom" | "eol">): Uint8Array {
-  let out = like.eol === "\r\n" ? text.replaceAll("\r\n", "\n").replaceAll("\n", "\r\n") : text;
-  if (like.bom && !out.startsWith(BOM)) out = BOM + out;
-  return encoder.encode(out);
 }
 
 /** Text the model sent, brought to LF so it compares with `TextDocument.text`. */
@@ -100,29 +70,6 @@ export function countLines(text: string): number {
   if (text === "") return 0;
   const breaks = text.split("\n").length - 1;
   return text.endsWith("\n") ? breaks : breaks + 1;
-}
-
-/**
- * A file is binary when it holds a NUL byte, is not valid UTF-8, or is mostly
- * control characters. Only the first 8 KiB are looked at: enough to tell, and
- * cheap on a huge file.
- */
-export function looksBinary(bytes: Uint8Array): boolean {
-  const sample = bytes.subarray(0, 8192);
-  if (sample.includes(0)) return true;
-  try {
-    // stream: a multi-byte character cut at the sample's edge is not an error.
-    new TextDecoder("utf-8", { fatal: true }).decode(sample, {
-      stream: sample.length < bytes.length,
-    });
-  } catch {
-    return true;
-  }
-  let control = 0;
-  for (const byte of sample) {
-    if (byte < 32 && byte !== 9 && byte !== 10 && byte !== 13 && byte !== 12) control++;
-  }
-  return sample.length > 0 && control / sample.length > 0.1;
 }
 
 /** What the atomic writer needs; a test swaps it to make a write fail halfway. */

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "./tool.ts";
 import { decodeText, linesText, looksBinary, statOrNull } from "./_file_io.ts";
 import { imageInfo } from "./_image_info.ts";
+import { ENCODING_LABELS } from "./_text_encoding.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "./_file_access.ts";
 import { similarity } from "./edit_similarity.ts";
 
@@ -192,15 +193,22 @@ async function readTarget(
     );
   }
   ctx.files.markRead(target.real, bytes);
-  const { text } = decodeText(bytes);
+  const { text, encoding } = decodeText(bytes);
+  // Not UTF-8: say so, so the model knows what it sees and that writes keep it.
+  const encodingNote = encoding === "utf-8"
+    ? ""
+    : `\n(${target.display} is decoded from ${
+      ENCODING_LABELS[encoding]
+    }; edit and write keep that encoding.)`;
+  const encodingMetadata = encoding === "utf-8" ? {} : { encoding };
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   const total = lines.length;
   if (total === 0) {
     return {
-      output: `${target.display} is empty (0 lines).`,
+      output: `${target.display} is empty (0 lines).${encodingNote}`,
       title: target.display,
-      metadata: { lines: 0 },
+      metadata: { lines: 0, ...encodingMetadata },
     };
   }
   const start = input.offset ?? 1;
@@ -229,9 +237,9 @@ async function readTarget(
       shellQuote(target.display)
     } | cut -c ${READ_MAX_LINE_CHARS + 1}-${READ_MAX_LINE_CHARS * 3})`;
   return {
-    output: `${numbered.text}\n\n${footer}${cutNote}`,
+    output: `${numbered.text}\n\n${footer}${cutNote}${encodingNote}`,
     title: `${target.display} (${start}-${last} of ${total})`,
-    metadata: { lines: total, from: start, to: last, more: last < total },
+    metadata: { lines: total, from: start, to: last, more: last < total, ...encodingMetadata },
   };
 }
 
@@ -242,7 +250,8 @@ export const readTool = defineTool({
     "when more remains the result says which offset to continue from. Use offset and limit for " +
     "a part of a large file. Reading a file is required before edit or write may change it. " +
     "A directory path lists its entries (folders end with /). Images are described " +
-    "(format, size, dimensions); other binary files are refused. Line numbers are not part " +
+    "(format, size, dimensions); UTF-16 and Latin-1 text is decoded (the result names the " +
+    "encoding); other binary files are refused. Line numbers are not part " +
     "of the file: leave them out of edit's old_string.",
   schema: readSchema,
 

@@ -5,6 +5,8 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { READ_MAX_LINE_CHARS, readTool } from "../../src/tools/read.ts";
+import { editTool } from "../../src/tools/edit.ts";
+import { writeTool } from "../../src/tools/write.ts";
 import { hashContent } from "../../src/tools/file_ledger.ts";
 import { makeWorkspace } from "./_context.ts";
 
@@ -223,4 +225,89 @@ Deno.test("a file over 50 MiB is too_large, with its size and a way on", async (
     "huge.log is 51.0 MiB (53477376 bytes), more than read handles (at most 50 MiB).",
   );
   assertStringIncludes(error.hint ?? "", "grep");
+});
+
+/** `text` as UTF-16 bytes, little- or big-endian, with or without a BOM. */
+function utf16(text: string, littleEndian: boolean, bom: boolean): Uint8Array {
+  const full = bom ? `\uFEFF${text}` : text;
+  const bytes = new Uint8Array(full.length * 2);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < full.length; i++) view.setUint16(i * 2, full.charCodeAt(i), littleEndian);
+  return bytes;
+}
+
+Deno.test("read decodes UTF-16 (by BOM, or by its NUL bytes) and edit writes it back as UTF-16", async () => {
+  await using ws = await makeWorkspace();
+  const cases = [
+    { name: "le-bom.txt", littleEndian: true, bom: true, label: "UTF-16LE" },
+    { name: "be-bom.txt", littleEndian: false, bom: true, label: "UTF-16BE" },
+    { name: "le-plain.txt", littleEndian: true, bom: false, label: "UTF-16LE" },
+  ];
+  for (const { name, littleEndian, bom, label } of cases) {
+    await ws.write(name, utf16("Résumé\r\nline two\r\n", littleEndian, bom));
+    const { output, metadata } = await ws.run(readTool, { file_path: name });
+    assertStringIncludes(output, "     1\tRésumé\n     2\tline two\n");
+    assertStringIncludes(output, `decoded from ${label}`);
+    assertEquals(metadata?.encoding, label.toLowerCase());
+
+    await ws.run(editTool, { file_path: name, old_string: "two", new_string: "deux → 2" });
+    assertEquals(
+      await Deno.readFile(ws.at(name)),
+      utf16("Résumé\r\nline deux → 2\r\n", littleEndian, bom),
+      `${name} keeps its encoding, BOM and CRLF endings`,
+    );
+  }
+});
+
+Deno.test("read decodes Latin-1 text that is not UTF-8, and edit and write keep its bytes", async () => {
+  await using ws = await makeWorkspace();
+  // "café crème\n€5\n" in Windows-1252: é = 0xE9, è = 0xE8, € = 0x80.
+  const latin1 = Uint8Array.from([
+    ..."caf".split("").map((c) => c.charCodeAt(0)),
+    0xe9,
+    0x20,
+    ..."cr".split("").map((c) => c.charCodeAt(0)),
+    0xe8,
+    ..."me\n".split("").map((c) => c.charCodeAt(0)),
+    0x80,
+    ..."5\n".split("").map((c) => c.charCodeAt(0)),
+  ]);
+  await ws.write("menu.txt", latin1);
+  const { output, metadata } = await ws.run(readTool, { file_path: "menu.txt" });
+  assertStringIncludes(output, "     1\tcafé crème\n     2\t€5\n");
+  assertStringIncludes(output, "decoded from Windows-1252 (Latin-1)");
+  assertEquals(metadata?.encoding, "windows-1252");
+
+  await ws.run(editTool, { file_path: "menu.txt", old_string: "€5", new_string: "€6 à emporter" });
+  const after = await Deno.readFile(ws.at("menu.txt"));
+  assertEquals(after.subarray(0, latin1.length - 2), latin1.subarray(0, latin1.length - 2));
+  assertEquals([...after.subarray(latin1.length - 2, latin1.length + 1)], [0x36, 0x20, 0xe0]);
+
+  // A character Latin-1 lacks is refused with a way on; the file is left as it was.
+  const refused = await ws.fail(editTool, {
+    file_path: "menu.txt",
+    old_string: "crème",
+    new_string: "crème ✓",
+  });
+  assertEquals(refused.code, "bad_input");
+  assertStringIncludes(refused.message, "Windows-1252");
+  assertStringIncludes(refused.message, "U+2713");
+  assertEquals(await Deno.readFile(ws.at("menu.txt")), after);
+
+  await ws.run(writeTool, { file_path: "menu.txt", content: "tout neuf: é\n" });
+  assertEquals([...await Deno.readFile(ws.at("menu.txt"))].slice(-2), [0xe9, 0x0a]);
+});
+
+Deno.test("read still refuses binary: NUL bytes without UTF-16's pattern, or mostly controls", async () => {
+  await using ws = await makeWorkspace();
+  const random = Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 251 + 1);
+  random[100] = 0;
+  await ws.write("noise.bin", random);
+  assertEquals((await ws.fail(readTool, { file_path: "noise.bin" })).code, "binary_file");
+  const controls = Uint8Array.from(
+    { length: 200 },
+    (_, i) => (i % 3 === 0 ? 0x41 : 0x01 + (i % 20)),
+  );
+  await ws.write("controls.bin", controls);
+  assertEquals((await ws.fail(readTool, { file_path: "controls.bin" })).code, "binary_file");
 });
