@@ -269,18 +269,39 @@ Deno.test({
       await withAttack([{ toolCalls: [bash(`sleep ${token}`)] }, { text: "done" }], async (
         sandbox,
       ) => {
-        const child = spawnSkiff(["run", "--json", "--yes", "start"], sandbox);
+        // Many folders to bind make bubblewrap's setup long enough to be caught in it.
+        const addDirs: string[] = [];
+        for (let i = 0; i < (when === "starting" ? 400 : 0); i++) {
+          const dir = path.join(sandbox.outside, `d${i}`);
+          await Deno.mkdir(dir);
+          addDirs.push("--add-dir", dir);
+        }
+        const child = spawnSkiff(["run", "--json", "--yes", ...addDirs, "start"], sandbox);
         const deadline = Date.now() + 20_000;
-        const sign = when === "starting" ? token : `sleep\0${token}`;
-        while (processesWith(sign).length === 0 && Date.now() < deadline) {
+        // Starting: bwrap and its child in the new namespaces, still setting up.
+        const [sign, count] = when === "starting" ? [token, 2] : [`sleep\0${token}`, 1];
+        while (processesWith(sign).length < count && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
-        assert(processesWith(sign).length > 0, `the command never started (${when})`);
+        assert(processesWith(sign).length >= count, `the command never started (${when})`);
         child.kill("SIGKILL");
         await child.output().catch(() => {});
-        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        // Its own sandbox may still be finishing setup: give it time to notice, not forever.
+        const settled = Date.now() + 10_000;
+        while (processesWith(token).length && Date.now() < settled) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
         const left = processesWith(token);
-        assertEquals(left, [], `processes outlived skiff (${when}): ${left.join(" ")}`);
+        const describe = (pid: number) => {
+          try {
+            const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+            const cmd = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0")[0];
+            return `${pid} ${cmd} ${stat.split(") ")[1]?.slice(0, 12)}`;
+          } catch {
+            return `${pid}`;
+          }
+        };
+        assertEquals(left, [], `processes outlived skiff (${when}): ${left.map(describe)}`);
       });
     } finally {
       killAll(processesWith(token));
