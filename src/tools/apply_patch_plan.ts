@@ -142,17 +142,22 @@ export async function plan(
 ): Promise<PlannedChange[]> {
   const changes: PlannedChange[] = [];
   const claimed = new Map<string, string>();
+  // A path written through a link claims the link too: deleting the link in the same
+  // patch would otherwise turn "replace the link with a file" into "clobber its target".
   const claim = (target: ToolPath, asked: string) => {
-    const earlier = claimed.get(target.real);
-    if (earlier !== undefined) {
-      throw new ToolError(
-        "bad_input",
-        `${target.display} is named twice in this patch (as "${earlier}" and "${asked}"). ` +
-          "No file was changed.",
-        "Put all the changes to one file in one section.",
-      );
+    const link = symlinkAt(ctx, target);
+    for (const path of link && link.path.real !== target.real ? [target, link.path] : [target]) {
+      const earlier = claimed.get(path.real);
+      if (earlier !== undefined) {
+        throw new ToolError(
+          "bad_input",
+          `${path.display} is named twice in this patch (as "${earlier}" and "${asked}"). ` +
+            "No file was changed.",
+          "Put all the changes to one file in one section.",
+        );
+      }
+      claimed.set(path.real, asked);
     }
-    claimed.set(target.real, asked);
   };
   for (const operation of operations) {
     const target = resolveToolPath(ctx, operation.path);

@@ -141,3 +141,17 @@ Deno.test("apply_patch names a removed link it could not put back after a later 
   );
   assertEquals(await ws.readText("target.txt"), "t\n");
 });
+
+Deno.test("apply_patch refuses deleting a link and adding a file through it in one patch", async () => {
+  await using ws = await makeWorkspace();
+  await ws.write("target.txt", "t\n");
+  await Deno.symlink("target.txt", ws.at("link.txt"));
+  await ws.run(readTool, { file_path: "link.txt" });
+  const error = await ws.fail(applyPatchTool, {
+    patch: patch("*** Delete File: link.txt", "*** Add File: ./link.txt", "+new"),
+  });
+  assertEquals(error.code, "bad_input");
+  assertStringIncludes(error.message, "named twice");
+  assertEquals(await ws.readText("target.txt"), "t\n");
+  assert(await isLink(ws.at("link.txt")));
+});
