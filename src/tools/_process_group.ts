@@ -43,8 +43,12 @@ export interface StartOptions {
   launcher: ProcessLauncher;
   command: string;
   cwd: string;
-  /** Receives stdout and stderr text, merged in the order the command wrote it. */
-  onOutput(text: string): void;
+  /**
+   * Receives stdout and stderr text, merged in the order the command wrote
+   * it, with the bytes it was decoded from (a chunk may carry bytes and no
+   * text yet, or, at the end, text and no bytes).
+   */
+  onOutput(text: string, bytes: Uint8Array): void;
   /** Time between SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
 }
@@ -180,7 +184,10 @@ function signalGroupWithShell(pid: number, signal: Deno.Signal): boolean {
   }
 }
 
-function pump(stream: ReadableStream<Uint8Array>, onOutput: (text: string) => void) {
+function pump(
+  stream: ReadableStream<Uint8Array>,
+  onOutput: (text: string, bytes: Uint8Array) => void,
+) {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   const finished = (async () => {
@@ -189,13 +196,13 @@ function pump(stream: ReadableStream<Uint8Array>, onOutput: (text: string) => vo
         const { done, value } = await reader.read();
         if (done) break;
         const text = decoder.decode(value, { stream: true });
-        if (text) onOutput(text);
+        if (text || value.length) onOutput(text, value);
       }
     } catch {
       // A pipe torn down by a kill, or abandoned: the output ends here.
     }
     const rest = decoder.decode();
-    if (rest) onOutput(rest);
+    if (rest) onOutput(rest, new Uint8Array());
   })();
   const abandon = async () => {
     await reader.cancel().catch(() => {});

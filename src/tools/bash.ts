@@ -12,6 +12,7 @@ import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
 import { OutputSpool } from "./truncate.ts";
 import { plainTerminalText } from "./_terminal_text.ts";
+import { OutputBytes } from "./_output_bytes.ts";
 import { defineTool, type ToolContext, ToolError } from "./tool.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -97,12 +98,16 @@ async function runForeground(
 ) {
   // Room for the status lines, so the loop's own truncation never cuts again.
   const spool = new OutputSpool({ callId: ctx.callId, dataDir: ctx.dataDir, limit: 29_500 });
+  const printed = new OutputBytes();
   const guardCheck = ctx.launcher.guard?.before();
   const group = await startGroup({
     launcher: ctx.launcher,
     command,
     cwd,
-    onOutput: (text) => spool.append(text),
+    onOutput: (text, bytes) => {
+      spool.append(text, bytes);
+      printed.add(text, bytes);
+    },
   }).catch((error) => {
     throw startFailure(error);
   });
@@ -132,9 +137,12 @@ async function runForeground(
     exitCode: exit.code,
     ...(exit.signal ? { signal: exit.signal } : {}),
     ...(spool.spilled ? { truncated: true, fullOutputPath: spool.file } : {}),
+    ...(printed.binary ? { binary: true } : {}),
     ...(exit.strayStopped ? { strayProcessesStopped: true } : {}),
   };
-  const shown = output.length ? (output.endsWith("\n") ? output : `${output}\n`) : "(no output)\n";
+  const shown =
+    (output.length ? (output.endsWith("\n") ? output : `${output}\n`) : "(no output)\n") +
+    printed.note(spool.spilled ? spool.file : undefined);
   if (ended === "timeout") {
     throw new ToolError(
       "timeout",

@@ -111,6 +111,8 @@ export class OutputSpool {
   readonly limit: number;
   readonly file: string;
   #chunks: string[] = [];
+  /** The bytes `#chunks` were decoded from, for the spill file. */
+  #byteChunks: Uint8Array[] = [];
   #length = 0;
   #head = "";
   #tail = "";
@@ -133,15 +135,20 @@ export class OutputSpool {
     return this.#spill !== null;
   }
 
-  append(chunk: string): void {
-    if (!chunk) return;
+  /**
+   * `chunk` of text; `bytes`, what it was decoded from, go to the spill file
+   * as they are. @default bytes the UTF-8 of chunk
+   */
+  append(chunk: string, bytes: Uint8Array = this.#encoder.encode(chunk)): void {
+    if (!chunk && !bytes.length) return;
     this.#length += chunk.length;
     if (!this.#spill) {
       this.#chunks.push(chunk);
+      this.#byteChunks.push(bytes);
       if (this.#length > this.limit) this.#startSpill();
       return;
     }
-    this.#write(chunk);
+    this.#write(bytes);
     const { tail } = budget(this.limit, this.file);
     // One character more than the tail: assemble needs to know whether the tail starts a line.
     this.#tail = tail > 0 ? (this.#tail + chunk).slice(-tail - 1) : "";
@@ -150,18 +157,25 @@ export class OutputSpool {
   #startSpill(): void {
     const all = this.#chunks.join("");
     this.#chunks = [];
+    const allBytes = new Uint8Array(this.#byteChunks.reduce((sum, c) => sum + c.length, 0));
+    let at = 0;
+    for (const chunk of this.#byteChunks) {
+      allBytes.set(chunk, at);
+      at += chunk.length;
+    }
+    this.#byteChunks = [];
     Deno.mkdirSync(path.dirname(this.file), { recursive: true });
     this.#spill = Deno.openSync(this.file, { write: true, create: true, truncate: true });
-    this.#write(all);
+    this.#write(allBytes);
     const { head, tail } = budget(this.limit, this.file);
     this.#head = all.slice(0, head);
     this.#tail = tail > 0 ? all.slice(-tail - 1) : "";
   }
 
   /** Writes to the spill file up to MAX_SPILL_BYTES, then the cap's note once. */
-  #write(text: string): void {
+  #write(printed: Uint8Array): void {
     if (this.#spilledBytes >= MAX_SPILL_BYTES) return;
-    let bytes: Uint8Array = this.#encoder.encode(text);
+    let bytes = printed;
     const room = MAX_SPILL_BYTES - this.#spilledBytes;
     if (bytes.length >= room) {
       bytes = concat(bytes.subarray(0, room), this.#encoder.encode(spillCapNote()));
