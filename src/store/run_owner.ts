@@ -23,7 +23,10 @@ export const HEARTBEAT_MS = 10_000;
 /** A run whose liveness /proc cannot tell is taken for dead after this long without a beat. */
 export const STALE_AFTER_MS = 60_000;
 
-/** This process as a run owner. Reads /proc/self/stat where it exists (`--allow-read=/proc`). */
+/**
+ * This process as a run owner. Reads /proc/self/stat where it exists, which
+ * Deno allows only with `--allow-all`; without, the start time is unknown.
+ */
 export function currentRunOwner(): RunOwner {
   const bytes = crypto.getRandomValues(new Uint8Array(8));
   const random = [...bytes].map((byte) => byte.toString(36).padStart(2, "0")).join("");
@@ -38,10 +41,16 @@ export function currentRunOwner(): RunOwner {
 /**
  * Whether `owner`'s process still runs, asked of /proc: gone, a zombie, or a
  * pid now used by a process started at another time is dead. "unknown" when
- * /proc cannot tell (another host, no /proc, no right to read it).
+ * /proc cannot tell (another host, no /proc, no right to read it: Deno wants
+ * `--allow-all` for /proc/<pid>).
  */
 export function processLiveness(owner: RunOwner): Liveness {
   if (owner.host !== hostName() || owner.pid_started === null) return "unknown";
+  const file = `/proc/${owner.pid}/stat`;
+  // The engine's Worker may not read /proc: ask, rather than be refused (or prompted).
+  if (Deno.permissions.querySync({ name: "read", path: file }).state !== "granted") {
+    return "unknown";
+  }
   let stat: ProcessStat | null;
   try {
     stat = processStat(owner.pid, true);
