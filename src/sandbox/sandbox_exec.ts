@@ -1,6 +1,7 @@
 /**
  * macOS process sandbox: `sandbox-exec` with a profile generated per
- * workspace. Everything may be read; writes are allowed only in the
+ * workspace. Everything may be read except the hidden paths (the user's
+ * keys, skiff's config and data); writes are allowed only in the
  * workspace, `--add-dir`s and temp folders, the protected paths are denied,
  * and the network is denied unless allowed. Written here, tested only as
  * text (no macOS machine in our CI); see docs/security.md.
@@ -8,6 +9,7 @@
 import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
 import { childEnv } from "./env.ts";
+import { defaultHiddenFor, hiddenAround } from "./hidden.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
 import { protectedPaths } from "./protected.ts";
@@ -38,6 +40,18 @@ export function sandboxProfile(settings: SandboxSettings, tempDirs: string[] = [
     // `.git` itself may not be renamed, replaced or (as a file) rewritten.
     denied.push(`(literal ${quote(path.join(realpathLenient(settings.workspace), ".git"))})`);
     lines.push(`(deny file-write* ${denied.join(" ")})`);
+  }
+  const hidden = hiddenAround(
+    settings.hidden?.map((mount) => mount.path) ??
+      defaultHiddenFor(Deno.env.get("HOME") ?? "/", settings.workspace),
+    [settings.workspace, ...settings.addDirs],
+  );
+  if (hidden.length) {
+    lines.push(
+      `(deny file-read* file-write* ${
+        hidden.map((target) => `(subpath ${quote(target)})`).join(" ")
+      })`,
+    );
   }
   if (!settings.network) {
     lines.push("(deny network*)");

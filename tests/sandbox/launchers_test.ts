@@ -203,3 +203,17 @@ Deno.test("bwrap argv: hidden folders get an empty read-only tmpfs, hidden files
     Deno.removeSync(home, { recursive: true });
   }
 });
+
+Deno.test("sandbox-exec profile: hidden paths can be neither read nor written", () => {
+  const hidden = [{ path: "/Users/u/.ssh", folder: true }, {
+    path: "/Users/u/.netrc",
+    folder: false,
+  }];
+  const profile = sandboxProfile(settings({ hidden }));
+  assertStringIncludes(
+    profile,
+    '(deny file-read* file-write* (subpath "/Users/u/.ssh") (subpath "/Users/u/.netrc"))',
+  );
+  // After "(allow default)": later rules win.
+  assert(profile.indexOf("(allow default)") < profile.indexOf("(deny file-read*"));
+});
