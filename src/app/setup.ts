@@ -11,7 +11,7 @@ import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./pro
 import { projectAgentFiles } from "../agents/discovery.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
-import { hiddenPaths } from "../sandbox/hidden.ts";
+import { hiddenMounts, hiddenPaths } from "../sandbox/hidden.ts";
 import { limitsWithProject } from "../sandbox/limits.ts";
 import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
@@ -171,15 +171,17 @@ export async function prepare(
 /** Hidden paths and resource limits: a project file may add to them, never loosen them. */
 function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) {
   const user = loaded.global?.sandbox;
+  const hidden = hiddenPaths({
+    home: homeDir(),
+    workspace,
+    configDir: loaded.configDir,
+    dataDir: resolveDataDir(Deno.env.toObject()),
+    merged: config.sandbox?.hidden,
+    user: user?.hidden,
+  });
   return {
-    hidden: hiddenPaths({
-      home: homeDir(),
-      workspace,
-      configDir: loaded.configDir,
-      dataDir: resolveDataDir(Deno.env.toObject()),
-      merged: config.sandbox?.hidden,
-      user: user?.hidden,
-    }),
+    hidden,
+    hiddenMounts: hiddenMounts(hidden),
     limits: limitsWithProject(user?.limits, config.sandbox?.limits),
   };
 }
