@@ -49,6 +49,11 @@ export interface EngineSpec {
     network: boolean;
     addDirs: string[];
     env: string[];
+    /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
+    hidden?: string[];
+    /** The hidden paths that exist, for the OS sandbox to mount over. */
+    hiddenMounts?: { path: string; folder: boolean }[];
+    limits?: { tmpMB: number; processes: number };
   };
   flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
   /** Found while preparing (ignored project settings…); shown as warning events. */

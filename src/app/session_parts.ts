@@ -24,6 +24,7 @@ import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limit
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { buildGate, readVerdictFor } from "./gate.ts";
 import { chooseSessionLauncher } from "./launcher.ts";
+import { hiddenAround } from "../sandbox/hidden.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -155,6 +156,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       extraDirs: spec.sandbox.addDirs,
       dataDir: spec.dataDir,
       readVerdict: readVerdictFor(spec, agent.permission),
+      hidden: hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]),
       signal,
       files: ledger,
       todos: {

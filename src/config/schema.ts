@@ -52,6 +52,14 @@ export const SandboxSchema = z.strictObject({
       if (problem) ctx.addIssue({ code: "custom", path: [index], message: problem });
     });
   }).optional(),
+  /** Path → true (hide from commands and file tools too) or false (show a default again). */
+  hidden: z.record(z.string().min(1), z.boolean()).optional(),
+  limits: z.strictObject({
+    /** MiB for the private /tmp and /dev/shm. */
+    tmpMB: positiveInt().optional(),
+    /** Processes one command may run at once. */
+    processes: z.int().min(16).optional(),
+  }).optional(),
 });
 
 const STDIO_TYPES = ["stdio", "local"];

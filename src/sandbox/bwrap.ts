@@ -25,16 +25,16 @@ export interface BwrapOptions {
 }
 
 /**
- * The command's first step when its stdin is a pipe (the bash tool's): a
- * lifeline to skiff. skiff writes one line as soon as the process exists; a
+ * The command's first step when the caller asks for it (the bash tool): a
+ * lifeline to skiff through its stdin. skiff writes one line as soon as the process exists; a
  * command whose skiff died before that never runs. A watchdog outside the
  * command's own children then waits on the pipe, and when skiff dies (the
  * pipe closes) it kills every process in the sandbox. This holds even when
  * skiff is killed while bubblewrap is still setting up, before its
  * parent-death signal is in place. The command itself reads /dev/null.
  */
-export const LIFELINE_STEP = "if [ -p /dev/stdin ]; then IFS= read -r _ || exit 125; " +
-  "exec 3<&0 </dev/null; ( { IFS= read -r _; kill -9 -1; } <&3 & ); exec 3<&-; fi; ";
+export const LIFELINE_STEP = "IFS= read -r _ || exit 125; " +
+  "exec 3<&0 </dev/null; ( { IFS= read -r _; kill -9 -1; } <&3 & ); exec 3<&-; ";
 
 function lstatOrNull(target: string): Deno.FileInfo | null {
   try {
@@ -202,18 +202,20 @@ export function bwrapLauncher(
   const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
   const hidden = settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace));
   return {
-    prepare(command: string, cwd: string) {
+    prepare(command: string, cwd: string, prepareOptions: { lifeline?: boolean } = {}) {
       const env = childEnv(settings.envNames, options.getEnv);
       // /tmp is private inside; a TMPDIR pointing elsewhere would be read-only.
       env.TMPDIR = "/tmp";
       const args = bwrapArgs(settings, cwd, env, { root, hidden, tmpMB: limits.tmpMB });
       // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead.
-      const script = LIFELINE_STEP + (root ? "" : nprocStep(limits.processes)) + command;
+      const lifeline = prepareOptions.lifeline === true;
+      const script = (lifeline ? LIFELINE_STEP : "") + (root ? "" : nprocStep(limits.processes)) +
+        command;
       const sandboxed = [bwrap, ...args, "--", "sh", "-c", script];
       const argv = root
         ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...sandboxed]
         : sandboxed;
-      return Promise.resolve({ argv, env, lifeline: true });
+      return Promise.resolve({ argv, env, lifeline });
     },
   };
 }

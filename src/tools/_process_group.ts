@@ -62,6 +62,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   const { argv, env, lifeline: wantsLifeline } = await options.launcher.prepare(
     merged,
     options.cwd,
+    { lifeline: true },
   );
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),

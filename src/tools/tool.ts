@@ -82,7 +82,20 @@ export interface ProcessLauncher {
    * Turn a shell command into the argv that runs it, wrapped in whatever
    * sandbox applies, plus the environment the child gets.
    */
-  prepare(command: string, cwd: string): Promise<{ argv: string[]; env: Record<string, string> }>;
+  prepare(
+    command: string,
+    cwd: string,
+    /** `lifeline`: the caller will give it a pipe as stdin (see `lifeline` in the result). */
+    options?: { lifeline?: boolean },
+  ): Promise<{
+    argv: string[];
+    env: Record<string, string>;
+    /**
+     * Set when the launcher took the lifeline: give it a pipe as stdin, write
+     * one line, and keep it open; the command dies when the pipe closes.
+     */
+    lifeline?: boolean;
+  }>;
   /**
    * Set in workspace-write mode: call `before` just before a command starts
    * and the function it returns once the command has ended; that reverts
@@ -122,6 +135,8 @@ export interface ToolContext {
   extraDirs: string[];
   /** skiff's data folder (spilled tool output lives under it). */
   dataDir: string;
+  /** Paths the file tools refuse, as commands cannot see them (src/sandbox/hidden.ts). */
+  hidden?: readonly string[];
   /**
    * The read rules' verdict on a file a search tool would open; grep leaves
    * out files that are not "allow". Absent: every file is searched.

@@ -217,3 +217,28 @@ Deno.test("sandbox-exec profile: hidden paths can be neither read nor written", 
   // After "(allow default)": later rules win.
   assert(profile.indexOf("(allow default)") < profile.indexOf("(deny file-read*"));
 });
+
+Deno.test({
+  name:
+    "bwrap: only a caller that asks for the lifeline loses stdin to it (an MCP server keeps its)",
+  ignore: !(await probeSandboxes()).bwrap,
+}, async () => {
+  const launcher = bwrapLauncher(settings({ hidden: [] }));
+  for (const lifeline of [false, true]) {
+    const prepared = await launcher.prepare("cat", ws, { lifeline });
+    assertEquals(prepared.lifeline, lifeline);
+    const child = new Deno.Command(prepared.argv[0], {
+      args: prepared.argv.slice(1),
+      env: prepared.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0"}\n'));
+    await writer.close();
+    const output = new TextDecoder().decode((await child.output()).stdout);
+    // With the lifeline the line is skiff's "here", and the command reads /dev/null.
+    assertEquals(output, lifeline ? "" : '{"jsonrpc":"2.0"}\n');
+  }
+});
