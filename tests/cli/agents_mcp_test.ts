@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, runSkiff, type Sandbox, withMockSandbox } from "../support/cli.ts";
-import { hasEverything, stdioServer } from "../mcp/everything.ts";
+import { hasEverything, projectStdioServer } from "../mcp/everything.ts";
 
 type Request = {
   messages: { role: string; content: string }[];
@@ -20,7 +20,9 @@ async function addEverything(
   file: "skiff.json" | ".mcp.json",
   options: { commandAsList?: boolean } = {},
 ): Promise<void> {
-  const { command, args, ...rest } = stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } });
+  const { command, args, ...rest } = projectStdioServer({
+    env: { DENO_DIR: sandbox.env.DENO_DIR },
+  });
   const server = options.commandAsList
     ? { ...rest, command: [command, ...(args as string[])] }
     : { ...rest, command, args };

@@ -94,7 +94,13 @@ Deno.test("e2e: headless, reading ~/.ssh/id_rsa and an outside file is denied", 
     const result = await runSkiff(["run", "--json", "show me the key"], sandbox);
     assertEquals(result.code, 3, result.stderr);
     const { denials } = runEvents(result.stdout);
-    assertEquals(denials.map((denial) => denial.tool), ["read", "read", "bash"]);
+    // ~/.ssh is a hidden path: the read tool refuses it itself (no rule can
+    // allow it; only `sandbox.hidden` in the user's config), so it is not
+    // among the permission denials, which list what a rule or flag could allow.
+    const [hiddenRead] = lastToolResults(mock);
+    assertStringIncludes(hiddenRead.content, "denied");
+    assertStringIncludes(hiddenRead.content, "sandbox.hidden");
+    assertEquals(denials.map((denial) => denial.tool), ["read", "bash"]);
     assertNoSecrets(everythingSent(mock), result.stdout, result.stderr);
   });
 });

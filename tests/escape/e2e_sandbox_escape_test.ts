@@ -104,12 +104,19 @@ Deno.test({
 }, async () => {
   const limit = 100;
   const token = "987.654"; // sleep's argument: the bomb's processes, found by it
+  // The bomb runs in a subshell (a shell may exit when fork fails); then the
+  // command counts the processes of its own pid namespace with builtins only
+  // (no fork is left to spend), so the count does not depend on sampling
+  // from outside catching the moment before the command ends.
+  const bomb = `(i=0; while [ $i -lt 2000 ]; do sleep ${token} & i=$((i+1)); done) 2>/dev/null; ` +
+    "set -- /proc/[0-9]*; echo INSIDE=$#";
   let most = 0;
+  let inside = -1;
   try {
     await withAttack([
-      { toolCalls: [bash(`i=0; while [ $i -lt 2000 ]; do sleep ${token} & i=$((i+1)); done`)] },
+      { toolCalls: [bash(bomb)] },
       { text: "done" },
-    ], async (sandbox) => {
+    ], async (sandbox, mock) => {
       await writeGlobalConfig(sandbox.configDir, { sandbox: { limits: { processes: limit } } });
       const child = spawnSkiff(["run", "--json", "--yes", "bomb"], sandbox);
       const status = child.status;
@@ -120,8 +127,13 @@ Deno.test({
         await new Promise((resolve) => setTimeout(resolve, 30));
       }
       await child.output().catch(() => {});
+      const results = lastToolResults(mock);
+      const match = results[0]?.content.match(/INSIDE=(\d+)/);
+      assert(match, `the command did not report its count: ${results[0]?.content}`);
+      inside = Number(match[1]);
     });
-    assert(most > 10, `the bomb did not run at all (${most} processes seen)`);
+    assert(inside > 10, `the bomb did not run at all (${inside} processes inside)`);
+    assert(inside <= limit, `${inside} processes inside, over the limit of ${limit}`);
     assert(most <= limit, `${most} processes at once, over the limit of ${limit}`);
   } finally {
     killAll(processesWith(`sleep\0${token}`));

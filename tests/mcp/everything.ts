@@ -34,6 +34,16 @@ export function stdioServer(extra: Record<string, unknown> = {}) {
   return { command: DENO, args: ["run", "-A", EVERYTHING, "stdio"], cwd: REPO_ROOT, ...extra };
 }
 
+/**
+ * The same server as a project file would name it: no `cwd` (a project
+ * server's `cwd` must stay inside the project), resolving through our
+ * deno.json and lock with `--config`.
+ */
+export function projectStdioServer(extra: Record<string, unknown> = {}) {
+  const config = path.join(REPO_ROOT, "deno.json");
+  return { command: DENO, args: ["run", "-A", "--config", config, EVERYTHING, "stdio"], ...extra };
+}
+
 export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;

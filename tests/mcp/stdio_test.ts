@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { McpManager } from "../../src/mcp/manager.ts";
 import { INHERITED_VARIABLES } from "../../src/mcp/environment.ts";
 import { type ToolContext, ToolError } from "../../src/tools/tool.ts";
-import { DENO, hasEverything, isAlive, REPO_ROOT, stdioServer } from "./everything.ts";
+import {
+  DENO,
+  hasEverything,
+  isAlive,
+  projectStdioServer,
+  REPO_ROOT,
+  stdioServer,
+} from "./everything.ts";
 
 const ignore = !hasEverything;
 
@@ -200,7 +207,7 @@ Deno.test({
     const workspace = Deno.makeTempDirSync({ prefix: "skiff-mcpjson-" });
     Deno.writeTextFileSync(
       `${workspace}/.mcp.json`,
-      JSON.stringify({ mcpServers: { "every thing": { type: "stdio", ...stdioServer() } } }),
+      JSON.stringify({ mcpServers: { "every thing": { type: "stdio", ...projectStdioServer() } } }),
     );
     const manager = new McpManager({ workspace, connectTimeoutMs: 60_000 });
     try {
