@@ -100,6 +100,21 @@ export function checkSubject(layers: RuleLayer[], key: string, subject: string):
   };
 }
 
+/**
+ * True when the line is allowed by a `bash(*)` rule and no bash rule of any
+ * layer, other than one for every command, asks or denies: a construct the
+ * parser cannot see into then has no rule it could slip past.
+ */
+function allowsEveryCommand(layers: RuleLayer[], line: string): boolean {
+  const check = checkSubject(layers, "bash", line);
+  if (check.action !== "allow" || check.rule?.pattern !== "*") return false;
+  return !layers.some((layer) =>
+    flattenLayer(layer).some((rule) =>
+      wildcardMatch(rule.key, "bash") && rule.pattern !== "*" && rule.action !== "allow"
+    )
+  );
+}
+
 function modeCheck(key: string, target: string, reason: string): Check {
   return { key, subject: target, action: "deny", reason };
 }
@@ -114,9 +129,12 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
     const commands = access.commands?.length ? access.commands : access.patterns;
     for (const command of commands) {
       const analysis = analyzeCommand(command);
-      // Fail closed: what the parser cannot account for is asked, never allowed.
-      // First, so that among equal asks its reason is the one shown.
-      for (const unsure of analysis.unsure) {
+      // Fail closed: what the parser cannot account for is asked, never allowed,
+      // unless every command is allowed (`bash(*)`) and no narrower bash rule
+      // asks or denies: then there is nothing it could be hiding from. First,
+      // so that among equal asks its reason is the one shown.
+      const trusted = analysis.unsure.length > 0 && allowsEveryCommand(layers, command);
+      for (const unsure of trusted ? [] : analysis.unsure) {
         checks.push({
           key: "bash",
           subject: "",

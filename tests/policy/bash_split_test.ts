@@ -183,7 +183,7 @@ Deno.test("the rule table asks about what the parser cannot account for; a deny 
       { key: "bash", patterns: [command], commands: [command] },
       { layers: buildLayers({ project: { bash: rules } }), workspace, mode: "full-access" },
     );
-  const function_ = decide("f() { ls; }; f", { "*": "allow" });
+  const function_ = decide("f() { ls; }; f", { "*": "allow", "rm *": "deny" });
   assertEquals(function_.action, "ask");
   assertStringIncludes(function_.reason, "defines a shell function");
   const open = decide("git status <<EOF\n#$(git status)", { "git status*": "allow" });
@@ -194,4 +194,25 @@ Deno.test("the rule table asks about what the parser cannot account for; a deny 
     decide("git status && git status --short", { "git status*": "allow" }).action,
     "allow",
   );
+});
+
+Deno.test("bash(*) with no narrower ask or deny allows what the parser is unsure of", () => {
+  const workspace = Deno.cwd();
+  const decide = (command: string, rules: Record<string, "allow" | "ask" | "deny">) =>
+    evaluate(
+      { key: "bash", patterns: [command], commands: [command] },
+      { layers: buildLayers({ global: { bash: rules } }), workspace, mode: "full-access" },
+    );
+  const loop = "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done";
+  // Every command is allowed: there is no rule a hidden command could slip past.
+  assertEquals(decide(loop, { "*": "allow" }).action, "allow");
+  assertEquals(decide("f() { ls; }; f", { "*": "allow" }).action, "allow");
+  // A narrower deny or ask is what a hidden command could slip past: still asked.
+  const withDeny = decide(`x='a[$(rm -rf y)]'; echo $((x))`, { "*": "allow", "rm *": "deny" });
+  assertEquals(withDeny.action, "ask");
+  const hidden = decide("i=$((i+1))", { "*": "allow", "curl *": "ask" });
+  assertEquals(hidden.action, "ask");
+  assertStringIncludes(hidden.reason, "arithmetic");
+  // A rule narrower than every command never covers what it cannot see.
+  assertEquals(decide("git status $((i))", { "git status*": "allow" }).action, "ask");
 });
