@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
-import { childEnv } from "./env.ts";
+import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround, type HiddenMount, hiddenMounts } from "./hidden.ts";
 import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES } from "./limits.ts";
 import type { SandboxSettings } from "./modes.ts";
@@ -206,6 +206,7 @@ export function bwrapLauncher(
       const env = childEnv(settings.envNames, options.getEnv);
       // /tmp is private inside; a TMPDIR pointing elsewhere would be read-only.
       env.TMPDIR = "/tmp";
+      Object.assign(env, SANDBOX_GIT_ENV);
       const args = bwrapArgs(settings, cwd, env, { root, hidden, tmpMB: limits.tmpMB });
       // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead.
       const lifeline = prepareOptions.lifeline === true;

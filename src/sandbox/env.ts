@@ -47,3 +47,16 @@ export function childEnv(
   }
   return env;
 }
+
+/**
+ * Set for every sandboxed command: git takes a folder for a bare repository
+ * only when told so (`--git-dir`, `GIT_DIR`). A folder the agent wrote that
+ * looks like one (HEAD, objects/, refs/, config) would otherwise be a
+ * repository whose config names programs git runs (`remote.*.uploadpack` on
+ * `git -C folder fetch`), under a rule that allows only `git *`.
+ */
+export const SANDBOX_GIT_ENV: Readonly<Record<string, string>> = {
+  GIT_CONFIG_COUNT: "1",
+  GIT_CONFIG_KEY_0: "safe.bareRepository",
+  GIT_CONFIG_VALUE_0: "explicit",
+};

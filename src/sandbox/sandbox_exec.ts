@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import type { ProcessLauncher } from "../tools/tool.ts";
-import { childEnv } from "./env.ts";
+import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround } from "./hidden.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
@@ -68,7 +68,7 @@ export function sandboxExecLauncher(
 ): ProcessLauncher {
   return {
     prepare(command: string, _cwd: string) {
-      const env = childEnv(settings.envNames, options.getEnv);
+      const env = { ...childEnv(settings.envNames, options.getEnv), ...SANDBOX_GIT_ENV };
       const profile = sandboxProfile(settings, env.TMPDIR ? [realpathLenient(env.TMPDIR)] : []);
       const argv = [
         options.sandboxExecPath ?? SANDBOX_EXEC_PATH,

@@ -156,3 +156,46 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "e2e git: a bare repository planted in the workspace does not run its config's programs",
+  ...needsBwrap,
+  fn: async () => {
+    // A folder that looks like a bare repository, whose config names a
+    // program git runs on `fetch` (remote.origin.uploadpack). Under
+    // `bash(git *)`, `git -C planted fetch origin` is a plain git command;
+    // git must not take the folder for a repository unless told so explicitly.
+    const write = (file: string, content: string) => ({
+      name: "write",
+      arguments: { file_path: `planted/${file}`, content },
+    });
+    await withAttack([
+      {
+        toolCalls: [
+          write("HEAD", "ref: refs/heads/main\n"),
+          write("objects/.keep", ""),
+          write("refs/.keep", ""),
+          write(
+            "config",
+            '[core]\n\tbare = true\n[remote "origin"]\n\turl = .\n\tuploadpack = touch upload-ran; false\n',
+          ),
+        ],
+      },
+      { toolCalls: [bash("git -C planted fetch origin")] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--allow", "bash(git *)", "go"],
+        sandbox,
+      );
+      assert(result.code === 0 || result.code === 3, result.stderr);
+      const results = lastToolResults(mock);
+      assertEquals(results.length, 5, result.stdout);
+      assert(await exists(path.join(sandbox.workspace, "planted", "config")), results[3].content);
+      assert(
+        !(await exists(path.join(sandbox.workspace, "planted", "upload-ran"))),
+        `the planted repository's upload-pack program ran: ${results[4].content}`,
+      );
+    });
+  },
+});

@@ -63,7 +63,15 @@ Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protect
   assert(find(argv, "--bind", ws, ws) < find(argv, "--bind", git, git));
   assert(find(argv, "--bind", git, git) < find(argv, "--ro-bind", path.join(ws, ".git/hooks")));
   assert(find(argv, "--tmpfs", "/tmp") < find(argv, "--bind", ws, ws));
-  assertEquals(childEnv, { PATH: "/usr/bin:/bin", HOME: "/home/u", TMPDIR: "/tmp" });
+  // git takes a folder for a bare repository only when told so.
+  assertEquals(childEnv, {
+    PATH: "/usr/bin:/bin",
+    HOME: "/home/u",
+    TMPDIR: "/tmp",
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: "safe.bareRepository",
+    GIT_CONFIG_VALUE_0: "explicit",
+  });
   assertEquals(argv.includes("sk-x"), false);
 });
 
