@@ -8,6 +8,7 @@
 import type { AgentDefinition, AgentMode, PermissionConfig, ToolToggles } from "./types.ts";
 import { mcpToolName, sanitizeName } from "../mcp/names.ts";
 import { isAction } from "../policy/rules.ts";
+import { permissionKeyProblem } from "../policy/permission_keys.ts";
 
 /** Where a field's problem is reported: the file, and the line of a key. */
 export interface FieldSource {
@@ -152,6 +153,8 @@ function permissionConfig(value: unknown, bad: (reason: string) => never): Permi
   }
   const config: PermissionConfig = {};
   for (const [key, rule] of Object.entries(value as Record<string, unknown>)) {
+    const problem = permissionKeyProblem(key);
+    if (problem) bad(`permission.${key}: ${problem}`);
     if (typeof rule === "string") {
       if (!isAction(rule)) {
         bad(`permission.${key} must be allow, ask or deny; got "${rule}"`);

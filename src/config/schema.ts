@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { codePathProblem } from "../sandbox/code_paths.ts";
+import { permissionKeyProblem } from "../policy/permission_keys.ts";
 
 const positiveInt = () => z.int().positive();
 
@@ -17,8 +18,15 @@ export const PermissionRuleSchema = z.union([
   z.record(z.string(), PermissionActionSchema),
 ]);
 
-/** Permission key (bash, read, edit, an MCP tool name…) → rule. */
-export const PermissionSchema = z.record(z.string(), PermissionRuleSchema);
+/** Permission key (bash, read, edit, an MCP tool name, `github_*`…) → rule. */
+export const PermissionSchema = z.record(z.string(), PermissionRuleSchema).superRefine(
+  (permission, ctx) => {
+    for (const key of Object.keys(permission)) {
+      const problem = permissionKeyProblem(key);
+      if (problem) ctx.addIssue({ code: "custom", path: [key], message: problem });
+    }
+  },
+);
 
 export const ProviderSchema = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
@@ -149,6 +157,16 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
+  /** Spilled tool output in the data folder: pruned by age and total size (docs/config.md). */
+  toolOutput: z.strictObject({
+    maxAgeDays: z.number().positive().optional(),
+    maxMB: z.number().positive().optional(),
+  }).optional(),
+  /** What `skiff undo` covers beyond the file tools (docs/config.md). */
+  undo: z.strictObject({
+    commands: z.boolean().optional(),
+    maxSnapshotMB: z.number().positive().optional(),
+  }).optional(),
   /**
    * Project folders (real paths) whose own allow rules apply. Read from the
    * global config only: a project cannot vouch for itself.

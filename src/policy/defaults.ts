@@ -42,6 +42,9 @@ const DEFAULT_PERMISSION: RuleLayer["permission"] = {
   task: "allow",
 };
 
+/** Every key a built-in tool or check asks about; other keys are MCP tool names. */
+export const BUILTIN_KEYS: readonly string[] = Object.keys(DEFAULT_PERMISSION);
+
 export function defaultLayer(): RuleLayer {
   return { name: "defaults", permission: structuredClone(DEFAULT_PERMISSION) };
 }

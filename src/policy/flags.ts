@@ -5,6 +5,7 @@
  */
 import type { Action, PermissionConfig, RuleLayer } from "./rules.ts";
 import { mergeRule } from "./rules.ts";
+import { permissionKeyProblem } from "./permission_keys.ts";
 
 export interface FlagRule {
   key: string;
@@ -24,6 +25,8 @@ export function parsePermissionFlag(text: string): FlagRule {
         "or 'bash(npm test *)'.",
     );
   }
+  const problem = permissionKeyProblem(key);
+  if (problem) throw new Error(`Cannot use the permission rule '${text}': ${problem}`);
   if (open < 0) return { key, pattern: "*" };
   if (!trimmed.endsWith(")")) {
     throw new Error(

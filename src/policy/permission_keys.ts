@@ -1,0 +1,46 @@
+/**
+ * Which permission keys mean something: the built-in keys (defaults.ts), MCP
+ * tool names (`{server}_{tool}`), and wildcard keys that cover several
+ * (`github_*`, `*`). Any other key is a rule that never matches — a deny that
+ * protects nothing — so config files, agent files and `--allow`/`--ask`/
+ * `--deny` refuse it with a suggestion. Pure: no I/O.
+ */
+import { didYouMean } from "../config/errors.ts";
+import { mcpToolName } from "../mcp/names.ts";
+import { BUILTIN_KEYS } from "./defaults.ts";
+
+/** Tool names of other coding agents, and the skiff key that decides them. */
+const OTHER_NAMES: Record<string, string> = {
+  write: "edit",
+  apply_patch: "edit",
+  patch: "edit",
+  multiedit: "edit",
+  notebookedit: "edit",
+  ls: "list",
+  fetch: "webfetch",
+  web_fetch: "webfetch",
+};
+
+/** Why `key` cannot be a permission key, or undefined when it can. */
+export function permissionKeyProblem(key: string): string | undefined {
+  if (BUILTIN_KEYS.includes(key) || /[*?]/.test(key)) return undefined;
+  const unknown = `unknown permission key "${key}"`;
+  const other = OTHER_NAMES[key.toLowerCase()];
+  if (other) {
+    return `${unknown} — skiff's "${other}" decides that tool` +
+      (other === "edit" ? " (edit covers write and apply_patch)" : "");
+  }
+  const claudeMcp = /^mcp__(.+?)__(.+)$/.exec(key);
+  if (claudeMcp) {
+    return `${unknown} — MCP tools are named {server}_{tool} here: did you mean "${
+      mcpToolName(claudeMcp[1], claudeMcp[2])
+    }"?`;
+  }
+  const guess = didYouMean(key, BUILTIN_KEYS);
+  // A name with "_" may be an MCP tool (`github_create_issue`), unless it is
+  // a near miss of a built-in key that has one (`external_directry`).
+  if (key.includes("_") && !guess?.includes("_")) return undefined;
+  if (guess) return `${unknown} — did you mean "${guess}"?`;
+  return `${unknown} (keys: ${BUILTIN_KEYS.join(", ")}; an MCP tool is {server}_{tool}, ` +
+    "and a key may hold wildcards: github_*)";
+}
