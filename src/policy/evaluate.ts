@@ -7,6 +7,7 @@
  * path outside the workspace (`external_directory`), a repeated call
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
+import * as path from "node:path";
 import type { Access } from "../tools/tool.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
@@ -49,6 +50,8 @@ export interface Check {
   action: Action;
   reason: string;
   rule?: Rule;
+  /** For a refusal of the sandbox mode (no rule): the setting that lifts it. */
+  fix?: { sandbox: SandboxMode } | { addDir: string };
 }
 
 export interface Decision {
@@ -115,8 +118,8 @@ function allowsEveryCommand(layers: RuleLayer[], line: string): boolean {
   );
 }
 
-function modeCheck(key: string, target: string, reason: string): Check {
-  return { key, subject: target, action: "deny", reason };
+function modeCheck(key: string, target: string, reason: string, fix: Check["fix"]): Check {
+  return { key, subject: target, action: "deny", reason, fix };
 }
 
 /** The checks one call needs, before combining them. */
@@ -174,6 +177,7 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             access.key,
             resolved.real,
             `${resolved.real}: the sandbox is read-only; run with --sandbox workspace-write to allow edits`,
+            { sandbox: "workspace-write" },
           ),
         );
       } else if (isToolWriteProtected(workspace, resolved.real, extraDirs)) {
@@ -184,6 +188,7 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             `${
               resolved.relative ?? resolved.real
             } is write-protected in workspace-write mode (git's folder, skiff's config, agent files and .mcp.json); edit it yourself, or use --sandbox full-access`,
+            { sandbox: "full-access" },
           ),
         );
       } else if (!resolved.inside) {
@@ -192,6 +197,7 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
             access.key,
             resolved.real,
             `${resolved.real} is outside the workspace; workspace-write allows writes only inside it (add the folder with --add-dir)`,
+            { addDir: path.dirname(resolved.real) },
           ),
         );
       } else {

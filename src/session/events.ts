@@ -25,6 +25,12 @@ export interface Denial {
   key: string;
   patterns: string[];
   reason: string;
+  /**
+   * Command-line arguments that, added to the same run, let this call
+   * through (checked against the rules before they are offered); absent
+   * when none would (a deny rule).
+   */
+  allow_with?: string[];
 }
 
 export interface ToolErrorPayload {

@@ -8,6 +8,7 @@
 import type { Denial, SkiffEvent } from "../session/events.ts";
 import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
+import { shellLine } from "../policy/hints.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
@@ -102,19 +103,29 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
   };
 }
 
-/** Which calls were refused and the flag that would let them through. */
+/**
+ * Which calls were refused, why, and for each the arguments that would let
+ * it through when added to the same command (proved by the gate before they
+ * are offered), or that none would.
+ */
 export function denialSummary(denials: Denial[]): string {
-  const rule = (denial: Denial) =>
-    denial.patterns.length ? `${denial.key}(${denial.patterns[0]})` : denial.key;
   const lines = [
     `skiff: ${denials.length} call${denials.length === 1 ? " was" : "s were"} refused:`,
-    ...denials.map((denial) => `  ${rule(denial)} — ${firstLine(denial.reason)}`),
-    `To allow such calls, pass --allow '${
-      rule(denials[0])
-    }' (or a wider rule) or --yes; a deny rule always wins.`,
   ];
+  for (const denial of denials) {
+    const subject = denial.patterns.length ? ` ${firstLine(denial.patterns[0])}` : "";
+    lines.push(`  ${denial.tool}${subject}`, `    why: ${firstLine(denial.reason, 400)}`);
+    lines.push(
+      denial.allow_with?.length
+        ? `    ${ALLOW_WITH}${shellLine(denial.allow_with)}`
+        : "    no flag allows it (a deny rule always wins)",
+    );
+  }
   return lines.join("\n") + "\n";
 }
+
+/** Printed before the arguments of each refused call's hint; tests read what follows. */
+export const ALLOW_WITH = "to allow it, add to the command: ";
 
 /** `✓ read src/app.ts (120 lines)` or `✗ edit a.ts — no_match: …`. */
 export function toolLine(
@@ -129,9 +140,9 @@ export function toolLine(
   return `✗ ${summary} — ${reason}`;
 }
 
-function firstLine(text: string): string {
+function firstLine(text: string, limit = 160): string {
   const line = text.split("\n")[0];
-  return line.length > 160 ? line.slice(0, 157) + "…" : line;
+  return line.length > limit ? line.slice(0, limit - 3) + "…" : line;
 }
 
 /** The argument a person recognises a call by, when the tool gave no title. */

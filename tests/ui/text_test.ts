@@ -77,7 +77,7 @@ Deno.test("a long call is reported while it runs, and the reports stop when it e
   assertStringIncludes(stderr.text, "✓ bash npm test (exit 0)");
 });
 
-Deno.test("refused calls are listed with the flag that allows them, even with --quiet", () => {
+Deno.test("refused calls are listed with the flags that allow them, even with --quiet", () => {
   const stdout = capture();
   const stderr = capture();
   const render = textRenderer({
@@ -95,12 +95,28 @@ Deno.test("refused calls are listed with the flag that allows them, even with --
       tool: "bash",
       key: "bash",
       patterns: ["touch made-by-bash"],
-      reason: "Permission needed but nobody can approve it in this headless run: ask rule.",
+      reason: "bash(touch made-by-bash): no rule matches; the default is ask",
+      allow_with: ["--allow", "bash(touch made-by-bash *)", "--sandbox", "full-access"],
+    }, {
+      tool: "bash",
+      key: "bash",
+      patterns: ["rm -rf build"],
+      reason: "bash(rm *) → deny [flags]",
     }],
   }));
-  assertStringIncludes(stderr.text, "1 call was refused");
-  assertStringIncludes(stderr.text, "bash(touch made-by-bash) — Permission needed");
-  assertStringIncludes(stderr.text, "--allow 'bash(touch made-by-bash)'");
+  assertEquals(
+    stderr.text,
+    [
+      "skiff: 2 calls were refused:",
+      "  bash touch made-by-bash",
+      "    why: bash(touch made-by-bash): no rule matches; the default is ask",
+      "    to allow it, add to the command: --allow 'bash(touch made-by-bash *)' --sandbox full-access",
+      "  bash rm -rf build",
+      "    why: bash(rm *) → deny [flags]",
+      "    no flag allows it (a deny rule always wins)",
+      "",
+    ].join("\n"),
+  );
   assertEquals(stdout.text, "");
 });
 
@@ -139,7 +155,7 @@ Deno.test("the answer, titles, commands, errors and denials are shown with their
     "✗ bash rm -rf ~\\r\\x1b[2Kgit status — denied: no\\x1b[8m hidden",
   );
   assertStringIncludes(stderr.text, "warning: saved bash(\\x1b[2K*)");
-  assertStringIncludes(stderr.text, "bash(rm -rf ~\\r\\x1b[2Kgit status) — ask\\rrule");
+  assertStringIncludes(stderr.text, "  bash rm -rf ~\\r\\x1b[2Kgit status\n    why: ask\\rrule");
   // deno-lint-ignore no-control-regex -- looking for control characters
   const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
   assert(!controls.test(stdout.text + stderr.text), JSON.stringify(stdout.text + stderr.text));
