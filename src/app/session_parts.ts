@@ -168,7 +168,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       fetch: globalThis.fetch,
     }),
     parseInput: parseToolInput,
-    truncate: (output, callId) => truncateOutput(output, { callId, dataDir: spec.dataDir }),
+    truncate: (output, callId) =>
+      truncateOutput(output, { callId, sessionId: session.id, dataDir: spec.dataDir }),
     close: async () => {
       try {
         await background.stopAll();

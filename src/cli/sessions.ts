@@ -8,15 +8,17 @@ import { resolveWorkspace } from "../app/setup.ts";
 import type { StoredMessage } from "../session/history.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
+import { removeSpillFolder } from "../store/tool_output.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./main.ts";
 
-function withStore<T>(work: (store: Store) => T): T {
-  const store = openStore(resolveDataDir(Deno.env.toObject()));
+function withStore<T>(work: (store: Store, dataDir: string) => T): T {
+  const dataDir = resolveDataDir(Deno.env.toObject());
+  const store = openStore(dataDir);
   try {
-    return work(store);
+    return work(store, dataDir);
   } finally {
     store.close();
   }
@@ -98,10 +100,16 @@ export function exportSession(id: string, format: "json" | "md"): Promise<number
 
 export function removeSession(id: string): Promise<number> {
   try {
-    return Promise.resolve(withStore((store) => {
+    return Promise.resolve(withStore((store, dataDir) => {
       const session = findOrReport(store, id);
       if (!session) return ExitCode.usage;
+      // Its subagents' sessions go with it, and so does their spilled output.
+      const family = [session.id];
+      for (let at = 0; at < family.length; at++) {
+        family.push(...store.childSessions(family[at]).map((child) => child.id));
+      }
       store.deleteSession(session.id);
+      for (const member of family) removeSpillFolder(dataDir, member);
       print(`Deleted ${session.id}.`);
       return ExitCode.ok;
     }));

@@ -146,15 +146,16 @@ export function hiddenAround(hidden: readonly string[], workDirs: readonly strin
 
 /**
  * The hidden entry holding `real` (an absolute, resolved path), or null.
- * `<dataDir>/tool-output` stays readable: truncated output tells the model
- * to read the rest there.
+ * `ownSpillFolder`, the session's own spilled output
+ * (`<dataDir>/tool-output/<session>`), stays readable: truncated output tells
+ * the model to read the rest there. Other sessions' folders stay hidden.
  */
 export function hiddenHolder(
   hidden: readonly string[],
   real: string,
-  dataDir?: string,
+  ownSpillFolder?: string,
 ): string | null {
-  if (dataDir && isWithin(path.join(realpathLenient(dataDir), "tool-output"), real)) return null;
+  if (ownSpillFolder && isWithin(realpathLenient(ownSpillFolder), real)) return null;
   return hidden.find((entry) => isWithin(entry, real)) ?? null;
 }
 

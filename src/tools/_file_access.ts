@@ -4,7 +4,14 @@
  * matches (workspace-relative inside, absolute outside) and the real paths.
  */
 import { hiddenHolder, hiddenRefusal } from "../sandbox/hidden.ts";
-import { displayPath, type ResolvedPath, resolveWorkspacePath } from "../sandbox/paths.ts";
+import {
+  displayPath,
+  isWithin,
+  realpathLenient,
+  type ResolvedPath,
+  resolveWorkspacePath,
+} from "../sandbox/paths.ts";
+import { spillFolder } from "../store/tool_output.ts";
 import { type Access, type ToolContext, ToolError } from "./tool.ts";
 
 export interface ToolPath {
@@ -13,10 +20,20 @@ export interface ToolPath {
   real: string;
   /** What the model and the rules see. */
   display: string;
+  /** In this session's own spill folder: read without `external_directory`. */
+  ownSpill?: boolean;
+}
+
+type SpillContext = Pick<ToolContext, "dataDir" | "sessionId">;
+
+/** True when `real` lies in this session's spilled-output folder (src/store/tool_output.ts). */
+export function inOwnSpillFolder(ctx: Partial<SpillContext>, real: string): boolean {
+  if (!ctx.dataDir || !ctx.sessionId) return false;
+  return isWithin(realpathLenient(spillFolder(ctx.dataDir, ctx.sessionId)), real);
 }
 
 export function resolveToolPath(
-  ctx: Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">,
+  ctx: Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir"> & Partial<SpillContext>,
   input: string,
 ): ToolPath {
   if (input.trim() === "") {
@@ -33,28 +50,41 @@ export function resolveToolPath(
     throw fileSystemError(input, "resolve", error);
   }
   refuseHidden(ctx, resolved.real, displayPath(resolved));
-  return { resolved, real: resolved.real, display: displayPath(resolved) };
+  return {
+    resolved,
+    real: resolved.real,
+    display: displayPath(resolved),
+    ownSpill: !resolved.inside && inOwnSpillFolder(ctx, resolved.real),
+  };
 }
 
 /** A hidden path (keys, skiff's config and data) is refused before any rule is asked. */
 export function refuseHidden(
-  ctx: Pick<ToolContext, "hidden" | "dataDir">,
+  ctx: Pick<ToolContext, "hidden" | "dataDir"> & Partial<SpillContext>,
   real: string,
   display: string,
 ): void {
-  const holder = hiddenHolder(ctx.hidden ?? [], real, ctx.dataDir);
+  const own = ctx.sessionId ? spillFolder(ctx.dataDir, ctx.sessionId) : undefined;
+  const holder = hiddenHolder(ctx.hidden ?? [], real, own);
   if (holder === null) return;
   const { reason, hint } = hiddenRefusal(display, holder);
   throw new ToolError("denied", reason, hint);
 }
 
-/** The Access of a call touching `paths`: "read" reads them, "edit" writes them. */
+/**
+ * The Access of a call touching `paths`: "read" reads them, "edit" writes
+ * them. Reading the session's own spilled output is not reading outside the
+ * workspace (the output notice sends the model there); the read rules still apply.
+ */
 export function fileAccess(key: "read" | "edit", paths: ToolPath[], preview?: string): Access {
   const real = [...new Set(paths.map((p) => p.real))];
+  const reads = key === "read"
+    ? [...new Set(paths.filter((p) => !p.ownSpill).map((p) => p.real))]
+    : real;
   return {
     key,
     patterns: [...new Set(paths.map((p) => p.display))],
-    ...(key === "read" ? { reads: real } : { reads: real, writes: real }),
+    ...(key === "read" ? { reads } : { reads, writes: real }),
     ...(preview ? { preview } : {}),
   };
 }

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { displayPath, resolveWorkspacePath } from "../sandbox/paths.ts";
-import { refuseHidden } from "./_file_access.ts";
+import { inOwnSpillFolder, refuseHidden } from "./_file_access.ts";
 import type { Access, ToolContext } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 
@@ -17,20 +17,29 @@ export interface SearchRoot {
   display: string;
   /** Workspace-relative root, or null outside the workspace. */
   relative: string | null;
+  /** In this session's own spill folder: searched without `external_directory`. */
+  ownSpill?: boolean;
 }
 
 export function resolveSearchRoot(
-  ctx: Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">,
+  ctx:
+    & Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">
+    & Partial<Pick<ToolContext, "sessionId">>,
   input: string | undefined,
 ): SearchRoot {
   const resolved = resolveWorkspacePath(ctx.workspace, input?.trim() || ".", ctx.extraDirs);
   refuseHidden(ctx, resolved.real, displayPath(resolved));
-  return { real: resolved.real, display: displayPath(resolved), relative: resolved.relative };
+  return {
+    real: resolved.real,
+    display: displayPath(resolved),
+    relative: resolved.relative,
+    ownSpill: !resolved.inside && inOwnSpillFolder(ctx, resolved.real),
+  };
 }
 
 /** The Access of a search: permission `key`, the root as pattern, the root as read. */
 export function searchAccess(key: string, root: SearchRoot, preview: string): Access {
-  return { key, patterns: [root.display], reads: [root.real], preview };
+  return { key, patterns: [root.display], reads: root.ownSpill ? [] : [root.real], preview };
 }
 
 /** A path found under the root, as the model should see it. */

@@ -97,7 +97,12 @@ async function runForeground(
   title: string,
 ) {
   // Room for the status lines, so the loop's own truncation never cuts again.
-  const spool = new OutputSpool({ callId: ctx.callId, dataDir: ctx.dataDir, limit: 29_500 });
+  const spool = new OutputSpool({
+    callId: ctx.callId,
+    sessionId: ctx.sessionId,
+    dataDir: ctx.dataDir,
+    limit: 29_500,
+  });
   const printed = new OutputBytes();
   const guardCheck = ctx.launcher.guard?.before();
   const group = await startGroup({

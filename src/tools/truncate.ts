@@ -1,13 +1,15 @@
 /**
  * Shared output truncation. A tool output longer than the limit keeps its head
  * and tail in the history, with a notice naming how much was cut and where the
- * whole text was written (`<dataDir>/tool-output/<callId>.txt`), so the model
+ * whole text was written (`<dataDir>/tool-output/<session>/<callId>.txt`, a
+ * folder of the session's own that the file tools may read), so the model
  * can read the rest on purpose instead of drowning in it.
  *
  * `OutputSpool` does the same for output that arrives in pieces (bash), with
  * memory bounded by the limit however much the process prints.
  */
 import * as path from "node:path";
+import { safeSegment, spillFolder } from "../store/tool_output.ts";
 
 /** Characters of output kept in the history. */
 export const DEFAULT_OUTPUT_LIMIT = 30_000;
@@ -35,16 +37,38 @@ export function spillCapNote(): string {
 export interface TruncateOptions {
   /** Names the spill file. */
   callId: string;
-  /** skiff's data folder; the file goes to `<dataDir>/tool-output/`. */
+  /** Names the spill folder. */
+  sessionId: string;
+  /** skiff's data folder; the file goes to `<dataDir>/tool-output/<session>/`. */
   dataDir: string;
   /** @default 30000 */
   limit?: number;
 }
 
-/** Where the full output of a call is written when it is too long. */
-export function spillPath(dataDir: string, callId: string): string {
-  const safe = callId.replace(/[^A-Za-z0-9_.-]/g, "_") || "call";
-  return path.join(dataDir, "tool-output", `${safe}.txt`);
+/**
+ * A new file for the full output of a call, opened for writing: named by the
+ * call id in the session's folder, with `-2`, `-3`… when a provider reuses
+ * an id, so no spill is ever overwritten. Creates the folder.
+ */
+export function openSpillFile(
+  options: Pick<TruncateOptions, "dataDir" | "sessionId" | "callId">,
+): { file: string; handle: Deno.FsFile } {
+  const folder = spillFolder(options.dataDir, options.sessionId);
+  Deno.mkdirSync(folder, { recursive: true });
+  const base = safeSegment(options.callId, "call");
+  for (let attempt = 1;; attempt++) {
+    const file = path.join(folder, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
+    try {
+      return { file, handle: Deno.openSync(file, { write: true, createNew: true }) };
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists) || attempt >= 1000) throw error;
+    }
+  }
+}
+
+function writeWhole(handle: Deno.FsFile, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += handle.writeSync(bytes.subarray(offset));
 }
 
 export function truncationNotice(omitted: number, file: string): string {
@@ -69,15 +93,18 @@ function budget(limit: number, file: string): { head: number; tail: number } {
 export async function truncateOutput(text: string, options: TruncateOptions): Promise<string> {
   const limit = options.limit ?? DEFAULT_OUTPUT_LIMIT;
   if (text.length <= limit) return text;
-  const file = spillPath(options.dataDir, options.callId);
-  await Deno.mkdir(path.dirname(file), { recursive: true });
+  const { file, handle } = openSpillFile(options);
   const bytes = new TextEncoder().encode(text);
-  await Deno.writeFile(
-    file,
-    bytes.length <= MAX_SPILL_BYTES
-      ? bytes
-      : concat(bytes.subarray(0, MAX_SPILL_BYTES), new TextEncoder().encode(spillCapNote())),
-  );
+  try {
+    writeWhole(
+      handle,
+      bytes.length <= MAX_SPILL_BYTES
+        ? bytes
+        : concat(bytes.subarray(0, MAX_SPILL_BYTES), new TextEncoder().encode(spillCapNote())),
+    );
+  } finally {
+    handle.close();
+  }
   const { head, tail } = budget(limit, file);
   return assemble(text.slice(0, head), tail > 0 ? text.slice(-tail - 1) : "", text.length, file);
 }
@@ -109,7 +136,9 @@ function assemble(head: string, tailWithPrevious: string, total: number, file: s
  */
 export class OutputSpool {
   readonly limit: number;
-  readonly file: string;
+  readonly #options: TruncateOptions;
+  /** The spill file; "" until the output outgrows the limit. */
+  file = "";
   #chunks: string[] = [];
   /** The bytes `#chunks` were decoded from, for the spill file. */
   #byteChunks: Uint8Array[] = [];
@@ -123,7 +152,7 @@ export class OutputSpool {
 
   constructor(options: TruncateOptions) {
     this.limit = options.limit ?? DEFAULT_OUTPUT_LIMIT;
-    this.file = spillPath(options.dataDir, options.callId);
+    this.#options = options;
   }
 
   /** Total characters received. */
@@ -164,8 +193,9 @@ export class OutputSpool {
       at += chunk.length;
     }
     this.#byteChunks = [];
-    Deno.mkdirSync(path.dirname(this.file), { recursive: true });
-    this.#spill = Deno.openSync(this.file, { write: true, create: true, truncate: true });
+    const { file, handle } = openSpillFile(this.#options);
+    this.file = file;
+    this.#spill = handle;
     this.#write(allBytes);
     const { head, tail } = budget(this.limit, this.file);
     this.#head = all.slice(0, head);
@@ -181,8 +211,7 @@ export class OutputSpool {
       bytes = concat(bytes.subarray(0, room), this.#encoder.encode(spillCapNote()));
       this.#spilledBytes = MAX_SPILL_BYTES;
     } else this.#spilledBytes += bytes.length;
-    let offset = 0;
-    while (offset < bytes.length) offset += this.#spill!.writeSync(bytes.subarray(offset));
+    writeWhole(this.#spill!, bytes);
   }
 
   /** The text for the history; closes the spill file. */

@@ -171,8 +171,14 @@ Deno.test({
     assert(result.code === 0 || result.code === 3, result.stderr);
     const spills = path.join(sandbox.dataDir, "tool-output");
     let largest = 0;
-    for (const entry of Deno.readDirSync(spills)) {
-      largest = Math.max(largest, Deno.statSync(path.join(spills, entry.name)).size);
+    // One folder per session (src/store/tool_output.ts), one file per call.
+    for (const session of Deno.readDirSync(spills)) {
+      for (const entry of Deno.readDirSync(path.join(spills, session.name))) {
+        largest = Math.max(
+          largest,
+          Deno.statSync(path.join(spills, session.name, entry.name)).size,
+        );
+      }
     }
     assert(largest > 0, "nothing was spilled");
     assert(largest <= MAX_SPILL_BYTES + 1024, `a spill file of ${largest} bytes`);

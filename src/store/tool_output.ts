@@ -1,0 +1,114 @@
+/**
+ * The data folder's `tool-output/`: one folder per session holding the full
+ * text of tool output too long for the history (src/tools/truncate.ts). The
+ * model may read its own session's folder; `sessions rm` deletes it with the
+ * session, and folders left by old sessions are pruned by age and total size
+ * (config `toolOutput`) when a session starts.
+ */
+import * as path from "node:path";
+
+/** @default 7 days */
+export const DEFAULT_MAX_AGE_DAYS = 7;
+/** @default 500 MiB */
+export const DEFAULT_MAX_MB = 500;
+
+/** A name safe as one path segment: the provider chooses call ids. */
+export function safeSegment(name: string, fallback: string): string {
+  const safe = name.replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^\.+/, "_");
+  return safe || fallback;
+}
+
+export function toolOutputRoot(dataDir: string): string {
+  return path.join(dataDir, "tool-output");
+}
+
+/** Where one session's spilled output goes. */
+export function spillFolder(dataDir: string, sessionId: string): string {
+  return path.join(toolOutputRoot(dataDir), safeSegment(sessionId, "session"));
+}
+
+/** Delete a session's spill folder; a missing one is fine. Needs write access to `dataDir`. */
+export function removeSpillFolder(dataDir: string, sessionId: string): void {
+  try {
+    Deno.removeSync(spillFolder(dataDir, sessionId), { recursive: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+export interface PruneOptions {
+  /** @default DEFAULT_MAX_AGE_DAYS */
+  maxAgeDays?: number;
+  /** Total size of every session's spilled output. @default DEFAULT_MAX_MB */
+  maxMB?: number;
+  /** Sessions whose folders stay whatever their age (the ones running now). */
+  keep?: readonly string[];
+  /** @default Date.now */
+  now?: () => number;
+}
+
+interface Entry {
+  path: string;
+  name: string;
+  bytes: number;
+  /** Last change of anything in it. */
+  changed: number;
+}
+
+function measure(target: string, name: string): Entry {
+  let bytes = 0;
+  let changed = 0;
+  const visit = (at: string) => {
+    const info = Deno.lstatSync(at);
+    changed = Math.max(changed, info.mtime?.getTime() ?? 0);
+    if (info.isDirectory) {
+      for (const child of Deno.readDirSync(at)) visit(path.join(at, child.name));
+    } else bytes += info.size;
+  };
+  visit(target);
+  return { path: target, name, bytes, changed };
+}
+
+/**
+ * Remove spill folders (and loose files from older versions) last changed
+ * more than `maxAgeDays` ago, then the oldest until the rest fit in `maxMB`.
+ * Best effort: what cannot be measured or removed is left. Returns the
+ * removed paths. Needs read and write access to `dataDir`.
+ */
+export function pruneToolOutput(dataDir: string, options: PruneOptions = {}): string[] {
+  const now = (options.now ?? Date.now)();
+  const maxAge = (options.maxAgeDays ?? DEFAULT_MAX_AGE_DAYS) * 24 * 3600 * 1000;
+  const maxBytes = (options.maxMB ?? DEFAULT_MAX_MB) * 1024 * 1024;
+  const keep = new Set((options.keep ?? []).map((id) => safeSegment(id, "session")));
+  const root = toolOutputRoot(dataDir);
+  const entries: Entry[] = [];
+  try {
+    for (const child of Deno.readDirSync(root)) {
+      try {
+        entries.push(measure(path.join(root, child.name), child.name));
+      } catch {
+        // Vanished meanwhile, or unreadable: left alone.
+      }
+    }
+  } catch {
+    return []; // No tool-output folder yet.
+  }
+  const removed: string[] = [];
+  const remove = (entry: Entry) => {
+    try {
+      Deno.removeSync(entry.path, { recursive: true });
+      removed.push(entry.path);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let total = entries.reduce((sum, entry) => sum + entry.bytes, 0);
+  const candidates = entries.filter((entry) => !keep.has(entry.name))
+    .sort((a, b) => a.changed - b.changed);
+  for (const entry of candidates) {
+    if (now - entry.changed <= maxAge && total <= maxBytes) continue;
+    if (remove(entry)) total -= entry.bytes;
+  }
+  return removed;
+}
