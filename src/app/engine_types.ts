@@ -71,7 +71,8 @@ export interface EngineSpec {
 
 export interface RunRequest {
   prompt: string;
-  maxTurns: number;
+  /** No limit when absent. */
+  maxTurns?: number;
   /** Epoch ms. */
   deadline?: number;
 }

@@ -55,9 +55,12 @@ Docs: README.md and docs/ in the skiff repository.`,
     .option("--agent <name>", "agent to run as (default: build)")
     .option(
       "--max-turns <n>",
-      "stop after this many model turns (default: config maxTurns, else 50)",
+      "stop after this many model turns (default: config maxTurns, else no limit)",
     )
-    .option("--max-time <seconds>", "stop after this much wall-clock time")
+    .option(
+      "--max-time <seconds>",
+      "stop after this much wall-clock time (default: config maxTime, else no limit)",
+    )
     .option("-c, --continue", "continue the latest session in this workspace")
     .option("-s, --session <id>", "continue the given session")
     .option("--json", "print one JSON event per line on stdout (see docs/events.md)")

@@ -157,6 +157,8 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
+  /** Seconds a `skiff run` may take; `--max-time` overrides. */
+  maxTime: positiveInt().optional(),
   /** Spilled tool output in the data folder: pruned by age and total size (docs/config.md). */
   toolOutput: z.strictObject({
     maxAgeDays: z.number().positive().optional(),

@@ -52,7 +52,8 @@ export interface LoopOptions {
   systemPrompt: string;
   history: ChatMessage[];
   prompt: string;
-  maxTurns: number;
+  /** Model turns this run may take; no limit when absent. */
+  maxTurns?: number;
   maxOutputTokens?: number;
   temperature?: number;
   /** Epoch ms after which the run stops with a limit. */
@@ -68,6 +69,12 @@ export type LoopOutcome =
   | { kind: "failed"; message: string; text: string; turns: number; usage: Usage };
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A model that sends the very same calls again after every one of them was
+ * refused (or failed) has stopped making progress; with no turn limit by
+ * default, this is what ends such a run.
+ */
+export const MAX_REPEATED_FAILURES = 3;
 
 export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<LoopOutcome> {
   // The deadline also cuts a model request or a command already running, so
@@ -105,6 +112,7 @@ async function loop(
   const usage = emptyUsage();
   let turns = 0;
   let lastText = "";
+  let repeated = { calls: "", times: 0 };
   const byName = new Map(deps.tools.map((tool) => [tool.name, tool]));
   const done = (kind: "completed" | "interrupted") => ({ kind, text: lastText, turns, usage });
   const timeUp = (): LoopOutcome => ({
@@ -121,7 +129,7 @@ async function loop(
   for (;;) {
     const before = stopped();
     if (before) return before;
-    if (turns >= options.maxTurns) {
+    if (options.maxTurns !== undefined && turns >= options.maxTurns) {
       return {
         kind: "limit",
         reason: `stopped after ${turns} turns (--max-turns ${options.maxTurns})`,
@@ -200,10 +208,32 @@ async function loop(
     deps.emit("turn.completed", { turn, usage: response.usage });
     const after = stopped();
     if (after) return after;
+    repeated = repeatedFailures(repeated, calls, results);
+    if (repeated.times >= MAX_REPEATED_FAILURES) {
+      return {
+        kind: "limit",
+        reason: `stopped: the model sent the same calls ${repeated.times} turns in a row ` +
+          "and each time they were refused or failed",
+        text: lastText,
+        turns,
+        usage,
+      };
+    }
   }
 }
 
 type ToolResultPart = Extract<StoredPart, { type: "tool_result" }>;
+
+/** Counts turns in a row whose calls all failed and were the same as the turn before. */
+function repeatedFailures(
+  before: { calls: string; times: number },
+  calls: ToolCall[],
+  results: ToolResultPart[],
+): { calls: string; times: number } {
+  if (results.some((result) => result.ok)) return { calls: "", times: 0 };
+  const signature = JSON.stringify(calls.map((call) => [call.name, call.arguments]));
+  return { calls: signature, times: signature === before.calls ? before.times + 1 : 1 };
+}
 
 /**
  * Policy runs one call at a time, in order (a person may be asked); the

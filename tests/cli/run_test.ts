@@ -325,3 +325,39 @@ Deno.test("exit 130, quietly, when the reader of --json output goes away (| head
     assertStringIncludes(stdout, "exit=130");
   });
 });
+
+Deno.test("no turn limit by default: 60 tool-call turns, then the answer, exits 0", async () => {
+  // Different calls each turn, so the doom-loop guard has nothing to say.
+  const work: MockTurn[] = Array.from({ length: 60 }, (_, i) => ({
+    toolCalls: [{ name: "glob", arguments: { pattern: `f${i}*` } }],
+  }));
+  await withMockSandbox([...work, { text: "all done" }], async (sandbox, mock) => {
+    const result = await runSkiff(["run", "a long task"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(result.stdout.trim(), "all done");
+    assertEquals(mock.requests.length, 61);
+  });
+});
+
+Deno.test("exit 5: config maxTime stops a run whose model request hangs", async () => {
+  await withMockSandbox([{ hang: true }], async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/skiff.json`, JSON.stringify({ maxTime: 1 }));
+    const started = Date.now();
+    const result = await runSkiff(["run", "hi"], sandbox);
+    assertEquals(result.code, 5, result.stderr);
+    assertStringIncludes(result.stderr, "time limit");
+    assert(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+  });
+});
+
+Deno.test("exit 5: a model sending the same refused call again is stopped on the third turn", async () => {
+  const stuck: MockTurn[] = Array.from({ length: 10 }, () => ({
+    toolCalls: [{ name: "bash", arguments: { command: "rm -rf build" } }],
+  }));
+  await withMockSandbox([...stuck, { text: "never reached" }], async (sandbox, mock) => {
+    const result = await runSkiff(["run", "clean up"], sandbox);
+    assertEquals(result.code, 5, result.stderr);
+    assertStringIncludes(result.stderr, "refused or failed");
+    assertEquals(mock.requests.length, 3);
+  });
+});

@@ -129,3 +129,45 @@ Deno.test("a call approved before a Ctrl-C that came during the policy check nev
   assertEquals(executed, []);
   assertEquals(results.map((result) => result.ok), [false, false]);
 });
+
+Deno.test("a model repeating a refused call is stopped after three identical refused turns", async () => {
+  let requests = 0;
+  const provider: ChatProvider = {
+    baseURL: "http://mock",
+    stream: () => {
+      requests++;
+      // Without the guard this would go on for 100 turns (or forever).
+      const answer: ChatResponse = requests > 100
+        ? { text: "gave up", toolCalls: [], finishReason: "stop", usage: emptyUsage() }
+        : {
+          text: "",
+          toolCalls: [{ id: `c${requests}`, name: "echo", arguments: '{"text":"again"}' }],
+          finishReason: "tool_calls",
+          usage: emptyUsage(),
+        };
+      return Promise.resolve(answer);
+    },
+  };
+  const echo = {
+    name: "echo",
+    description: "echo",
+    parameters: z.object({ text: z.string() }),
+    declare: () => ({ key: "echo", patterns: ["*"] }),
+    execute: () => Promise.resolve({ output: "never" }),
+  } as unknown as Tool;
+  const refusing: LoopDeps = {
+    ...deps(provider),
+    tools: [echo],
+    gate: {
+      check: () => Promise.resolve({ allowed: false, reason: "refused by a rule" }),
+      denials: () => [],
+    },
+    context: () => ({}) as ToolContext,
+  };
+  const outcome = await runLoop(refusing, options({ maxTurns: undefined }));
+  assertEquals(outcome.kind, "limit");
+  assertEquals(outcome.turns, 3);
+  if (outcome.kind === "limit") {
+    assert(outcome.reason.includes("refused or failed"), outcome.reason);
+  }
+});
