@@ -90,7 +90,11 @@ function budget(limit: number, file: string): { head: number; tail: number } {
  * the spill file (folder created) and comes back as head + notice + tail.
  * Needs write access to `dataDir`.
  */
-export async function truncateOutput(text: string, options: TruncateOptions): Promise<string> {
+export function truncateOutput(text: string, options: TruncateOptions): Promise<string> {
+  return Promise.resolve().then(() => truncateNow(text, options));
+}
+
+function truncateNow(text: string, options: TruncateOptions): string {
   const limit = options.limit ?? DEFAULT_OUTPUT_LIMIT;
   if (text.length <= limit) return text;
   const { file, handle } = openSpillFile(options);
