@@ -30,14 +30,22 @@ async function undo(options: UndoCommandOptions): Promise<number> {
   const store = openStore(resolveDataDir(Deno.env.toObject()));
   try {
     const workspace = resolveWorkspace(options.dir);
-    const session = options.session
-      ? store.getSession(options.session)
-      : store.latestSession(workspace);
+    // Without --session: the latest prompt that changed files, not merely the
+    // latest session (a `skiff tool read` since changed nothing).
+    const latest = options.session ? null : store.snapshots.latestChangedSession(workspace);
+    if (!options.session && latest === null) {
+      const any = store.latestSession(workspace);
+      if (!any) {
+        console.error(`skiff: no session in ${workspace} to undo.`);
+        return ExitCode.usage;
+      }
+      console.log(`Nothing to undo in ${workspace}: no session there has file changes left.`);
+      return ExitCode.ok;
+    }
+    const session = store.getSession(options.session ?? latest!);
     if (!session) {
       console.error(
-        options.session
-          ? `skiff: no session "${options.session}". List them with: skiff sessions list --all`
-          : `skiff: no session in ${workspace} to undo.`,
+        `skiff: no session "${options.session}". List them with: skiff sessions list --all`,
       );
       return ExitCode.usage;
     }

@@ -57,6 +57,22 @@ export class SnapshotTable {
     );
   }
 
+  /**
+   * The top-level session in `workspace` whose snapshots were taken last:
+   * the one `skiff undo` means, even when a later session (a `skiff tool
+   * read`) changed nothing. Null when no session there changed a file.
+   */
+  latestChangedSession(workspace: string): string | null {
+    const row = this.sql.get(
+      `SELECT snap.session_id AS id FROM snapshots snap
+       JOIN sessions ses ON ses.id = snap.session_id
+       WHERE ses.workspace = ? AND ses.parent_id IS NULL
+       ORDER BY snap.created_at DESC, snap.rowid DESC LIMIT 1`,
+      workspace,
+    );
+    return (row?.id as string | undefined) ?? null;
+  }
+
   /** The latest turn with snapshots, or null when there is nothing to undo. */
   lastTurn(sessionId: string): number | null {
     const row = this.sql.get(

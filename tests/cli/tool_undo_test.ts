@@ -248,3 +248,38 @@ Deno.test("undo brings back a deleted executable with its mode", async () => {
     assertEquals((await Deno.stat(file)).mode! & 0o777, 0o750);
   });
 });
+
+Deno.test("a later skiff tool read does not hide the last run from skiff undo", async () => {
+  await withMockSandbox([
+    { toolCalls: [{ name: "write", arguments: { file_path: "made.txt", content: "x\n" } }] },
+    { text: "Wrote made.txt." },
+  ], async (sandbox) => {
+    assertEquals((await runSkiff(["run", "make a file"], sandbox)).code, 0);
+    const read = await runSkiff(["tool", "read", '{"file_path":"made.txt"}'], sandbox);
+    assertEquals(read.code, 0, read.stderr);
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 0, undo.stdout + undo.stderr);
+    assertMatch(undo.stdout, /removed +\S*made\.txt/);
+    const exists = await Deno.stat(`${sandbox.workspace}/made.txt`).then(() => true, () => false);
+    assertEquals(exists, false, "the run's file is gone: undo reached past the tool session");
+  });
+});
+
+Deno.test("a skiff tool session is finished and titled by its calls", async () => {
+  await withSandbox(async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alpha\n");
+    const result = await runSkiff(["tool"], sandbox, {
+      input: lines(
+        { tool: "read", input: { file_path: "a.txt" } },
+        { tool: "glob", input: { pattern: "*.txt" } },
+        { tool: "read", input: { file_path: "a.txt" } },
+      ),
+    });
+    assertEquals(result.code, 0, result.stderr);
+    const list = await runSkiff(["sessions", "list", "--json"], sandbox);
+    const [session] = parseJsonLines(list.stdout);
+    assertEquals(session.status, "completed");
+    assertEquals(session.agent, "tool");
+    assertEquals(session.title, "skiff tool: read, glob");
+  });
+});
