@@ -9,6 +9,7 @@ import type { Denial, SkiffEvent } from "../session/events.ts";
 import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
 import { shellLine } from "../policy/hints.ts";
+import { diffBlock, wantsColour } from "./text_diff.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
@@ -16,13 +17,16 @@ export interface TextRendererOptions {
   progressEveryMs?: number;
   now?: () => number;
   stdout?: { writeSync(data: Uint8Array): number };
-  stderr?: { writeSync(data: Uint8Array): number };
+  stderr?: { writeSync(data: Uint8Array): number; isTerminal?: () => boolean };
+  /** Colour the diffs of edits. @default stderr is a terminal and NO_COLOR is unset */
+  colour?: boolean;
 }
 
 export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEvent) => void {
   const stdout = options.stdout ?? Deno.stdout;
   const stderr = options.stderr ?? Deno.stderr;
   const note = (text: string) => writeAll(stderr, neutraliseControls(text));
+  const colour = options.colour ?? wantsColour(stderr);
   let midLine = false;
   const out = (text: string) => {
     if (!text) return;
@@ -72,6 +76,11 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
       case "tool.completed":
         if (!options.quiet) {
           note(toolLine(event, inputs.get(event.call_id)) + "\n");
+          const diff = event.ok ? event.metadata?.diff : undefined;
+          if (typeof diff === "string") {
+            // Made safe line by line inside diffBlock, before its own colours.
+            writeAll(stderr, diffBlock(diff, { colour, sessionId: event.session_id }));
+          }
         }
         inputs.delete(event.call_id);
         running.delete(event.call_id);
@@ -127,17 +136,34 @@ export function denialSummary(denials: Denial[]): string {
 /** Printed before the arguments of each refused call's hint; tests read what follows. */
 export const ALLOW_WITH = "to allow it, add to the command: ";
 
-/** `✓ read src/app.ts (120 lines)` or `✗ edit a.ts — no_match: …`. */
+/**
+ * `✓ read src/app.ts (120 lines)`, `✓ bash npm test (exit 0)`, or a failure:
+ * `✗ bash npm test (exit 1)`, `✗ edit a.ts — no_match: …`. A command's exit
+ * code is always shown, so a CI log tells a red run from a green one.
+ */
 export function toolLine(
   event: Extract<SkiffEvent, { type: "tool.completed" }>,
   input?: unknown,
 ): string {
   const title = event.title || describeInput(input);
   const summary = title.startsWith(event.tool) ? title : `${event.tool}${title ? ` ${title}` : ""}`;
+  const exit = exitOf(event.metadata);
+  if (event.ok && exit) return `${exit.failed ? "✗" : "✓"} ${summary} (${exit.text})`;
   if (event.ok) return `✓ ${summary}`;
   const error = event.error;
   const reason = error ? `${error.code}: ${firstLine(error.message)}` : "failed";
   return `✗ ${summary} — ${reason}`;
+}
+
+/** How a command ended, from the bash tool's metadata, or null for other tools. */
+function exitOf(
+  metadata: Record<string, unknown> | undefined,
+): { text: string; failed: boolean } | null {
+  const code = metadata?.exitCode;
+  const signal = metadata?.signal;
+  if (typeof signal === "string" && signal) return { text: `killed by ${signal}`, failed: true };
+  if (typeof code !== "number") return null;
+  return { text: `exit ${code}`, failed: code !== 0 };
 }
 
 function firstLine(text: string, limit = 160): string {

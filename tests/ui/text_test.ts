@@ -160,3 +160,85 @@ Deno.test("the answer, titles, commands, errors and denials are shown with their
   const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
   assert(!controls.test(stdout.text + stderr.text), JSON.stringify(stdout.text + stderr.text));
 });
+
+Deno.test("a command's exit code is shown, and a non-zero exit is marked failed", () => {
+  const bash = (exitCode: number, title: string) =>
+    toolLine(completed(true, { tool: "bash", title, metadata: { exitCode } }));
+  assertEquals(bash(0, "npm test"), "✓ bash npm test (exit 0)");
+  assertEquals(bash(1, "false"), "✗ bash false (exit 1)");
+  assertEquals(
+    toolLine(completed(true, { tool: "bash", title: "sleep 9", metadata: { signal: "SIGKILL" } })),
+    "✗ bash sleep 9 (killed by SIGKILL)",
+  );
+});
+
+const DIFF = [
+  "--- a/a.ts",
+  "+++ b/a.ts",
+  "@@ -1,2 +1,2 @@",
+  " keep",
+  "-old\x1b[2K",
+  "+new",
+].join("\n") + "\n";
+
+const edited = (diff: string) =>
+  completed(true, {
+    tool: "edit",
+    title: "a.ts (+1 -1)",
+    metadata: { diff, additions: 1, deletions: 1 },
+  });
+
+Deno.test("an edit's diff is shown under its line: plain in a log, escapes visible", () => {
+  const stderr = capture();
+  const render = textRenderer({
+    stdout: capture().sink,
+    stderr: stderr.sink,
+    progressEveryMs: 0,
+    colour: false,
+  });
+  render(edited(DIFF));
+  assertEquals(
+    stderr.text,
+    [
+      "✓ edit a.ts (+1 -1)",
+      "  --- a/a.ts",
+      "  +++ b/a.ts",
+      "  @@ -1,2 +1,2 @@",
+      "   keep",
+      "  -old\\x1b[2K",
+      "  +new",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("at a terminal the diff is coloured; a long one is cut with a count; --quiet hides it", () => {
+  const stderr = capture();
+  const render = textRenderer({
+    stdout: capture().sink,
+    stderr: stderr.sink,
+    progressEveryMs: 0,
+    colour: true,
+  });
+  render(edited(DIFF));
+  assertStringIncludes(stderr.text, "  \x1b[32m+new\x1b[0m\n");
+  assertStringIncludes(stderr.text, "  \x1b[31m-old\\x1b[2K\x1b[0m\n");
+  // The model's escape is shown, never obeyed: the only escapes are skiff's colours.
+  // deno-lint-ignore no-control-regex -- counting skiff's own colour escapes
+  const escapes = stderr.text.match(/\x1b\[[0-9;]*m/g) ?? [];
+  assertEquals(stderr.text.split("\x1b").length - 1, escapes.length);
+
+  const long = "@@ -1,100 +1,100 @@\n" +
+    Array.from({ length: 100 }, (_, i) => `+line ${i}`).join("\n");
+  const logged = capture();
+  textRenderer({ stdout: capture().sink, stderr: logged.sink, progressEveryMs: 0, colour: false })(
+    edited(long),
+  );
+  const lines = logged.text.trimEnd().split("\n");
+  assertEquals(lines.length, 1 + 60 + 1);
+  assertEquals(lines.at(-1), "  … 41 more diff lines (all of it: skiff sessions export s)");
+
+  const quiet = capture();
+  textRenderer({ stdout: capture().sink, stderr: quiet.sink, quiet: true })(edited(DIFF));
+  assertEquals(quiet.text, "");
+});

@@ -1,0 +1,147 @@
+/**
+ * The prompt of `skiff run`: its arguments, and what is piped on stdin.
+ * `git diff | skiff run "review this change"` sends the argument followed by
+ * the piped text in a fenced block headed with its size; with no argument
+ * (or `-`) the piped text is the prompt. A terminal on stdin is never read
+ * (nobody is typing a prompt there), an empty stdin (`</dev/null`) adds
+ * nothing, and stdin that is too large or not text is refused before the
+ * model is paid for, saying what to do instead.
+ */
+import { UsageError } from "./exit_codes.ts";
+
+/** The most piped stdin a prompt takes (about 64,000 tokens of text). */
+export const STDIN_LIMIT_BYTES = 256 * 1024;
+
+/** After this long with nothing read, say what skiff is waiting for. */
+const WAIT_NOTICE_MS = 3_000;
+
+export interface PromptInputOptions {
+  /** @default Deno.stdin */
+  stdin?: { isTerminal(): boolean; readable: ReadableStream<Uint8Array> };
+  /** @default STDIN_LIMIT_BYTES */
+  limitBytes?: number;
+  /** Where notes for the person go (stderr); none with --quiet. */
+  notice?: (text: string) => void;
+  /** @default 3000 */
+  waitNoticeMs?: number;
+}
+
+const SAVE_INSTEAD =
+  'Save it to a file in the workspace and name the file in the prompt (skiff run "review the change in change.diff"): the agent reads it in parts.';
+
+/** `2.3 KB`, `812 bytes`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? "" : "s"}`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** Everything piped, up to one byte over the limit (then reading stops). */
+async function readPiped(
+  readable: ReadableStream<Uint8Array>,
+  limit: number,
+  onWaiting: () => void,
+  waitMs: number,
+): Promise<{ bytes: Uint8Array; over: boolean }> {
+  const reader = readable.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const timer = setTimeout(onWaiting, waitMs);
+  try {
+    while (total <= limit) {
+      const { value, done } = await reader.read();
+      clearTimeout(timer);
+      if (done) break;
+      chunks.push(value);
+      total += value.length;
+    }
+  } finally {
+    clearTimeout(timer);
+    if (total > limit) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, over: total > limit };
+}
+
+/** The piped bytes as text, or a usage error saying why they are not. */
+function pipedText(bytes: Uint8Array, over: boolean, limit: number): string {
+  if (over) {
+    throw new UsageError(
+      `piped stdin is larger than ${
+        formatSize(limit)
+      }, the most skiff adds to a prompt. ${SAVE_INSTEAD}`,
+    );
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    text = "\0";
+  }
+  if (text.includes("\0")) {
+    throw new UsageError(
+      `piped stdin (${
+        formatSize(bytes.length)
+      }) is not text (it is not UTF-8, or holds NUL bytes), and a prompt is text. ${SAVE_INSTEAD}`,
+    );
+  }
+  return text;
+}
+
+/** `text` in a fenced block whose fence no run of backticks inside it can close. */
+export function fencedStdin(text: string, bytes: number): string {
+  const body = text.replace(/(?:\r?\n)+$/, "");
+  const lines = body.split("\n").length;
+  const longestRun = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(Math.max(3, longestRun + 1));
+  const size = `${formatSize(bytes)}, ${lines} line${lines === 1 ? "" : "s"}`;
+  return `Piped to skiff on stdin (${size}):\n${fence}\n${body}\n${fence}`;
+}
+
+/**
+ * The prompt: the arguments, with piped stdin appended; or piped stdin alone
+ * when there are no arguments or the one argument `-`.
+ */
+export async function readPrompt(
+  args: string[],
+  options: PromptInputOptions = {},
+): Promise<string> {
+  const stdin = options.stdin ?? Deno.stdin;
+  const fromArgs = args.join(" ").trim();
+  const stdinIsPrompt = fromArgs === "" || fromArgs === "-";
+  if (stdin.isTerminal()) {
+    if (!stdinIsPrompt) return fromArgs;
+    throw new UsageError(
+      'no prompt. Pass it as an argument (skiff run "fix the failing test") or pipe it on stdin.',
+    );
+  }
+  const limit = options.limitBytes ?? STDIN_LIMIT_BYTES;
+  const notice = options.notice ?? (() => {});
+  const { bytes, over } = await readPiped(
+    stdin.readable,
+    limit,
+    () =>
+      notice(
+        "skiff: waiting for piped stdin to end (it becomes part of the prompt); run with </dev/null if there is nothing to add.",
+      ),
+    options.waitNoticeMs ?? WAIT_NOTICE_MS,
+  );
+  const text = pipedText(bytes, over, limit);
+  if (stdinIsPrompt) {
+    if (!text.trim()) {
+      throw new UsageError(
+        'the prompt read from stdin is empty. Pipe some text in, or pass the prompt as an argument (skiff run "fix the failing test").',
+      );
+    }
+    return text.trim();
+  }
+  if (!text.trim()) return fromArgs;
+  notice(`skiff: added piped stdin (${formatSize(bytes.length)}) to the prompt.`);
+  return `${fromArgs}\n\n${fencedStdin(text, bytes.length)}`;
+}

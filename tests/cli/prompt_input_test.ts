@@ -1,0 +1,108 @@
+/**
+ * The prompt of `skiff run` from its arguments and piped stdin: end to end
+ * through the real process (what reaches the model), and the cases a pipe
+ * cannot show (a terminal on stdin, a writer that never closes).
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { runSkiff, withMockSandbox } from "../support/cli.ts";
+import type { MockServer } from "../support/mock_server.ts";
+import { readPrompt, STDIN_LIMIT_BYTES } from "../../src/cli/prompt_input.ts";
+
+function lastUserMessage(mock: MockServer): string {
+  const messages = mock.requests[0].messages as { role: string; content: string }[];
+  return messages.filter((message) => message.role === "user").at(-1)!.content;
+}
+
+const DIFF = "diff --git a/a.ts b/a.ts\n-const port = 80;\n+const port = 8080;\n";
+
+Deno.test("git diff | skiff run 'review this change' sends the prompt and the diff, fenced, with its size", async () => {
+  await withMockSandbox([{ text: "looks fine" }], async (sandbox, mock) => {
+    const result = await runSkiff(["run", "review this change"], sandbox, { input: DIFF });
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(
+      lastUserMessage(mock),
+      `review this change\n\nPiped to skiff on stdin (${DIFF.length} bytes, 3 lines):\n\`\`\`\n${DIFF.trimEnd()}\n\`\`\``,
+    );
+    assertStringIncludes(result.stderr, `added piped stdin (${DIFF.length} bytes) to the prompt`);
+  });
+});
+
+Deno.test("an empty stdin adds nothing; `skiff run -` takes the prompt from stdin", async () => {
+  await withMockSandbox([{ text: "a" }, { text: "b" }], async (sandbox, mock) => {
+    const empty = await runSkiff(["run", "just this"], sandbox, { input: "" });
+    assertEquals(empty.code, 0, empty.stderr);
+    assertEquals(lastUserMessage(mock), "just this");
+    assert(!empty.stderr.includes("piped stdin"), empty.stderr);
+    const dash = await runSkiff(["run", "-"], sandbox, { input: "from the pipe\n" });
+    assertEquals(dash.code, 0, dash.stderr);
+    const second = mock.requests[1].messages as { role: string; content: string }[];
+    assertEquals(
+      second.filter((message) => message.role === "user").at(-1)!.content,
+      "from the pipe",
+    );
+  });
+});
+
+Deno.test("piped text with a ``` fence of its own gets a longer fence", async () => {
+  await withMockSandbox([{ text: "ok" }], async (sandbox, mock) => {
+    const input = "# Readme\n```sh\nmake\n```\n";
+    const result = await runSkiff(["run", "summarise"], sandbox, { input });
+    assertEquals(result.code, 0, result.stderr);
+    assertStringIncludes(lastUserMessage(mock), "\n````\n# Readme\n```sh\nmake\n```\n````");
+  });
+});
+
+Deno.test("exit 2 before any model request: piped stdin over the limit, or not text", async () => {
+  await withMockSandbox([{ text: "never" }], async (sandbox, mock) => {
+    const huge = await runSkiff(["run", "review"], sandbox, {
+      input: "x".repeat(STDIN_LIMIT_BYTES + 10),
+    });
+    assertEquals(huge.code, 2, huge.stderr);
+    assertStringIncludes(huge.stderr, "piped stdin is larger than 256.0 KB");
+    assertStringIncludes(huge.stderr, "Save it to a file in the workspace");
+    const binary = await runSkiff(["run", "review"], sandbox, { input: "PK\x03\x04\0\0\0" });
+    assertEquals(binary.code, 2, binary.stderr);
+    assertStringIncludes(binary.stderr, "is not text");
+    assert(!huge.stderr.includes("internal error") && !binary.stderr.includes("internal error"));
+    assertEquals(mock.requests.length, 0);
+  });
+});
+
+/** A stdin whose stream must not be read. */
+const terminal = {
+  isTerminal: () => true,
+  readable: new ReadableStream<Uint8Array>({
+    pull() {
+      throw new Error("a terminal on stdin was read");
+    },
+  }),
+};
+
+Deno.test("a terminal on stdin is not read: the arguments are the prompt, or exit 2 without them", async () => {
+  assertEquals(await readPrompt(["fix", "it"], { stdin: terminal }), "fix it");
+  const error = await readPrompt([], { stdin: terminal }).catch((caught) => caught);
+  assertStringIncludes(String(error.message), "no prompt");
+});
+
+Deno.test("a writer that keeps stdin open is told what skiff waits for", async () => {
+  const notes: string[] = [];
+  let send: (text: string) => void = () => {};
+  let end: () => void = () => {};
+  const readable = new ReadableStream<Uint8Array>({
+    start(controller) {
+      send = (text) => controller.enqueue(new TextEncoder().encode(text));
+      end = () => controller.close();
+    },
+  });
+  const prompt = readPrompt(["review"], {
+    stdin: { isTerminal: () => false, readable },
+    notice: (text) => notes.push(text),
+    waitNoticeMs: 20,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assertStringIncludes(notes[0] ?? "", "waiting for piped stdin to end");
+  assertStringIncludes(notes[0] ?? "", "</dev/null");
+  send("late text\n");
+  end();
+  assertStringIncludes(await prompt, "review\n\nPiped to skiff on stdin (10 bytes, 1 line):");
+});
