@@ -5,7 +5,7 @@
  * shown rather than obeyed (src/ui/safe_text.ts).
  */
 import { resolveWorkspace } from "../app/setup.ts";
-import type { StoredMessage } from "../session/history.ts";
+import { INTERRUPTED_RESULT, type StoredMessage } from "../session/history.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { removeSpillFolder } from "../store/tool_output.ts";
@@ -58,21 +58,39 @@ export function listSessions(
       );
       return Promise.resolve(ExitCode.ok);
     }
-    for (const session of sessions) {
-      const when = new Date(session.updated_at).toISOString().replace("T", " ").slice(0, 16);
-      const title = session.title ? ` ${session.title}` : "";
-      const where = workspace ? "" : `  ${session.workspace}`;
-      // A title can be a subagent's description, written by the model.
-      print(neutraliseControls(
-        `${session.id}  ${when}  ${
-          session.status.padEnd(9)
-        } ${session.turns} turns  ${session.total_tokens} tok${where}${title}`,
-      ));
-    }
+    // A title can be a subagent's description, written by the model.
+    for (const line of sessionTable(sessions, !workspace)) print(neutraliseControls(line));
     return Promise.resolve(ExitCode.ok);
   } catch (error) {
     return Promise.resolve(reportFatal(error));
   }
+}
+
+/**
+ * One line per session, its columns padded to the widest value listed, so a
+ * long status (`provider_error`) or a large count does not shift the rest.
+ */
+export function sessionTable(sessions: Session[], showWorkspace: boolean): string[] {
+  const rows = sessions.map((session) => [
+    session.id,
+    new Date(session.updated_at).toISOString().replace("T", " ").slice(0, 16),
+    session.status,
+    `${session.turns} turns`,
+    `${session.total_tokens} tok`,
+  ]);
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column].length))) ??
+    [];
+  // Counts line up on the right, words on the left.
+  const padded = rows.map((row) =>
+    row.map((cell, column) =>
+      column >= 3 ? cell.padStart(widths[column]) : cell.padEnd(widths[column])
+    ).join("  ")
+  );
+  return sessions.map((session, index) => {
+    const where = showWorkspace ? `  ${session.workspace}` : "";
+    const title = session.title ? `  ${session.title}` : "";
+    return `${padded[index]}${where}${title}`;
+  });
 }
 
 export function showSession(id: string): Promise<number> {
@@ -129,19 +147,41 @@ export function renderMarkdown(session: Session, messages: StoredMessage[]): str
     `- Tokens: ${session.input_tokens} in, ${session.output_tokens} out`,
     "",
   ];
+  // A call with no result was interrupted; a resumed run tells the model so
+  // (src/session/history.ts), and the transcript shows what the model read.
+  let pending: { callId: string; name: string }[] = [];
+  const flushPending = (stillRunning: boolean) => {
+    for (const { name } of pending) {
+      lines.push(
+        stillRunning
+          ? `### Result (none yet: ${name} is still running)`
+          : `### Result (interrupted)`,
+        "",
+        "```",
+        stillRunning ? "" : INTERRUPTED_RESULT,
+        "```",
+        "",
+      );
+    }
+    pending = [];
+  };
   for (const message of messages) {
+    if (message.role !== "tool") flushPending(false);
     for (const part of message.parts) {
       if (part.type === "text") {
         lines.push(`## ${message.role === "user" ? "User" : "Assistant"}`, "", part.text, "");
       } else if (part.type === "tool_call") {
         lines.push(`### Tool call: ${part.name}`, "", "```json", part.arguments, "```", "");
+        pending.push({ callId: part.call_id, name: part.name });
       } else {
+        pending = pending.filter((call) => call.callId !== part.call_id);
         const status = part.ok ? "ok" : `error ${part.error?.code ?? ""}`.trim();
         const body = part.ok ? part.output : `${part.error?.message ?? ""}`;
         lines.push(`### Result (${status})`, "", "```", body, "```", "");
       }
     }
   }
+  flushPending(session.status === "running");
   // For people to read, on a terminal or later with `cat`: shown, not obeyed.
   return neutraliseControls(lines.join("\n"));
 }
