@@ -15,6 +15,7 @@ import type { SubagentRunRequest, SubagentRunResult } from "../tools/task.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import { FileLedger, hashContent } from "../tools/file_ledger.ts";
 import { ABSENT } from "../store/snapshots.ts";
+import { pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent, storeRecorder } from "./recorder.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
@@ -73,6 +74,12 @@ export class Engine {
       holder: spec.run,
     });
     const session = this.#session;
+    if (spec.depth === 0) {
+      // Spilled output of old sessions; this one's is kept whatever its age.
+      const limits = (spec.config as { toolOutput?: { maxAgeDays?: number; maxMB?: number } })
+        .toolOutput;
+      pruneToolOutput(spec.dataDir, { ...limits, keep: [session.id] });
+    }
     const undoInto = this.undoInto;
     this.#ledger = new FileLedger(
       {
@@ -96,6 +103,19 @@ export class Engine {
       emit: this.#emit,
       subagents: { run: (request) => this.#runSubagent(request) },
       sharedTools: this.sharedTools,
+      recordCommandChanges: (changes) => {
+        // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
+        const target = undoInto ?? { sessionId: session.id, turn: this.#ledger!.turn };
+        for (const change of changes) {
+          this.store.snapshots.save(
+            target.sessionId,
+            target.turn,
+            change.path,
+            change.before,
+            change.mode,
+          );
+        }
+      },
     });
     this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...this.#parts.warnings];
     return session;
@@ -237,7 +257,7 @@ export class Engine {
       const session = await child.open();
       const result = await child.run({
         prompt: request.prompt,
-        maxTurns: request.agent.maxTurns ?? 50,
+        maxTurns: request.agent.maxTurns,
         deadline: this.#deadline,
       });
       if (result.exitCode !== ExitCode.ok && !result.text) {
@@ -365,6 +385,7 @@ export class Engine {
         metadata: {},
       };
     }
+    this.#titleToolSession(name);
     const ctx = this.#context(callId, this.#abort.signal);
     try {
       const parsed = parts.parseInput(tool, JSON.stringify(input ?? {}));
@@ -391,6 +412,19 @@ export class Engine {
     } catch (error) {
       return { tool: name, ok: false, output: "", error: toErrorPayload(error), metadata: {} };
     }
+  }
+
+  /** A `skiff tool` session is titled by the tools it ran: "skiff tool: read, edit". */
+  #titleToolSession(name: string): void {
+    const session = this.#session!;
+    const prefix = "skiff tool: ";
+    const names = session.title.startsWith(prefix)
+      ? session.title.slice(prefix.length).split(", ")
+      : [];
+    if (names.includes(name) || session.title.length > 80) return;
+    const title = `${prefix}${[...names, name].join(", ")}`;
+    this.store.updateSession(session.id, { title });
+    session.title = title;
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,7 @@ import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { buildGate, readVerdictFor } from "./gate.ts";
 import { chooseSessionLauncher } from "./launcher.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
+import { type CommandChange, CommandSnapshots } from "../session/command_snapshots.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -60,6 +61,23 @@ export interface PartsInput {
   subagents: SubagentRunner;
   /** MCP tools lent by a parent session. */
   sharedTools: Tool[];
+  /** Files what a command changed as undo snapshots of the prompt running now. */
+  recordCommandChanges(changes: CommandChange[]): void;
+}
+
+/** Snapshots around commands for undo, unless commands cannot write or config says no. */
+function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
+  const { spec } = input;
+  const undo = (spec.config as { undo?: { commands?: boolean; maxSnapshotMB?: number } }).undo;
+  if (spec.sandbox.mode === "read-only" || undo?.commands === false) return undefined;
+  return new CommandSnapshots({
+    workspace: spec.workspace,
+    dataDir: spec.dataDir,
+    sessionId: input.session.id,
+    maxBytes: undo?.maxSnapshotMB === undefined ? undefined : undo.maxSnapshotMB * 1024 * 1024,
+    record: input.recordCommandChanges,
+    warn: (message) => input.emit("warning", { message }),
+  });
 }
 
 /** The agent this session runs as; `tool` (skiff tool) uses build's tool set. */
@@ -100,7 +118,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const maxDepth = config.subagents?.maxDepth ?? DEFAULT_MAX_DEPTH;
 
   const { launcher, state: sandboxState } = await chooseSessionLauncher(spec, warnings);
-  const background = new BackgroundProcesses(launcher);
+  const commandUndo = commandUndoFor(input);
+  const background = new BackgroundProcesses(launcher, { commandUndo });
 
   const candidates: Tool[] = [...builtinTools()];
   const skills = loadSkills({ workspace: spec.workspace, configDir: spec.configDir });
@@ -165,6 +184,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       },
       launcher,
       background,
+      commandUndo,
       fetch: globalThis.fetch,
     }),
     parseInput: parseToolInput,

@@ -8,6 +8,7 @@
  * confined writer, so the kernel re-checks the real path as it writes.
  */
 import { ABSENT } from "../store/snapshots.ts";
+import { FOLDER_MODE } from "./command_snapshots.ts";
 import { type AtomicWrites, writesOnThisThread } from "../tools/_file_io.ts";
 import { hashContent } from "../tools/file_ledger.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
@@ -80,14 +81,18 @@ export async function undoSnapshots(
 ): Promise<Omit<UndoReport, "turn">> {
   const report: Omit<UndoReport, "turn"> = { restored: [], removed: [], refused: [] };
   const writes = options.writes ?? writesOnThisThread;
-  for (const snapshot of snapshots) {
+  const isFolder = (snapshot: UndoSnapshot) => ((snapshot.mode ?? 0) & 0o170000) === FOLDER_MODE;
+  // Files first; then the folders the prompt created, deepest first, once emptied.
+  const folders = snapshots.filter(isFolder).sort((a, b) => b.path.length - a.path.length);
+  for (const snapshot of [...snapshots.filter((s) => !isFolder(s)), ...folders]) {
     const reason = displaced(snapshot.path, options.roots);
     if (reason) {
       report.refused.push({ path: snapshot.path, reason });
       continue;
     }
     try {
-      await undoOne(snapshot, knownHashes, report, writes);
+      if (isFolder(snapshot)) await removeCreatedFolder(snapshot.path, report, writes);
+      else await undoOne(snapshot, knownHashes, report, writes);
     } catch (error) {
       report.refused.push({
         path: snapshot.path,
@@ -98,6 +103,33 @@ export async function undoSnapshots(
     }
   }
   return report;
+}
+
+/** A folder the prompt created goes when nothing else is left in it. */
+async function removeCreatedFolder(
+  folder: string,
+  report: Omit<UndoReport, "turn">,
+  writes: AtomicWrites,
+): Promise<void> {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(folder);
+  } catch {
+    return; // Gone already.
+  }
+  if (!info.isDirectory) throw new NotAFile();
+  const left = [...Deno.readDirSync(folder)].length;
+  if (left) {
+    report.refused.push({
+      path: folder,
+      reason: `created by the prompt, but it holds ${left} entr${
+        left === 1 ? "y" : "ies"
+      } undo did not remove (made since, or ignored by git); left as it is`,
+    });
+    return;
+  }
+  await writes.remove(folder);
+  report.removed.push(folder);
 }
 
 async function undoOne(

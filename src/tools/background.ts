@@ -5,7 +5,7 @@
  * one stops its whole group, and `stopAll` at session end leaves nothing
  * running behind the user's back.
  */
-import type { BackgroundTable, ProcessLauncher } from "./tool.ts";
+import type { BackgroundTable, CommandUndo, ProcessLauncher } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 import { type GroupExit, type RunningGroup, settlesWithin, startGroup } from "./_process_group.ts";
 
@@ -14,6 +14,8 @@ export interface BackgroundOptions {
   outputCap?: number;
   /** Time between SIGTERM and SIGKILL when stopping. @default 2000 */
   killGraceMs?: number;
+  /** What a command changed is filed for undo when it ends. */
+  commandUndo?: CommandUndo;
 }
 
 interface Entry {
@@ -31,10 +33,12 @@ export class BackgroundProcesses implements BackgroundTable {
   #next = 1;
   readonly #outputCap: number;
   readonly #killGraceMs: number | undefined;
+  readonly #commandUndo: CommandUndo | undefined;
 
   constructor(private readonly launcher: ProcessLauncher, options: BackgroundOptions = {}) {
     this.#outputCap = options.outputCap ?? 1_000_000;
     this.#killGraceMs = options.killGraceMs;
+    this.#commandUndo = options.commandUndo;
   }
 
   async start(command: string, cwd: string, signal?: AbortSignal): Promise<string> {
@@ -47,6 +51,7 @@ export class BackgroundProcesses implements BackgroundTable {
       dropped: 0,
       exit: null,
     };
+    const undoAfter = await this.#commandUndo?.before();
     const guardCheck = this.launcher.guard?.before();
     const group = await startGroup({
       launcher: this.launcher,
@@ -57,10 +62,11 @@ export class BackgroundProcesses implements BackgroundTable {
     });
     entry.group = group;
     this.#entries.set(id, entry as Entry);
-    group.done.then((exit) => {
+    group.done.then(async (exit) => {
       // Files that run code later, changed by the command, are put back when it ends.
       const reverted = guardCheck?.();
       if (reverted) this.#buffer(entry as Entry, `\n${reverted}\n`);
+      await undoAfter?.();
       entry.exit = exit;
     });
     signal?.addEventListener("abort", () => void group.stop(), { once: true });

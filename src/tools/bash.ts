@@ -104,6 +104,7 @@ async function runForeground(
     limit: 29_500,
   });
   const printed = new OutputBytes();
+  const undoAfter = await ctx.commandUndo?.before();
   const guardCheck = ctx.launcher.guard?.before();
   const group = await startGroup({
     launcher: ctx.launcher,
@@ -134,6 +135,8 @@ async function runForeground(
   });
   // Files that run code later, changed by the command, are put back first.
   const reverted = guardCheck?.() ?? null;
+  // Then what it changed becomes undo snapshots of this prompt.
+  await undoAfter?.();
   const revertedNote = reverted ? `${reverted}\n` : "";
 
   // The spill file keeps the bytes as printed; the model reads what a screen would show.

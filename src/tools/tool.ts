@@ -105,6 +105,11 @@ export interface ProcessLauncher {
   guard?: { before(): () => string | null };
 }
 
+/** Snapshots the workspace around a command (src/session/command_snapshots.ts). */
+export interface CommandUndo {
+  before(): Promise<() => Promise<void>>;
+}
+
 /** Background processes started by `bash` with `background: true`. */
 export interface BackgroundTable {
   start(command: string, cwd: string, signal?: AbortSignal): Promise<string>;
@@ -150,6 +155,12 @@ export interface ToolContext {
   background: BackgroundTable;
   /** Network fetch; injected so tests never reach the network. */
   fetch: typeof fetch;
+  /**
+   * Undo for commands: call `before` just before a command starts and the
+   * function it returns once it has ended; what the command changed becomes
+   * undo snapshots of the prompt (src/session/command_snapshots.ts).
+   */
+  commandUndo?: CommandUndo;
   /** Progress for long work ("scanned 400 files"); optional. */
   progress?: (message: string) => void;
   /**

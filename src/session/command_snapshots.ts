@@ -1,0 +1,275 @@
+/**
+ * Undo for what commands change. The file tools snapshot each file before
+ * they write it; a command (`bash`) writes what it likes, so the workspace
+ * itself is snapshotted around each command: a private git object store in
+ * skiff's data folder (`<data>/undo/<workspace hash>/`, one index per
+ * session) takes the tree before and after the command, and every file the
+ * command created, changed or deleted — and every folder it created — is
+ * filed as an undo snapshot of the prompt, like a file tool's change. Files
+ * git ignores (.gitignore, `.git` itself, nested repositories' contents) and
+ * symlinks are not covered.
+ *
+ * git runs with the workspace's own configuration out of reach: no system
+ * or global config, its git folder in the data folder (a repository's
+ * `.git/config` is never read), hooks and fsmonitor off, bare repositories
+ * only when named. `.gitattributes` can name a filter, but a filter runs only
+ * when config defines it, and only this store's config is read.
+ *
+ * Cost: `git add -A` twice per command (stat-cached: about 0.1 s on a
+ * 15,000-file tree, see scripts/bench_command_undo.ts); the first command of
+ * a workspace hashes every file once. Needs `--allow-run=git` and read and
+ * write access to the workspace and the data folder.
+ */
+import * as path from "node:path";
+import { createHash } from "node:crypto";
+
+/** One change a command made, as undo needs it. */
+export interface CommandChange {
+  /** Absolute path in the workspace. */
+  path: string;
+  /** Content before the command; null when it did not exist. */
+  before: Uint8Array | null;
+  /** Mode to restore (null: keep the current file's); FOLDER_MODE for a created folder. */
+  mode: number | null;
+}
+
+/** The mode filed for a folder the command created: undo removes it when empty. */
+export const FOLDER_MODE = 0o040000;
+
+export interface CommandSnapshotOptions {
+  /** Realpath of the workspace. */
+  workspace: string;
+  dataDir: string;
+  /** Names this session's index. */
+  sessionId: string;
+  /** Workspace content above this is not snapshotted. @default 500 MiB */
+  maxBytes?: number;
+  /** Files the changes as undo snapshots of the prompt running now. */
+  record(changes: CommandChange[]): void;
+  /** Said once, when command changes stop being covered and why. */
+  warn(message: string): void;
+}
+
+const DEFAULT_MAX_BYTES = 500 * 1024 * 1024;
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288e0ee4904";
+
+/** The `-c` settings of every git call: none of the workspace's own configuration applies. */
+const ISOLATION = [
+  "core.hooksPath=/dev/null",
+  "core.fsmonitor=false",
+  "core.untrackedCache=false",
+  "core.autocrlf=false",
+  "core.symlinks=true",
+  "core.quotePath=false",
+  "safe.bareRepository=explicit",
+  "gc.auto=0",
+  "maintenance.auto=false",
+].flatMap((setting) => ["-c", setting]);
+
+class SnapshotUnavailable extends Error {}
+
+export class CommandSnapshots {
+  readonly #options: CommandSnapshotOptions;
+  readonly #gitDir: string;
+  readonly #index: string;
+  #queue: Promise<unknown> = Promise.resolve();
+  #state: "new" | "ready" | "off" = "new";
+  #bytes = 0;
+
+  constructor(options: CommandSnapshotOptions) {
+    this.#options = options;
+    const key = createHash("sha256").update(options.workspace).digest("hex").slice(0, 16);
+    this.#gitDir = path.join(options.dataDir, "undo", key);
+    this.#index = path.join(this.#gitDir, `index-${options.sessionId.replace(/[^\w.-]/g, "_")}`);
+  }
+
+  /**
+   * Takes the tree before a command; call the returned function once it has
+   * ended, to file what it changed. Never throws: a store that cannot work
+   * turns itself off with one warning, and the command runs as before.
+   */
+  async before(): Promise<() => Promise<void>> {
+    const start = await this.#serial(() => this.#tree()).catch((error) => this.#off(error));
+    if (!start) return () => Promise.resolve();
+    return async () => {
+      await this.#serial(async () => {
+        const end = await this.#tree();
+        if (end && end !== start) this.#options.record(await this.#changes(start, end));
+      }).catch((error) => this.#off(error));
+    };
+  }
+
+  /** One git job at a time: the index is shared by the session's parallel calls. */
+  #serial<T>(job: () => Promise<T>): Promise<T> {
+    const next = this.#queue.then(job, job);
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  #off(error: unknown): null {
+    if (this.#state !== "off") {
+      this.#state = "off";
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#options.warn(
+        `skiff undo will not cover what commands change in this session: ${reason}. ` +
+          "Changes by the file tools are still covered.",
+      );
+    }
+    return null;
+  }
+
+  /** The workspace's tree now, or null once off. */
+  async #tree(): Promise<string | null> {
+    if (this.#state === "off") return null;
+    if (this.#state === "new") await this.#prepare();
+    await this.#git(["add", "-A", "--ignore-errors", "--", "."], { allowFailure: true });
+    return (await this.#git(["write-tree"])).trim() || EMPTY_TREE;
+  }
+
+  /** The store, this session's index (a copy of the newest one, for its stat cache), the size check. */
+  async #prepare(): Promise<void> {
+    Deno.mkdirSync(this.#gitDir, { recursive: true });
+    try {
+      Deno.statSync(path.join(this.#gitDir, "HEAD"));
+    } catch {
+      await this.#git(["init", "--bare", "--quiet", this.#gitDir], { noWorkTree: true });
+    }
+    const newest = [...Deno.readDirSync(this.#gitDir)]
+      .filter((entry) => entry.isFile && entry.name.startsWith("index-"))
+      .map((entry) => path.join(this.#gitDir, entry.name))
+      .sort((a, b) =>
+        (Deno.statSync(b).mtime?.getTime() ?? 0) - (Deno.statSync(a).mtime?.getTime() ?? 0)
+      )[0];
+    if (newest && newest !== this.#index) Deno.copyFileSync(newest, this.#index);
+    const listed = await this.#git([
+      "ls-files",
+      "-z",
+      "--cached",
+      "--others",
+      "--exclude-standard",
+    ]);
+    const limit = this.#options.maxBytes ?? DEFAULT_MAX_BYTES;
+    for (const relative of listed.split("\0")) {
+      if (!relative) continue;
+      try {
+        this.#bytes += Deno.lstatSync(path.join(this.#options.workspace, relative)).size;
+      } catch {
+        // Gone since it was listed.
+      }
+      if (this.#bytes > limit) {
+        throw new SnapshotUnavailable(
+          `the workspace holds more than ${Math.round(limit / 1024 / 1024)} MB that git does not ` +
+            "ignore (raise undo.maxSnapshotMB, or list build output in .gitignore)",
+        );
+      }
+    }
+    this.#state = "ready";
+  }
+
+  async #changes(start: string, end: string): Promise<CommandChange[]> {
+    const raw = await this.#git(["diff-tree", "-r", "-t", "-z", "--no-renames", start, end]);
+    const fields = raw.split("\0");
+    const changes: CommandChange[] = [];
+    const blobs: { change: CommandChange; sha: string }[] = [];
+    for (let at = 0; at + 1 < fields.length; at += 2) {
+      const [oldMode, newMode, oldSha, , status] = fields[at].replace(/^:/, "").split(" ");
+      const where = path.join(this.#options.workspace, fields[at + 1]);
+      const wasFile = /^1006|^1007/.test(oldMode);
+      const isFile = /^1006|^1007/.test(newMode);
+      if (status === "A" && newMode === "040000") {
+        changes.push({ path: where, before: null, mode: FOLDER_MODE });
+      } else if (status === "A" && isFile) {
+        changes.push({ path: where, before: null, mode: null });
+      } else if ((status === "M" || status === "D") && wasFile && (isFile || status === "D")) {
+        const change = {
+          path: where,
+          before: new Uint8Array(),
+          mode: status === "D" ? parseInt(oldMode.slice(-3), 8) : null,
+        };
+        changes.push(change);
+        blobs.push({ change, sha: oldSha });
+      }
+      // Symlinks, nested repositories and type changes are not covered.
+    }
+    if (blobs.length) await this.#readBlobs(blobs);
+    for (const { change } of blobs) this.#bytes += change.before?.length ?? 0;
+    return changes;
+  }
+
+  /** Old contents, through one `git cat-file --batch`. */
+  async #readBlobs(blobs: { change: CommandChange; sha: string }[]): Promise<void> {
+    const output = await this.#run(["cat-file", "--batch"], {
+      stdin: new TextEncoder().encode(blobs.map(({ sha }) => sha).join("\n") + "\n"),
+    });
+    let at = 0;
+    const decoder = new TextDecoder();
+    for (const blob of blobs) {
+      const lineEnd = output.indexOf(10, at);
+      const header = decoder.decode(output.subarray(at, lineEnd)).split(" ");
+      const size = Number(header[2]);
+      if (header[1] !== "blob" || !Number.isFinite(size)) {
+        throw new Error(`git cat-file answered "${header.join(" ")}" for ${blob.sha}`);
+      }
+      blob.change.before = output.slice(lineEnd + 1, lineEnd + 1 + size);
+      at = lineEnd + 1 + size + 1;
+    }
+  }
+
+  async #git(args: string[], options: { allowFailure?: boolean; noWorkTree?: boolean } = {}) {
+    const output = await this.#run(args, options);
+    return new TextDecoder().decode(output);
+  }
+
+  async #run(
+    args: string[],
+    options: { allowFailure?: boolean; noWorkTree?: boolean; stdin?: Uint8Array } = {},
+  ): Promise<Uint8Array> {
+    const env: Record<string, string> = {
+      PATH: pathVariable(),
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_CONFIG_GLOBAL: "/dev/null",
+      GIT_TERMINAL_PROMPT: "0",
+      HOME: this.#gitDir,
+    };
+    if (!options.noWorkTree) {
+      Object.assign(env, {
+        GIT_DIR: this.#gitDir,
+        GIT_WORK_TREE: this.#options.workspace,
+        GIT_INDEX_FILE: this.#index,
+      });
+    }
+    let child;
+    try {
+      child = new Deno.Command("git", {
+        args: [...ISOLATION, ...args],
+        cwd: this.#options.workspace,
+        env,
+        clearEnv: true,
+        stdin: options.stdin ? "piped" : "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+    } catch (error) {
+      throw new SnapshotUnavailable(`git could not be started (${(error as Error).message})`);
+    }
+    if (options.stdin) {
+      const writer = child.stdin.getWriter();
+      await writer.write(options.stdin);
+      await writer.close();
+    }
+    const result = await child.output();
+    if (!result.success && !options.allowFailure) {
+      const stderr = new TextDecoder().decode(result.stderr).trim().split("\n")[0];
+      throw new SnapshotUnavailable(`git ${args[0]} failed: ${stderr}`);
+    }
+    return result.stdout;
+  }
+}
+
+function pathVariable(): string {
+  try {
+    return Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
+  } catch {
+    return "/usr/local/bin:/usr/bin:/bin"; // Not readable here (a Worker's env allowlist).
+  }
+}
