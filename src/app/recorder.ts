@@ -16,9 +16,11 @@ export function storeRecorder(store: Store, sessionId: string): SessionRecorder 
       const id = store.appendMessage(sessionId, "user");
       store.appendPart(sessionId, id, "text", { type: "text", text });
     },
-    assistantMessage(text: string, calls: ToolCall[]) {
+    assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean) {
       const id = store.appendMessage(sessionId, "assistant");
-      if (text) store.appendPart(sessionId, id, "text", { type: "text", text });
+      if (interrupted) {
+        store.appendPart(sessionId, id, "text", { type: "text", text, interrupted: true });
+      } else if (text) store.appendPart(sessionId, id, "text", { type: "text", text });
       for (const call of calls) {
         const part: StoredPart = {
           type: "tool_call",

@@ -8,7 +8,8 @@ import type { ChatMessage, ToolCall } from "../provider/types.ts";
 
 /** The payloads the loop stores, one per part. */
 export type StoredPart =
-  | { type: "text"; text: string }
+  /** `interrupted`: an answer cut off mid-stream (Ctrl-C, a time limit, a failed connection). */
+  | { type: "text"; text: string; interrupted?: boolean }
   | { type: "tool_call"; call_id: string; name: string; arguments: string }
   | {
     type: "tool_result";
@@ -27,6 +28,10 @@ export interface StoredMessage {
 
 export const INTERRUPTED_RESULT =
   "This call was interrupted before it finished (the process stopped). Its effect is unknown: check the state before relying on it.";
+
+/** Ends an answer that was cut off, so the model knows it stopped there. */
+export const INTERRUPTED_ANSWER =
+  "[This answer was interrupted here and not finished: the user stopped it, or the connection failed.]";
 
 export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
   const history: ChatMessage[] = [];
@@ -49,8 +54,9 @@ export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
       continue;
     }
     flushPending();
-    const text = message.parts.filter((part) => part.type === "text").map((part) => part.text)
-      .join("");
+    const text = message.parts.filter((part) => part.type === "text").map((part) =>
+      part.interrupted ? `${part.text}${part.text ? "\n\n" : ""}${INTERRUPTED_ANSWER}` : part.text
+    ).join("");
     if (message.role === "user") {
       history.push({ role: "user", content: text });
       continue;

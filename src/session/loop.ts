@@ -24,7 +24,8 @@ export interface PermissionGate {
 /** Persistence seen from the loop; every method commits before returning. */
 export interface SessionRecorder {
   userMessage(text: string): void;
-  assistantMessage(text: string, calls: ToolCall[]): void;
+  /** `interrupted`: the answer stopped mid-stream; `text` is what had been shown. */
+  assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean): void;
   toolResult(part: Extract<StoredPart, { type: "tool_result" }>): void;
   stepUsage(usage: Usage): void;
 }
@@ -144,6 +145,7 @@ async function loop(
     deps.emit("turn.started", { turn });
 
     let response;
+    let shown = "";
     try {
       response = await deps.provider.stream(
         {
@@ -154,7 +156,10 @@ async function loop(
           temperature: options.temperature,
         },
         {
-          onText: (text) => deps.emit("message.delta", { turn, text }),
+          onText: (text) => {
+            shown += text;
+            deps.emit("message.delta", { turn, text });
+          },
           onRetry: (info) =>
             deps.emit("provider.retry", {
               attempt: info.attempt,
@@ -166,6 +171,11 @@ async function loop(
       );
     } catch (error) {
       const stop = stopped();
+      if (stop || error instanceof ProviderError) {
+        // What the person saw is kept, marked unfinished, so a resumed
+        // session's history still alternates user and assistant.
+        deps.recorder.assistantMessage(shown, [], true);
+      }
       if (stop) return stop;
       if (error instanceof ProviderError) {
         return { kind: "provider_error", error, text: lastText, turns, usage };
@@ -257,6 +267,10 @@ async function runToolCalls(
     const tool = byName.get(call.name);
     const ctx = deps.context(call.id, signal);
     try {
+      // Stopped (Ctrl-C, perhaps at an earlier call's question): ask nothing more.
+      if (signal.aborted) {
+        throw new ToolError("failed", "Not run: the session was stopped before this call started.");
+      }
       if (!tool) {
         throw new ToolError(
           "not_found",
