@@ -6,6 +6,7 @@ import { assertEquals, assertRejects, assertStringIncludes } from "../support/as
 import { engineNetHosts, permissionsFor, startInWorker } from "../../src/app/worker_host.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
+import { startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
 
 function spec(dataDir: string): EngineSpec {
   return testSpec({ workspace: dataDir, dataDir, configDir: dataDir });
@@ -42,9 +43,35 @@ Deno.test("a crashed engine Worker fails the request and close() returns", async
   }
 });
 
+/**
+ * Under `deno test` a Worker's module graph is type-checked when the Worker
+ * first starts ("Check src/app/engine_worker.ts"): about 10 s on an idle
+ * 2-core machine, several times that under load, and none at all under
+ * `deno run` or in the binary. Done once here, with a budget of its own, so
+ * the steps below time the engine and not the checker. (Timed together, a
+ * slow check ran out open's budget; close, waiting on the same start, then
+ * failed too, and its error in `finally` replaced open's.)
+ */
+async function typeCheckWorkersOnce(dir: string): Promise<void> {
+  const engine = new Worker(new URL("../../src/app/engine_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  const writer = startConfinedWriter([dir]);
+  try {
+    // Without init, the engine answers any request with a failure: it is loaded.
+    const loaded = new Promise((resolve) => (engine.onmessage = resolve));
+    engine.postMessage({ type: "close", id: 1 });
+    await within(180_000, Promise.all([loaded, writer.confinement]), "type-checking the Workers");
+  } finally {
+    engine.terminate();
+    writer.close();
+  }
+}
+
 Deno.test("Ctrl-C right after the engine Worker starts is not lost", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-worker-" }));
   try {
+    await typeCheckWorkersOnce(root);
     for (const dir of ["work", "data", "config"]) await Deno.mkdir(`${root}/${dir}`);
     const engineSpec: EngineSpec = {
       ...spec(`${root}/data`),
@@ -57,14 +84,21 @@ Deno.test("Ctrl-C right after the engine Worker starts is not lost", async () =>
       event: (event) => events.push(event.type),
       ask: () => Promise.resolve("deny"),
     });
+    let failed = false;
     try {
       handle.abort();
       await within(20_000, handle.open({}), "open");
       const result = await within(20_000, handle.run({ prompt: "hi", maxTurns: 3 }), "run");
       assertEquals(result.exitCode, 130);
       assertEquals(events.includes("turn.started"), false, "no model request was made");
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      await within(10_000, handle.close(), "close");
+      // Cleanup must not hide the first failure behind its own.
+      await within(10_000, handle.close(), "close").catch((error) => {
+        if (!failed) throw error;
+      });
     }
   } finally {
     await Deno.remove(root, { recursive: true });
