@@ -7,7 +7,7 @@
  * yes to run unsandboxed; a headless run refuses them.
  */
 import type { PermissionGate as LoopGate } from "../session/loop.ts";
-import type { EventBodies, EventType } from "../session/events.ts";
+import type { Denial, EventBodies, EventType } from "../session/events.ts";
 import {
   type ApprovalBroker,
   type ApprovalRequest,
@@ -65,12 +65,16 @@ export function buildGate(
     mode: spec.sandbox.mode,
     protect: (spec.config as { sandbox?: { protect?: string[] } }).sandbox?.protect,
     broker: {
-      ask: (request) => {
+      ask: async (request) => {
         announce(request);
-        return broker.ask(request);
+        const answer = await broker.ask(request);
+        // Not a refusal of this call: the person stopped the whole run.
+        if (answer === "interrupt") throw interruptedAtPrompt(request, emit, turns);
+        return answer;
       },
     },
     brokerSource: source,
+    noSandbox: () => Boolean(sandbox.refusal && !sandbox.approved),
     saveProjectRule: async (key, patterns) => {
       const saved = await saveProjectRule(spec.workspace, key, patterns);
       emit("warning", {
@@ -83,7 +87,7 @@ export function buildGate(
       return saved;
     },
   });
-  const unsandboxed: { tool: string; key: string; patterns: string[]; reason: string }[] = [];
+  const unsandboxed: Denial[] = [];
 
   /**
    * One access of one call, judged: the call's declared access, and then
@@ -138,13 +142,18 @@ export function buildGate(
         always: [],
       };
       if (asking) announce(request, turn);
-      const approved = asking && (await io.ask(request)) !== "deny";
+      const answer = asking ? await io.ask(request) : "deny";
+      if (answer === "interrupt") {
+        throw interruptedAtPrompt(request, emit, new Map([[callId, turn]]));
+      }
+      const approved = answer !== "deny";
       if (!approved) {
         unsandboxed.push({
           tool: tool.name,
           key: access.key,
           patterns: access.patterns,
           reason: sandbox.refusal.message,
+          allow_with: ["--sandbox", "full-access"],
         });
         decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
         throw new ToolError(
@@ -167,6 +176,26 @@ export function buildGate(
     },
     denials: () => [...gate.denials(), ...unsandboxed],
   };
+}
+
+/** Ctrl-C at a call's question: the call did not run, and the run is stopping. */
+function interruptedAtPrompt(
+  request: ApprovalRequest,
+  emit: Emit,
+  turns: Map<string, number>,
+): ToolError {
+  const callId = request.callId ?? "";
+  emit("permission.decided", {
+    turn: turns.get(callId) ?? 0,
+    call_id: callId,
+    tool: request.tool,
+    decision: "deny",
+    source: "user",
+  });
+  return new ToolError(
+    "failed",
+    "Not run: the user interrupted the run at this call's approval prompt.",
+  );
 }
 
 /**

@@ -100,7 +100,7 @@ export async function decideProjectServers(
         },
         always: [],
       });
-      if (answer !== "deny") continue;
+      if (answer !== "deny" && answer !== "interrupt") continue;
     }
     spec.mcp.blocked.push(server.name);
     spec.warnings.push(

@@ -162,7 +162,7 @@ export async function decideProjectTrust(input: {
       decision: { action: "ask", reason: "trust this project's allow rules?", checks: [] },
       always: [],
     });
-    if (answer !== "deny") {
+    if (answer !== "deny" && answer !== "interrupt") {
       const warnings: string[] = [];
       try {
         await rememberTrustedProject(globalFile, allows.root);

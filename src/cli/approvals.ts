@@ -11,11 +11,28 @@ import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
 import type { PromptFunctions } from "../policy/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 
+/** What the collapsed question shows after Ctrl-C or Esc, instead of the option under the cursor. */
+export const INTERRUPTED_LABEL = "Interrupted: not run";
+
 async function stderrPrompts(): Promise<PromptFunctions> {
   const clack = await import("@clack/prompts");
-  const { stderr: output } = await import("node:process");
+  const { stderr: output, stdin } = await import("node:process");
   return {
-    select: (options) => clack.select<ApprovalAnswer>({ ...options, output }),
+    select: async (options) => {
+      // On a cancel clack redraws the option under the cursor ("Allow once")
+      // as the answer. Our listener hears the key first and relabels them all.
+      const relabel = (_text: unknown, key?: { name?: string; ctrl?: boolean }) => {
+        if ((key?.ctrl && key.name === "c") || key?.name === "escape") {
+          for (const option of options.options) option.label = INTERRUPTED_LABEL;
+        }
+      };
+      stdin.on("keypress", relabel);
+      try {
+        return await clack.select<ApprovalAnswer>({ ...options, output });
+      } finally {
+        stdin.off("keypress", relabel);
+      }
+    },
     note: (message, title) => clack.note(message, title, { output }),
     isCancel: (value): value is symbol => clack.isCancel(value),
   };

@@ -1,6 +1,6 @@
 /**
  * `skiff run`: one prompt, headless, to the end. The prompt comes from the
- * arguments or piped stdin (never a terminal wait); events go to the text or
+ * arguments and piped stdin (never a terminal wait; src/cli/prompt_input.ts); events go to the text or
  * JSONL renderer; the exit code says how it ended (docs/cli.md).
  */
 import * as path from "node:path";
@@ -12,6 +12,8 @@ import { jsonlRenderer } from "../ui/jsonl.ts";
 import { textRenderer } from "../ui/text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
+import { readPrompt } from "./prompt_input.ts";
+import { interruptHandler } from "./interrupts.ts";
 import { reportFatal } from "./main.ts";
 
 export interface RunOptions extends CommonOptions {
@@ -22,23 +24,6 @@ export interface RunOptions extends CommonOptions {
   json?: boolean;
   outputLastMessage?: string;
   quiet?: boolean;
-}
-
-export async function readPrompt(args: string[], stdin = Deno.stdin): Promise<string> {
-  const fromArgs = args.join(" ").trim();
-  if (fromArgs) return fromArgs;
-  if (stdin.isTerminal()) {
-    throw new UsageError(
-      'no prompt. Pass it as an argument (skiff run "fix the failing test") or pipe it on stdin.',
-    );
-  }
-  const text = (await new Response(stdin.readable).text()).trim();
-  if (!text) {
-    throw new UsageError(
-      'the prompt read from stdin is empty. Pipe some text in, or pass the prompt as an argument (skiff run "fix the failing test").',
-    );
-  }
-  return text;
 }
 
 function positiveInteger(value: string | undefined, flag: string): number | undefined {
@@ -79,14 +64,33 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTurnsFlag = positiveInteger(options.maxTurns, "--max-turns");
   const maxTime = positiveInteger(options.maxTime, "--max-time");
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
-  const prompt = await readPrompt(promptArgs);
-  const { spec, config } = await prepare(options, true, approvalPrompter(true));
-  const maxTurns = maxTurnsFlag ?? config.maxTurns ?? 50;
+  const prompt = await readPrompt(promptArgs, {
+    notice: options.quiet ? undefined : (text) => console.error(text),
+  });
+  // Ctrl-C at a question asked while the run is set up (trust this project?)
+  // stops the run; the question itself is answered "no".
+  let interruptedAtSetup = false;
+  const setupPrompter = approvalPrompter(true);
+  const { spec, config } = await prepare(options, true, async (request) => {
+    if (interruptedAtSetup) return "deny";
+    const answer = await setupPrompter(request);
+    if (answer !== "interrupt") return answer;
+    interruptedAtSetup = true;
+    return "deny";
+  });
+  if (interruptedAtSetup) {
+    console.error("skiff: interrupted before the run started; nothing was sent to the model.");
+    return ExitCode.interrupted;
+  }
+  // No turn limit unless one is set: a run ends by time, not by a count (docs/cli.md).
+  const maxTurns = maxTurnsFlag ?? config.maxTurns;
+  const maxSeconds = maxTime ?? config.maxTime;
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
   // When whoever reads our output goes away (`skiff run --json | head`),
   // stop the run the way a pipe would stop any other program: quietly.
   let readerGone = false;
+  const prompter = approvalPrompter(spec.interactive);
   const io: EngineIO = {
     event: (event) => {
       if (readerGone) return;
@@ -98,15 +102,19 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
         engine.abort();
       }
     },
-    ask: approvalPrompter(spec.interactive),
+    ask: async (request) => {
+      const answer = await prompter(request);
+      // Ctrl-C at an approval prompt: the call does not run, and the run
+      // stops as at a Ctrl-C anywhere else (exit 130).
+      if (answer === "interrupt") onSignal();
+      return answer;
+    },
   };
   const engine = await startEngine(spec, io);
-  let interrupts = 0;
-  const onSignal = () => {
-    interrupts++;
-    if (interrupts > 1) Deno.exit(ExitCode.interrupted);
-    engine.abort();
-  };
+  const onSignal = interruptHandler({
+    stop: () => engine.abort(),
+    forceExit: () => Deno.exit(ExitCode.interrupted),
+  });
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   try {
@@ -114,7 +122,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
     const result = await engine.run({
       prompt,
       maxTurns,
-      deadline: maxTime ? Date.now() + maxTime * 1000 : undefined,
+      deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
     });
     if (options.outputLastMessage) {
       try {

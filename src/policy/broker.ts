@@ -6,8 +6,13 @@
 import type { Denial } from "../session/events.ts";
 import type { Access } from "../tools/tool.ts";
 import type { Decision } from "./evaluate.ts";
+import { type AllowHint, shellLine } from "./hints.ts";
 
-export type ApprovalAnswer = "once" | "always" | "always-here" | "deny";
+/**
+ * "interrupt": the person pressed Ctrl-C (or Esc) at the question. The call
+ * does not run, is not counted as a refusal, and the run stops (exit 130).
+ */
+export type ApprovalAnswer = "once" | "always" | "always-here" | "deny" | "interrupt";
 
 /** The rules an "always" answer would add, per key. */
 export interface AlwaysRule {
@@ -28,38 +33,29 @@ export interface ApprovalBroker {
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
-function quoteForShell(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/** The `--allow` flags that would approve this request next time. */
-export function allowFlagsFor(request: ApprovalRequest): string[] {
-  const flags: string[] = [];
-  for (const rule of request.always) {
-    for (const pattern of rule.patterns) {
-      flags.push(
-        `--allow ${quoteForShell(pattern === "*" ? rule.key : `${rule.key}(${pattern})`)}`,
-      );
-    }
-  }
-  return flags;
-}
-
 /**
  * What the model is told when a call is refused: why, and what a person
- * could do to allow it. A deny rule cannot be overridden, so then the hint
- * names the rule instead of a flag.
+ * could do to allow it. `hint` is the proved answer of allowHint: flags that
+ * would let the call through, or why nothing would (a deny rule).
  */
-export function denialMessage(request: ApprovalRequest, source: "rule" | "user" | "headless"): {
-  message: string;
-  hint: string;
-} {
+export function denialMessage(
+  request: ApprovalRequest,
+  source: "rule" | "user" | "headless",
+  hint: AllowHint,
+): { message: string; hint: string } {
   const { decision } = request;
-  if (source === "rule") {
+  const rerun = hint.kind === "flags" ? shellLine(hint.args) : "";
+  if (hint.kind === "blocked") {
     return {
       message: `Permission denied: ${decision.reason}.`,
       hint: "A deny rule always wins and no flag overrides it; do not retry this call. " +
         "Find another way, or tell the user which rule blocks you.",
+    };
+  }
+  if (source === "rule") {
+    return {
+      message: `Permission denied: ${decision.reason}.`,
+      hint: `Do not retry this call. The user can allow it by rerunning with ${rerun}.`,
     };
   }
   if (source === "user") {
@@ -68,21 +64,12 @@ export function denialMessage(request: ApprovalRequest, source: "rule" | "user" 
       hint: "Do not retry it; ask the user what they want instead, or take another approach.",
     };
   }
-  const flags = allowFlagsFor(request);
-  const rule = request.always[0];
-  const example = rule
-    ? JSON.stringify({ permission: { [rule.key]: { [rule.patterns[0] ?? "*"]: "allow" } } })
-    : "";
   return {
     message:
       `Permission needed but nobody can approve it in this headless run: ${decision.reason}.`,
-    hint: `Do not retry this call. The user can allow it by rerunning with ${
-      flags.length ? flags.join(" ") : "--allow"
-    }${
-      example
-        ? `, or by adding ${example} to the global config (or to skiff.json of a trusted project)`
-        : ""
-    }, or with --yes to approve every ask.`,
+    hint: `Do not retry this call. The user can allow it by rerunning with ${rerun}${
+      hint.config ? `, or by adding ${hint.config} to their global config` : ""
+    }.`,
   };
 }
 

@@ -15,7 +15,8 @@ import { ensureShellParser } from "./shell_parser.ts";
 import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
 import { denialMessage } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
-import { type Decision, evaluate } from "./evaluate.ts";
+import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
+import { allowHint } from "./hints.ts";
 import type { RuleLayer } from "./rules.ts";
 import { SessionRules } from "./session_rules.ts";
 
@@ -34,6 +35,8 @@ export interface GateOptions {
   brokerSource?: "user" | "headless" | "yes";
   sessionRules?: SessionRules;
   doomLoop?: DoomLoopTracker;
+  /** True while commands would be refused for want of an OS sandbox (hints then add full-access). */
+  noSandbox?: () => boolean;
 }
 
 export type GateResult =
@@ -116,14 +119,15 @@ export class PermissionGate {
     const repeated = !options.followUp && this.#doomLoop.record(tool, input);
     // Loaded on the first command, not at start-up; a load failure makes commands ask.
     if (access.key === "bash") await ensureShellParser();
-    const decision = evaluate(access, {
+    const context: PolicyContext = {
       layers: this.#layers(),
       workspace,
       extraDirs,
       mode,
       protect: this.options.protect,
       repeated,
-    });
+    };
+    const decision = evaluate(access, context);
     const request: ApprovalRequest = {
       tool,
       callId,
@@ -134,11 +138,11 @@ export class PermissionGate {
     if (decision.action === "allow") {
       return { allowed: true, asked: false, source: "rule", decision };
     }
-    if (decision.action === "deny") return this.#refuse(request, "rule", false);
+    if (decision.action === "deny") return this.#refuse(request, context, "rule", false);
     const answer: ApprovalAnswer = await this.options.broker.ask(request);
     const source = this.options.brokerSource ?? "user";
-    if (answer === "deny") {
-      return this.#refuse(request, source === "headless" ? "headless" : "user", true);
+    if (answer === "deny" || answer === "interrupt") {
+      return this.#refuse(request, context, source === "headless" ? "headless" : "user", true);
     }
     if (answer === "always" || answer === "always-here") {
       for (const rule of request.always) this.sessionRules.add(rule.key, rule.patterns);
@@ -153,16 +157,24 @@ export class PermissionGate {
 
   #refuse(
     request: ApprovalRequest,
+    context: PolicyContext,
     source: "rule" | "user" | "headless",
     asked: boolean,
   ): GateResult {
+    const allow = allowHint(
+      request.access,
+      context,
+      (decision) => alwaysRulesFor(request.access, decision),
+      { noSandbox: this.options.noSandbox?.() },
+    );
     this.#denials.push({
       tool: request.tool,
       key: request.access.key,
       patterns: request.access.patterns,
       reason: request.decision.reason,
+      ...(allow.kind === "flags" ? { allow_with: allow.args } : {}),
     });
-    const { message, hint } = denialMessage(request, source);
+    const { message, hint } = denialMessage(request, source, allow);
     const error = new ToolError("denied", message, hint, {
       reason: request.decision.reason,
       source,

@@ -79,6 +79,7 @@ export class InteractiveBroker implements ApprovalBroker {
     }
     options.push({ value: "deny", label: "Deny" });
     const choice = await prompts.select({ message: "Allow this?", options, initialValue: "once" });
-    return prompts.isCancel(choice) ? "deny" : choice;
+    // Ctrl-C (or Esc) at the question stops the run, as it does anywhere else.
+    return prompts.isCancel(choice) ? "interrupt" : choice;
   }
 }

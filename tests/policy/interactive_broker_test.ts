@@ -41,9 +41,9 @@ Deno.test("interactive: shows the command, offers once/always/always-here/deny",
   assertStringIncludes(shown[0], "bash wants permission");
 });
 
-Deno.test("interactive: Ctrl-C (cancel) means deny; no always options without patterns", async () => {
+Deno.test("interactive: Ctrl-C (cancel) interrupts the run; no always options without patterns", async () => {
   const offered: string[][] = [];
   const broker = new InteractiveBroker(fakePrompts(Symbol("cancel"), [], offered));
-  assertEquals(await broker.ask(request([])), "deny");
+  assertEquals(await broker.ask(request([])), "interrupt");
   assertEquals(offered[0], ["once", "deny"]);
 });
