@@ -15,6 +15,7 @@ import type { SubagentRunRequest, SubagentRunResult } from "../tools/task.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import { FileLedger, hashContent } from "../tools/file_ledger.ts";
 import { ABSENT } from "../store/snapshots.ts";
+import { LINK_MODE } from "../session/undo.ts";
 import { pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent, storeRecorder } from "./recorder.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
@@ -439,6 +440,9 @@ export class Engine {
 /** Permission bits of an existing file, for undo to restore; null when unreadable. */
 function modeOf(path: string): number | null {
   try {
+    // A link is kept as a link (its text is the snapshot's content), not as
+    // a copy of the file it points to.
+    if (Deno.lstatSync(path).isSymlink) return LINK_MODE;
     const mode = Deno.statSync(path).mode;
     return mode === null ? null : mode & 0o7777;
   } catch {

@@ -49,6 +49,16 @@ function readOrNull(file: string): Uint8Array | null {
 
 class NotAFile extends Error {}
 
+/**
+ * The file-type bits of a snapshot that is a symbolic link: its content is
+ * the link's text, and undo puts the link back, never a copy of its target.
+ */
+export const LINK_MODE = 0o120000;
+
+function isLink(snapshot: UndoSnapshot): boolean {
+  return ((snapshot.mode ?? 0) & 0o170000) === LINK_MODE;
+}
+
 export interface UndoOptions {
   /** Folders undo may write in: the session's workspace and its `--add-dir`s. */
   roots: string[];
@@ -92,6 +102,7 @@ export async function undoSnapshots(
     }
     try {
       if (isFolder(snapshot)) await removeCreatedFolder(snapshot.path, report, writes);
+      else if (isLink(snapshot)) restoreLink(snapshot, report);
       else await undoOne(snapshot, knownHashes, report, writes);
     } catch (error) {
       report.refused.push({
@@ -162,5 +173,36 @@ async function undoOne(
   }
   // No mode recorded: the atomic write keeps the current file's.
   await writes.write(snapshot.path, snapshot.content, snapshot.mode ?? undefined);
+  report.restored.push(snapshot.path);
+}
+
+/**
+ * Put back a symbolic link the prompt removed. Only where nothing is now:
+ * whatever stands there was made since (undo never destroys work it did not
+ * make). The link is made on this thread, after `displaced` checked its
+ * folder; making a link writes no file's content and cannot replace an
+ * existing name, and the confined writer's Worker has no permission to make
+ * links (Deno asks for full read and write rights for that).
+ */
+function restoreLink(snapshot: UndoSnapshot, report: Omit<UndoReport, "turn">): void {
+  const text = new TextDecoder().decode(snapshot.content ?? new Uint8Array());
+  let present: Deno.FileInfo | null = null;
+  try {
+    present = Deno.lstatSync(snapshot.path);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (present) {
+    const same = present.isSymlink && Deno.readLinkSync(snapshot.path) === text;
+    if (!same) {
+      report.refused.push({
+        path: snapshot.path,
+        reason: `the symbolic link to ${text} is to come back, but something was made there ` +
+          "since; left as it is",
+      });
+    }
+    return;
+  }
+  Deno.symlinkSync(text, snapshot.path);
   report.restored.push(snapshot.path);
 }

@@ -46,7 +46,11 @@ async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter
   const done: PlannedChange[] = [];
   try {
     for (const change of ordered) {
-      await ctx.files.snapshot(change.target.real, change.before);
+      // A removed link is kept for undo as the link (its text), not its target's bytes.
+      const before = change.link !== undefined
+        ? new TextEncoder().encode(change.link)
+        : change.before;
+      await ctx.files.snapshot(change.target.real, before);
       if (change.after === null) await io.remove(change.target.real);
       else await io.write(change.target.real, change.after);
       done.push(change);

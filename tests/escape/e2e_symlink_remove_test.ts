@@ -2,7 +2,8 @@
  * End to end through `skiff run --json`: apply_patch deleting a symbolic link
  * removes the link and reports it under its own name, and the file it points
  * to survives; a link to a file outside the workspace is not a way to delete
- * (or keep a handle on) that file with --yes.
+ * (or keep a handle on) that file with --yes. `skiff undo` then brings the
+ * link back as a link, never as a copy of the file it pointed to.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -40,6 +41,33 @@ Deno.test("e2e: apply_patch deleting a workspace symlink removes the link and ke
     assert(!patchResult.content.includes("target.txt"), patchResult.content);
     assert(!(await exists(link)), "the link is gone");
     assertEquals(await Deno.readTextFile(target), "keep me\n", "its target is kept");
+
+    // Undo brings back the link itself, not a copy of the file it pointed to.
+    const undo = await runSkiff(["undo"], sandbox);
+    assertEquals(undo.code, 0, undo.stderr);
+    const info = await Deno.lstat(link);
+    assert(info.isSymlink, "undo put back a regular file instead of the link");
+    assertEquals(await Deno.readLink(link), "target.txt");
+    assertEquals(await Deno.readTextFile(target), "keep me\n");
+  });
+});
+
+Deno.test("e2e: undo does not put a removed link back over a file made there since", async () => {
+  await withAttack([
+    { toolCalls: [read("link.txt")] },
+    { toolCalls: [deletePatch("link.txt")] },
+    { text: "done" },
+  ], async (sandbox) => {
+    const link = path.join(sandbox.workspace, "link.txt");
+    await Deno.writeTextFile(path.join(sandbox.workspace, "target.txt"), "keep me\n");
+    await Deno.symlink("target.txt", link);
+    const result = await runSkiff(["run", "--json", "--yes", "remove the link"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    await Deno.writeTextFile(link, "made by the user since\n");
+    const undo = await runSkiff(["undo"], sandbox);
+    assertStringIncludes(undo.stdout + undo.stderr, "made there since");
+    assertEquals(await Deno.readTextFile(link), "made by the user since\n");
+    assert(!(await Deno.lstat(link)).isSymlink);
   });
 });
 
