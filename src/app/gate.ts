@@ -24,6 +24,7 @@ import { saveProjectRule } from "../policy/project_rules.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
 import { type ReadVerdict, ToolError } from "../tools/tool.ts";
 import { checkSubject } from "../policy/evaluate.ts";
+import { withoutAllows } from "../config/project_allows.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { SandboxState } from "./launcher.ts";
 
@@ -224,21 +225,6 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
   }
   layers.push(flagsLayer(spec.flags));
   return layers;
-}
-
-function withoutAllows(permission: PermissionConfig): PermissionConfig {
-  const strict: PermissionConfig = {};
-  for (const [key, rule] of Object.entries(permission)) {
-    if (typeof rule === "string") {
-      if (rule !== "allow") strict[key] = rule;
-      continue;
-    }
-    const kept = Object.fromEntries(
-      Object.entries(rule).filter(([, action]) => action !== "allow"),
-    );
-    if (Object.keys(kept).length) strict[key] = kept;
-  }
-  return strict;
 }
 
 /** Why this call breaks the subagent's `owns` narrowing, or null. */
