@@ -6,7 +6,7 @@
  * permission events. When no OS sandbox exists, commands need an explicit
  * yes to run unsandboxed; a headless run refuses them.
  */
-import type { PermissionGate as LoopGate } from "../session/loop.ts";
+import type { ToolCallGate } from "../session/loop.ts";
 import type { Denial, EventBodies, EventType } from "../session/events.ts";
 import {
   type ApprovalBroker,
@@ -45,7 +45,7 @@ export function buildGate(
   emit: Emit,
   sandbox: SandboxState,
   agentPermission?: PermissionConfig,
-): LoopGate {
+): ToolCallGate {
   const layers = ruleLayers(spec, agentPermission);
   const { broker, source } = brokerFor(spec, io);
   // permission.asked goes out when the question is put, before the answer,

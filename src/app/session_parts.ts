@@ -5,7 +5,7 @@
  * be read in one place.
  */
 import type { ToolSchema } from "../provider/types.ts";
-import type { PermissionGate } from "../session/loop.ts";
+import type { ToolCallGate } from "../session/loop.ts";
 import type { EventBodies, EventType } from "../session/events.ts";
 import type { FileLedger } from "../tools/file_ledger.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
@@ -38,7 +38,7 @@ export interface SessionParts {
     cwd: string,
   ) => Promise<{ argv: string[]; env: Record<string, string> }>;
   schemas: ToolSchema[];
-  gate: PermissionGate;
+  gate: ToolCallGate;
   warnings: string[];
   /** The agent's own system prompt, replacing the base one when set. */
   agentPrompt?: string;
@@ -141,7 +141,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
 
   let tools: Tool[];
   let schemas: ToolSchema[];
-  let gate: PermissionGate;
+  let gate: ToolCallGate;
   try {
     const allowed = new Set(
       filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),

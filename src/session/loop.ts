@@ -13,7 +13,7 @@ import type { Denial, EventBodies, EventType, ToolErrorPayload, Usage } from "./
 import { resultText, type StoredPart } from "./history.ts";
 
 /** The policy seen from the loop: one call in, a verdict out (it may ask a person). */
-export interface PermissionGate {
+export interface ToolCallGate {
   check(
     call: { tool: Tool; input: unknown; callId: string; turn: number },
     ctx: ToolContext,
@@ -34,7 +34,7 @@ export interface LoopDeps {
   provider: ChatProvider;
   tools: Tool[];
   schemas: ToolSchema[];
-  gate: PermissionGate;
+  gate: ToolCallGate;
   recorder: SessionRecorder;
   emit<K extends EventType>(type: K, body: EventBodies[K]): void;
   /** A ToolContext for one call. */
