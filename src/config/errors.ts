@@ -53,17 +53,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** Validate `data` against `schema`; on failure throw a `ConfigError` naming `source`. */
-export function validateConfig<S extends z.ZodType>(
-  schema: S,
-  data: unknown,
-  source: string,
-): z.infer<S> {
-  const result = schema.safeParse(data);
-  if (result.success) return result.data;
-  throw new ConfigError(source, describeIssues(schema, data, result.error.issues));
-}
-
 /** Turn zod issues into plain-word problems. */
 export function describeIssues(
   schema: z.ZodType,

@@ -6,7 +6,8 @@
  * needs to know which layer said what.
  */
 import * as path from "node:path";
-import { ConfigError, type ConfigProblem, validateConfig } from "./errors.ts";
+import { ConfigError, type ConfigProblem } from "./errors.ts";
+import { validateConfig } from "./validate.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import {
   type EnvMap,

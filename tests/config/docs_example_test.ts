@@ -1,6 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
 import { parseJsonc } from "../../src/config/jsonc.ts";
-import { validateConfig } from "../../src/config/errors.ts";
+import { validateConfig } from "../../src/config/validate.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 
 Deno.test("config: the complete example in docs/config.md is a valid config", async () => {
