@@ -8,7 +8,7 @@ import { UsageError } from "../cli/exit_codes.ts";
 import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
 import { agentFiles } from "../agents/discovery.ts";
-import { findGitRoot } from "../session/system_prompt.ts";
+import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
 import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
