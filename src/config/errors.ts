@@ -53,13 +53,37 @@ export class ConfigError extends Error {
   }
 }
 
-/** Turn zod issues into plain-word problems. */
+/** Turn zod issues into plain-word problems, each at its dotted key path. */
 export function describeIssues(
   schema: z.ZodType,
   data: unknown,
   issues: readonly z.core.$ZodIssue[],
 ): ConfigProblem[] {
-  const out: ConfigProblem[] = [];
+  return issueProblems(schema, data, issues).map((problem) => ({
+    keyPath: formatPath(problem.path),
+    message: problem.message,
+  }));
+}
+
+/** One zod issue in plain words, at the path of the value it is about. */
+export interface IssueProblem {
+  path: PropertyKey[];
+  message: string;
+  /** Set when a required value is absent: the type zod expected there. */
+  missing?: string;
+}
+
+/**
+ * zod's issues in plain words: a union's most likely branch, misspelt keys
+ * with a suggestion, the bad value named. The one reader of zod issues, for
+ * config files and for tool arguments alike; each caller words the path.
+ */
+export function issueProblems(
+  schema: z.ZodType,
+  data: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): IssueProblem[] {
+  const out: IssueProblem[] = [];
   for (const issue of issues) collect(schema, data, issue, [], out);
   return out;
 }
@@ -71,7 +95,7 @@ function collect(
   data: unknown,
   issue: z.core.$ZodIssue,
   base: Path,
-  out: ConfigProblem[],
+  out: IssueProblem[],
 ): void {
   const path = [...base, ...issue.path];
   const value = valueAt(data, path);
@@ -86,7 +110,7 @@ function collect(
       if (value !== undefined && types.length > 1 && types.every((t) => t !== undefined)) {
         const names = [...new Set(types.map((t) => expectedName(t!)))];
         out.push({
-          keyPath: formatPath(path),
+          path,
           message: `expected ${names.join(" or ")}, got ${describeValue(value)}`,
         });
         return;
@@ -102,7 +126,7 @@ function collect(
         if (known.includes(key)) {
           // Known to another form of a union (an MCP server's `url` next to `command`).
           out.push({
-            keyPath: formatPath([...path, key]),
+            path: [...path, key],
             message: `"${key}" cannot be combined with the other keys of this entry`,
           });
           continue;
@@ -113,7 +137,7 @@ function collect(
           : known.length
           ? ` (known keys: ${known.join(", ")})`
           : "";
-        out.push({ keyPath: formatPath([...path, key]), message: `unknown key "${key}"${tail}` });
+        out.push({ path: [...path, key], message: `unknown key "${key}"${tail}` });
       }
       return;
     }
@@ -121,7 +145,7 @@ function collect(
       const message = value === undefined
         ? "missing — this key is required"
         : `expected ${expectedName(issue.expected)}, got ${describeValue(value)}`;
-      out.push({ keyPath: formatPath(path), message });
+      out.push({ path, message, ...(value === undefined ? { missing: issue.expected } : {}) });
       return;
     }
     case "invalid_value": {
@@ -130,7 +154,7 @@ function collect(
         ? didYouMean(value, issue.values.filter((v): v is string => typeof v === "string"))
         : undefined;
       out.push({
-        keyPath: formatPath(path),
+        path,
         message: `expected one of ${options.join(", ")}, got ${describeValue(value)}` +
           (guess ? ` — did you mean "${guess}"?` : ""),
       });
@@ -138,7 +162,7 @@ function collect(
     }
     case "too_small":
     case "too_big": {
-      out.push({ keyPath: formatPath(path), message: sizeMessage(issue, value) });
+      out.push({ path, message: sizeMessage(issue, value) });
       return;
     }
     case "invalid_format": {
@@ -147,11 +171,11 @@ function collect(
         : issue.message.startsWith("Invalid")
         ? `expected ${issue.format} format`
         : issue.message;
-      out.push({ keyPath: formatPath(path), message: `${what}, got ${describeValue(value)}` });
+      out.push({ path, message: `${what}, got ${describeValue(value)}` });
       return;
     }
   }
-  out.push({ keyPath: formatPath(path), message: issue.message });
+  out.push({ path, message: issue.message });
 }
 
 /**

@@ -17,6 +17,7 @@ import { todoReadTool, todoWriteTool } from "./todo.ts";
 import { webfetchTool } from "./webfetch.ts";
 import { writeTool } from "./write.ts";
 import { type Tool, ToolError } from "./tool.ts";
+import { issueProblems } from "../config/errors.ts";
 
 /** Every tool that needs nothing but a ToolContext (task, skill and MCP tools are added by the app). */
 export function builtinTools(): Tool[] {
@@ -80,27 +81,22 @@ export function parseToolInput<I>(tool: Tool<I>, raw: unknown): I {
   }
   const parsed = (tool.schema as z.ZodType<I>).safeParse(value);
   if (parsed.success) return parsed.data;
-  throw badInput(tool, describeIssues(parsed.error.issues, value));
+  throw badInput(tool, describeIssues(tool.schema as z.ZodType, parsed.error.issues, value));
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], value: unknown): string {
-  return issues.map((issue) => {
-    const where = issue.path.length ? issue.path.map(String).join(".") : "(the arguments)";
-    if (issue.code === "invalid_type" && issue.path.length && isMissing(value, issue.path)) {
-      return `- ${where}: required field is missing (expected ${issue.expected})`;
+/** zod's issues, read by the config module's reader, in the words the model is used to. */
+function describeIssues(
+  schema: z.ZodType,
+  issues: readonly z.core.$ZodIssue[],
+  value: unknown,
+): string {
+  return issueProblems(schema, value, issues).map(({ path, message, missing }) => {
+    const where = path.length ? path.map(String).join(".") : "(the arguments)";
+    if (missing && path.length) {
+      return `- ${where}: required field is missing (expected ${missing})`;
     }
-    return `- ${where}: ${issue.message}`;
+    return `- ${where}: ${message}`;
   }).join("\n");
-}
-
-function isMissing(value: unknown, path: readonly PropertyKey[]): boolean {
-  let current = value;
-  for (const key of path.slice(0, -1)) {
-    if (current === null || typeof current !== "object") return false;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current !== null && typeof current === "object" &&
-    !(path[path.length - 1] in (current as object));
 }
 
 function badInput(tool: Tool, problem: string): ToolError {
