@@ -6,7 +6,7 @@
  * names are mapped to ours, and fields we have no use for are ignored.
  */
 import type { AgentDefinition, AgentMode, PermissionConfig, ToolToggles } from "./types.ts";
-import { mcpToolName, sanitizeName } from "../mcp/names.ts";
+import { mcpToolName, sanitizeName } from "../contracts/mcp_names.ts";
 import { isAction } from "../policy/rules.ts";
 import { permissionKeyProblem } from "../policy/permission_keys.ts";
 

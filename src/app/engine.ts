@@ -5,8 +5,8 @@
  * same code runs in-process or inside the permission-restricted Worker.
  */
 import type { ChatProvider } from "../provider/types.ts";
-import type { Denial, EventBodies, EventType, SkiffEvent } from "../session/events.ts";
-import { addUsage, emptyUsage, makeEvent } from "../session/events.ts";
+import type { Denial, EventBodies, EventType, SkiffEvent } from "../contracts/events.ts";
+import { addUsage, emptyUsage, makeEvent } from "../contracts/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
 import { gitSummary } from "../session/git_summary.ts";

@@ -3,7 +3,7 @@
  * an id and get exactly one `result` or `failure` back; events and approval
  * questions flow the other way at any time.
  */
-import type { SkiffEvent } from "../session/events.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./engine_types.ts";
 import type { SessionSelector } from "./host.ts";
 

@@ -3,8 +3,8 @@
  * session engine. Plain data only: these objects are posted to and from the
  * engine's Worker.
  */
-import type { SkiffEvent } from "../session/events.ts";
-import type { ToolErrorPayload } from "../session/events.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
+import type { ToolErrorPayload } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
 

@@ -7,7 +7,7 @@
  * yes to run unsandboxed; a headless run refuses them.
  */
 import type { ToolCallGate } from "../session/loop.ts";
-import type { Denial, EventBodies, EventType } from "../session/events.ts";
+import type { Denial, EventBodies, EventType } from "../contracts/events.ts";
 import {
   type ApprovalBroker,
   type ApprovalRequest,
@@ -16,7 +16,7 @@ import {
 } from "../policy/broker.ts";
 import { PermissionGate } from "../policy/gate.ts";
 import { flagsLayer } from "../policy/flags.ts";
-import { defaultLayer } from "../policy/defaults.ts";
+import { buildLayers } from "../policy/layers.ts";
 import type { RuleLayer } from "../policy/rules.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import type { Access, Tool } from "../tools/tool.ts";
@@ -209,22 +209,13 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
     spec.permissionLayers.find((layer) => layer.source === source)?.permission as
       | PermissionConfig
       | undefined;
-  const layers: RuleLayer[] = [defaultLayer()];
-  const global = byLayer("global");
-  const project = byLayer("project");
-  if (global) layers.push({ name: "global", permission: global });
-  if (project) layers.push({ name: "project", permission: project });
-  for (const inherited of spec.inheritedPermission) {
-    layers.push({ name: "agent", permission: inherited as PermissionConfig });
-  }
-  if (agentPermission) {
-    layers.push({
-      name: "agent",
-      permission: spec.depth > 0 ? withoutAllows(agentPermission) : agentPermission,
-    });
-  }
-  layers.push(flagsLayer(spec.flags));
-  return layers;
+  return buildLayers({
+    global: byLayer("global"),
+    project: byLayer("project"),
+    parentAgents: spec.inheritedPermission as PermissionConfig[],
+    agent: agentPermission && (spec.depth > 0 ? withoutAllows(agentPermission) : agentPermission),
+    flags: flagsLayer(spec.flags),
+  });
 }
 
 /** Why this call breaks the subagent's `owns` narrowing, or null. */

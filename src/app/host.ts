@@ -3,7 +3,7 @@
  * engine owns the store, the provider and the tools; the caller (a CLI
  * command) owns the terminal and answers approval requests through EngineIO.
  */
-import { UsageError } from "../cli/exit_codes.ts";
+import { UsageError } from "../contracts/usage_error.ts";
 import { openStore } from "../store/store.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";

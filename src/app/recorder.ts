@@ -5,7 +5,7 @@
  * most the part in flight.
  */
 import type { ToolCall } from "../provider/types.ts";
-import type { SkiffEvent, Usage } from "../session/events.ts";
+import type { SkiffEvent, Usage } from "../contracts/events.ts";
 import type { SessionRecorder } from "../session/loop.ts";
 import type { StoredPart } from "../session/history.ts";
 import type { Store } from "../store/store.ts";

@@ -9,7 +9,7 @@
  * the end it lets go. A run killed with -9 lets go of nothing, and needs not:
  * src/store/session_locks.ts sees its process is gone.
  */
-import { UsageError } from "../cli/exit_codes.ts";
+import { UsageError } from "../contracts/usage_error.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
 import type { SessionHolder } from "../store/session_locks.ts";

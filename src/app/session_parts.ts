@@ -6,7 +6,7 @@
  */
 import type { ToolSchema } from "../provider/types.ts";
 import type { ToolCallGate } from "../session/loop.ts";
-import type { EventBodies, EventType } from "../session/events.ts";
+import type { EventBodies, EventType } from "../contracts/events.ts";
 import type { FileLedger } from "../tools/file_ledger.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import type { Session, Store } from "../store/store.ts";
@@ -19,7 +19,7 @@ import { loadAgents } from "../agents/load.ts";
 import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
 import type { AgentDefinition, ConfigAgent } from "../agents/types.ts";
 import { loadSkills } from "../skills/load.ts";
-import { UsageError } from "../cli/exit_codes.ts";
+import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { buildGate, readVerdictFor } from "./gate.ts";

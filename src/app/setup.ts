@@ -4,7 +4,7 @@
  * with a UsageError or ConfigError (exit 2) before any session exists.
  */
 import * as path from "node:path";
-import { UsageError } from "../cli/exit_codes.ts";
+import { UsageError } from "../contracts/usage_error.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";

@@ -4,7 +4,7 @@
  * folder, config folders, the provider's and MCP servers' hosts. A bug in a
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
-import { UsageError } from "../cli/exit_codes.ts";
+import { UsageError } from "../contracts/usage_error.ts";
 import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
 import { agentFiles } from "../agents/discovery.ts";

@@ -8,7 +8,7 @@
  * a prompt written there would be lost in the file while the run waits.
  */
 import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
-import type { PromptFunctions } from "../policy/interactive_broker.ts";
+import type { PromptFunctions } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 
 /** What the collapsed question shows after Ctrl-C or Esc, instead of the option under the cursor. */
@@ -41,7 +41,7 @@ async function stderrPrompts(): Promise<PromptFunctions> {
 type Broker = { ask(request: ApprovalRequest): Promise<ApprovalAnswer> };
 
 async function terminalBroker(): Promise<Broker> {
-  const { InteractiveBroker } = await import("../policy/interactive_broker.ts");
+  const { InteractiveBroker } = await import("../ui/interactive_broker.ts");
   return new InteractiveBroker(await stderrPrompts());
 }
 

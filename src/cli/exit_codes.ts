@@ -15,10 +15,5 @@ export const ExitCode = {
   interrupted: 130,
 } as const;
 
-/** A user mistake on the command line: printed without a stack, exit 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
+// Thrown below the CLI too (app, engine), so it lives in src/contracts/.
+export { UsageError } from "../contracts/usage_error.ts";

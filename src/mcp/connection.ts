@@ -9,11 +9,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "../tools/tool.ts";
+import { ToolError } from "../contracts/tool_call.ts";
 import type { McpServerConfig } from "./config.ts";
 import { buildServerEnvironment } from "./environment.ts";
 import { StdioTransport } from "./stdio_transport.ts";
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import type { McpCallResult } from "./result.ts";
 
 export type ConnectionState = "idle" | "connecting" | "connected" | "dead" | "failed" | "closed";

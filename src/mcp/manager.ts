@@ -13,7 +13,7 @@ import {
   resolveMcpServers,
 } from "./config.ts";
 import { McpConnection, type SandboxLauncherFor } from "./connection.ts";
-import { mcpToolName } from "./names.ts";
+import { mcpToolName } from "../contracts/mcp_names.ts";
 import { formatMcpResult } from "./result.ts";
 
 export interface McpManagerOptions {

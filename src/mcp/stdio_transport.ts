@@ -5,7 +5,7 @@
  * reads no environment variable the engine's Worker may not read.
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 
 // The SDK's subpath exports carry no usable types under Deno; these are the
 // parts of its Transport contract the Client uses.

@@ -3,8 +3,8 @@
  * the headless broker refuses and records why, `--yes` approves (asks only:
  * a deny never reaches a broker), and the interactive one prompts a person.
  */
-import type { Denial } from "../session/events.ts";
-import type { Access } from "../tools/tool.ts";
+import type { Denial } from "../contracts/events.ts";
+import type { Access } from "../contracts/tool_call.ts";
 import type { Decision } from "./evaluate.ts";
 import { type AllowHint, shellLine } from "./hints.ts";
 

@@ -8,7 +8,7 @@
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
 import * as path from "node:path";
-import type { Access } from "../tools/tool.ts";
+import type { Access } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isToolWriteProtected } from "../sandbox/protected.ts";

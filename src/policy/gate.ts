@@ -6,9 +6,9 @@
  * `--yes` can override it.
  */
 import * as path from "node:path";
-import type { Denial } from "../session/events.ts";
-import type { Access } from "../tools/tool.ts";
-import { ToolError } from "../tools/tool.ts";
+import type { Denial } from "../contracts/events.ts";
+import type { Access } from "../contracts/tool_call.ts";
+import { ToolError } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { alwaysPatternFor } from "./always.ts";
 import { ensureShellParser } from "./shell_parser.ts";

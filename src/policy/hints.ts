@@ -8,7 +8,7 @@
  * bash rule keeps it asking, or any flag against a deny rule.
  */
 import * as path from "node:path";
-import type { Access } from "../tools/tool.ts";
+import type { Access } from "../contracts/tool_call.ts";
 import { alwaysPatternFor } from "./always.ts";
 import type { AlwaysRule } from "./broker.ts";
 import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";

@@ -6,7 +6,7 @@
  * `--deny` refuse it with a suggestion. Pure: no I/O.
  */
 import { didYouMean } from "../config/errors.ts";
-import { mcpToolName } from "../mcp/names.ts";
+import { mcpToolName } from "../contracts/mcp_names.ts";
 import { BUILTIN_KEYS } from "./defaults.ts";
 
 /** Tool names of other coding agents, and the skiff key that decides them. */

@@ -32,7 +32,7 @@ import {
   ProviderError,
   type StreamHandlers,
 } from "./types.ts";
-import { emptyUsage } from "../session/events.ts";
+import { emptyUsage } from "../contracts/events.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */

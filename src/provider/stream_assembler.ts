@@ -4,7 +4,7 @@
  * the finish reason and usage. One assembler per attempt; what the user has
  * already seen across attempts is tracked by `TextDeliveryGuard`.
  */
-import type { Usage } from "../session/events.ts";
+import type { Usage } from "../contracts/events.ts";
 import type { ToolCall } from "./types.ts";
 
 /** The parts of a streamed chunk we read; servers vary, so every field is optional. */

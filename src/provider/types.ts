@@ -3,7 +3,7 @@
  * client library underneath. Messages use the Chat Completions shape because
  * every OpenAI-compatible server speaks it.
  */
-import type { Usage } from "../session/events.ts";
+import type { Usage } from "../contracts/events.ts";
 
 export interface ToolCall {
   id: string;

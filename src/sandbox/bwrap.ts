@@ -7,7 +7,7 @@
  * only allowlisted names.
  */
 import * as path from "node:path";
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround, type HiddenMount, hiddenMounts } from "./hidden.ts";
 import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES } from "./limits.ts";

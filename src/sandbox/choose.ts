@@ -4,7 +4,7 @@
  * `full-access`, the answer is a refusal that says how to fix it; an
  * interactive caller may show its warning and ask, a headless one denies.
  */
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher } from "./bwrap.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { plainLauncher } from "./plain.ts";

@@ -12,7 +12,7 @@
  * writer still serves, and only skiff's own checks and Deno's path-string
  * permissions stand: `confinement` says which.
  */
-import type { AtomicWrites } from "../tools/_file_io.ts";
+import type { AtomicWrites } from "./atomic_write.ts";
 import type { LandlockResult } from "./landlock.ts";
 
 export interface WriterInit {

@@ -8,7 +8,7 @@
  * apply the restriction, and the permission is revoked at once.
  */
 /// <reference lib="deno.worker" />
-import { writeFileAtomicSync } from "../tools/_file_io.ts";
+import { writeFileAtomicSync } from "./atomic_write.ts";
 import { restrictWritesTo } from "./landlock.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
 import type { WriterInit, WriterReply, WriterRequest } from "./confined_writer.ts";

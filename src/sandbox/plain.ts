@@ -3,7 +3,7 @@
  * `full-access`, or when a person explicitly accepted running unsandboxed;
  * the guard lives here so no caller can use it by accident.
  */
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv } from "./env.ts";
 import type { SandboxSettings } from "./modes.ts";
 

@@ -7,7 +7,7 @@
  * text (no macOS machine in our CI); see docs/security.md.
  */
 import * as path from "node:path";
-import type { ProcessLauncher } from "../tools/tool.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround } from "./hidden.ts";
 import type { SandboxSettings } from "./modes.ts";

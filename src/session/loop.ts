@@ -8,8 +8,14 @@ import type { ChatMessage, ChatProvider, ToolCall, ToolSchema } from "../provide
 import { ProviderError } from "../provider/types.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import { ToolError } from "../tools/tool.ts";
-import { addUsage, emptyUsage } from "./events.ts";
-import type { Denial, EventBodies, EventType, ToolErrorPayload, Usage } from "./events.ts";
+import { addUsage, emptyUsage } from "../contracts/events.ts";
+import type {
+  Denial,
+  EventBodies,
+  EventType,
+  ToolErrorPayload,
+  Usage,
+} from "../contracts/events.ts";
 import { resultText, type StoredPart } from "./history.ts";
 
 /** The policy seen from the loop: one call in, a verdict out (it may ask a person). */

@@ -5,7 +5,7 @@
  * destroys work skiff did not make — and undoing prompt after prompt works,
  * since each prompt's "after" is the next one's "before".
  */
-import { hashContent, type SnapshotSink } from "../tools/file_ledger.ts";
+import { hashContent, type SnapshotSink } from "../contracts/snapshot_sink.ts";
 import type { Statements } from "./_rows.ts";
 import type { Snapshot } from "./types.ts";
 

@@ -11,8 +11,8 @@
  */
 import * as path from "node:path";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
-import type { SkiffEvent, Usage } from "../session/events.ts";
-import type { Todo } from "../tools/tool.ts";
+import type { SkiffEvent, Usage } from "../contracts/events.ts";
+import type { Todo } from "../contracts/todo.ts";
 import { DATABASE_FILE, ensureDataDir } from "./data_dir.ts";
 import { StoreError } from "./errors.ts";
 import { newId, newSessionId } from "./ids.ts";

@@ -4,18 +4,10 @@
  * files a turn changed (snapshots for undo), and one lock per file so two
  * edits of the same file never interleave.
  */
-import { createHash } from "node:crypto";
 import { ToolError } from "./tool.ts";
+import { hashContent, type SnapshotSink } from "../contracts/snapshot_sink.ts";
 
-/** Where snapshots go; the store provides the persistent one. */
-export interface SnapshotSink {
-  /** Record `before` (null: the file did not exist) unless this turn already has one. */
-  save(turn: number, path: string, before: Uint8Array | null): void | Promise<void>;
-}
-
-export function hashContent(content: Uint8Array | string): string {
-  return createHash("sha256").update(content).digest("hex");
-}
+export { hashContent, type SnapshotSink };
 
 export class FileLedger {
   #seen = new Map<string, string>();

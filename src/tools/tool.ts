@@ -5,105 +5,15 @@
  */
 import type { z } from "zod";
 import type { FileLedger } from "./file_ledger.ts";
+import type { Access, ToolResult } from "../contracts/tool_call.ts";
+import type { Todo } from "../contracts/todo.ts";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 
-/** What one call would touch, for the policy table to judge. */
-export interface Access {
-  /** Permission key: "read", "edit", "bash", "webfetch", an MCP tool name… */
-  key: string;
-  /** What rules match against: workspace-relative paths, the command, the URL. */
-  patterns: string[];
-  /** Absolute paths the call reads. */
-  reads?: string[];
-  /** Absolute paths the call writes. */
-  writes?: string[];
-  /** Network hosts the call reaches. */
-  hosts?: string[];
-  /** Commands the call runs (bash: the whole command string). */
-  commands?: string[];
-  /** Patterns an "always allow" answer would store (`git log *`). */
-  always?: string[];
-  /** Shown to a person asked to approve: a command, a diff, a URL. */
-  preview?: string;
-}
-
-/** A finished call. `title` is the compact one-line summary for the terminal. */
-export interface ToolResult {
-  output: string;
-  title?: string;
-  metadata?: Record<string, unknown>;
-}
-
-export type ToolErrorCode =
-  | "file_not_read"
-  | "file_changed"
-  | "no_match"
-  | "ambiguous_match"
-  | "no_op_edit"
-  | "not_found"
-  | "bad_input"
-  | "invalid_pattern"
-  | "timeout"
-  | "denied"
-  | "too_large"
-  | "binary_file"
-  | "not_capable"
-  | "failed";
-
-/**
- * A failure the model can act on. Only `denied` is final; every other code is
- * written so the model reads it and corrects itself.
- */
-export class ToolError extends Error {
-  constructor(
-    readonly code: ToolErrorCode,
-    message: string,
-    readonly hint?: string,
-    readonly metadata?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = "ToolError";
-  }
-
-  toJSON(): { code: string; message: string; hint?: string } {
-    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}) };
-  }
-}
-
-/** A todo item, as `todowrite` stores it with the session. */
-export interface Todo {
-  content: string;
-  status: "pending" | "in_progress" | "completed";
-  priority: "high" | "medium" | "low";
-}
-
-/** Starts processes. The sandbox supplies the real one (bubblewrap, sandbox-exec). */
-export interface ProcessLauncher {
-  /**
-   * Turn a shell command into the argv that runs it, wrapped in whatever
-   * sandbox applies, plus the environment the child gets.
-   */
-  prepare(
-    command: string,
-    cwd: string,
-    /** `lifeline`: the caller will give it a pipe as stdin (see `lifeline` in the result). */
-    options?: { lifeline?: boolean },
-  ): Promise<{
-    argv: string[];
-    env: Record<string, string>;
-    /**
-     * Set when the launcher took the lifeline: give it a pipe as stdin, write
-     * one line, and keep it open; the command dies when the pipe closes.
-     */
-    lifeline?: boolean;
-  }>;
-  /**
-   * Set in workspace-write mode: call `before` just before a command starts
-   * and the function it returns once the command has ended; that reverts
-   * what the command changed among files that run code later (git hooks,
-   * `.envrc`, CI…) and says what it did, or null (src/sandbox/command_guard.ts).
-   */
-  guard?: { before(): () => string | null };
-}
+// The shared shapes live in src/contracts/ so lower layers need not import tools.
+export type { Access, ToolErrorCode, ToolResult } from "../contracts/tool_call.ts";
+export { ToolError } from "../contracts/tool_call.ts";
+export type { Todo } from "../contracts/todo.ts";
+export type { ProcessLauncher } from "../contracts/process_launcher.ts";
 
 /** Snapshots the workspace around a command (src/session/command_snapshots.ts). */
 export interface CommandUndo {

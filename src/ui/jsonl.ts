@@ -3,7 +3,7 @@
  * Writes are synchronous so lines never interleave and nothing is lost when
  * the process exits right after.
  */
-import type { SkiffEvent } from "../session/events.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 
 const encoder = new TextEncoder();
 

@@ -5,7 +5,7 @@
  * Everything written passes through `neutraliseControls`: the answer, titles,
  * commands and error messages come from the model and its tools.
  */
-import type { Denial, SkiffEvent } from "../session/events.ts";
+import type { Denial, SkiffEvent } from "../contracts/events.ts";
 import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
 import { shellLine } from "../policy/hints.ts";

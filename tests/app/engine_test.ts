@@ -8,7 +8,7 @@ import { startInProcess } from "../../src/app/host.ts";
 import { testSpec } from "./_spec.ts";
 import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
-import type { SkiffEvent } from "../../src/session/events.ts";
+import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { openStore } from "../../src/store/store.ts";
 
 async function withDirs(work: (root: string) => Promise<void>): Promise<void> {

@@ -9,7 +9,7 @@ import { buildGate } from "../../src/app/gate.ts";
 import type { SandboxState } from "../../src/app/launcher.ts";
 import { chooseSessionLauncher } from "../../src/app/launcher.ts";
 import type { ApprovalRequest, EngineIO } from "../../src/app/engine_types.ts";
-import type { SkiffEvent } from "../../src/session/events.ts";
+import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { type Tool, ToolError } from "../../src/tools/tool.ts";
 import { makeContext } from "../tools/_context.ts";
 import { testSpec } from "./_spec.ts";

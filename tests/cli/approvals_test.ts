@@ -6,7 +6,7 @@
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { approvalPrompter } from "../../src/cli/approvals.ts";
 import type { ApprovalRequest } from "../../src/app/engine_types.ts";
-import { InteractiveBroker, type PromptFunctions } from "../../src/policy/interactive_broker.ts";
+import { InteractiveBroker, type PromptFunctions } from "../../src/ui/interactive_broker.ts";
 
 const request: ApprovalRequest = {
   tool: "bash",

@@ -15,7 +15,7 @@ import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { toErrorPayload } from "../../src/session/loop.ts";
-import type { ToolErrorPayload } from "../../src/session/events.ts";
+import type { ToolErrorPayload } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 
 const found = await probeSandboxes();

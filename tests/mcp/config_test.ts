@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import { resolveMcpServers } from "../../src/mcp/config.ts";
 import { buildServerEnvironment } from "../../src/mcp/environment.ts";
-import { mcpToolName } from "../../src/mcp/names.ts";
+import { mcpToolName } from "../../src/contracts/mcp_names.ts";
 import { formatMcpResult } from "../../src/mcp/result.ts";
 
 function project(mcpJson?: unknown): string {

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { ToolErrorPayload } from "../../src/session/events.ts";
+import type { ToolErrorPayload } from "../../src/contracts/events.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { workerPermissions } from "../../src/sandbox/worker_permissions.ts";
 import type { WorkerJob } from "./fixtures/tool_worker.ts";

@@ -6,7 +6,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
-import { emptyUsage } from "../../src/session/events.ts";
+import { emptyUsage } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 import { z } from "zod";
 

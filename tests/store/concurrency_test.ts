@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { openStore } from "../../src/store/store.ts";
-import { makeEvent } from "../../src/session/events.ts";
+import { makeEvent } from "../../src/contracts/events.ts";
 
 const STORE_MODULE = new URL("../../src/store/store.ts", import.meta.url).href;
 const REPO = new URL("../..", import.meta.url).pathname;

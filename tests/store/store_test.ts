@@ -5,7 +5,7 @@ import { openStore } from "../../src/store/store.ts";
 import { StoreError } from "../../src/store/errors.ts";
 import { SCHEMA_VERSION } from "../../src/store/migrations.ts";
 import { DATABASE_FILE, resolveDataDir } from "../../src/store/data_dir.ts";
-import { makeEvent } from "../../src/session/events.ts";
+import { makeEvent } from "../../src/contracts/events.ts";
 import { currentRunOwner } from "../../src/store/run_owner.ts";
 
 async function tempDataDir() {

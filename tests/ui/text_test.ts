@@ -4,7 +4,7 @@
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { textRenderer, toolLine } from "../../src/ui/text.ts";
-import { emptyUsage, makeEvent } from "../../src/session/events.ts";
+import { emptyUsage, makeEvent } from "../../src/contracts/events.ts";
 
 function capture() {
   let text = "";

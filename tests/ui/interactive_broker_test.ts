@@ -1,6 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../../src/policy/broker.ts";
-import { InteractiveBroker, type PromptFunctions } from "../../src/policy/interactive_broker.ts";
+import { InteractiveBroker, type PromptFunctions } from "../../src/ui/interactive_broker.ts";
 
 function request(always: ApprovalRequest["always"]): ApprovalRequest {
   return {

@@ -4,8 +4,8 @@
  * shown first. Prompts come from @clack/prompts, loaded only when a question
  * is actually asked; tests pass their own `prompts`.
  */
-import { neutraliseControls } from "../ui/safe_text.ts";
-import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
+import { neutraliseControls } from "./safe_text.ts";
+import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../policy/broker.ts";
 
 export interface PromptFunctions {
   select(options: {

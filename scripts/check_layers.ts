@@ -1,0 +1,169 @@
+/**
+ * The import-direction check (`deno task layers`, run by CI). Every folder
+ * under src/ is a layer; a module may import from its own layer and from
+ * the layers below it, never from one above. The order is the table in
+ * docs/architecture.md; change both together. Every relative import counts,
+ * type-only ones too, and so do `import()` and Worker module URLs.
+ *
+ * Usage: deno run --allow-read scripts/check_layers.ts [root]
+ */
+import * as path from "node:path";
+
+/** Bottom first. A layer may import its own folder and any layer listed before it. */
+export const LAYERS: readonly string[] = [
+  "contracts", // shared, dependency-free types and rules: nothing from src/, no npm
+  "version.ts",
+  "sandbox",
+  "config",
+  "store",
+  "provider",
+  "policy",
+  "agents",
+  "skills",
+  "tools",
+  "mcp",
+  "session",
+  "ui",
+  "app",
+  "cli",
+];
+
+/**
+ * Known imports against the direction, each with why it stays for now.
+ * Keyed `from → to` (paths under src/). The check fails when an entry is no
+ * longer needed, so this list only shrinks.
+ */
+export const ALLOWED: Readonly<Record<string, string>> = {
+  // The engine still turns a loop outcome into an exit code (and puts it in
+  // the `error` event); the errors part of issue 10 moves that table into the
+  // CLI alone, and this line goes.
+  "app/engine.ts → cli/exit_codes.ts": "engine maps outcomes to exit codes",
+  // A config file's permission keys are checked against the policy's
+  // built-in keys (policy/defaults.ts). Moving the check into config would
+  // need the default permission table below config; kept until the config
+  // part of issue 10 reshapes loading and validation.
+  "config/schema.ts → policy/permission_keys.ts": "config validates keys against the policy",
+};
+
+export interface Violation {
+  from: string;
+  to: string;
+  fromLayer: string;
+  toLayer: string;
+}
+
+/** The layer of a path under src/: its first folder, or the file itself at the top. */
+export function layerOf(relative: string): string {
+  return relative.split("/")[0];
+}
+
+const STATIC = /^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm;
+const BARE = /^\s*import\s*["']([^"']+)["']/gm;
+const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
+const WORKER_URL = /\bnew URL\(\s*["']([^"']+\.ts)["']\s*,\s*import\.meta\.url\s*\)/g;
+
+/** The relative module specifiers a source text imports (any form, type-only too). */
+export function importSpecifiers(source: string): string[] {
+  const found = new Set<string>();
+  for (const pattern of [STATIC, BARE, DYNAMIC, WORKER_URL]) {
+    for (const match of source.matchAll(pattern)) {
+      if (match[1].startsWith(".")) found.add(match[1]);
+    }
+  }
+  return [...found];
+}
+
+/** Packages a contracts module imports: only Node built-ins (`node:crypto`) are allowed there. */
+export function packageImports(source: string): string[] {
+  const found = new Set<string>();
+  for (const pattern of [STATIC, BARE, DYNAMIC]) {
+    for (const match of source.matchAll(pattern)) {
+      if (!match[1].startsWith(".") && !match[1].startsWith("node:")) found.add(match[1]);
+    }
+  }
+  return [...found];
+}
+
+/** Imports that go up the layer order, for the files given (paths relative to src/). */
+export function findViolations(files: Map<string, string>): Violation[] {
+  const violations: Violation[] = [];
+  for (const [file, source] of files) {
+    const fromLayer = layerOf(file);
+    const fromRank = LAYERS.indexOf(fromLayer);
+    for (const specifier of importSpecifiers(source)) {
+      const to = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (to.startsWith("..")) continue; // outside src/ (none today)
+      const toLayer = layerOf(to);
+      if (toLayer === fromLayer) continue;
+      const toRank = LAYERS.indexOf(toLayer);
+      if (fromRank === -1 || toRank === -1 || toRank > fromRank) {
+        violations.push({ from: file, to, fromLayer, toLayer });
+      }
+    }
+  }
+  return violations.sort((a, b) => `${a.from}${a.to}`.localeCompare(`${b.from}${b.to}`));
+}
+
+async function readSources(srcDir: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(dir)) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory) await walk(full);
+      else if (entry.isFile && entry.name.endsWith(".ts")) {
+        files.set(
+          path.relative(srcDir, full).split(path.sep).join("/"),
+          await Deno.readTextFile(full),
+        );
+      }
+    }
+  }
+  await walk(srcDir);
+  return files;
+}
+
+async function main(root: string): Promise<number> {
+  const files = await readSources(path.join(root, "src"));
+  const unknown = [...new Set([...files.keys()].map(layerOf))].filter((l) => !LAYERS.includes(l));
+  const violations = findViolations(files);
+  const key = (v: Violation) => `${v.from} → ${v.to}`;
+  const blocking = violations.filter((v) => !(key(v) in ALLOWED));
+  const used = new Set(violations.map(key));
+  const stale = Object.keys(ALLOWED).filter((k) => !used.has(k));
+  const packages = [...files].filter(([file]) => layerOf(file) === "contracts")
+    .flatMap(([file, source]) => packageImports(source).map((name) => `src/${file} → ${name}`));
+  for (const layer of unknown) {
+    console.error(
+      `src/${layer} is not in the layer order: add it to LAYERS in scripts/check_layers.ts and to docs/architecture.md`,
+    );
+  }
+  for (const v of blocking) {
+    console.error(`src/${v.from} → src/${v.to} (${v.fromLayer} may not import ${v.toLayer})`);
+  }
+  for (const k of stale) {
+    console.error(
+      `allowlisted import no longer exists: ${k} (remove it from ALLOWED in scripts/check_layers.ts)`,
+    );
+  }
+  for (const p of packages) {
+    console.error(`${p} (contracts may import only node: built-ins, no package)`);
+  }
+  if (unknown.length || blocking.length || stale.length || packages.length) {
+    console.error(
+      `layers: ${blocking.length} import(s) against the layer order; ` +
+        "move the shared piece down (often into src/contracts/) rather than importing up",
+    );
+    return 1;
+  }
+  const imports = [...files.values()].reduce((n, s) => n + importSpecifiers(s).length, 0);
+  const allowed = violations.length ? `, ${violations.length} allowlisted` : "";
+  console.log(
+    `layers: ${files.size} modules, ${imports} relative imports, ${LAYERS.length} layers` +
+      ` (${LAYERS.join(" < ")}): none goes up${allowed}`,
+  );
+  return 0;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args[0] ?? path.dirname(import.meta.dirname!)));
+}

@@ -1,0 +1,33 @@
+/**
+ * How a command is started: the sandbox implements it, bash, background
+ * processes and MCP stdio servers use it. Imports nothing.
+ */
+
+/** Starts processes. The sandbox supplies the real one (bubblewrap, sandbox-exec). */
+export interface ProcessLauncher {
+  /**
+   * Turn a shell command into the argv that runs it, wrapped in whatever
+   * sandbox applies, plus the environment the child gets.
+   */
+  prepare(
+    command: string,
+    cwd: string,
+    /** `lifeline`: the caller will give it a pipe as stdin (see `lifeline` in the result). */
+    options?: { lifeline?: boolean },
+  ): Promise<{
+    argv: string[];
+    env: Record<string, string>;
+    /**
+     * Set when the launcher took the lifeline: give it a pipe as stdin, write
+     * one line, and keep it open; the command dies when the pipe closes.
+     */
+    lifeline?: boolean;
+  }>;
+  /**
+   * Set in workspace-write mode: call `before` just before a command starts
+   * and the function it returns once the command has ended; that reverts
+   * what the command changed among files that run code later (git hooks,
+   * `.envrc`, CI…) and says what it did, or null (src/sandbox/command_guard.ts).
+   */
+  guard?: { before(): () => string | null };
+}

@@ -1,0 +1,17 @@
+/**
+ * Where the file ledger files a file's content before a prompt changes it,
+ * and the hash both sides compare: the store keeps the snapshots, the tools
+ * layer writes them, undo checks a file still shows what skiff wrote. Only a
+ * Node built-in is imported.
+ */
+import { createHash } from "node:crypto";
+
+/** Where snapshots go; the store provides the persistent one. */
+export interface SnapshotSink {
+  /** Record `before` (null: the file did not exist) unless this turn already has one. */
+  save(turn: number, path: string, before: Uint8Array | null): void | Promise<void>;
+}
+
+export function hashContent(content: Uint8Array | string): string {
+  return createHash("sha256").update(content).digest("hex");
+}

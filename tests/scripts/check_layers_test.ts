@@ -1,0 +1,70 @@
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { findViolations, LAYERS } from "../../scripts/check_layers.ts";
+
+const script = new URL("../../scripts/check_layers.ts", import.meta.url);
+
+function run(root?: string): Deno.CommandOutput {
+  const args = ["run", "--allow-read", script.pathname, ...(root ? [root] : [])];
+  return new Deno.Command(Deno.execPath(), { args, stdout: "piped", stderr: "piped" }).outputSync();
+}
+
+Deno.test("the import-direction check passes on src/ as it is, naming the layer order", () => {
+  const result = run();
+  const out = new TextDecoder().decode(result.stdout);
+  assertEquals(result.code, 0, new TextDecoder().decode(result.stderr));
+  assertStringIncludes(out, `(${LAYERS.join(" < ")}): none goes up`);
+});
+
+Deno.test("the check reports an import from a higher layer, type-only, dynamic and Worker ones too", () => {
+  const files = new Map([
+    ["sandbox/a.ts", 'import type { Tool } from "../tools/tool.ts";\n'],
+    ["store/b.ts", 'const m = await import("../session/loop.ts");\n'],
+    ["policy/c.ts", 'new Worker(new URL("../app/worker.ts", import.meta.url));\n'],
+    [
+      "provider/d.ts",
+      'import {\n  type Usage,\n} from "../contracts/events.ts";\nimport "./e.ts";\n',
+    ],
+    ["tools/f.ts", 'export { x } from "../sandbox/paths.ts";\n'],
+  ]);
+  const found = findViolations(files).map((v) => `${v.from} → ${v.to}`);
+  assertEquals(found, [
+    "policy/c.ts → app/worker.ts",
+    "sandbox/a.ts → tools/tool.ts",
+    "store/b.ts → session/loop.ts",
+  ]);
+});
+
+Deno.test("the check fails with each violation on its own line, and on an unknown folder", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/src/store`, { recursive: true });
+    await Deno.mkdir(`${root}/src/extras`, { recursive: true });
+    await Deno.writeTextFile(`${root}/src/store/a.ts`, 'import type { X } from "../ui/text.ts";\n');
+    await Deno.writeTextFile(`${root}/src/extras/b.ts`, "export const b = 1;\n");
+    const result = run(root);
+    const err = new TextDecoder().decode(result.stderr);
+    assertEquals(result.code, 1);
+    assertStringIncludes(err, "src/store/a.ts → src/ui/text.ts (store may not import ui)");
+    assertStringIncludes(err, "src/extras is not in the layer order");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("contracts may import no package, only node: built-ins", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/src/contracts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/src/contracts/a.ts`,
+      'import { createHash } from "node:crypto";\nimport type { z } from "zod";\n',
+    );
+    const result = run(root);
+    assertEquals(result.code, 1);
+    const err = new TextDecoder().decode(result.stderr);
+    assertStringIncludes(err, "src/contracts/a.ts → zod");
+    assert(!err.includes("node:crypto"));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
