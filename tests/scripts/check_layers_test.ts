@@ -68,3 +68,9 @@ Deno.test("contracts may import no package, only node: built-ins", async () => {
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("docs/architecture.md's layer table lists the layers the check enforces, in order", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/architecture.md", import.meta.url));
+  const rows = [...doc.matchAll(/^\| `([^`]+)` +\|/gm)].map((match) => match[1]);
+  assertEquals(rows, [...LAYERS]);
+});
