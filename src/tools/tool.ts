@@ -71,8 +71,6 @@ export interface ToolContext {
    * undo snapshots of the prompt (src/session/command_snapshots.ts).
    */
   commandUndo?: CommandUndo;
-  /** Progress for long work ("scanned 400 files"); optional. */
-  progress?: (message: string) => void;
   /**
    * Put more than the call declared to the same permission gate, mid-call
    * (webfetch: each redirect's new URL). Resolves when allowed, throws a
