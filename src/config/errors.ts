@@ -251,7 +251,7 @@ function expectedName(expected: string): string {
 }
 
 /** How a value reads in a message. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
@@ -264,7 +264,7 @@ export function describeValue(value: unknown): string {
 }
 
 /** `["permission", "bash", "git *"]` → `permission.bash["git *"]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
