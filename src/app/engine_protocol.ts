@@ -4,6 +4,7 @@
  * questions flow the other way at any time.
  */
 import type { SkiffEvent } from "../contracts/events.ts";
+import type { ErrorData } from "../contracts/errors.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./engine_types.ts";
 import type { SessionSelector } from "./host.ts";
 
@@ -21,4 +22,5 @@ export type FromEngine =
   | { type: "event"; event: SkiffEvent }
   | { type: "ask"; id: number; request: ApprovalRequest }
   | { type: "result"; id: number; value: unknown }
-  | { type: "failure"; id: number; error: { name: string; message: string; stack?: string } };
+  /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
+  | { type: "failure"; id: number; error: ErrorData };

@@ -9,6 +9,7 @@ import type { ApprovalAnswer } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
 import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
 import { routeFileWrites } from "../tools/_file_io.ts";
+import { toErrorData } from "../contracts/errors.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
 let starting: Promise<EngineHandle> | undefined;
@@ -19,12 +20,7 @@ async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
   try {
     post({ type: "result", id, value: await work() });
   } catch (error) {
-    const failure = error instanceof Error ? error : new Error(String(error));
-    post({
-      type: "failure",
-      id,
-      error: { name: failure.name, message: failure.message, stack: failure.stack },
-    });
+    post({ type: "failure", id, error: toErrorData(error) });
   }
 }
 

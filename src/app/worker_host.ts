@@ -4,7 +4,7 @@
  * folder, config folders, the provider's and MCP servers' hosts. A bug in a
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
-import { UsageError } from "../contracts/usage_error.ts";
+import { fromErrorData } from "../contracts/errors.ts";
 import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
 import { agentFiles } from "../agents/discovery.ts";
@@ -150,7 +150,7 @@ export function startInWorker(
       pending.delete(data.id);
       if (!waiter) return;
       if (data.type === "result") waiter.resolve(data.value);
-      else waiter.reject(reviveError(data.error));
+      else waiter.reject(fromErrorData(data.error));
     }
   };
   worker.onerror = (event) => {
@@ -195,12 +195,4 @@ function fileWriterFor(permissions: Deno.PermissionOptionsObject): ConfinedWrite
   } catch {
     return null;
   }
-}
-
-/** Errors cross the boundary as plain data; give the known ones their class back. */
-function reviveError(data: { name: string; message: string; stack?: string }): Error {
-  const error = data.name === "UsageError" ? new UsageError(data.message) : new Error(data.message);
-  error.name = data.name;
-  if (data.stack) error.stack = data.stack;
-  return error;
 }

@@ -7,7 +7,7 @@ import type { ConfigAgent } from "../agents/types.ts";
 import { resolveWorkspace } from "../app/setup.ts";
 import { loadConfig } from "../config/load.ts";
 import { ExitCode } from "./exit_codes.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 export async function listAgents(options: { dir?: string }): Promise<number> {
   try {

@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
-import { ExitCode, UsageError } from "./exit_codes.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -200,24 +201,4 @@ export async function main(args: string[]): Promise<number> {
     }
     return reportFatal(error);
   }
-}
-
-/** Errors that escaped a command: say what happened and what to do. */
-export function reportFatal(error: unknown): number {
-  // Whoever read our output went away (`skiff tool | head`): stop quietly.
-  if (error instanceof Deno.errors.BrokenPipe) return ExitCode.interrupted;
-  if (error instanceof UsageError) {
-    console.error(`skiff: ${error.message}`);
-    return ExitCode.usage;
-  }
-  // Config and store errors are written for the user (an unwritable data
-  // folder, an ambiguous session id) and say what to do; matched by name
-  // because they may arrive from the engine Worker as plain data.
-  if (error instanceof Error && (error.name === "ConfigError" || error.name === "StoreError")) {
-    console.error(`skiff: ${error.message}`);
-    return ExitCode.usage;
-  }
-  console.error(`skiff: internal error: ${error instanceof Error ? error.stack : String(error)}`);
-  console.error("This is a bug in skiff; please report it with the command you ran.");
-  return ExitCode.failed;
 }

@@ -8,7 +8,7 @@ import { describeMcpState, McpManager } from "../mcp/manager.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 export async function listMcp(options: { dir?: string; allow?: string[] }): Promise<number> {
   try {

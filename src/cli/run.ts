@@ -14,7 +14,7 @@ import { ExitCode, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { readPrompt } from "./prompt_input.ts";
 import { interruptHandler } from "./interrupts.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 export interface RunOptions extends CommonOptions {
   maxTurns?: string;

@@ -12,7 +12,7 @@ import { removeSpillFolder } from "../store/tool_output.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 function withStore<T>(work: (store: Store, dataDir: string) => T): T {
   const dataDir = resolveDataDir(Deno.env.toObject());

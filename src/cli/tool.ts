@@ -10,7 +10,7 @@ import type { ToolCallResult } from "../app/engine_types.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 type Call = { tool: string; input: unknown } | { invalid: string };
 

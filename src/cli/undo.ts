@@ -9,7 +9,7 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode } from "./exit_codes.ts";
-import { reportFatal } from "./main.ts";
+import { reportFatal } from "./report_fatal.ts";
 
 export interface UndoCommandOptions {
   session?: string;

@@ -5,6 +5,7 @@
  * looks misspelt. The CLI exits 2 on a `ConfigError`.
  */
 import type { z } from "zod";
+import { SkiffError } from "../contracts/errors.ts";
 
 export interface ConfigProblem {
   /** Dotted key path, e.g. `provider.maxRetries` or `permission.bash["git *"]`. */
@@ -23,7 +24,7 @@ function hintFor(source: string): string {
   return HINT;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends SkiffError {
   /** The exit code the CLI uses for a config error. */
   readonly exitCode = 2;
 
@@ -34,7 +35,7 @@ export class ConfigError extends Error {
     /** Set for syntax errors. */
     readonly position?: { line: number; column: number },
   ) {
-    super(ConfigError.#compose(source, problems, position));
+    super("config", ConfigError.#compose(source, problems, position));
     this.name = "ConfigError";
   }
 
