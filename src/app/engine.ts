@@ -10,7 +10,8 @@ import { addUsage, emptyUsage, makeEvent } from "../contracts/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
 import { gitSummary } from "../session/git_summary.ts";
-import { type LoopOutcome, runLoop, toErrorPayload } from "../session/loop.ts";
+import { type LoopOutcome, runLoop } from "../session/loop.ts";
+import { runToolCall } from "../session/tool_call.ts";
 import { type Tool, type ToolContext, ToolError } from "../tools/tool.ts";
 import type { SubagentRunRequest, SubagentRunResult } from "../tools/task.ts";
 import { isWithin } from "../sandbox/paths.ts";
@@ -368,52 +369,41 @@ export class Engine {
     this.#warnings = [];
   }
 
-  /** One tool call without a model (`skiff tool`), under the same rules as `run`. */
+  /**
+   * One tool call without a model (`skiff tool`), through the loop's own
+   * path: the same rules, and the same events in the session's log (turn 0:
+   * no model turn asked for it).
+   */
   async runTool(name: string, input: unknown): Promise<ToolCallResult> {
     const parts = this.#parts!;
+    const session = this.#session!;
     this.#flushWarnings();
-    const tool = parts.tools.find((candidate) => candidate.name === name);
-    const callId = `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
-    if (!tool) {
-      return {
-        tool: name,
-        ok: false,
-        output: "",
-        error: {
-          code: "not_found",
-          message: `There is no tool named "${name}".`,
-          hint: `Available tools: ${parts.tools.map((candidate) => candidate.name).join(", ")}.`,
-        },
-        metadata: {},
-      };
-    }
-    this.#titleToolSession(name);
-    const ctx = this.#context(callId, this.#abort.signal);
-    try {
-      const parsed = parts.parseInput(tool, JSON.stringify(input ?? {}));
-      const verdict = await parts.gate.check({ tool, input: parsed, callId, turn: 0 }, ctx);
-      if (!verdict.allowed) {
-        return {
-          tool: name,
-          ok: false,
-          output: "",
-          error: { code: "denied", message: verdict.reason },
-          metadata: {},
-        };
-      }
-      const result = await tool.execute(parsed, ctx);
-      const output = await parts.truncate(result.output, callId);
-      this.store.saveFileReads(this.#session!.id, this.#ledger!.entries());
-      this.#recordUndoAfterState();
-      return {
-        tool: name,
-        ok: true,
-        output,
-        metadata: { ...result.metadata, ...(result.title ? { title: result.title } : {}) },
-      };
-    } catch (error) {
-      return { tool: name, ok: false, output: "", error: toErrorPayload(error), metadata: {} };
-    }
+    const tools = new Map(parts.tools.map((tool) => [tool.name, tool]));
+    if (tools.has(name)) this.#titleToolSession(name);
+    const call = {
+      id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
+      name,
+      arguments: JSON.stringify(input ?? {}),
+    };
+    const part = await runToolCall(
+      {
+        tools,
+        gate: parts.gate,
+        emit: this.#emit,
+        context: (callId, signal) => this.#context(callId, signal),
+        parseInput: parts.parseInput,
+        truncate: parts.truncate,
+        // No model reads a history here: only what the ledger learnt is kept.
+        record: () => this.store.saveFileReads(session.id, this.#ledger!.entries()),
+      },
+      call,
+      0,
+      this.#abort.signal,
+    );
+    this.#recordUndoAfterState();
+    return part.ok
+      ? { tool: name, ok: true, output: part.output, metadata: part.metadata ?? {} }
+      : { tool: name, ok: false, output: "", error: part.error, metadata: {} };
   }
 
   /** A `skiff tool` session is titled by the tools it ran: "skiff tool: read, edit". */

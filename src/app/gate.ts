@@ -6,7 +6,7 @@
  * permission events. When no OS sandbox exists, commands need an explicit
  * yes to run unsandboxed; a headless run refuses them.
  */
-import type { ToolCallGate } from "../session/loop.ts";
+import type { ToolCallGate } from "../session/tool_call.ts";
 import type { Denial, EventBodies, EventType } from "../contracts/events.ts";
 import {
   type ApprovalBroker,

@@ -5,7 +5,7 @@
  * be read in one place.
  */
 import type { ToolSchema } from "../provider/types.ts";
-import type { ToolCallGate } from "../session/loop.ts";
+import type { ToolCallGate } from "../session/tool_call.ts";
 import type { EventBodies, EventType } from "../contracts/events.ts";
 import type { FileLedger } from "../tools/file_ledger.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";

@@ -7,25 +7,17 @@
 import type { ChatMessage, ChatProvider, ToolCall, ToolSchema } from "../provider/types.ts";
 import { ProviderError } from "../provider/types.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
-import { ToolError } from "../tools/tool.ts";
 import { addUsage, emptyUsage } from "../contracts/events.ts";
-import type {
-  Denial,
-  EventBodies,
-  EventType,
-  ToolErrorPayload,
-  Usage,
-} from "../contracts/events.ts";
+import type { EventBodies, EventType, Usage } from "../contracts/events.ts";
 import { resultText, type StoredPart } from "./history.ts";
-
-/** The policy seen from the loop: one call in, a verdict out (it may ask a person). */
-export interface ToolCallGate {
-  check(
-    call: { tool: Tool; input: unknown; callId: string; turn: number },
-    ctx: ToolContext,
-  ): Promise<{ allowed: true } | { allowed: false; reason: string }>;
-  denials(): Denial[];
-}
+import {
+  type AdmittedCall,
+  admitToolCall,
+  executeToolCall,
+  type ToolCallDeps,
+  type ToolCallGate,
+  type ToolResultPart,
+} from "./tool_call.ts";
 
 /** Persistence seen from the loop; every method commits before returning. */
 export interface SessionRecorder {
@@ -238,8 +230,6 @@ async function loop(
   }
 }
 
-type ToolResultPart = Extract<StoredPart, { type: "tool_result" }>;
-
 /** Counts turns in a row whose calls all failed and were the same as the turn before. */
 function repeatedFailures(
   before: { calls: string; times: number },
@@ -262,129 +252,25 @@ async function runToolCalls(
   turn: number,
   signal: AbortSignal,
 ): Promise<ToolResultPart[]> {
-  const clock = deps.clock ?? Date.now;
-  const approved: { call: ToolCall; tool: Tool; input: unknown; ctx: ToolContext }[] = [];
+  const callDeps: ToolCallDeps = {
+    tools: byName,
+    gate: deps.gate,
+    emit: deps.emit,
+    context: deps.context,
+    parseInput: deps.parseInput,
+    truncate: deps.truncate,
+    record: (part) => deps.recorder.toolResult(part),
+    clock: deps.clock,
+  };
+  const admitted: AdmittedCall[] = [];
   const results = new Map<string, ToolResultPart>();
-
   for (const call of calls) {
-    let input: unknown = safeJson(call.arguments);
-    deps.emit("tool.started", { turn, call_id: call.id, tool: call.name, input });
-    const started = clock();
-    const tool = byName.get(call.name);
-    const ctx = deps.context(call.id, signal);
-    try {
-      // Stopped (Ctrl-C, perhaps at an earlier call's question): ask nothing more.
-      if (signal.aborted) {
-        throw new ToolError("failed", "Not run: the session was stopped before this call started.");
-      }
-      if (!tool) {
-        throw new ToolError(
-          "not_found",
-          `There is no tool named "${call.name}".`,
-          `Available tools: ${[...byName.keys()].join(", ")}.`,
-        );
-      }
-      input = deps.parseInput(tool, call.arguments);
-      const verdict = await deps.gate.check({ tool, input, callId: call.id, turn }, ctx);
-      if (!verdict.allowed) throw new ToolError("denied", verdict.reason);
-      approved.push({ call, tool, input, ctx });
-    } catch (error) {
-      const part = await finish(deps, call, turn, started, error);
-      results.set(call.id, part);
-    }
+    const outcome = await admitToolCall(callDeps, call, turn, signal);
+    if ("result" in outcome) results.set(call.id, outcome.result);
+    else admitted.push(outcome.call);
   }
-
-  await Promise.all(approved.map(async ({ call, tool, input, ctx }) => {
-    const started = clock();
-    let outcome: unknown;
-    try {
-      // Stopped while the policy was still deciding: nothing starts after that.
-      if (signal.aborted) {
-        throw new ToolError("failed", "Not run: the session was stopped before this call started.");
-      }
-      outcome = await tool.execute(input, ctx);
-    } catch (error) {
-      outcome = error;
-    }
-    results.set(call.id, await finish(deps, call, turn, started, outcome));
+  await Promise.all(admitted.map(async (call) => {
+    results.set(call.call.id, await executeToolCall(callDeps, call));
   }));
-
   return calls.map((call) => results.get(call.id)!);
-}
-
-async function finish(
-  deps: LoopDeps,
-  call: ToolCall,
-  turn: number,
-  started: number,
-  outcome: unknown,
-): Promise<ToolResultPart> {
-  const clock = deps.clock ?? Date.now;
-  let part: ToolResultPart;
-  if (
-    outcome && typeof outcome === "object" && "output" in outcome && !(outcome instanceof Error)
-  ) {
-    const result = outcome as {
-      output: string;
-      title?: string;
-      metadata?: Record<string, unknown>;
-    };
-    const output = await deps.truncate(result.output, call.id);
-    part = {
-      type: "tool_result",
-      call_id: call.id,
-      tool: call.name,
-      ok: true,
-      output,
-      metadata: { ...result.metadata, ...(result.title ? { title: result.title } : {}) },
-    };
-  } else {
-    const error = toErrorPayload(outcome);
-    part = {
-      type: "tool_result",
-      call_id: call.id,
-      tool: call.name,
-      ok: false,
-      output: "",
-      error,
-      metadata: outcome instanceof ToolError ? outcome.metadata : undefined,
-    };
-  }
-  deps.recorder.toolResult(part);
-  deps.emit("tool.completed", {
-    turn,
-    call_id: call.id,
-    tool: call.name,
-    ok: part.ok,
-    title: String(part.metadata?.title ?? ""),
-    output: part.ok ? part.output : resultText(part),
-    ...(part.error ? { error: part.error } : {}),
-    ...(part.metadata ? { metadata: part.metadata } : {}),
-    duration_ms: clock() - started,
-  });
-  return part;
-}
-
-export function toErrorPayload(error: unknown): ToolErrorPayload {
-  if (error instanceof ToolError) return error.toJSON();
-  if (error instanceof Deno.errors.NotCapable) {
-    return {
-      code: "not_capable",
-      message: `skiff's sandbox refused this: ${error.message}`,
-      hint: "The path or host is outside what this session may touch. Stay inside the workspace.",
-    };
-  }
-  if (error instanceof Deno.errors.NotFound) {
-    return { code: "not_found", message: error.message };
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: "failed", message };
-}
-
-function safeJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
 }

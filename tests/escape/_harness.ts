@@ -14,7 +14,7 @@ import { buildLayers, type LayerSources } from "../../src/policy/layers.ts";
 import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
-import { toErrorPayload } from "../../src/session/loop.ts";
+import { toErrorPayload } from "../../src/session/tool_call.ts";
 import type { ToolErrorPayload } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 
