@@ -1,9 +1,8 @@
 /**
  * Exit codes, a public contract documented in docs/cli.md, and the one table
- * from an error's kind and a run's outcome to its code.
+ * from an error's kind to its code.
  */
 import type { ErrorKind } from "../contracts/errors.ts";
-import type { OutcomeExitCodes } from "../contracts/run_outcome.ts";
 
 export const ExitCode = {
   ok: 0,
@@ -26,16 +25,6 @@ export const ERROR_EXIT_CODES: Readonly<Record<ErrorKind, number>> = {
   usage: ExitCode.usage,
   config: ExitCode.usage,
   store: ExitCode.usage,
-};
-
-/** A run's exit code, by how it ended; the engine gets this table in its spec. */
-export const OUTCOME_EXIT_CODES: OutcomeExitCodes = {
-  completed: ExitCode.ok,
-  denied: ExitCode.denied,
-  failed: ExitCode.failed,
-  provider: ExitCode.provider,
-  limit: ExitCode.limit,
-  interrupted: ExitCode.interrupted,
 };
 
 // Thrown below the CLI too (app, engine), so it lives in src/contracts/.
