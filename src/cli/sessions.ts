@@ -71,11 +71,13 @@ export function listSessions(
  * long status (`provider_error`) or a large count does not shift the rest.
  */
 export function sessionTable(sessions: Session[], showWorkspace: boolean): string[] {
+  // The turn count is padded before its word, so "1 turn" and "12 turns" line up.
+  const turnDigits = Math.max(0, ...sessions.map((session) => String(session.turns).length));
   const rows = sessions.map((session) => [
     session.id,
     new Date(session.updated_at).toISOString().replace("T", " ").slice(0, 16),
     session.status,
-    `${session.turns} turns`,
+    `${String(session.turns).padStart(turnDigits)} turn${session.turns === 1 ? " " : "s"}`,
     `${session.total_tokens} tok`,
   ]);
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column].length))) ??

@@ -95,12 +95,12 @@ Deno.test("sessions list keeps its columns aligned whatever the status and count
     assertEquals(result.code, 0, result.stderr);
     const lines = result.stdout.trimEnd().split("\n");
     assertEquals(lines.length, 3, result.stdout);
-    for (const column of [" turns", " tok"]) {
+    for (const column of [" turn", " tok"]) {
       const ends = lines.map((line) => line.indexOf(column));
       assertEquals(new Set(ends).size, 1, `"${column}" moves:\n${result.stdout}`);
     }
     assertStringIncludes(result.stdout, "provider_error  12 turns  123456 tok");
-    assertStringIncludes(result.stdout, "completed        1 turns      12 tok");
+    assertStringIncludes(result.stdout, "completed        1 turn       12 tok");
   } finally {
     await sandbox.cleanup();
   }
