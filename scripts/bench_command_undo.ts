@@ -1,6 +1,6 @@
 /**
- * Command-undo benchmark: builds a 15,000-file tree (nested .gitignore files,
- * ignored output) and times what `skiff undo`'s snapshot adds to each
+ * Command-undo benchmark: builds the shared 15,000-file tree (nested
+ * .gitignore files, ignored output; scripts/_bench_tree.ts) and times what `skiff undo`'s snapshot adds to each
  * command (src/session/command_snapshots.ts): the first command of a
  * workspace (every file hashed once), a first command of a later session
  * (stat cache copied), then commands that change nothing and one that writes
@@ -9,36 +9,10 @@
  */
 import * as path from "node:path";
 import { CommandSnapshots } from "../src/session/command_snapshots.ts";
+import { buildTree } from "./_bench_tree.ts";
 
 const PACKAGES = 15;
-const MODULES = 20;
-const FILES_PER_MODULE = 50;
 const ROUNDS = 7;
-
-function buildTree(root: string): number {
-  let files = 0;
-  Deno.mkdirSync(path.join(root, ".git"), { recursive: true });
-  Deno.writeTextFileSync(path.join(root, ".gitignore"), "*.log\ndist/\n");
-  for (let p = 0; p < PACKAGES; p++) {
-    const pkg = path.join(root, `pkg${p}`);
-    Deno.mkdirSync(pkg, { recursive: true });
-    Deno.writeTextFileSync(path.join(pkg, ".gitignore"), "generated/\n");
-    for (let m = 0; m < MODULES; m++) {
-      const dir = path.join(pkg, "src", `mod${m}`);
-      Deno.mkdirSync(path.join(dir, "generated"), { recursive: true });
-      for (let f = 0; f < FILES_PER_MODULE; f++) {
-        const lines = Array.from(
-          { length: 28 },
-          (_, l) => `export const v${l} = ${p * m * f + l};`,
-        );
-        Deno.writeTextFileSync(path.join(dir, `file${f}.ts`), lines.join("\n") + "\n");
-        files++;
-      }
-      Deno.writeTextFileSync(path.join(dir, "generated", "out.ts"), "ignored\n");
-    }
-  }
-  return files;
-}
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
@@ -53,7 +27,7 @@ try {
   const workspace = path.join(root, "ws");
   const dataDir = path.join(root, "data");
   Deno.mkdirSync(workspace);
-  const files = buildTree(workspace);
+  const files = buildTree(workspace, PACKAGES);
   let recorded = 0;
   const snapshots = (sessionId: string) =>
     new CommandSnapshots({

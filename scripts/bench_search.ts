@@ -10,6 +10,7 @@
  * Run alone with `deno run --allow-all scripts/bench_search.ts`.
  */
 import * as path from "node:path";
+import { buildTree, MODULES } from "./_bench_tree.ts";
 import { makeContext } from "../tests/tools/_context.ts";
 import { globTool } from "../src/tools/glob.ts";
 import { createGrepTool } from "../src/tools/grep.ts";
@@ -17,42 +18,7 @@ import { findRipgrep } from "../src/tools/grep_rg.ts";
 import type { Tool, ToolContext } from "../src/tools/tool.ts";
 
 const PACKAGES = 20;
-const MODULES = 20;
-const FILES_PER_MODULE = 50;
 const ROUNDS = 7;
-
-function buildTree(root: string): number {
-  let files = 0;
-  Deno.mkdirSync(path.join(root, ".git"), { recursive: true });
-  Deno.writeTextFileSync(path.join(root, ".gitignore"), "*.log\ndist/\n");
-  for (let p = 0; p < PACKAGES; p++) {
-    const pkg = path.join(root, `pkg${p}`);
-    Deno.mkdirSync(pkg, { recursive: true });
-    Deno.writeTextFileSync(path.join(pkg, ".gitignore"), "generated/\n*.tmp\n");
-    for (let m = 0; m < MODULES; m++) {
-      const dir = path.join(pkg, "src", `mod${m}`);
-      Deno.mkdirSync(dir, { recursive: true });
-      for (let f = 0; f < FILES_PER_MODULE; f++) {
-        const lines = [`import { helper } from "../shared.ts";`, ""];
-        for (let l = 0; l < 28; l++) {
-          lines.push(
-            `export function fn${p}_${m}_${f}_${l}(x: number) { return helper(x) * ${l}; }`,
-          );
-        }
-        if (f === 7) lines.push("const needleMarker = 42;");
-        Deno.writeTextFileSync(path.join(dir, `file${f}.ts`), lines.join("\n") + "\n");
-        files++;
-      }
-      // Ignored output that a gitignore-aware search must not pay for.
-      Deno.mkdirSync(path.join(dir, "generated"), { recursive: true });
-      Deno.writeTextFileSync(path.join(dir, "generated", "out.ts"), "const needleMarker = 0;\n");
-      Deno.writeTextFileSync(path.join(dir, "build.log"), "needleMarker in a log\n");
-    }
-    Deno.mkdirSync(path.join(pkg, "dist"), { recursive: true });
-    Deno.writeTextFileSync(path.join(pkg, "dist", "bundle.js"), "var needleMarker;\n");
-  }
-  return files;
-}
 
 function context(root: string): ToolContext {
   return makeContext(root);
@@ -95,7 +61,7 @@ export async function benchSearch(): Promise<string[]> {
   }
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-bench-search-" }));
   try {
-    const files = buildTree(root);
+    const files = buildTree(root, PACKAGES);
     const ctx = context(root);
     const ripgrepEngine = createGrepTool({ engine: "ripgrep" });
     const fallbackEngine = createGrepTool({ engine: "fallback" });
