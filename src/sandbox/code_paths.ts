@@ -12,6 +12,7 @@
  * is literal, so the guard finds candidates by name while it searches for
  * repositories, without a second walk. Config `sandbox.protect` adds more.
  */
+import { dirEntriesOrNone } from "./_dir_entries.ts";
 
 /** The built-in list; docs/security.md and docs/config.md show it. */
 export const CODE_PATHS: readonly string[] = [
@@ -130,13 +131,7 @@ export function expandCodePath(anchor: string, pattern: string, limit = 2_000): 
       walkAll(current, found, limit);
       return;
     }
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(current)];
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
+    for (const entry of dirEntriesOrNone(current)) {
       if (segmentMatches(rest[0], entry.name)) visit(`${current}/${entry.name}`, rest.slice(1));
     }
   };
@@ -145,13 +140,7 @@ export function expandCodePath(anchor: string, pattern: string, limit = 2_000): 
 }
 
 function walkAll(folder: string, found: string[], limit: number): void {
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(folder)];
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
+  for (const entry of dirEntriesOrNone(folder)) {
     if (found.length >= limit) return;
     const full = `${folder}/${entry.name}`;
     found.push(full);

@@ -11,6 +11,7 @@
  * The config is read here, not with `git config`: git run on a hostile
  * repository can run code. Needs `--allow-read` for the folders searched.
  */
+import { dirEntriesOrNone } from "./_dir_entries.ts";
 import * as path from "node:path";
 
 /** Files and folders of one git folder that redirect git or hold code it runs. */
@@ -137,13 +138,7 @@ export function gitFolders(dotGit: string): string[] {
   const found = [dotGit];
   const visitModules = (folder: string, depth: number) => {
     if (depth > 8) return;
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(folder)];
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
+    for (const entry of dirEntriesOrNone(folder)) {
       if (!entry.isDirectory) continue;
       const full = path.join(folder, entry.name);
       if (lstatOrNull(path.join(full, "HEAD"))?.isFile) {
@@ -153,12 +148,8 @@ export function gitFolders(dotGit: string): string[] {
     }
   };
   visitModules(path.join(dotGit, "modules"), 0);
-  try {
-    for (const entry of Deno.readDirSync(path.join(dotGit, "worktrees"))) {
-      if (entry.isDirectory) found.push(path.join(dotGit, "worktrees", entry.name));
-    }
-  } catch {
-    // no linked worktrees
+  for (const entry of dirEntriesOrNone(path.join(dotGit, "worktrees"))) {
+    if (entry.isDirectory) found.push(path.join(dotGit, "worktrees", entry.name));
   }
   return found;
 }
