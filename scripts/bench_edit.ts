@@ -9,8 +9,8 @@
  */
 import * as path from "node:path";
 import { makeContext } from "../tests/tools/_context.ts";
-import { applyEdit } from "../src/tools/edit_match.ts";
-import { editTool } from "../src/tools/edit.ts";
+import { applyEdit } from "../src/tools/files/_edit_match.ts";
+import { editTool } from "../src/tools/files/edit.ts";
 import { type ToolContext, ToolError } from "../src/tools/tool.ts";
 
 const SIZES = [1_000, 10_000, 100_000];

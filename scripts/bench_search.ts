@@ -12,9 +12,9 @@
 import * as path from "node:path";
 import { buildTree, MODULES } from "./_bench_tree.ts";
 import { makeContext } from "../tests/tools/_context.ts";
-import { globTool } from "../src/tools/glob.ts";
-import { createGrepTool } from "../src/tools/grep.ts";
-import { findRipgrep } from "../src/tools/grep_rg.ts";
+import { globTool } from "../src/tools/search/glob.ts";
+import { createGrepTool } from "../src/tools/search/grep.ts";
+import { findRipgrep } from "../src/tools/search/_grep_rg.ts";
 import type { Tool, ToolContext } from "../src/tools/tool.ts";
 
 const PACKAGES = 20;

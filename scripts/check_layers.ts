@@ -5,6 +5,11 @@
  * docs/architecture.md; change both together. Every relative import counts,
  * type-only ones too, and so do `import()` and Worker module URLs.
  *
+ * A second rule keeps folders honest about what they offer: a module whose
+ * name starts with `_` belongs to its folder, and only modules in that same
+ * folder may import it (tests and scripts may reach in; they are not checked).
+ * A folder with an entry module (`mod.ts`) offers through it what others use.
+ *
  * Usage: deno run --allow-read scripts/check_layers.ts [root]
  */
 import * as path from "node:path";
@@ -104,6 +109,20 @@ export function findViolations(files: Map<string, string>): Violation[] {
   return violations.sort((a, b) => `${a.from}${a.to}`.localeCompare(`${b.from}${b.to}`));
 }
 
+/** Imports of a folder's own `_` module from outside that folder. */
+export function findPrivateReaches(files: Map<string, string>): Violation[] {
+  const reaches: Violation[] = [];
+  for (const [file, source] of files) {
+    for (const specifier of importSpecifiers(source)) {
+      const to = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      if (!path.posix.basename(to).startsWith("_")) continue;
+      if (path.posix.dirname(to) === path.posix.dirname(file)) continue;
+      reaches.push({ from: file, to, fromLayer: layerOf(file), toLayer: layerOf(to) });
+    }
+  }
+  return reaches.sort((a, b) => `${a.from}${a.to}`.localeCompare(`${b.from}${b.to}`));
+}
+
 async function readSources(srcDir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   async function walk(dir: string): Promise<void> {
@@ -130,6 +149,7 @@ async function main(root: string): Promise<number> {
   const blocking = violations.filter((v) => !(key(v) in ALLOWED));
   const used = new Set(violations.map(key));
   const stale = Object.keys(ALLOWED).filter((k) => !used.has(k));
+  const reaches = findPrivateReaches(files);
   const packages = [...files].filter(([file]) => layerOf(file) === "contracts")
     .flatMap(([file, source]) => packageImports(source).map((name) => `src/${file} → ${name}`));
   for (const layer of unknown) {
@@ -145,10 +165,15 @@ async function main(root: string): Promise<number> {
       `allowlisted import no longer exists: ${k} (remove it from ALLOWED in scripts/check_layers.ts)`,
     );
   }
+  for (const r of reaches) {
+    console.error(
+      `src/${r.from} → src/${r.to} (a \`_\` module is its folder's own: export what others need from the folder's entry module)`,
+    );
+  }
   for (const p of packages) {
     console.error(`${p} (contracts may import only node: built-ins, no package)`);
   }
-  if (unknown.length || blocking.length || stale.length || packages.length) {
+  if (unknown.length || blocking.length || stale.length || reaches.length || packages.length) {
     console.error(
       `layers: ${blocking.length} import(s) against the layer order; ` +
         "move the shared piece down (often into src/contracts/) rather than importing up",
@@ -159,7 +184,9 @@ async function main(root: string): Promise<number> {
   const allowed = violations.length ? `, ${violations.length} allowlisted` : "";
   console.log(
     `layers: ${files.size} modules, ${imports} relative imports, ${LAYERS.length} layers` +
-      ` (${LAYERS.join(" < ")}): none goes up${allowed}`,
+      ` (${
+        LAYERS.join(" < ")
+      }): none goes up${allowed}; no \`_\` module is used outside its folder`,
   );
   return 0;
 }

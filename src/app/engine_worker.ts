@@ -8,7 +8,7 @@ import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { ApprovalAnswer } from "./engine_types.ts";
 import { type EngineHandle, startInProcess } from "./host.ts";
 import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
-import { routeFileWrites } from "../tools/_file_io.ts";
+import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);

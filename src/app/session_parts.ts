@@ -7,14 +7,13 @@
 import type { ToolSchema } from "../provider/types.ts";
 import type { ToolCallGate } from "../session/tool_call.ts";
 import type { EventBodies, EventType } from "../contracts/events.ts";
-import type { FileLedger } from "../tools/file_ledger.ts";
+import type { FileLedger } from "../tools/files/mod.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import type { Session, Store } from "../store/store.ts";
 import { builtinTools, parseToolInput, toolSchemas } from "../tools/registry.ts";
 import { truncateOutput } from "../tools/truncate.ts";
-import { BackgroundProcesses } from "../tools/background.ts";
-import { createSkillTool } from "../tools/skill.ts";
-import { createTaskTool, type SubagentRunner } from "../tools/task.ts";
+import { BackgroundProcesses } from "../tools/process/mod.ts";
+import { createSkillTool, createTaskTool, type SubagentRunner } from "../tools/session/mod.ts";
 import { loadAgents } from "../agents/load.ts";
 import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
 import type { AgentDefinition, ConfigAgent } from "../agents/types.ts";

@@ -3,7 +3,7 @@
  * temp file in the same folder, then a rename, so a crash or a full disk
  * never leaves half a file. Lives in the sandbox layer because the confined
  * writer (confined_writer_worker.ts) runs it on its Landlock-restricted
- * thread; the tools reach it through src/tools/_file_io.ts.
+ * thread; the tools reach it through src/tools/files/_file_io.ts.
  */
 import * as path from "node:path";
 

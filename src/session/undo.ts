@@ -9,8 +9,7 @@
  */
 import { ABSENT } from "../store/snapshots.ts";
 import { FOLDER_MODE } from "./command_snapshots.ts";
-import { type AtomicWrites, writesOnThisThread } from "../tools/_file_io.ts";
-import { hashContent } from "../tools/file_ledger.ts";
+import { type AtomicWrites, hashContent, writesOnThisThread } from "../tools/files/mod.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 
 export interface UndoSnapshot {

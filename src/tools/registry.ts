@@ -5,17 +5,11 @@
  * call from what it is shown rather than guessing.
  */
 import { z } from "zod";
-import { applyPatchTool } from "./apply_patch.ts";
-import { bashTool } from "./bash.ts";
-import { editTool } from "./edit.ts";
-import { globTool } from "./glob.ts";
-import { grepTool } from "./grep.ts";
-import { listTool } from "./list.ts";
-import { processTool } from "./process.ts";
-import { readTool } from "./read.ts";
-import { todoReadTool, todoWriteTool } from "./todo.ts";
-import { webfetchTool } from "./webfetch.ts";
-import { writeTool } from "./write.ts";
+import { applyPatchTool, editTool, readTool, writeTool } from "./files/mod.ts";
+import { globTool, grepTool, listTool } from "./search/mod.ts";
+import { bashTool, processTool } from "./process/mod.ts";
+import { todoReadTool, todoWriteTool } from "./session/mod.ts";
+import { webfetchTool } from "./web/mod.ts";
 import { type Tool, ToolError } from "./tool.ts";
 import { issueProblems } from "../config/errors.ts";
 

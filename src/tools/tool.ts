@@ -4,7 +4,7 @@
  * the policy decides while there is still nothing to undo.
  */
 import type { z } from "zod";
-import type { FileLedger } from "./file_ledger.ts";
+import type { FileLedger } from "./files/file_ledger.ts";
 import type { Access, ToolResult } from "../contracts/tool_call.ts";
 import type { Todo } from "../contracts/todo.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";

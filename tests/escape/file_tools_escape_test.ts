@@ -5,13 +5,13 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { editTool } from "../../src/tools/edit.ts";
-import { globTool } from "../../src/tools/glob.ts";
-import { grepTool } from "../../src/tools/grep.ts";
-import { listTool } from "../../src/tools/list.ts";
-import { readTool } from "../../src/tools/read.ts";
+import { editTool } from "../../src/tools/files/edit.ts";
+import { globTool } from "../../src/tools/search/glob.ts";
+import { grepTool } from "../../src/tools/search/grep.ts";
+import { listTool } from "../../src/tools/search/list.ts";
+import { readTool } from "../../src/tools/files/read.ts";
 import type { Tool } from "../../src/tools/tool.ts";
-import { writeTool } from "../../src/tools/write.ts";
+import { writeTool } from "../../src/tools/files/write.ts";
 import {
   attemptTool,
   type Layout,

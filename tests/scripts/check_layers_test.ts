@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { findViolations, LAYERS } from "../../scripts/check_layers.ts";
+import { findPrivateReaches, findViolations, LAYERS } from "../../scripts/check_layers.ts";
 
 const script = new URL("../../scripts/check_layers.ts", import.meta.url);
 
@@ -73,4 +73,18 @@ Deno.test("docs/architecture.md's layer table lists the layers the check enforce
   const doc = await Deno.readTextFile(new URL("../../docs/architecture.md", import.meta.url));
   const rows = [...doc.matchAll(/^\| `([^`]+)` +\|/gm)].map((match) => match[1]);
   assertEquals(rows, [...LAYERS]);
+});
+
+Deno.test("a `_` module may be imported only from its own folder", () => {
+  const files = new Map([
+    ["tools/files/read.ts", 'import { x } from "./_file_io.ts";\n'],
+    ["tools/search/grep.ts", 'import { y } from "../files/_file_io.ts";\n'],
+    ["session/undo.ts", 'import type { Z } from "../tools/files/_file_io.ts";\n'],
+    ["app/engine.ts", 'import { FileLedger } from "../tools/files/mod.ts";\n'],
+  ]);
+  const reaches = findPrivateReaches(files).map((r) => `${r.from} → ${r.to}`);
+  assertEquals(reaches, [
+    "session/undo.ts → tools/files/_file_io.ts",
+    "tools/search/grep.ts → tools/files/_file_io.ts",
+  ]);
 });

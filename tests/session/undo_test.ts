@@ -5,7 +5,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { undoSnapshots } from "../../src/session/undo.ts";
-import { hashContent } from "../../src/tools/file_ledger.ts";
+import { hashContent } from "../../src/tools/files/file_ledger.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

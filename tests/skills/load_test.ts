@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { loadSkills } from "../../src/skills/load.ts";
-import { createSkillTool } from "../../src/tools/skill.ts";
+import { createSkillTool } from "../../src/tools/session/skill.ts";
 import { type ToolContext, ToolError } from "../../src/tools/tool.ts";
 
 function write(file: string, text: string): void {

@@ -4,7 +4,7 @@
  * tool never uses (launcher, background table, todos, fetch).
  */
 import * as path from "node:path";
-import { FileLedger, type SnapshotSink } from "../../src/tools/file_ledger.ts";
+import { FileLedger, type SnapshotSink } from "../../src/tools/files/file_ledger.ts";
 import type { Todo, Tool, ToolContext, ToolResult } from "../../src/tools/tool.ts";
 import { ToolError } from "../../src/tools/tool.ts";
 

@@ -2,7 +2,7 @@
  * Helpers for tests that run real processes: a workspace whose context has a
  * working launcher and background table, and a way to find survivors.
  */
-import { BackgroundProcesses } from "../../src/tools/background.ts";
+import { BackgroundProcesses } from "../../src/tools/process/background.ts";
 import { plainLauncher as sandboxPlainLauncher } from "../../src/sandbox/plain.ts";
 import { makeWorkspace } from "./_context.ts";
 

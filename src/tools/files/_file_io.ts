@@ -1,0 +1,109 @@
+/**
+ * Reading and writing workspace text files without disturbing what the user
+ * did not ask to change: the BOM, the line-ending style and the mode survive
+ * every write, and a write is atomic (a temp file in the same folder, then a
+ * rename), so a crash or a full disk never leaves half a file behind.
+ *
+ * Tools edit the LF form of a file (`TextDocument.text`) and hand it back to
+ * `encodeText`, which restores the original endings, BOM and encoding
+ * (src/tools/files/_text_encoding.ts).
+ */
+import { type AtomicWrites, writeFileAtomicSync } from "../../sandbox/atomic_write.ts";
+
+export { type AtomicWrites, writeFileAtomicSync };
+
+export {
+  decodeText,
+  detectEol,
+  encodeText,
+  looksBinary,
+  type TextDocument,
+} from "./_text_encoding.ts";
+
+/** The file's bytes, or null when it does not exist. Needs `--allow-read`. */
+export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
+  try {
+    return await Deno.readFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** `stat` that answers null for a missing path instead of throwing. */
+export async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.stat(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
+/** Text the model sent, brought to LF so it compares with `TextDocument.text`. */
+export function toLf(text: string): string {
+  return text.replaceAll("\r\n", "\n");
+}
+
+/**
+ * `updated` with the final-newline state of `original`: a model that drops
+ * (or adds) the newline at the end of a file changes a byte nobody asked for.
+ */
+export function keepFinalNewline(original: string, updated: string): string {
+  if (original === "" || updated === "") return updated;
+  const had = original.endsWith("\n");
+  const has = updated.endsWith("\n");
+  if (had && !has) return updated + "\n";
+  if (!had && has) return updated.replace(/\n+$/, "");
+  return updated;
+}
+
+/** Lines of an LF text as an editor counts them: "a\nb\n" has 2, "" has 0. */
+/** "1 line", "12 lines": a count as the model reads it. */
+export function linesText(count: number): string {
+  return count === 1 ? "1 line" : `${count} lines`;
+}
+
+export function countLines(text: string): number {
+  if (text === "") return 0;
+  const breaks = text.split("\n").length - 1;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
+/** What the atomic writer needs; a test swaps it to make a write fail halfway. */
+export interface FileWriter {
+  write(file: string, bytes: Uint8Array): Promise<void>;
+  remove(file: string): Promise<void>;
+}
+
+/** Writes on the calling thread, unconfined. */
+export const writesOnThisThread: AtomicWrites = {
+  write: (file, bytes, mode) =>
+    Promise.resolve().then(() => writeFileAtomicSync(file, bytes, mode)),
+  remove: (file) => Promise.resolve().then(() => Deno.removeSync(file)),
+};
+
+let writes: AtomicWrites = writesOnThisThread;
+
+/** Send every later write of the file tools through `target` (null: this thread again). */
+export function routeFileWrites(target: AtomicWrites | null): void {
+  writes = target ?? writesOnThisThread;
+}
+
+/**
+ * Write `bytes` to `file` atomically, keeping the mode of the file it
+ * replaces, creating missing parent folders. Needs `--allow-read` and
+ * `--allow-write` on the folder.
+ */
+export function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
+  return writes.write(file, bytes);
+}
+
+export const diskWriter: FileWriter = {
+  write: writeFileAtomic,
+  remove: (file) => writes.remove(file),
+};

@@ -1,0 +1,107 @@
+/**
+ * What this session knows about the files it touched: which content the model
+ * has seen (read-before-edit, compared by content hash, never mtime), which
+ * files a turn changed (snapshots for undo), and one lock per file so two
+ * edits of the same file never interleave.
+ */
+import { ToolError } from "../tool.ts";
+import { hashContent, type SnapshotSink } from "../../contracts/snapshot_sink.ts";
+
+export { hashContent, type SnapshotSink };
+
+export class FileLedger {
+  #seen = new Map<string, string>();
+  #written = new Set<string>();
+  #snapshotted = new Set<string>();
+  #locks = new Map<string, Promise<unknown>>();
+  #turn = 0;
+
+  constructor(
+    private readonly sink?: SnapshotSink,
+    seen?: Iterable<[string, string]>,
+  ) {
+    if (seen) { for (const [path, hash] of seen) this.#seen.set(path, hash); }
+  }
+
+  /** The turn snapshots are filed under; the loop advances it. */
+  beginTurn(turn: number): void {
+    this.#turn = turn;
+    this.#snapshotted.clear();
+  }
+
+  get turn(): number {
+    return this.#turn;
+  }
+
+  /** The model has now seen this exact content of `path`. */
+  markRead(path: string, content: Uint8Array | string): void {
+    this.#seen.set(path, hashContent(content));
+  }
+
+  /** skiff wrote this content itself: the model's view is current. */
+  markWritten(path: string, content: Uint8Array | string): void {
+    this.#seen.set(path, hashContent(content));
+    this.#written.add(path);
+  }
+
+  /** Paths skiff wrote in this session (by this ledger's lifetime). */
+  writtenPaths(): string[] {
+    return [...this.#written];
+  }
+
+  wasRead(path: string): boolean {
+    return this.#seen.has(path);
+  }
+
+  /** Path → hash of the content last seen, for persisting with the session. */
+  entries(): [string, string][] {
+    return [...this.#seen.entries()];
+  }
+
+  /**
+   * Throws unless the model read this file in this session and the file is
+   * unchanged since. `current` null means the file does not exist, which is
+   * always editable (there is nothing to overwrite).
+   */
+  assertEditable(path: string, current: Uint8Array | null, displayPath = path): void {
+    if (current === null) return;
+    const seen = this.#seen.get(path);
+    if (seen === undefined) {
+      throw new ToolError(
+        "file_not_read",
+        `${displayPath} has not been read in this session.`,
+        `Call read on ${displayPath} first, then retry the change.`,
+      );
+    }
+    if (seen !== hashContent(current)) {
+      throw new ToolError(
+        "file_changed",
+        `${displayPath} changed on disk since it was last read.`,
+        `Read ${displayPath} again to see its current content, then redo the change.`,
+      );
+    }
+  }
+
+  /** Keep what `path` was before its first change in this turn. */
+  async snapshot(path: string, before: Uint8Array | null): Promise<void> {
+    if (this.#snapshotted.has(path)) return;
+    this.#snapshotted.add(path);
+    await this.sink?.save(this.#turn, path, before);
+  }
+
+  /** Run `work` while holding the lock for `path`. */
+  async withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(path) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((resolve) => (release = resolve));
+    const chained = previous.then(() => mine);
+    this.#locks.set(path, chained);
+    await previous.catch(() => {});
+    try {
+      return await work();
+    } finally {
+      release();
+      if (this.#locks.get(path) === chained) this.#locks.delete(path);
+    }
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Runs one shell command as the leader of its own process group, so stopping
+ * it stops everything it started: `sh -c 'sleep 100 & sleep 100'` leaves no
+ * orphan behind. Used by bash (foreground) and the background table. Needs
+ * `--allow-run` for the launcher's program.
+ *
+ * Whatever is still in the group when the shell exits was left behind by the
+ * command (`server &`, `nohup job > log &`); it is stopped then, since nothing
+ * would ever stop it otherwise. Long-lived processes belong in the background
+ * table, whose entries live until `stop`.
+ */
+import type { ProcessLauncher } from "../tool.ts";
+
+/** How long a group gets between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 2_000;
+
+/**
+ * After the group is gone, how long the output pipes may stay open. A pipe
+ * still open then is held by a process that left the group (it called
+ * setsid); its output is abandoned rather than waited for.
+ */
+const DRAIN_MS = 250;
+
+/** How often a dying group is checked for survivors. */
+const POLL_MS = 20;
+
+export interface GroupExit {
+  code: number;
+  signal: Deno.Signal | null;
+  /** Processes the command left running after the shell exited were stopped. */
+  strayStopped: boolean;
+}
+
+export interface RunningGroup {
+  pid: number;
+  /** Resolves once the shell has exited, its group is gone and its output read. */
+  done: Promise<GroupExit>;
+  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when done. */
+  stop(graceMs?: number): Promise<GroupExit>;
+}
+
+export interface StartOptions {
+  launcher: ProcessLauncher;
+  command: string;
+  cwd: string;
+  /**
+   * Receives stdout and stderr text, merged in the order the command wrote
+   * it, with the bytes it was decoded from (a chunk may carry bytes and no
+   * text yet, or, at the end, text and no bytes).
+   */
+  onOutput(text: string, bytes: Uint8Array): void;
+  /** Time between SIGTERM and SIGKILL. @default 2000 */
+  killGraceMs?: number;
+}
+
+export async function startGroup(options: StartOptions): Promise<RunningGroup> {
+  const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  // Two pipes cannot keep the order in which stdout and stderr were written;
+  // one pipe can. The redirect shares the first line, so the command's line
+  // numbers in the shell's messages stay as the model wrote them.
+  const merged = `exec 2>&1; ${options.command}`;
+  const { argv, env, lifeline: wantsLifeline } = await options.launcher.prepare(
+    merged,
+    options.cwd,
+    { lifeline: true },
+  );
+  const child = new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd: options.cwd,
+    env,
+    clearEnv: true,
+    // The lifeline (see LIFELINE_STEP in sandbox/bwrap.ts): one line says
+    // skiff is here; the pipe closing when skiff dies stops the sandbox.
+    stdin: wantsLifeline ? "piped" : "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
+  const pid = child.pid;
+  const lifeline = wantsLifeline ? child.stdin.getWriter() : null;
+  lifeline?.write(new TextEncoder().encode("\n")).catch(() => {});
+  const stdout = pump(child.stdout, options.onOutput);
+  const stderr = pump(child.stderr, options.onOutput);
+  const pumps = Promise.all([stdout.finished, stderr.finished]);
+
+  let stopRequested = false;
+  const done = (async (): Promise<GroupExit> => {
+    const status = await child.status;
+    let strayStopped = false;
+    if (!stopRequested && groupAlive(pid)) {
+      strayStopped = true;
+      await killGroup(pid, grace);
+    }
+    if (!(await settlesWithin(pumps, DRAIN_MS))) {
+      await Promise.all([stdout.abandon(), stderr.abandon()]);
+    }
+    await lifeline?.close().catch(() => {});
+    return { code: status.code, signal: status.signal, strayStopped };
+  })();
+
+  let stopping: Promise<GroupExit> | null = null;
+  const stop = (graceMs = grace) => {
+    stopRequested = true;
+    stopping ??= killGroup(pid, graceMs).then(() => done);
+    return stopping;
+  };
+  return { pid, done, stop };
+}
+
+/**
+ * SIGTERM to the whole group; SIGKILL to whatever is left once the group is
+ * empty or `graceMs` has passed.
+ */
+async function killGroup(pid: number, graceMs: number): Promise<void> {
+  if (!signalGroup(pid, "SIGTERM")) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && groupAlive(pid)) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  signalGroup(pid, "SIGKILL");
+}
+
+/**
+ * Whether a live process is still in the group. A signal (SIGCONT harms no
+ * one) tells whether the group exists at all; where /proc can be read it also
+ * tells zombies apart, which matters where pid 1 is slow to reap orphans (as
+ * in some containers) — a group of zombies is finished.
+ */
+function groupAlive(pid: number): boolean {
+  if (!signalGroup(pid, "SIGCONT")) return false;
+  return liveMembersInProc(pid) ?? true;
+}
+
+/** true/false from /proc on Linux; null where it cannot be read. */
+function liveMembersInProc(pgid: number): boolean | null {
+  if (Deno.build.os !== "linux") return null;
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      let stat: string;
+      try {
+        stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      } catch {
+        continue; // Gone meanwhile.
+      }
+      // "pid (command) state ppid pgrp …"; the command may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    }
+    return false;
+  } catch {
+    return null;
+  }
+}
+
+/** False when the group no longer exists. */
+function signalGroup(pid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) return signalGroupWithShell(pid, signal);
+    return false;
+  }
+}
+
+/**
+ * `Deno.kill` needs unrestricted `--allow-run`, which the engine's Worker
+ * does not have (it may start only the launcher's programs, `sh` among them).
+ * The shell's own `kill` reaches the group with no permission added.
+ */
+function signalGroupWithShell(pid: number, signal: Deno.Signal): boolean {
+  try {
+    const { success } = new Deno.Command("sh", {
+      args: ["-c", `kill -s ${signal.replace(/^SIG/, "")} -- -${pid}`],
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+function pump(
+  stream: ReadableStream<Uint8Array>,
+  onOutput: (text: string, bytes: Uint8Array) => void,
+) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  const finished = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const text = decoder.decode(value, { stream: true });
+        if (text || value.length) onOutput(text, value);
+      }
+    } catch {
+      // A pipe torn down by a kill, or abandoned: the output ends here.
+    }
+    const rest = decoder.decode();
+    if (rest) onOutput(rest, new Uint8Array());
+  })();
+  const abandon = async () => {
+    await reader.cancel().catch(() => {});
+    await finished;
+  };
+  return { finished, abandon };
+}
+
+/** True when `promise` settles within `ms`; the timer never outlives the answer. */
+export function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const settle = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(settle, settle);
+  });
+}

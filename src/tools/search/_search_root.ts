@@ -1,0 +1,69 @@
+/**
+ * The folder (or file) glob, grep and list start from: the `path` the model
+ * gave, resolved once by the sandbox's resolver, and how results under it are
+ * shown (workspace-relative inside, absolute outside, as every tool shows
+ * paths).
+ */
+import * as path from "node:path";
+import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";
+import { inOwnSpillFolder, refuseHidden } from "../tool_paths.ts";
+import type { Access, ToolContext } from "../tool.ts";
+import { ToolError } from "../tool.ts";
+
+export interface SearchRoot {
+  /** Absolute path with symlinks resolved. */
+  real: string;
+  /** How the root is shown: "." for the workspace itself. */
+  display: string;
+  /** Workspace-relative root, or null outside the workspace. */
+  relative: string | null;
+  /** In this session's own spill folder: searched without `external_directory`. */
+  ownSpill?: boolean;
+}
+
+export function resolveSearchRoot(
+  ctx:
+    & Pick<ToolContext, "workspace" | "extraDirs" | "hidden" | "dataDir">
+    & Partial<Pick<ToolContext, "sessionId">>,
+  input: string | undefined,
+): SearchRoot {
+  const resolved = resolveWorkspacePath(ctx.workspace, input?.trim() || ".", ctx.extraDirs);
+  refuseHidden(ctx, resolved.real, displayPath(resolved));
+  return {
+    real: resolved.real,
+    display: displayPath(resolved),
+    relative: resolved.relative,
+    ownSpill: !resolved.inside && inOwnSpillFolder(ctx, resolved.real),
+  };
+}
+
+/** The Access of a search: permission `key`, the root as pattern, the root as read. */
+export function searchAccess(key: string, root: SearchRoot, preview: string): Access {
+  return { key, patterns: [root.display], reads: root.ownSpill ? [] : [root.real], preview };
+}
+
+/** A path found under the root, as the model should see it. */
+export function displayUnder(root: SearchRoot, relative: string): string {
+  if (root.relative === null) return path.join(root.real, relative);
+  if (root.relative === "." || relative === "") return relative || root.relative;
+  return `${root.relative}/${relative}`;
+}
+
+/** stat of the root, or a `not_found` the model can act on. */
+export async function statRoot(
+  root: SearchRoot,
+  asked: string | undefined,
+): Promise<Deno.FileInfo> {
+  try {
+    return await Deno.stat(root.real);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      throw new ToolError(
+        "not_found",
+        `"${asked ?? "."}" does not exist.`,
+        "Give a path relative to the workspace root; use list or glob to see what exists.",
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Tools about the session's own work: the todo list, subagent tasks and
+ * skills. Task and skill tools are built per session (they need its agents
+ * and skills), so this group exports their factories.
+ */
+export { todoReadTool, todoWriteTool } from "./todo.ts";
+export {
+  createTaskTool,
+  type SubagentRunner,
+  type SubagentRunRequest,
+  type SubagentRunResult,
+} from "./task.ts";
+export { createSkillTool } from "./skill.ts";
