@@ -8,7 +8,7 @@
 import type { AgentDefinition, AgentMode, PermissionConfig, ToolToggles } from "./types.ts";
 import { mcpToolName, sanitizeName } from "../contracts/mcp_names.ts";
 import { isAction } from "../policy/rules.ts";
-import { permissionKeyProblem } from "../policy/permission_keys.ts";
+import { permissionKeyProblem } from "../config/permission_keys.ts";
 
 /** Where a field's problem is reported: the file, and the line of a key. */
 export interface FieldSource {

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { codePathProblem } from "../sandbox/code_paths.ts";
-import { permissionKeyProblem } from "../policy/permission_keys.ts";
+import { permissionKeyProblem } from "./permission_keys.ts";
 
 const positiveInt = () => z.int().positive();
 

@@ -4,6 +4,7 @@
  * tool, say) falls back to `ask`.
  */
 import type { Action, RuleLayer } from "./rules.ts";
+import type { BuiltinKey } from "../config/permission_keys.ts";
 
 /** Keys whose patterns are file paths (rules without `/` also match the base name). */
 export const PATH_KEYS: ReadonlySet<string> = new Set([
@@ -17,13 +18,14 @@ export const PATH_KEYS: ReadonlySet<string> = new Set([
 
 /** What a key gets when no rule of any layer matches it. */
 export function keyDefault(key: string): Action {
-  const known = DEFAULT_PERMISSION[key];
+  const known = (DEFAULT_PERMISSION as RuleLayer["permission"])[key];
   if (typeof known === "string") return known;
   if (known && typeof known === "object" && known["*"]) return known["*"];
   return "ask";
 }
 
-const DEFAULT_PERMISSION: RuleLayer["permission"] = {
+// One rule for every built-in key and no other (the list is in config, which checks keys).
+const DEFAULT_PERMISSION: Record<BuiltinKey, RuleLayer["permission"][string]> = {
   read: { "*": "allow", "*.env": "ask", "*.env.*": "ask", "*.pem": "ask", "id_*": "ask" },
   glob: "allow",
   grep: "allow",
@@ -41,9 +43,6 @@ const DEFAULT_PERMISSION: RuleLayer["permission"] = {
   skill: "allow",
   task: "allow",
 };
-
-/** Every key a built-in tool or check asks about; other keys are MCP tool names. */
-export const BUILTIN_KEYS: readonly string[] = Object.keys(DEFAULT_PERMISSION);
 
 export function defaultLayer(): RuleLayer {
   return { name: "defaults", permission: structuredClone(DEFAULT_PERMISSION) };

@@ -5,7 +5,7 @@
  */
 import type { Action, PermissionConfig, RuleLayer } from "./rules.ts";
 import { mergeRule } from "./rules.ts";
-import { permissionKeyProblem } from "./permission_keys.ts";
+import { permissionKeyProblem } from "../config/permission_keys.ts";
 
 export interface FlagRule {
   key: string;

@@ -1,13 +1,40 @@
 /**
- * Which permission keys mean something: the built-in keys (defaults.ts), MCP
+ * Which permission keys mean something: the built-in keys (listed here; their
+ * default rules are in src/policy/defaults.ts), MCP
  * tool names (`{server}_{tool}`), and wildcard keys that cover several
  * (`github_*`, `*`). Any other key is a rule that never matches — a deny that
  * protects nothing — so config files, agent files and `--allow`/`--ask`/
  * `--deny` refuse it with a suggestion. Pure: no I/O.
  */
-import { didYouMean } from "../config/errors.ts";
+import { didYouMean } from "./errors.ts";
 import { mcpToolName } from "../contracts/mcp_names.ts";
-import { BUILTIN_KEYS } from "./defaults.ts";
+
+/**
+ * Every key a built-in tool or check asks about; other keys are MCP tool
+ * names. The policy's default table (src/policy/defaults.ts) has a rule for
+ * each of these and no other, which the type checker holds it to.
+ */
+export const BUILTIN_KEYS = [
+  "read",
+  "glob",
+  "grep",
+  "list",
+  "todo",
+  "todowrite",
+  "todoread",
+  "process",
+  "edit",
+  "bash",
+  "webfetch",
+  "external_directory",
+  "doom_loop",
+  "skill",
+  "task",
+] as const;
+
+export type BuiltinKey = typeof BUILTIN_KEYS[number];
+
+const BUILTIN_KEY_NAMES: readonly string[] = BUILTIN_KEYS;
 
 /** Tool names of other coding agents, and the skiff key that decides them. */
 const OTHER_NAMES: Record<string, string> = {
@@ -23,7 +50,7 @@ const OTHER_NAMES: Record<string, string> = {
 
 /** Why `key` cannot be a permission key, or undefined when it can. */
 export function permissionKeyProblem(key: string): string | undefined {
-  if (BUILTIN_KEYS.includes(key) || /[*?]/.test(key)) return undefined;
+  if (BUILTIN_KEY_NAMES.includes(key) || /[*?]/.test(key)) return undefined;
   const unknown = `unknown permission key "${key}"`;
   const other = OTHER_NAMES[key.toLowerCase()];
   if (other) {
@@ -36,7 +63,7 @@ export function permissionKeyProblem(key: string): string | undefined {
       mcpToolName(claudeMcp[1], claudeMcp[2])
     }"?`;
   }
-  const guess = didYouMean(key, BUILTIN_KEYS);
+  const guess = didYouMean(key, BUILTIN_KEY_NAMES);
   // A name with "_" may be an MCP tool (`github_create_issue`), unless it is
   // a near miss of a built-in key that has one (`external_directry`).
   if (key.includes("_") && !guess?.includes("_")) return undefined;
