@@ -79,6 +79,25 @@ export interface EventBodies {
   };
   "provider.retry": { attempt: number; delay_ms: number; reason: string };
   "turn.completed": { turn: number; usage: Usage };
+  /** The history sent to the model was made smaller (the store keeps it whole). */
+  "context.compacted": {
+    turn: number;
+    /** prune: old tool outputs lost their bodies; summary: older turns became a handoff. */
+    kind: "prune" | "summary";
+    /** threshold: our count passed it; overflow: the endpoint refused the request as too long. */
+    trigger: "threshold" | "overflow";
+    tokens_before: number;
+    tokens_after: number;
+    window: number;
+    /** Tool outputs pruned. */
+    pruned: number;
+    /** Messages the summary replaced. */
+    replaced?: number;
+    /** The handoff kept in their place. */
+    summary?: string;
+    /** Why a summary was tried and not used (pruning went further instead). */
+    fallback?: string;
+  };
   "session.completed": {
     text: string;
     usage: Usage;

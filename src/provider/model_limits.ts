@@ -25,14 +25,36 @@ export const DEFAULT_CONTEXT_TOKENS = 128_000;
 /** Room left for the answer is never squeezed below this (the server will say if it is too much). */
 const MIN_OUTPUT_TOKENS = 1_024;
 
-/** Families whose limits are published; matched on the name after any "vendor/" prefix. */
-const BUILTIN: Array<[RegExp, { context: number; output: number }]> = [
+/**
+ * Families whose limits are published; matched on the name after any
+ * "vendor/" prefix, first match wins (so a variant comes before its family).
+ * Open-weight families list only their trained context: the server that
+ * runs them picks the output limit (and may run them with a smaller window,
+ * which its "context length exceeded" answer then tells us).
+ */
+const BUILTIN: Array<[RegExp, { context: number; output?: number }]> = [
   [/^gpt-4o/, { context: 128_000, output: 16_384 }],
   [/^gpt-4\.1/, { context: 1_047_576, output: 32_768 }],
+  [/^gpt-4-turbo/, { context: 128_000, output: 4_096 }],
+  [/^gpt-4-32k/, { context: 32_768, output: 4_096 }],
+  [/^gpt-4(-\d{4})?$/, { context: 8_192, output: 4_096 }],
+  [/^gpt-3\.5-turbo/, { context: 16_385, output: 4_096 }],
   // The chat variants are smaller than the family: asking them for 128k output is a 400.
   [/^gpt-5(\.\d+)?-chat/, { context: 128_000, output: 16_384 }],
   [/^gpt-5/, { context: 400_000, output: 128_000 }],
+  [/^o1-mini/, { context: 128_000, output: 65_536 }],
+  [/^o1(\b|-)/, { context: 200_000, output: 100_000 }],
   [/^o[34](\b|-)/, { context: 200_000, output: 100_000 }],
+  [/^claude-3-5-/, { context: 200_000, output: 8_192 }],
+  [/^claude-3-7-sonnet/, { context: 200_000, output: 64_000 }],
+  [/^claude-(sonnet-4|4-sonnet)/, { context: 200_000, output: 64_000 }],
+  [/^claude-(opus-4|4-opus)/, { context: 200_000, output: 32_000 }],
+  [/^gemini-2\.5-/, { context: 1_048_576, output: 65_536 }],
+  [/^gemini-1\.5-pro/, { context: 2_097_152, output: 8_192 }],
+  [/^gemini-(1\.5-flash|2\.0-)/, { context: 1_048_576, output: 8_192 }],
+  [/^(meta-)?llama-?3\.[123]/i, { context: 131_072 }],
+  [/^qwen2\.5/i, { context: 32_768 }],
+  [/^deepseek-(chat|reasoner|v3|r1)/i, { context: 65_536 }],
 ];
 
 function baseName(model: string): string {

@@ -10,6 +10,10 @@ import type { Tool, ToolContext } from "../tools/tool.ts";
 import { addUsage, emptyUsage } from "../contracts/events.ts";
 import type { EventBodies, EventType, Usage } from "../contracts/events.ts";
 import { resultText, type StoredPart } from "./history.ts";
+import { type ModelLimits, resolveModelLimits } from "../provider/model_limits.ts";
+import { ContextKeeper } from "./context/keeper.ts";
+import type { CompactionSettings } from "./context/plan.ts";
+import { isContextOverflow } from "./context/overflow.ts";
 import {
   type AdmittedCall,
   admitToolCall,
@@ -58,6 +62,13 @@ export interface LoopOptions {
   /** Epoch ms after which the run stops with a limit. */
   deadline?: number;
   signal: AbortSignal;
+  /**
+   * Context management (docs/context.md). Off: a request that no longer
+   * fits the window ends the run as a limit. @default { auto: true, threshold: 0.8 }
+   */
+  compaction?: CompactionSettings;
+  /** The model's window and output limit. @default resolveModelLimits(model) (the known-model table) */
+  modelLimits?: Pick<ModelLimits, "context" | "output">;
 }
 
 export type LoopOutcome =
@@ -124,6 +135,25 @@ async function loop(
   // Stopped by a person (interrupted) or by the deadline (a limit)?
   const stopped = (): LoopOutcome | undefined =>
     options.interrupt.aborted ? done("interrupted") : options.signal.aborted ? timeUp() : undefined;
+  const context = new ContextKeeper({
+    provider: deps.provider,
+    model: options.model,
+    limits: options.modelLimits ?? resolveModelLimits(options.model),
+    settings: options.compaction,
+    maxOutputTokens: options.maxOutputTokens,
+    schemas: deps.schemas,
+    compacted: (event) => deps.emit("context.compacted", event),
+    warn: (message) => deps.emit("warning", { message }),
+    spent: (more) => addUsage(usage, more),
+    signal: options.signal,
+  });
+  const full = (reason: string): LoopOutcome => ({
+    kind: "limit",
+    reason,
+    text: lastText,
+    turns,
+    usage,
+  });
 
   for (;;) {
     const before = stopped();
@@ -142,10 +172,12 @@ async function loop(
     const turn = (deps.turnsSoFar ?? 0) + turns;
     deps.emit("turn.started", { turn });
 
+    const ready = await context.prepare(history, turn);
+    if (!ready.ok) return stopped() ?? full(ready.reason);
     let response;
     let shown = "";
-    try {
-      response = await deps.provider.stream(
+    const request = () =>
+      deps.provider.stream(
         {
           model: options.model,
           messages: history,
@@ -167,6 +199,16 @@ async function loop(
         },
         options.signal,
       );
+    try {
+      try {
+        response = await request();
+      } catch (error) {
+        // The endpoint counts differently from us: compact, then send this request once more.
+        if (!isContextOverflow(error) || shown || stopped()) throw error;
+        const again = await context.overflowed(history, turn, error);
+        if (!again.ok) return stopped() ?? full(again.reason);
+        response = await request();
+      }
     } catch (error) {
       const stop = stopped();
       if (stop || error instanceof ProviderError) {
@@ -175,11 +217,19 @@ async function loop(
         deps.recorder.assistantMessage(shown, [], true);
       }
       if (stop) return stop;
+      if (isContextOverflow(error)) {
+        return full(
+          `the model endpoint still refused the request as longer than its context window ` +
+            `after compacting it (${error.message}). Continue in a new session, or set the ` +
+            `model's real window ("models" in the config) so skiff compacts in time.`,
+        );
+      }
       if (error instanceof ProviderError) {
         return { kind: "provider_error", error, text: lastText, turns, usage };
       }
       throw error;
     }
+    context.observe(history, response.usage);
 
     addUsage(usage, response.usage);
     deps.recorder.stepUsage(response.usage);

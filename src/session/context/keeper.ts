@@ -1,0 +1,168 @@
+/**
+ * The loop's one contact with context management. Before each request it
+ * measures the history and, over the threshold, prunes old tool outputs and
+ * (only when that is not enough) replaces the older turns with a checked
+ * handoff summary; after each answer it learns the endpoint's count; when
+ * the endpoint still refuses a request as too long, it compacts harder so
+ * the loop can try that request once more. The history is rewritten in
+ * place; the store keeps the full conversation.
+ */
+import type { ChatMessage, ChatProvider, ToolSchema } from "../../provider/types.ts";
+import type { ProviderError } from "../../provider/types.ts";
+import type { ModelLimits } from "../../provider/model_limits.ts";
+import type { EventBodies, Usage } from "../../contracts/events.ts";
+import { ContextMeter } from "./size.ts";
+import {
+  type CompactionSettings,
+  type ContextBudget,
+  contextBudget,
+  DEFAULT_COMPACTION,
+  fullWindowMessage,
+  planRequest,
+} from "./plan.ts";
+import { pruneToolOutputs } from "./prune.ts";
+import { summarise, userWords } from "./summary.ts";
+import { windowFromOverflow } from "./overflow.ts";
+
+export type CompactionEvent = EventBodies["context.compacted"];
+
+export interface ContextKeeperOptions {
+  provider: ChatProvider;
+  model: string;
+  limits: Pick<ModelLimits, "context" | "output">;
+  settings?: CompactionSettings;
+  maxOutputTokens?: number;
+  schemas: ToolSchema[];
+  /** A compaction happened (becomes the `context.compacted` event). */
+  compacted(event: CompactionEvent): void;
+  /** Something the user should know (a summary that failed). */
+  warn(message: string): void;
+  /** Tokens a summary request spent. */
+  spent(usage: Usage): void;
+  signal?: AbortSignal;
+}
+
+export type Readiness = { ok: true } | { ok: false; reason: string };
+
+/** Summary output is kept well inside the reply room. */
+const MAX_SUMMARY_TOKENS = 4_096;
+
+export class ContextKeeper {
+  readonly meter: ContextMeter;
+  #options: ContextKeeperOptions;
+  #settings: CompactionSettings;
+  #budget: ContextBudget;
+  /** Every user message seen, so a second handoff still holds the first one's task. */
+  #userWords: string[] = [];
+
+  constructor(options: ContextKeeperOptions) {
+    this.#options = options;
+    this.#settings = options.settings ?? DEFAULT_COMPACTION;
+    this.#budget = contextBudget(options.limits, this.#settings, options.maxOutputTokens);
+    this.meter = new ContextMeter(options.schemas);
+  }
+
+  get budget(): ContextBudget {
+    return this.#budget;
+  }
+
+  /** The endpoint counted `usage.input_tokens` for `sent`. */
+  observe(sent: readonly ChatMessage[], usage: Usage): void {
+    this.meter.observe(sent, usage.input_tokens);
+  }
+
+  /** Before a request: compact when over the threshold; not ok when it cannot be sent. */
+  async prepare(history: ChatMessage[], turn: number): Promise<Readiness> {
+    this.#learnUserWords(history);
+    const plan = planRequest(this.meter.estimate(history), this.#budget, this.#settings);
+    if (plan.action === "send") return { ok: true };
+    if (plan.action === "stop") {
+      return { ok: false, reason: fullWindowMessage(plan.tokens, this.#budget, false) };
+    }
+    return await this.#compact(history, turn, "threshold");
+  }
+
+  /**
+   * The endpoint refused the request as too long. Learns the window it named
+   * (and that our count runs low), then compacts. Not ok: do not retry.
+   */
+  async overflowed(history: ChatMessage[], turn: number, error: ProviderError): Promise<Readiness> {
+    const tokens = this.meter.estimate(history);
+    const named = windowFromOverflow(error.message);
+    if (named !== undefined && named < this.#budget.window) {
+      this.#budget = contextBudget(
+        { ...this.#options.limits, context: named },
+        this.#settings,
+        this.#options.maxOutputTokens,
+      );
+    }
+    this.meter.distrust();
+    if (!this.#settings.auto) {
+      return { ok: false, reason: fullWindowMessage(tokens, this.#budget, false) };
+    }
+    return await this.#compact(history, turn, "overflow");
+  }
+
+  #learnUserWords(history: readonly ChatMessage[]): void {
+    for (const words of userWords(history)) {
+      if (!this.#userWords.includes(words)) this.#userWords.push(words);
+    }
+  }
+
+  async #compact(
+    history: ChatMessage[],
+    turn: number,
+    trigger: "threshold" | "overflow",
+  ): Promise<Readiness> {
+    const budget = this.#budget;
+    const before = this.meter.estimate(history);
+    let pruned = pruneToolOutputs(history, this.meter, { goal: budget.goal }).pruned;
+    const event = (body: Partial<CompactionEvent> & Pick<CompactionEvent, "kind">) =>
+      this.#options.compacted({
+        turn,
+        trigger,
+        tokens_before: before,
+        tokens_after: this.meter.estimate(history),
+        window: budget.window,
+        pruned,
+        ...body,
+      });
+    // On an overflow our count is known to be low: whatever it says, act.
+    if (this.meter.estimate(history) <= budget.threshold && trigger === "threshold") {
+      event({ kind: "prune" });
+      return { ok: true };
+    }
+    const outcome = await summarise(history, {
+      provider: this.#options.provider,
+      model: this.#options.model,
+      meter: this.meter,
+      requestBudget: budget.fits,
+      maxOutputTokens: Math.min(budget.reply, MAX_SUMMARY_TOKENS),
+      userWords: this.#userWords,
+      signal: this.#options.signal,
+    });
+    this.#options.spent(outcome.usage);
+    if (outcome.ok) {
+      history.splice(0, history.length, ...outcome.history);
+      this.meter.invalidate();
+      if (this.meter.estimate(history) > budget.threshold) {
+        pruned += pruneToolOutputs(history, this.meter, { goal: budget.goal, includeUnread: true })
+          .pruned;
+      }
+      event({ kind: "summary", replaced: outcome.replaced, summary: outcome.summary });
+    } else {
+      pruned += pruneToolOutputs(history, this.meter, { goal: budget.goal, includeUnread: true })
+        .pruned;
+      this.#options.warn(
+        `Context compaction: the summary was not used (${outcome.reason}); ` +
+          `old tool outputs were pruned instead, and the conversation is kept whole otherwise.`,
+      );
+      event({ kind: "prune", fallback: outcome.reason });
+    }
+    const after = this.meter.estimate(history);
+    if (after > budget.fits) {
+      return { ok: false, reason: fullWindowMessage(after, budget, true) };
+    }
+    return { ok: true };
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * When to act on the context: the budget a request must fit in (a share of
+ * the model's window, with room left for the reply) and what to do about a
+ * request over it. Pure arithmetic, so every threshold can be tested alone.
+ */
+import type { ModelLimits } from "../../provider/model_limits.ts";
+
+/** As the config will hold it: `"compaction": {"auto": true, "threshold": 0.8}`. */
+export interface CompactionSettings {
+  /** Compact automatically; off: a full window ends the run as a limit. */
+  auto: boolean;
+  /** Share of the window a request may fill before compaction starts (0.1–0.95). */
+  threshold: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionSettings = { auto: true, threshold: 0.8 };
+
+/** Reply room assumed when neither the request nor the model names an output limit. */
+export const DEFAULT_REPLY_TOKENS = 4_096;
+
+/**
+ * After a compaction the request aims this far below the threshold, so the
+ * next few turns do not each compact again (and the endpoint's prompt cache
+ * is not thrown away at every turn).
+ */
+export const COMPACTION_HEADROOM = 0.75;
+
+export interface ContextBudget {
+  /** The model's window. */
+  window: number;
+  /** Tokens kept free for the answer. */
+  reply: number;
+  /** A request above this is compacted first (auto on) or ends the run (auto off, over `fits`). */
+  threshold: number;
+  /** What a compaction aims for. */
+  goal: number;
+  /** The most a request may hold and still leave room for the reply. */
+  fits: number;
+}
+
+export function contextBudget(
+  limits: Pick<ModelLimits, "context" | "output">,
+  settings: CompactionSettings = DEFAULT_COMPACTION,
+  maxOutputTokens?: number,
+): ContextBudget {
+  const window = limits.context;
+  const share = Math.min(0.95, Math.max(0.1, settings.threshold));
+  // A reply reservation over half the window would leave nothing to work with.
+  const reply = Math.min(
+    Math.floor(window / 2),
+    maxOutputTokens ?? limits.output ?? DEFAULT_REPLY_TOKENS,
+  );
+  const fits = window - reply;
+  const threshold = Math.min(Math.floor(window * share), fits);
+  return { window, reply, threshold, goal: Math.floor(threshold * COMPACTION_HEADROOM), fits };
+}
+
+export type ContextPlan =
+  | { action: "send" }
+  | { action: "compact"; tokens: number }
+  | { action: "stop"; tokens: number };
+
+/** What to do before sending a request of `tokens`. */
+export function planRequest(
+  tokens: number,
+  budget: ContextBudget,
+  settings: CompactionSettings = DEFAULT_COMPACTION,
+): ContextPlan {
+  if (settings.auto) {
+    return tokens > budget.threshold ? { action: "compact", tokens } : { action: "send" };
+  }
+  return tokens > budget.fits ? { action: "stop", tokens } : { action: "send" };
+}
+
+/** The words of a run ended by a full window. */
+export function fullWindowMessage(tokens: number, budget: ContextBudget, auto: boolean): string {
+  const state =
+    `the conversation fills the model's context window (${tokens} of ${budget.window} ` +
+    `tokens, with ${budget.reply} kept for the reply)`;
+  const what = auto
+    ? "compaction could not make it fit (the newest turn alone is too large)"
+    : 'automatic compaction is off ("compaction": {"auto": false} in the config)';
+  return `${state}; ${what}. Continue in a new session (the work so far is kept in this one), ` +
+    `turn compaction on, or use a model with a larger window ("models" in the config sets its ` +
+    `context size).`;
+}
