@@ -11,19 +11,13 @@ import { applyChunks } from "./_apply_patch_chunks.ts";
 import { decodeText, encodeText, looksBinary, statOrNull, type TextDocument } from "./_file_io.ts";
 import { resolveToolPath, type ToolPath } from "../tool_paths.ts";
 import { symlinkAt } from "./_symlink.ts";
+import type { FileChange } from "./change_set.ts";
 
-/** One file's planned change. `after` null: the file is removed. */
-export interface PlannedChange {
-  target: ToolPath;
+/** One file's planned change, with what the patch did to it. */
+export interface PlannedChange extends FileChange {
   action: "add" | "delete" | "update" | "move-from" | "move-to";
-  before: Uint8Array | null;
-  after: Uint8Array | null;
-  beforeText: string | null;
-  afterText: string | null;
   /** An add or move that replaced a file already there (read and unchanged). */
   replaced?: boolean;
-  /** The removed path is a symbolic link, and this is what it pointed to. */
-  link?: string;
 }
 
 async function readExisting(target: ToolPath, ctx: ToolContext, verb: string): Promise<Uint8Array> {

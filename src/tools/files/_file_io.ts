@@ -76,7 +76,8 @@ export function countLines(text: string): number {
 
 /** What the atomic writer needs; a test swaps it to make a write fail halfway. */
 export interface FileWriter {
-  write(file: string, bytes: Uint8Array): Promise<void>;
+  /** `mode` (default: the replaced file's) is how a rollback puts a file's mode back. */
+  write(file: string, bytes: Uint8Array, mode?: number): Promise<void>;
   remove(file: string): Promise<void>;
 }
 
@@ -96,11 +97,11 @@ export function routeFileWrites(target: AtomicWrites | null): void {
 
 /**
  * Write `bytes` to `file` atomically, keeping the mode of the file it
- * replaces, creating missing parent folders. Needs `--allow-read` and
+ * replaces unless `mode` is given, creating missing parent folders. Needs `--allow-read` and
  * `--allow-write` on the folder.
  */
-export function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
-  return writes.write(file, bytes);
+export function writeFileAtomic(file: string, bytes: Uint8Array, mode?: number): Promise<void> {
+  return writes.write(file, bytes, mode);
 }
 
 export const diskWriter: FileWriter = {

@@ -2,15 +2,15 @@
  * The `apply_patch` tool: several files added, deleted, updated or moved in
  * one call, all or none. Every change is planned in memory first (files
  * read, the read-before-edit rule checked, every chunk located); only then
- * is anything written, and if a write fails midway the files already written
- * are put back.
+ * is anything written (change_set.ts), and if a write fails midway the files
+ * already written are put back.
  */
 import { z } from "zod";
-import { defineTool, type ToolContext, ToolError } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import { parsePatch } from "./_apply_patch_parser.ts";
 import { declaredPaths, plan, type PlannedChange } from "./_apply_patch_plan.ts";
 import { diskWriter, type FileWriter } from "./_file_io.ts";
-import { fileDiff } from "./_file_diff.ts";
+import { commitChangeSet, planChangeSet, previewChange, withFileLocks } from "./change_set.ts";
 import { fileAccess, withFileErrors } from "../tool_paths.ts";
 
 export const applyPatchSchema = z.object({
@@ -27,65 +27,6 @@ export const applyPatchSchema = z.object({
 
 export type ApplyPatchInput = z.infer<typeof applyPatchSchema>;
 
-/** Run `work` holding every path's lock, always taken in the same (sorted) order. */
-async function withLocks<T>(ctx: ToolContext, paths: string[], work: () => Promise<T>): Promise<T> {
-  const [first, ...rest] = [...new Set(paths)].sort();
-  if (first === undefined) return await work();
-  return await ctx.files.withLock(first, () => withLocks(ctx, rest, work));
-}
-
-/** Write every change; on a failure, put back what was already written and rethrow. */
-async function commit(changes: PlannedChange[], ctx: ToolContext, io: FileWriter): Promise<void> {
-  // Removals last: a failed write then has fewer steps to undo. Removed links
-  // come very last: the file writer puts back files, not links.
-  const ordered = [
-    ...changes.filter((c) => c.after !== null),
-    ...changes.filter((c) => c.after === null && c.link === undefined),
-    ...changes.filter((c) => c.after === null && c.link !== undefined),
-  ];
-  const done: PlannedChange[] = [];
-  try {
-    for (const change of ordered) {
-      // A removed link is kept for undo as the link (its text), not its target's bytes.
-      const before = change.link !== undefined
-        ? new TextEncoder().encode(change.link)
-        : change.before;
-      await ctx.files.snapshot(change.target.real, before);
-      if (change.after === null) await io.remove(change.target.real);
-      else await io.write(change.target.real, change.after);
-      done.push(change);
-    }
-  } catch (error) {
-    const failed = ordered[done.length];
-    const notRestored: string[] = [];
-    for (const change of done.reverse()) {
-      if (change.link !== undefined) {
-        notRestored.push(`${change.target.display} (a symbolic link to ${change.link})`);
-        continue;
-      }
-      try {
-        if (change.before === null) await io.remove(change.target.real);
-        else await io.write(change.target.real, change.before);
-      } catch {
-        notRestored.push(change.target.display);
-      }
-    }
-    throw new ToolError(
-      "failed",
-      `Writing ${failed.target.display} failed (${
-        error instanceof Error ? error.message : error
-      }). ` +
-        (notRestored.length
-          ? `Could not restore: ${notRestored.join(", ")}; check them.`
-          : "Every file already written was restored; no file was changed."),
-      "Check that the folder is writable and the disk has space, then retry.",
-    );
-  }
-  for (const change of changes) {
-    if (change.after !== null) ctx.files.markWritten(change.target.real, change.after);
-  }
-}
-
 const LETTER = { add: "A", delete: "D", update: "M", "move-to": "R", "move-from": "" } as const;
 
 function summarise(changes: PlannedChange[]) {
@@ -99,8 +40,8 @@ function summarise(changes: PlannedChange[]) {
     const diff = change.action === "move-from"
       ? { diff: "", additions: 0, deletions: 0 }
       : source
-      ? fileDiff(change.target.display, source.beforeText, change.afterText, source.target.display)
-      : fileDiff(change.target.display, change.beforeText, change.afterText);
+      ? previewChange({ ...change, beforeText: source.beforeText }, source.target.display)
+      : previewChange(change);
     additions += diff.additions;
     deletions += diff.deletions;
     if (diff.diff) diffs.push(diff.diff);
@@ -148,9 +89,9 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
         "the files of this patch",
         "change",
         () =>
-          withLocks(ctx, paths, async () => {
+          withFileLocks(ctx.files, paths, async () => {
             const changes = await plan(operations, ctx);
-            await commit(changes, ctx, io);
+            await commitChangeSet(ctx, planChangeSet(ctx, changes), { io });
             const summary = summarise(changes);
             return {
               output:

@@ -3,7 +3,8 @@
  * replacer chain (edit_replacers.ts), refusing to guess when the match is
  * ambiguous. Several edits in one call land together or not at all. The
  * file keeps its line endings, BOM, final newline and mode; the diff goes
- * to metadata, the model gets a one-line confirmation.
+ * to metadata, the model gets a one-line confirmation. The write goes
+ * through the change set (change_set.ts).
  */
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
@@ -18,9 +19,15 @@ import {
   readFileOrNull,
   statOrNull,
   toLf,
-  writeFileAtomic,
 } from "./_file_io.ts";
-import { fileDiff } from "./_file_diff.ts";
+import { type FileDiff, fileDiff } from "./_file_diff.ts";
+import {
+  commitChangeSet,
+  type FileChange,
+  planChangeSet,
+  previewChange,
+  withFileLocks,
+} from "./change_set.ts";
 import {
   fileAccess,
   fileSystemError,
@@ -144,16 +151,30 @@ function summarise(
   }).${tail}`;
 }
 
-async function createFile(path: ToolPath, content: string, ctx: ToolContext): Promise<ToolResult> {
-  const bytes = new TextEncoder().encode(content);
-  await ctx.files.snapshot(path.real, null);
-  await writeFileAtomic(path.real, bytes).catch((error) => {
-    throw fileSystemError(path.display, "create", error);
+/** Commit one file's change; a failure reads as it always has ("Could not write …"). */
+async function commitOne(change: FileChange, verb: string, ctx: ToolContext): Promise<FileDiff> {
+  await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
+    failure: (_, error) => fileSystemError(change.target.display, verb, error),
   });
-  ctx.files.markWritten(path.real, bytes);
-  const diff = fileDiff(path.display, null, toLf(content));
+  return previewChange(change);
+}
+
+async function createFile(
+  path: ToolPath,
+  content: string,
+  ctx: ToolContext,
+): Promise<ToolResult> {
+  const text = toLf(content);
+  const change = {
+    target: path,
+    before: null,
+    after: new TextEncoder().encode(content),
+    beforeText: null,
+    afterText: text,
+  };
+  const diff = await commitOne(change, "create", ctx);
   return {
-    output: `Created ${path.display} (${linesText(countLines(toLf(content)))}).`,
+    output: `Created ${path.display} (${linesText(countLines(text))}).`,
     title: `${path.display} (created)`,
     metadata: { diff: diff.diff, additions: diff.additions, deletions: 0, created: true },
   };
@@ -197,7 +218,7 @@ export const editTool = defineTool({
       target.display,
       "edit",
       () =>
-        ctx.files.withLock(target.real, async () => {
+        withFileLocks(ctx.files, [target.real], async () => {
           const info = await statOrNull(target.real);
           if (info?.isDirectory) {
             throw new ToolError(
@@ -236,13 +257,17 @@ export const editTool = defineTool({
               "Put the text you want in new_string, or skip this edit.",
             );
           }
-          const after = encodeText(result.text, doc);
-          await ctx.files.snapshot(target.real, before);
-          await writeFileAtomic(target.real, after).catch((error) => {
-            throw fileSystemError(target.display, "write", error);
-          });
-          ctx.files.markWritten(target.real, after);
-          const diff = fileDiff(target.display, doc.text, result.text);
+          const diff = await commitOne(
+            {
+              target,
+              before,
+              after: encodeText(result.text, doc),
+              beforeText: doc.text,
+              afterText: result.text,
+            },
+            "write",
+            ctx,
+          );
           const lines = countLines(result.text);
           const output = result.outcomes.length
             ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)

@@ -9,4 +9,13 @@ export { editTool } from "./edit.ts";
 export { readTool } from "./read.ts";
 export { writeTool } from "./write.ts";
 export { FileLedger, hashContent } from "./file_ledger.ts";
+// Every writer of files goes through the change set: plan, preview, commit with rollback.
+export {
+  type ChangeSet,
+  commitChangeSet,
+  type FileChange,
+  planChangeSet,
+  previewChangeSet,
+  withFileLocks,
+} from "./change_set.ts";
 export { type AtomicWrites, routeFileWrites, writesOnThisThread } from "./_file_io.ts";

@@ -1,8 +1,9 @@
 /**
  * The `write` tool: create a file, or replace one the model has read and
- * that is unchanged since. Parent folders are created; the write is atomic;
- * an existing file keeps its mode, line endings, BOM and final newline. The
- * diff goes to metadata, the model gets line counts.
+ * that is unchanged since, through the change set (change_set.ts). Parent
+ * folders are created; the write is atomic; an existing file keeps its mode,
+ * line endings, BOM and final newline. The diff goes to metadata, the model
+ * gets line counts.
  */
 import { z } from "zod";
 import { defineTool, ToolError } from "../tool.ts";
@@ -16,9 +17,9 @@ import {
   readFileOrNull,
   statOrNull,
   toLf,
-  writeFileAtomic,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
+import { commitChangeSet, planChangeSet, previewChange, withFileLocks } from "./change_set.ts";
 import {
   fileAccess,
   fileSystemError,
@@ -76,7 +77,7 @@ export const writeTool = defineTool({
       target.display,
       "write",
       () =>
-        ctx.files.withLock(target.real, async () => {
+        withFileLocks(ctx.files, [target.real], async () => {
           const info = await statOrNull(target.real);
           if (info?.isDirectory) {
             throw new ToolError(
@@ -99,12 +100,17 @@ export const writeTool = defineTool({
               metadata: { diff: "", additions: 0, deletions: 0 },
             };
           }
-          await ctx.files.snapshot(target.real, before);
-          await writeFileAtomic(target.real, planned.bytes).catch((error) => {
-            throw fileSystemError(target.display, "write", error);
+          const change = {
+            target,
+            before,
+            after: planned.bytes,
+            beforeText: planned.beforeText,
+            afterText: planned.afterText,
+          };
+          await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
+            failure: (_, error) => fileSystemError(target.display, "write", error),
           });
-          ctx.files.markWritten(target.real, planned.bytes);
-          const diff = fileDiff(target.display, planned.beforeText, planned.afterText);
+          const diff = previewChange(change);
           const output = before === null
             ? `Created ${target.display} (${linesText(lines)}).`
             : `Replaced ${target.display}: ${linesText(lines)}, was ${
