@@ -7,6 +7,7 @@ import type { SkiffEvent } from "../contracts/events.ts";
 import type { ToolErrorPayload } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
+import type { Config } from "../config/schema.ts";
 
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -15,8 +16,11 @@ export interface EngineSpec {
   workspace: string;
   dataDir: string;
   configDir: string;
-  /** The merged, validated configuration (see src/config/). */
-  config: Record<string, unknown>;
+  /**
+   * The merged, validated configuration (src/config/schema.ts), the project's
+   * untrusted parts already taken out; plain data, as it crosses the Worker.
+   */
+  config: Config;
   /** Permission layers in order (defaults are added by the policy). */
   permissionLayers: { source: string; path?: string; permission: Record<string, unknown> }[];
   model: string;

@@ -64,7 +64,7 @@ export function buildGate(
     workspace: spec.workspace,
     extraDirs: spec.sandbox.addDirs,
     mode: spec.sandbox.mode,
-    protect: (spec.config as { sandbox?: { protect?: string[] } }).sandbox?.protect,
+    protect: spec.config.sandbox?.protect,
     broker: {
       ask: async (request) => {
         announce(request);

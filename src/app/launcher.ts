@@ -100,7 +100,7 @@ export async function chooseSessionLauncher(
   const guard = spec.sandbox.mode === "workspace-write"
     ? new CommandGuard({
       roots: [spec.workspace, ...spec.sandbox.addDirs],
-      protect: (spec.config as { sandbox?: { protect?: string[] } }).sandbox?.protect,
+      protect: spec.config.sandbox?.protect,
     })
     : undefined;
   if (choice.kind === "launcher") {

@@ -16,7 +16,7 @@ import { BackgroundProcesses } from "../tools/process/mod.ts";
 import { createSkillTool, createTaskTool, type SubagentRunner } from "../tools/session/mod.ts";
 import { loadAgents } from "../agents/load.ts";
 import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
-import type { AgentDefinition, ConfigAgent } from "../agents/types.ts";
+import type { AgentDefinition } from "../agents/types.ts";
 import { loadSkills } from "../skills/load.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
@@ -67,7 +67,7 @@ export interface PartsInput {
 /** Snapshots around commands for undo, unless commands cannot write or config says no. */
 function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
   const { spec } = input;
-  const undo = (spec.config as { undo?: { commands?: boolean; maxSnapshotMB?: number } }).undo;
+  const undo = spec.config.undo;
   if (spec.sandbox.mode === "read-only" || undo?.commands === false) return undefined;
   return new CommandSnapshots({
     workspace: spec.workspace,
@@ -101,11 +101,7 @@ export function pickAgent(agents: AgentDefinition[], name: string, depth: number
 export async function buildSessionParts(input: PartsInput): Promise<SessionParts> {
   const { spec, store, session, ledger } = input;
   const warnings: string[] = [];
-  const config = spec.config as {
-    agent?: Record<string, ConfigAgent>;
-    models?: Record<string, { context?: number; output?: number }>;
-    subagents?: { maxDepth?: number };
-  };
+  const config = spec.config;
   const loadedAgents = loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,

@@ -6,6 +6,7 @@
 import * as path from "node:path";
 import { UsageError } from "../contracts/usage_error.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { distrustProject, layerValue } from "../config/origin.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
 import { projectAgentFiles } from "../agents/discovery.ts";
@@ -57,14 +58,21 @@ export interface Prepared {
   files: string[];
 }
 
+/** What `prepare` reads through; a test passes its own. */
+export interface PrepareDeps {
+  /** Reads a config file's text. @default Deno.readTextFile */
+  readTextFile?: (file: string) => Promise<string>;
+}
+
 /**
- * Load config and decide everything a session needs. `needsModel` is false
- * for commands that never call one (`skiff tool`).
+ * Load config (each file once) and decide everything a session needs.
+ * `needsModel` is false for commands that never call one (`skiff tool`).
  */
 export async function prepare(
   options: CommonOptions,
   needsModel: boolean,
   askAtStart?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+  deps: PrepareDeps = {},
 ): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
   for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
@@ -86,7 +94,7 @@ export async function prepare(
       : {}),
   };
   const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
-  let loaded = await loadConfig({ workspace, flags });
+  let loaded = await loadConfig({ workspace, flags, readTextFile: deps.readTextFile });
   const projectTrust = await decideProjectTrust({
     allows: findProjectAllows(
       workspace,
@@ -98,8 +106,9 @@ export async function prepare(
     flag: options.trustProject ?? false,
     ask: interactive ? askAtStart : undefined,
   });
-  if (!projectTrust.trusted) loaded = await loadConfig({ workspace, flags, trustProject: false });
-  const trust = applyProjectTrust(loaded, options);
+  // The same reading, with the project's allow rules left out: no file is read again.
+  if (!projectTrust.trusted) loaded = distrustProject(loaded);
+  const trust = applyProjectTrust(loaded);
   const config = trust.config;
   const provider = config.provider ?? {};
   const model = provider.model ?? "";
@@ -127,7 +136,7 @@ export async function prepare(
     workspace,
     dataDir: resolveDataDir(Deno.env.toObject()),
     configDir: loaded.configDir,
-    config: config as Record<string, unknown>,
+    config,
     permissionLayers: loaded.layers,
     model,
     agent: options.agent ?? "build",
@@ -186,18 +195,20 @@ function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) 
   };
 }
 
-function applyProjectTrust(loaded: LoadedConfig, options: CommonOptions) {
-  const global = loaded.global ?? {};
-  const project = loaded.project;
+/** The project-trust rules, given what the user's own layers (global file, flags) say. */
+function applyProjectTrust(loaded: LoadedConfig) {
+  const global = (keyPath: string[]) => layerValue(loaded, "global", keyPath);
+  const mode = layerValue(loaded, "flags", ["sandbox", "mode"]) ?? global(["sandbox", "mode"]);
   return limitProjectConfig({
     config: loaded.config,
-    project,
+    project: loaded.project,
     user: {
-      mode: options.sandbox ?? global.sandbox?.mode,
-      network: global.sandbox?.network,
-      baseURL: Deno.env.get("OPENAI_BASE_URL") ?? global.provider?.baseURL,
-      apiKeyFromProject: project?.config.provider?.apiKey !== undefined,
-      envNames: global.sandbox?.env,
+      mode: mode as string | undefined,
+      network: global(["sandbox", "network"]) as boolean | undefined,
+      baseURL: Deno.env.get("OPENAI_BASE_URL") ??
+        global(["provider", "baseURL"]) as string | undefined,
+      apiKeyFromProject: layerValue(loaded, "project", ["provider", "apiKey"]) !== undefined,
+      envNames: global(["sandbox", "env"]) as string[] | undefined,
     },
   });
 }

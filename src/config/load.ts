@@ -1,9 +1,12 @@
 /**
  * Loads skiff's configuration: the global file, the nearest project file,
  * environment variables, then command-line flags, each validated on its own
- * (so an error names the file it came from) and merged in that order. The
- * permission sections are also kept layer by layer, because the policy table
- * needs to know which layer said what.
+ * (so an error names the file it came from) and merged in that order. Each
+ * file is read once. Every layer's own content is kept beside the merged
+ * result (`sources`), because the policy table needs to know which layer said
+ * what and the project-trust rules what the project file said itself
+ * (src/config/origin.ts): they work from this one reading, never from the
+ * files again.
  */
 import * as path from "node:path";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
@@ -17,7 +20,6 @@ import {
   resolveConfigDir,
 } from "./locations.ts";
 import { deepMerge, isPlainObject, withoutUndefined } from "./merge.ts";
-import { projectAllows, withoutProjectAllows } from "./project_allows.ts";
 import { type Config, ConfigSchema, type PermissionConfig } from "./schema.ts";
 
 export type LayerSource = "global" | "project" | "env" | "flags";
@@ -28,6 +30,16 @@ export interface PermissionLayer {
   /** The file, for global and project layers. */
   path?: string;
   permission: PermissionConfig;
+}
+
+/** One layer's own content, as read and validated (paths anchored). */
+export interface ConfigLayer {
+  source: LayerSource;
+  /** The file, for global and project layers. */
+  path?: string;
+  /** The folder the project file belongs to (its relative paths start there). */
+  root?: string;
+  config: Config;
 }
 
 export interface LoadedConfig {
@@ -41,11 +53,13 @@ export interface LoadedConfig {
   configDir: string;
   /** The folder holding the project config file, when there is one. */
   projectRoot?: string;
+  /** Every layer's own content, global first, flags last: where each value came from. */
+  sources: ConfigLayer[];
   /** The global config file's own content (paths anchored), when there is one. */
   global?: Config;
   /** The project config file and its own content (paths anchored, allows kept). */
   project?: { file: string; root: string; config: Config };
-  /** Allow rules of an untrusted project file that were left out (`trustProject: false`). */
+  /** Allow rules of an untrusted project file that were left out (`distrustProject`). */
   ignoredProjectAllows: string[];
   /** Things the user should know that did not stop loading. */
   warnings: string[];
@@ -60,12 +74,8 @@ export interface LoadConfigOptions {
   env?: EnvMap;
   /** Home folder; by default `$HOME`. */
   home?: string;
-  /**
-   * Whether the project file's allow rules apply. When false they are left
-   * out of the merged config and of the permission layers; its deny and ask
-   * rules stay. @default true
-   */
-  trustProject?: boolean;
+  /** Reads one config file's text; throws `Deno.errors.NotFound` when absent. @default Deno.readTextFile */
+  readTextFile?: (file: string) => Promise<string>;
 }
 
 /** Environment variable → config key it sets. */
@@ -98,10 +108,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const configDir = resolveConfigDir(env, home);
   const files: string[] = [];
   const warnings: string[] = [];
-  const layers: { source: LayerSource; path?: string; config: Config }[] = [];
+  const layers: ConfigLayer[] = [];
+  const read = options.readTextFile ?? Deno.readTextFile;
 
   const globalFile = path.join(configDir, GLOBAL_CONFIG_FILE);
-  const globalConfig = await readConfigFile(globalFile);
+  const globalConfig = await readConfigFile(globalFile, read);
   if (globalConfig !== undefined) {
     files.push(globalFile);
     layers.push({
@@ -112,22 +123,18 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
 
   const project = await findProjectConfig(workspace);
-  let projectOwn: LoadedConfig["project"];
-  let ignoredProjectAllows: string[] = [];
   if (project) {
     if (project.ignored) {
       warnings.push(`${project.ignored} is ignored because ${project.file} is in the same folder.`);
     }
-    const projectConfig = await readConfigFile(project.file);
+    const projectConfig = await readConfigFile(project.file, read);
     if (projectConfig !== undefined) {
       files.push(project.file);
-      const anchored = anchorPaths(projectConfig, project.root, home);
-      projectOwn = { file: project.file, root: project.root, config: anchored };
-      if (options.trustProject === false) ignoredProjectAllows = projectAllows(anchored);
       layers.push({
         source: "project",
         path: project.file,
-        config: options.trustProject === false ? withoutProjectAllows(anchored) : anchored,
+        root: project.root,
+        config: anchorPaths(projectConfig, project.root, home),
       });
     }
   }
@@ -141,19 +148,32 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   }
 
   return {
-    config: mergeLayers(layers.map((layer) => layer.config)),
+    ...assembleLayers(layers),
     files,
-    layers: layers.flatMap((layer) =>
+    configDir,
+    projectRoot: project?.root,
+    ignoredProjectAllows: [],
+    warnings,
+  };
+}
+
+/** The merged config and the per-layer views of it, from the layers alone (no file is read). */
+export function assembleLayers(
+  sources: ConfigLayer[],
+): Pick<LoadedConfig, "config" | "layers" | "sources" | "global" | "project"> {
+  const project = sources.find((layer) => layer.source === "project");
+  return {
+    config: mergeLayers(sources.map((layer) => layer.config)),
+    layers: sources.flatMap((layer) =>
       layer.config.permission
         ? [{ source: layer.source, path: layer.path, permission: layer.config.permission }]
         : []
     ),
-    configDir,
-    projectRoot: project?.root,
-    global: layers.find((layer) => layer.source === "global")?.config,
-    project: projectOwn,
-    ignoredProjectAllows,
-    warnings,
+    sources,
+    global: sources.find((layer) => layer.source === "global")?.config,
+    project: project?.path && project.root
+      ? { file: project.path, root: project.root, config: project.config }
+      : undefined,
   };
 }
 
@@ -161,8 +181,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
  * Read and validate one config file. Returns undefined when it does not exist;
  * an empty file counts as `{}`.
  */
-export async function readConfigFile(file: string): Promise<Config | undefined> {
-  const data = await readJsoncFile(file);
+export async function readConfigFile(
+  file: string,
+  read: (file: string) => Promise<string> = Deno.readTextFile,
+): Promise<Config | undefined> {
+  const data = await readJsoncFile(file, read);
   if (data === undefined) return undefined;
   return validateConfig(ConfigSchema, data, file);
 }
@@ -172,10 +195,13 @@ export async function readConfigFile(file: string): Promise<Config | undefined> 
  * keys (for formats other than skiff's own, such as `.mcp.json`). Returns
  * undefined when the file does not exist. Throws `ConfigError`.
  */
-export async function readJsoncFile(file: string): Promise<Record<string, unknown> | undefined> {
+export async function readJsoncFile(
+  file: string,
+  read: (file: string) => Promise<string> = Deno.readTextFile,
+): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = await read(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw new ConfigError(file, [{ keyPath: "", message: unreadable(file, error) }]);
