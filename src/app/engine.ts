@@ -5,21 +5,20 @@
  * same code runs in-process or inside the permission-restricted Worker.
  */
 import type { ChatProvider } from "../provider/types.ts";
-import type { Denial, EventBodies, EventType, SkiffEvent } from "../contracts/events.ts";
-import { addUsage, emptyUsage, makeEvent } from "../contracts/events.ts";
+import type { Denial, SkiffEvent } from "../contracts/events.ts";
+import { makeEvent } from "../contracts/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
 import { gitSummary } from "../session/git_summary.ts";
 import { type LoopOutcome, runLoop } from "../session/loop.ts";
 import { runToolCall } from "../session/tool_call.ts";
-import { type Tool, type ToolContext, ToolError } from "../tools/tool.ts";
+import { type Tool, ToolError } from "../tools/tool.ts";
 import type { SubagentRunRequest, SubagentRunResult } from "../tools/session/mod.ts";
 import { isWithin } from "../sandbox/paths.ts";
-import { FileLedger, hashContent } from "../tools/files/mod.ts";
-import { ABSENT } from "../store/snapshots.ts";
-import { LINK_MODE } from "../session/undo.ts";
 import { pruneToolOutput } from "../store/tool_output.ts";
-import { isStoredEvent, storeRecorder } from "./recorder.ts";
+import { isStoredEvent } from "./recorder.ts";
+import { PromptRun, recordUndoAfterState } from "./prompt_run.ts";
+import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
 import type { Session, Store } from "../store/store.ts";
@@ -32,11 +31,11 @@ export interface RunResult {
 }
 
 export class Engine {
-  #parts?: SessionParts;
-  #session?: Session;
-  #ledger?: FileLedger;
-  #abort = new AbortController();
-  #deadline?: number;
+  #opened?: EngineSession;
+  /** The prompt (or `skiff tool` call) running now; an abort reaches it. */
+  #current?: PromptRun;
+  /** Aborted while no prompt ran (Ctrl-C while opening): the next one stops at once. */
+  #abortNext = false;
   /** Shown once, after session.started (or before the first tool call). */
   #warnings: string[] = [];
 
@@ -55,20 +54,36 @@ export class Engine {
     private readonly undoInto?: { sessionId: string; turn: number },
   ) {}
 
+  /** Stops the running prompt; with none running, the next one. */
   abort(): void {
-    this.#abort.abort();
+    if (this.#current) this.#current.abort();
+    else this.#abortNext = true;
   }
 
-  #emit = <K extends EventType>(type: K, body: EventBodies[K]) => {
-    const event = makeEvent(type, this.#session!.id, body) as SkiffEvent;
-    if (isStoredEvent(event)) this.store.appendEvent(event);
-    this.io.event(event);
-  };
+  #requireOpen(): EngineSession {
+    if (!this.#opened) throw new Error("the engine has no open session: call open() first");
+    return this.#opened;
+  }
 
-  /** Open (or create) the session and build its tools; returns warnings to show. */
-  async open(sessionId?: string): Promise<Session> {
+  /** A run for the next prompt, aborted already when an abort came between prompts. */
+  #startRun(prompt: number, deadline?: number): PromptRun {
+    const run = new PromptRun(prompt, deadline);
+    if (this.#abortNext) run.abort();
+    this.#abortNext = false;
+    this.#current = run;
+    return run;
+  }
+
+  /** The number the next user prompt of this session gets (1 for a new session). */
+  #nextPrompt(session: Session): number {
+    const stored = this.store.loadHistory(session.id) as StoredMessage[];
+    return stored.filter((message) => message.role === "user").length + 1;
+  }
+
+  /** Open (or create) the session and build its tools. */
+  async open(sessionId?: string): Promise<EngineSession> {
     const spec = this.spec;
-    this.#session = sessionId ? this.store.getSession(sessionId)! : this.store.createSession({
+    const session = sessionId ? this.store.getSession(sessionId)! : this.store.createSession({
       workspace: spec.workspace,
       model: spec.model,
       agent: spec.agent,
@@ -76,39 +91,32 @@ export class Engine {
       title: spec.title,
       holder: spec.run,
     });
-    const session = this.#session;
     if (spec.depth === 0) {
       // Spilled output of old sessions; this one's is kept whatever its age.
-      const limits = (spec.config as { toolOutput?: { maxAgeDays?: number; maxMB?: number } })
-        .toolOutput;
-      pruneToolOutput(spec.dataDir, { ...limits, keep: [session.id] });
+      pruneToolOutput(spec.dataDir, { ...spec.config.toolOutput, keep: [session.id] });
     }
+    const emit: Emit = (type, body) => {
+      const event = makeEvent(type, session.id, body) as SkiffEvent;
+      if (isStoredEvent(event)) this.store.appendEvent(event);
+      this.io.event(event);
+    };
     const undoInto = this.undoInto;
-    this.#ledger = new FileLedger(
-      {
-        save: (turn, path, before) => {
-          const target = undoInto ?? { sessionId: session.id, turn };
-          const mode = before === null ? null : modeOf(path);
-          this.store.snapshots.save(target.sessionId, target.turn, path, before, mode);
-        },
-      },
-      this.store.getFileReads(session.id),
-    );
-    // Undo works per prompt: snapshots are filed under the prompt's number.
-    const stored = this.store.loadHistory(session.id) as StoredMessage[];
-    this.#ledger.beginTurn(stored.filter((message) => message.role === "user").length + 1);
-    this.#parts = await buildSessionParts({
+    const ledger = undoLedger(this.store, session.id, undoInto);
+    // Undo works per prompt: snapshots are filed under the prompt's number
+    // (each run begins its own; `skiff tool` calls use this one).
+    ledger.beginTurn(this.#nextPrompt(session));
+    const parts = await buildSessionParts({
       spec,
       store: this.store,
       session,
-      ledger: this.#ledger,
+      ledger,
       io: this.io,
-      emit: this.#emit,
+      emit,
       subagents: { run: (request) => this.#runSubagent(request) },
       sharedTools: this.sharedTools,
       recordCommandChanges: (changes) => {
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
-        const target = undoInto ?? { sessionId: session.id, turn: this.#ledger!.turn };
+        const target = undoInto ?? { sessionId: session.id, turn: ledger.turn };
         for (const change of changes) {
           this.store.snapshots.save(
             target.sessionId,
@@ -120,102 +128,92 @@ export class Engine {
         }
       },
     });
-    this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...this.#parts.warnings];
-    return session;
+    this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...parts.warnings];
+    this.#opened = new EngineSession(session, ledger, parts, emit);
+    return this.#opened;
   }
 
   get tools(): Tool[] {
-    return this.#parts?.tools ?? [];
-  }
-
-  #context(callId: string, signal: AbortSignal): ToolContext {
-    return this.#parts!.context(callId, signal);
+    return this.#opened?.parts.tools ?? [];
   }
 
   /** One prompt, run to the end. */
   async run(request: RunRequest): Promise<RunResult> {
-    this.#deadline = request.deadline;
-    const session = this.#session!;
-    const parts = this.#parts!;
-    const ledger = this.#ledger!;
+    const opened = this.#requireOpen();
+    const { session, parts, ledger, emit } = opened;
     const stored = this.store.loadHistory(session.id) as StoredMessage[];
-    if (!session.title) {
-      const title = request.prompt.trim().split("\n")[0].slice(0, 80);
-      this.store.updateSession(session.id, { title });
-      session.title = title;
-    }
-    this.#emit("session.started", {
-      workspace: this.spec.workspace,
-      model: this.spec.model,
-      agent: this.spec.agent,
-      resumed: stored.length > 0,
-      ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
-    });
-    this.#flushWarnings();
-
-    const recorder = storeRecorder(this.store, session.id);
-    const onToolResult = recorder.toolResult;
-    recorder.toolResult = (part) => {
-      onToolResult(part);
-      this.store.saveFileReads(session.id, ledger.entries());
-    };
-    // Kept here too, so a run that ends in an internal error still reports them.
-    const spent = { usage: emptyUsage(), turns: 0 };
-    const onStepUsage = recorder.stepUsage;
-    recorder.stepUsage = (usage) => {
-      onStepUsage(usage);
-      addUsage(spent.usage, usage);
-      spent.turns++;
-    };
-    let outcome: LoopOutcome;
+    const run = this.#startRun(
+      stored.filter((message) => message.role === "user").length + 1,
+      request.deadline,
+    );
+    ledger.beginTurn(run.prompt);
     try {
-      outcome = await runLoop(
-        {
-          provider: this.provider!,
-          tools: parts.tools,
-          schemas: parts.schemas,
-          gate: parts.gate,
-          recorder,
-          emit: this.#emit,
-          context: (callId, signal) => this.#context(callId, signal),
-          parseInput: parts.parseInput,
-          truncate: parts.truncate,
-          turnsSoFar: session.turns,
-        },
-        {
-          model: this.spec.model,
-          systemPrompt: await this.#systemPrompt(),
-          history: toChatHistory(stored),
-          prompt: request.prompt,
-          maxTurns: request.maxTurns,
-          maxOutputTokens: parts.maxOutputTokens,
-          temperature: parts.temperature,
-          deadline: request.deadline,
-          signal: this.#abort.signal,
-        },
-      );
-    } catch (error) {
-      // A bug, not an outcome of the run; still end the stream the way
-      // docs/events.md promises: error, then session.completed last.
-      const message = error instanceof Error ? error.message : String(error);
-      this.#emit("error", { code: "internal", message, exit_code: ExitCode.failed });
-      this.store.updateSession(session.id, { status: "failed" });
-      this.#recordUndoAfterState();
-      this.#emit("session.completed", {
-        text: "",
-        usage: spent.usage,
-        turns: spent.turns,
-        exit_code: ExitCode.failed,
-        denials: parts.gate.denials(),
+      if (!session.title) {
+        const title = request.prompt.trim().split("\n")[0].slice(0, 80);
+        this.store.updateSession(session.id, { title });
+        session.title = title;
+      }
+      emit("session.started", {
+        workspace: this.spec.workspace,
+        model: this.spec.model,
+        agent: this.spec.agent,
+        resumed: stored.length > 0,
+        ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
-      return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
+      this.#flushWarnings(emit);
+      let outcome: LoopOutcome;
+      try {
+        outcome = await runLoop(
+          {
+            provider: this.provider!,
+            tools: parts.tools,
+            schemas: parts.schemas,
+            gate: parts.gate,
+            recorder: run.recorder(this.store, session.id, ledger),
+            emit,
+            context: (callId, signal) => parts.context(callId, signal),
+            parseInput: parts.parseInput,
+            truncate: parts.truncate,
+            turnsSoFar: session.turns,
+          },
+          {
+            model: this.spec.model,
+            systemPrompt: await this.#systemPrompt(parts),
+            history: toChatHistory(stored),
+            prompt: request.prompt,
+            maxTurns: request.maxTurns,
+            maxOutputTokens: parts.maxOutputTokens,
+            temperature: parts.temperature,
+            deadline: request.deadline,
+            signal: run.signal,
+          },
+        );
+      } catch (error) {
+        // A bug, not an outcome of the run; still end the stream the way
+        // docs/events.md promises: error, then session.completed last.
+        const message = error instanceof Error ? error.message : String(error);
+        emit("error", { code: "internal", message, exit_code: ExitCode.failed });
+        this.store.updateSession(session.id, { status: "failed" });
+        this.#recordUndoAfterState(opened, run.prompt);
+        emit("session.completed", {
+          text: "",
+          usage: run.spent.usage,
+          turns: run.spent.turns,
+          exit_code: ExitCode.failed,
+          denials: parts.gate.denials(),
+        });
+        return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
+      }
+      this.#recordUndoAfterState(opened, run.prompt);
+      return this.#finish(opened, outcome, parts.gate.denials());
+    } finally {
+      if (this.#current === run) this.#current = undefined;
     }
-    this.#recordUndoAfterState();
-    return this.#finish(outcome, parts.gate.denials());
   }
 
   /** A child session for the task tool: its own history, never more rights than this one. */
   async #runSubagent(request: SubagentRunRequest): Promise<SubagentRunResult> {
+    const { session, parts, ledger } = this.#requireOpen();
     const parentOwns = this.spec.owns;
     const owns = request.owns.length
       ? request.owns.filter((path) =>
@@ -233,11 +231,11 @@ export class Engine {
       agent: request.agent.name,
       model: request.agent.model ?? this.spec.model,
       depth: this.spec.depth + 1,
-      parentId: this.#session!.id,
+      parentId: session.id,
       title: request.description,
       inheritedPermission: [
         ...this.spec.inheritedPermission,
-        this.#parts!.agent.permission as Record<string, unknown>,
+        parts.agent.permission as Record<string, unknown>,
       ],
       owns,
       mcp: { enabled: false, env: {}, blocked: [] },
@@ -248,8 +246,8 @@ export class Engine {
       { event: () => {}, ask: (question) => this.io.ask(question) },
       this.store,
       this.provider,
-      this.#parts!.mcpTools,
-      this.undoInto ?? { sessionId: this.#session!.id, turn: this.#ledger!.turn },
+      parts.mcpTools,
+      this.undoInto ?? { sessionId: session.id, turn: ledger.turn },
     );
     const stop = () => child.abort();
     // The parent may already be stopping: an event that fired before we
@@ -257,28 +255,28 @@ export class Engine {
     if (request.signal.aborted) stop();
     request.signal.addEventListener("abort", stop, { once: true });
     try {
-      const session = await child.open();
+      const opened = await child.open();
       const result = await child.run({
         prompt: request.prompt,
         maxTurns: request.agent.maxTurns,
-        deadline: this.#deadline,
+        deadline: this.#current?.deadline,
       });
       if (result.exitCode !== ExitCode.ok && !result.text) {
         throw new ToolError(
           "failed",
-          `the ${request.agent.name} subagent stopped without an answer (exit ${result.exitCode}); its session is ${session.id}.`,
+          `the ${request.agent.name} subagent stopped without an answer (exit ${result.exitCode}); its session is ${opened.id}.`,
         );
       }
       // A child stopped by a limit or Ctrl-C may have said something on the
       // way; the parent must not take it for a finished answer.
       const text = result.exitCode === ExitCode.ok || result.exitCode === ExitCode.denied
         ? result.text
-        : `${result.text}\n\n(The ${request.agent.name} subagent stopped before finishing (exit ${result.exitCode}); this answer may be incomplete. Its session is ${session.id}.)`;
+        : `${result.text}\n\n(The ${request.agent.name} subagent stopped before finishing (exit ${result.exitCode}); this answer may be incomplete. Its session is ${opened.id}.)`;
       return {
-        sessionId: session.id,
+        sessionId: opened.id,
         text,
-        filesRead: child.#ledger!.entries().map(([path]) => path),
-        filesWritten: child.#ledger!.writtenPaths(),
+        filesRead: opened.ledger.entries().map(([path]) => path),
+        filesWritten: opened.ledger.writtenPaths(),
       };
     } finally {
       request.signal.removeEventListener("abort", stop);
@@ -286,14 +284,14 @@ export class Engine {
     }
   }
 
-  async #systemPrompt(): Promise<string> {
+  async #systemPrompt(parts: SessionParts): Promise<string> {
     return renderSystemPrompt({
       workspace: this.spec.workspace,
       date: new Date(),
       platform: `${Deno.build.os} ${Deno.build.arch}`,
-      gitSummary: await gitSummary(this.spec.workspace, this.#parts!.helperCommands),
+      gitSummary: await gitSummary(this.spec.workspace, parts.helperCommands),
       instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
-      agentPrompt: this.#parts!.agentPrompt,
+      agentPrompt: parts.agentPrompt,
     });
   }
 
@@ -302,17 +300,13 @@ export class Engine {
    * skiff's own state from later changes (a subagent's files are in its
    * parent's prompt, which records them when it ends).
    */
-  #recordUndoAfterState(): void {
+  #recordUndoAfterState(opened: EngineSession, prompt: number): void {
     if (this.undoInto) return;
-    const sessionId = this.#session!.id;
-    const turn = this.#ledger!.turn;
-    for (const snapshot of this.store.snapshots.forTurn(sessionId, turn)) {
-      this.store.snapshots.recordAfter(sessionId, turn, snapshot.path, currentState(snapshot.path));
-    }
+    recordUndoAfterState(this.store, opened.id, prompt);
   }
 
-  #finish(outcome: LoopOutcome, denials: Denial[]): RunResult {
-    const session = this.#session!;
+  #finish(opened: EngineSession, outcome: LoopOutcome, denials: Denial[]): RunResult {
+    const { session, emit } = opened;
     // Everything so far is stored: say how to pick the work up again (a
     // subagent's session is continued through its parent, not by hand).
     const resume = this.spec.depth === 0
@@ -325,7 +319,7 @@ export class Engine {
         break;
       case "limit":
         exitCode = ExitCode.limit;
-        this.#emit("error", {
+        emit("error", {
           code: "limit",
           message: `${outcome.reason}${resume}`,
           exit_code: exitCode,
@@ -333,7 +327,7 @@ export class Engine {
         break;
       case "interrupted":
         exitCode = ExitCode.interrupted;
-        this.#emit("error", {
+        emit("error", {
           code: "interrupted",
           message: `interrupted${resume}`,
           exit_code: exitCode,
@@ -341,7 +335,7 @@ export class Engine {
         break;
       case "provider_error":
         exitCode = ExitCode.provider;
-        this.#emit("error", {
+        emit("error", {
           code: "provider",
           message: outcome.error.message,
           exit_code: exitCode,
@@ -349,12 +343,12 @@ export class Engine {
         break;
       case "failed":
         exitCode = ExitCode.failed;
-        this.#emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
+        emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
         break;
     }
     const status = exitCode === ExitCode.ok ? "completed" : outcome.kind;
     this.store.updateSession(session.id, { status });
-    this.#emit("session.completed", {
+    emit("session.completed", {
       text: outcome.text,
       usage: outcome.usage,
       turns: outcome.turns,
@@ -364,8 +358,8 @@ export class Engine {
     return { exitCode, sessionId: session.id, text: outcome.text };
   }
 
-  #flushWarnings(): void {
-    for (const message of this.#warnings) this.#emit("warning", { message });
+  #flushWarnings(emit: Emit): void {
+    for (const message of this.#warnings) emit("warning", { message });
     this.#warnings = [];
   }
 
@@ -375,11 +369,13 @@ export class Engine {
    * no model turn asked for it).
    */
   async runTool(name: string, input: unknown): Promise<ToolCallResult> {
-    const parts = this.#parts!;
-    const session = this.#session!;
-    this.#flushWarnings();
+    const opened = this.#requireOpen();
+    const { session, parts, ledger, emit } = opened;
+    this.#flushWarnings(emit);
+    // Its own signal, like a prompt's; its changes go under the session's next prompt.
+    const run = this.#startRun(ledger.turn);
     const tools = new Map(parts.tools.map((tool) => [tool.name, tool]));
-    if (tools.has(name)) this.#titleToolSession(name);
+    if (tools.has(name)) this.#titleToolSession(session, name);
     const call = {
       id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
       name,
@@ -389,26 +385,27 @@ export class Engine {
       {
         tools,
         gate: parts.gate,
-        emit: this.#emit,
-        context: (callId, signal) => this.#context(callId, signal),
+        emit,
+        context: (callId, signal) => parts.context(callId, signal),
         parseInput: parts.parseInput,
         truncate: parts.truncate,
         // No model reads a history here: only what the ledger learnt is kept.
-        record: () => this.store.saveFileReads(session.id, this.#ledger!.entries()),
+        record: () => this.store.saveFileReads(session.id, ledger.entries()),
       },
       call,
       0,
-      this.#abort.signal,
-    );
-    this.#recordUndoAfterState();
+      run.signal,
+    ).finally(() => {
+      if (this.#current === run) this.#current = undefined;
+    });
+    this.#recordUndoAfterState(opened, ledger.turn);
     return part.ok
       ? { tool: name, ok: true, output: part.output, metadata: part.metadata ?? {} }
       : { tool: name, ok: false, output: "", error: part.error, metadata: {} };
   }
 
   /** A `skiff tool` session is titled by the tools it ran: "skiff tool: read, edit". */
-  #titleToolSession(name: string): void {
-    const session = this.#session!;
+  #titleToolSession(session: Session, name: string): void {
     const prefix = "skiff tool: ";
     const names = session.title.startsWith(prefix)
       ? session.title.slice(prefix.length).split(", ")
@@ -421,31 +418,9 @@ export class Engine {
 
   async close(): Promise<void> {
     // A `skiff tool` batch has no outcome of its own: it ends when its calls are done.
-    if (this.#session && this.spec.agent === "tool") {
-      this.store.updateSession(this.#session.id, { status: "completed" });
+    if (this.#opened && this.spec.agent === "tool") {
+      this.store.updateSession(this.#opened.id, { status: "completed" });
     }
-    await this.#parts?.close();
-  }
-}
-
-/** Permission bits of an existing file, for undo to restore; null when unreadable. */
-function modeOf(path: string): number | null {
-  try {
-    // A link is kept as a link (its text is the snapshot's content), not as
-    // a copy of the file it points to.
-    if (Deno.lstatSync(path).isSymlink) return LINK_MODE;
-    const mode = Deno.statSync(path).mode;
-    return mode === null ? null : mode & 0o7777;
-  } catch {
-    return null;
-  }
-}
-
-/** A file's content hash, or ABSENT when nothing (or no file) is there. */
-function currentState(path: string): string {
-  try {
-    return hashContent(Deno.readFileSync(path));
-  } catch {
-    return ABSENT;
+    await this.#opened?.parts.close();
   }
 }

@@ -1,0 +1,70 @@
+/**
+ * One prompt's run inside an opened session: its own abort signal, deadline,
+ * prompt number (what undo files its snapshots under), recorder and the
+ * usage it spent. A session serves many prompts; each gets a fresh one, so
+ * a Ctrl-C that stopped one prompt never spends the next one's signal.
+ */
+import { addUsage, emptyUsage, type Usage } from "../contracts/events.ts";
+import type { SessionRecorder } from "../session/loop.ts";
+import type { FileLedger } from "../tools/files/mod.ts";
+import { hashContent } from "../tools/files/mod.ts";
+import { ABSENT } from "../store/snapshots.ts";
+import type { Store } from "../store/store.ts";
+import { storeRecorder } from "./recorder.ts";
+
+export class PromptRun {
+  readonly #abort = new AbortController();
+  /** Kept here too, so a run that ends in an internal error still reports them. */
+  readonly spent: { usage: Usage; turns: number } = { usage: emptyUsage(), turns: 0 };
+
+  constructor(
+    /** The user prompt's number in its session (1, 2, …): undo's unit. */
+    readonly prompt: number,
+    /** Epoch ms; none: no time limit. */
+    readonly deadline?: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  abort(): void {
+    this.#abort.abort();
+  }
+
+  /** The store recorder, also saving what the ledger learnt and summing this run's usage. */
+  recorder(store: Store, sessionId: string, ledger: FileLedger): SessionRecorder {
+    const recorder = storeRecorder(store, sessionId);
+    const onToolResult = recorder.toolResult;
+    recorder.toolResult = (part) => {
+      onToolResult(part);
+      store.saveFileReads(sessionId, ledger.entries());
+    };
+    const onStepUsage = recorder.stepUsage;
+    recorder.stepUsage = (usage) => {
+      onStepUsage(usage);
+      addUsage(this.spent.usage, usage);
+      this.spent.turns++;
+    };
+    return recorder;
+  }
+}
+
+/**
+ * What this prompt left each changed file as, so `skiff undo` can tell
+ * skiff's own state from later changes.
+ */
+export function recordUndoAfterState(store: Store, sessionId: string, prompt: number): void {
+  for (const snapshot of store.snapshots.forTurn(sessionId, prompt)) {
+    store.snapshots.recordAfter(sessionId, prompt, snapshot.path, currentState(snapshot.path));
+  }
+}
+
+/** A file's content hash, or ABSENT when nothing (or no file) is there. */
+function currentState(path: string): string {
+  try {
+    return hashContent(Deno.readFileSync(path));
+  } catch {
+    return ABSENT;
+  }
+}
