@@ -8,7 +8,7 @@
  * so should every future writer.
  */
 import { type ToolContext, ToolError } from "../tool.ts";
-import type { ToolPath } from "../tool_paths.ts";
+import { fileSystemError, type ToolPath } from "../tool_paths.ts";
 import { diskWriter, type FileWriter } from "./_file_io.ts";
 import { type FileDiff, fileDiff } from "./_file_diff.ts";
 import type { FileLedger } from "./file_ledger.ts";
@@ -200,6 +200,21 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * Plan, commit and preview a change of one file, for a tool that writes one:
+ * a failure reads as the file tools' own ("Could not write a.txt: …").
+ */
+export async function commitFileChange(
+  ctx: ChangeContext,
+  change: FileChange,
+  verb: "write" | "create",
+): Promise<FileDiff> {
+  await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
+    failure: (_, error) => fileSystemError(change.target.display, verb, error),
+  });
+  return previewChange(change);
 }
 
 function patchFailure(failed: FileChange, error: unknown, notRestored: string[]): Error {

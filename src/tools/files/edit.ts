@@ -20,17 +20,10 @@ import {
   statOrNull,
   toLf,
 } from "./_file_io.ts";
-import { type FileDiff, fileDiff } from "./_file_diff.ts";
-import {
-  commitChangeSet,
-  type FileChange,
-  planChangeSet,
-  previewChange,
-  withFileLocks,
-} from "./change_set.ts";
+import { fileDiff } from "./_file_diff.ts";
+import { commitFileChange, withFileLocks } from "./change_set.ts";
 import {
   fileAccess,
-  fileSystemError,
   PREVIEW_MAX_BYTES,
   resolveToolPath,
   type ToolPath,
@@ -151,30 +144,13 @@ function summarise(
   }).${tail}`;
 }
 
-/** Commit one file's change; a failure reads as it always has ("Could not write …"). */
-async function commitOne(change: FileChange, verb: string, ctx: ToolContext): Promise<FileDiff> {
-  await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
-    failure: (_, error) => fileSystemError(change.target.display, verb, error),
-  });
-  return previewChange(change);
-}
-
-async function createFile(
-  path: ToolPath,
-  content: string,
-  ctx: ToolContext,
-): Promise<ToolResult> {
-  const text = toLf(content);
-  const change = {
-    target: path,
-    before: null,
-    after: new TextEncoder().encode(content),
-    beforeText: null,
-    afterText: text,
-  };
-  const diff = await commitOne(change, "create", ctx);
+async function createFile(path: ToolPath, content: string, ctx: ToolContext): Promise<ToolResult> {
+  const after = toLf(content);
+  const bytes = new TextEncoder().encode(content);
+  const change = { target: path, before: null, after: bytes, beforeText: null, afterText: after };
+  const diff = await commitFileChange(ctx, change, "create");
   return {
-    output: `Created ${path.display} (${linesText(countLines(text))}).`,
+    output: `Created ${path.display} (${linesText(countLines(after))}).`,
     title: `${path.display} (created)`,
     metadata: { diff: diff.diff, additions: diff.additions, deletions: 0, created: true },
   };
@@ -257,17 +233,9 @@ export const editTool = defineTool({
               "Put the text you want in new_string, or skip this edit.",
             );
           }
-          const diff = await commitOne(
-            {
-              target,
-              before,
-              after: encodeText(result.text, doc),
-              beforeText: doc.text,
-              afterText: result.text,
-            },
-            "write",
-            ctx,
-          );
+          const after = encodeText(result.text, doc);
+          const change = { target, before, after, beforeText: doc.text, afterText: result.text };
+          const diff = await commitFileChange(ctx, change, "write");
           const lines = countLines(result.text);
           const output = result.outcomes.length
             ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)

@@ -13,8 +13,10 @@ export { FileLedger, hashContent } from "./file_ledger.ts";
 export {
   type ChangeSet,
   commitChangeSet,
+  commitFileChange,
   type FileChange,
   planChangeSet,
+  previewChange,
   previewChangeSet,
   withFileLocks,
 } from "./change_set.ts";

@@ -19,14 +19,8 @@ import {
   toLf,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { commitChangeSet, planChangeSet, previewChange, withFileLocks } from "./change_set.ts";
-import {
-  fileAccess,
-  fileSystemError,
-  PREVIEW_MAX_BYTES,
-  resolveToolPath,
-  withFileErrors,
-} from "../tool_paths.ts";
+import { commitFileChange, withFileLocks } from "./change_set.ts";
+import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, withFileErrors } from "../tool_paths.ts";
 
 export const writeSchema = z.object({
   file_path: z.string().describe(
@@ -107,10 +101,7 @@ export const writeTool = defineTool({
             beforeText: planned.beforeText,
             afterText: planned.afterText,
           };
-          await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
-            failure: (_, error) => fileSystemError(target.display, "write", error),
-          });
-          const diff = previewChange(change);
+          const diff = await commitFileChange(ctx, change, "write");
           const output = before === null
             ? `Created ${target.display} (${linesText(lines)}).`
             : `Replaced ${target.display}: ${linesText(lines)}, was ${
