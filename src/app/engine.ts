@@ -5,7 +5,7 @@
  * same code runs in-process or inside the permission-restricted Worker.
  */
 import type { ChatProvider } from "../provider/types.ts";
-import type { Denial, SkiffEvent } from "../contracts/events.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 import { makeEvent } from "../contracts/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
@@ -22,13 +22,9 @@ import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
 import type { Session, Store } from "../store/store.ts";
-import { ExitCode } from "../cli/exit_codes.ts";
+import { type ExitCodes, reportOutcome, type RunResult } from "./run_outcome.ts";
 
-export interface RunResult {
-  exitCode: number;
-  sessionId: string;
-  text: string;
-}
+export type { RunResult };
 
 export class Engine {
   #opened?: EngineSession;
@@ -66,8 +62,8 @@ export class Engine {
   }
 
   /** A run for the next prompt, aborted already when an abort came between prompts. */
-  #startRun(prompt: number, deadline?: number): PromptRun {
-    const run = new PromptRun(prompt, deadline);
+  #startRun(prompt: number, deadline?: number, exitCodes?: ExitCodes): PromptRun {
+    const run = new PromptRun(prompt, deadline, exitCodes);
     if (this.#abortNext) run.abort();
     this.#abortNext = false;
     this.#current = run;
@@ -145,6 +141,7 @@ export class Engine {
     const run = this.#startRun(
       stored.filter((message) => message.role === "user").length + 1,
       request.deadline,
+      request.exitCodes,
     );
     ledger.beginTurn(run.prompt);
     try {
@@ -192,20 +189,21 @@ export class Engine {
         // A bug, not an outcome of the run; still end the stream the way
         // docs/events.md promises: error, then session.completed last.
         const message = error instanceof Error ? error.message : String(error);
-        emit("error", { code: "internal", message, exit_code: ExitCode.failed });
+        const exitCode = request.exitCodes.failed;
+        emit("error", { code: "internal", message, exit_code: exitCode });
         this.store.updateSession(session.id, { status: "failed" });
         this.#recordUndoAfterState(opened, run.prompt);
         emit("session.completed", {
           text: "",
           usage: run.spent.usage,
           turns: run.spent.turns,
-          exit_code: ExitCode.failed,
+          exit_code: exitCode,
           denials: parts.gate.denials(),
         });
-        return { exitCode: ExitCode.failed, sessionId: session.id, text: "" };
+        return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
       }
       this.#recordUndoAfterState(opened, run.prompt);
-      return this.#finish(opened, outcome, parts.gate.denials());
+      return this.#finish(opened, outcome, request.exitCodes);
     } finally {
       if (this.#current === run) this.#current = undefined;
     }
@@ -214,6 +212,10 @@ export class Engine {
   /** A child session for the task tool: its own history, never more rights than this one. */
   async #runSubagent(request: SubagentRunRequest): Promise<SubagentRunResult> {
     const { session, parts, ledger } = this.#requireOpen();
+    const run = this.#current;
+    if (!run?.exitCodes) {
+      throw new ToolError("failed", "a subagent runs only within a prompt (skiff run).");
+    }
     const parentOwns = this.spec.owns;
     const owns = request.owns.length
       ? request.owns.filter((path) =>
@@ -259,9 +261,10 @@ export class Engine {
       const result = await child.run({
         prompt: request.prompt,
         maxTurns: request.agent.maxTurns,
-        deadline: this.#current?.deadline,
+        deadline: run.deadline,
+        exitCodes: run.exitCodes,
       });
-      if (result.exitCode !== ExitCode.ok && !result.text) {
+      if (result.outcome !== "completed" && !result.text) {
         throw new ToolError(
           "failed",
           `the ${request.agent.name} subagent stopped without an answer (exit ${result.exitCode}); its session is ${opened.id}.`,
@@ -269,7 +272,7 @@ export class Engine {
       }
       // A child stopped by a limit or Ctrl-C may have said something on the
       // way; the parent must not take it for a finished answer.
-      const text = result.exitCode === ExitCode.ok || result.exitCode === ExitCode.denied
+      const text = result.outcome === "completed" || result.outcome === "denied"
         ? result.text
         : `${result.text}\n\n(The ${request.agent.name} subagent stopped before finishing (exit ${result.exitCode}); this answer may be incomplete. Its session is ${opened.id}.)`;
       return {
@@ -305,57 +308,19 @@ export class Engine {
     recordUndoAfterState(this.store, opened.id, prompt);
   }
 
-  #finish(opened: EngineSession, outcome: LoopOutcome, denials: Denial[]): RunResult {
-    const { session, emit } = opened;
-    // Everything so far is stored: say how to pick the work up again (a
-    // subagent's session is continued through its parent, not by hand).
-    const resume = this.spec.depth === 0
-      ? `. Continue with: skiff run --session ${session.id} "…"`
-      : "";
-    let exitCode: number = ExitCode.ok;
-    switch (outcome.kind) {
-      case "completed":
-        exitCode = denials.length ? ExitCode.denied : ExitCode.ok;
-        break;
-      case "limit":
-        exitCode = ExitCode.limit;
-        emit("error", {
-          code: "limit",
-          message: `${outcome.reason}${resume}`,
-          exit_code: exitCode,
-        });
-        break;
-      case "interrupted":
-        exitCode = ExitCode.interrupted;
-        emit("error", {
-          code: "interrupted",
-          message: `interrupted${resume}`,
-          exit_code: exitCode,
-        });
-        break;
-      case "provider_error":
-        exitCode = ExitCode.provider;
-        emit("error", {
-          code: "provider",
-          message: outcome.error.message,
-          exit_code: exitCode,
-        });
-        break;
-      case "failed":
-        exitCode = ExitCode.failed;
-        emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
-        break;
-    }
-    const status = exitCode === ExitCode.ok ? "completed" : outcome.kind;
-    this.store.updateSession(session.id, { status });
-    emit("session.completed", {
-      text: outcome.text,
-      usage: outcome.usage,
-      turns: outcome.turns,
-      exit_code: exitCode,
-      denials,
-    });
-    return { exitCode, sessionId: session.id, text: outcome.text };
+  #finish(opened: EngineSession, outcome: LoopOutcome, exitCodes: ExitCodes): RunResult {
+    return reportOutcome(
+      {
+        store: this.store,
+        session: opened.session,
+        emit: opened.emit,
+        exitCodes,
+        // A subagent's session is continued through its parent, not by hand.
+        resumable: this.spec.depth === 0,
+      },
+      outcome,
+      opened.parts.gate.denials(),
+    );
   }
 
   #flushWarnings(emit: Emit): void {

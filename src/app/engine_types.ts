@@ -8,6 +8,7 @@ import type { ToolErrorPayload } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
 import type { Config } from "../config/schema.ts";
+import type { ResolvedMcpServers } from "../mcp/config.ts";
 
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -41,6 +42,12 @@ export interface EngineSpec {
     project?: { file: string; root: string; servers: Record<string, unknown> };
     /** Names `${VAR}` may expand to in a server the project defines. */
     projectVariables?: string[];
+    /**
+     * The servers, resolved once by the host from the entries above (blocked
+     * ones switched off): the Worker's permissions and the MCP client both
+     * use these (src/app/mcp_trust.ts `sessionMcpServers`).
+     */
+    resolved?: ResolvedMcpServers;
   };
   /** False: the project is not trusted, so allow rules in its agent files are dropped. */
   projectTrusted?: boolean;
@@ -73,8 +80,17 @@ export interface EngineSpec {
   };
 }
 
+/** How a prompt's run ended; the CLI alone maps these to exit codes (docs/cli.md). */
+export type OutcomeKind = "completed" | "denied" | "limit" | "interrupted" | "provider" | "failed";
+
 export interface RunRequest {
   prompt: string;
+  /**
+   * The exit code of each outcome, handed in by the front end (the CLI's
+   * table, src/cli/exit_codes.ts): events `error` and `session.completed`
+   * carry it (docs/events.md).
+   */
+  exitCodes: Readonly<Record<OutcomeKind, number>>;
   /** No limit when absent. */
   maxTurns?: number;
   /** Epoch ms. */

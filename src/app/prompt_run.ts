@@ -11,6 +11,7 @@ import { hashContent } from "../tools/files/mod.ts";
 import { ABSENT } from "../store/snapshots.ts";
 import type { Store } from "../store/store.ts";
 import { storeRecorder } from "./recorder.ts";
+import type { OutcomeKind } from "./engine_types.ts";
 
 export class PromptRun {
   readonly #abort = new AbortController();
@@ -22,6 +23,8 @@ export class PromptRun {
     readonly prompt: number,
     /** Epoch ms; none: no time limit. */
     readonly deadline?: number,
+    /** The front end's outcome → exit code table; none for a `skiff tool` call. */
+    readonly exitCodes?: Readonly<Record<OutcomeKind, number>>,
   ) {}
 
   get signal(): AbortSignal {

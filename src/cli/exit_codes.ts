@@ -1,8 +1,9 @@
 /**
- * Exit codes, a public contract documented in docs/cli.md, and the one table
- * from an error's kind to its code.
+ * Exit codes, a public contract documented in docs/cli.md, and the only
+ * tables from a run's outcome and an error's kind to their codes.
  */
 import type { ErrorKind } from "../contracts/errors.ts";
+import type { OutcomeKind } from "../app/engine_types.ts";
 
 export const ExitCode = {
   ok: 0,
@@ -19,6 +20,16 @@ export const ExitCode = {
   /** Interrupted (Ctrl-C, SIGTERM). */
   interrupted: 130,
 } as const;
+
+/** A run's exit code, by how it ended; handed to the engine with each prompt. */
+export const OUTCOME_EXIT_CODES: Readonly<Record<OutcomeKind, number>> = {
+  completed: ExitCode.ok,
+  denied: ExitCode.denied,
+  limit: ExitCode.limit,
+  interrupted: ExitCode.interrupted,
+  provider: ExitCode.provider,
+  failed: ExitCode.failed,
+};
 
 /** A user-facing error's exit code, by its kind. */
 export const ERROR_EXIT_CODES: Readonly<Record<ErrorKind, number>> = {

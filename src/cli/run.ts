@@ -10,7 +10,7 @@ import type { EngineIO } from "../app/engine_types.ts";
 import { startEngine } from "../app/start.ts";
 import { jsonlRenderer } from "../ui/jsonl.ts";
 import { textRenderer } from "../ui/text.ts";
-import { ExitCode, UsageError } from "./exit_codes.ts";
+import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { readPrompt } from "./prompt_input.ts";
 import { interruptHandler } from "./interrupts.ts";
@@ -121,6 +121,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
     await engine.open({ sessionId: options.session, continueLatest: options.continue });
     const result = await engine.run({
       prompt,
+      exitCodes: OUTCOME_EXIT_CODES,
       maxTurns,
       deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
     });

@@ -8,6 +8,7 @@ import { testSpec } from "./_spec.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { openStore, type Store } from "../../src/store/store.ts";
+import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";
 
 const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 };
 
@@ -75,9 +76,9 @@ Deno.test("an abort stops the prompt it reaches; the next prompt runs with a fre
   await withEngine(steps, async (engine, _root, events) => {
     stop = () => engine.abort();
     await engine.open();
-    const first = await engine.run({ prompt: "one", maxTurns: 5 });
+    const first = await engine.run({ prompt: "one", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 5 });
     assertEquals(first.exitCode, 130);
-    const second = await engine.run({ prompt: "two", maxTurns: 5 });
+    const second = await engine.run({ prompt: "two", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 5 });
     assertEquals(second.exitCode, 0, "the first prompt's Ctrl-C does not stop the second");
     assertEquals(second.text, "done");
     assertEquals(exitCodes(events), [130, 0]);
@@ -93,8 +94,8 @@ Deno.test("each prompt of one engine session files its undo snapshots under its 
   ];
   await withEngine(steps, async (engine, root, events, store) => {
     const session = await engine.open();
-    await engine.run({ prompt: "write a", maxTurns: 5 });
-    await engine.run({ prompt: "write b", maxTurns: 5 });
+    await engine.run({ prompt: "write a", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 5 });
+    await engine.run({ prompt: "write b", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 5 });
     assertEquals(exitCodes(events), [0, 0]);
     assertEquals(await Deno.readTextFile(`${root}/work/b.txt`), "b.txt\n");
     const snapshots = store.snapshots;

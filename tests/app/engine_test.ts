@@ -10,6 +10,7 @@ import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { openStore } from "../../src/store/store.ts";
+import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";
 
 async function withDirs(work: (root: string) => Promise<void>): Promise<void> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-engine-" }));
@@ -49,7 +50,7 @@ Deno.test("an internal error still ends the stream with error, then session.comp
     const engine = new Engine(spec(root), io, store, broken);
     try {
       const session = await engine.open();
-      const result = await engine.run({ prompt: "hi", maxTurns: 3 });
+      const result = await engine.run({ prompt: "hi", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 3 });
       assertEquals(result.exitCode, 1);
       const types = events.map((event) => event.type);
       assertEquals(types.slice(-2), ["error", "session.completed"]);
@@ -85,7 +86,7 @@ Deno.test("usage spent before an internal error is still reported", async () => 
     const engine = new Engine(spec(root), io, store, failsSecond);
     try {
       await engine.open();
-      await engine.run({ prompt: "hi", maxTurns: 3 });
+      await engine.run({ prompt: "hi", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 3 });
       const completed = events.at(-1) as Extract<SkiffEvent, { type: "session.completed" }>;
       assertEquals(completed.usage, { input_tokens: 10, output_tokens: 5, total_tokens: 15 });
       assertEquals(completed.turns, 1);
@@ -103,7 +104,7 @@ Deno.test("Ctrl-C while the session opens stops the run that follows (exit 130)"
     try {
       handle.abort();
       await handle.open({});
-      const result = await handle.run({ prompt: "hi", maxTurns: 3 });
+      const result = await handle.run({ prompt: "hi", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 3 });
       assertEquals(result.exitCode, 130);
       assert(!events.some((event) => event.type === "turn.started"), "no model request was made");
       assertEquals(events.at(-1)?.type, "session.completed");

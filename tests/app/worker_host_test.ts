@@ -7,6 +7,7 @@ import { engineNetHosts, permissionsFor, startInWorker } from "../../src/app/wor
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
 import { startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
+import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";
 
 function spec(dataDir: string): EngineSpec {
   return testSpec({ workspace: dataDir, dataDir, configDir: dataDir });
@@ -33,7 +34,12 @@ Deno.test("a crashed engine Worker fails the request and close() returns", async
     assertStringIncludes(String(error), "the session engine crashed");
     assertStringIncludes(String(error), "skiff run --continue");
     await assertRejects(
-      () => within(2_000, handle.run({ prompt: "x", maxTurns: 1 }), "run"),
+      () =>
+        within(
+          2_000,
+          handle.run({ prompt: "x", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 1 }),
+          "run",
+        ),
       Error,
       "crashed",
     );
@@ -88,7 +94,11 @@ Deno.test("Ctrl-C right after the engine Worker starts is not lost", async () =>
     try {
       handle.abort();
       await within(20_000, handle.open({}), "open");
-      const result = await within(20_000, handle.run({ prompt: "hi", maxTurns: 3 }), "run");
+      const result = await within(
+        20_000,
+        handle.run({ prompt: "hi", exitCodes: OUTCOME_EXIT_CODES, maxTurns: 3 }),
+        "run",
+      );
       assertEquals(result.exitCode, 130);
       assertEquals(events.includes("turn.started"), false, "no model request was made");
     } catch (error) {

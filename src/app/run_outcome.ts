@@ -1,0 +1,78 @@
+/**
+ * How a prompt's run ended, told the way docs/events.md promises: an `error`
+ * event for anything but completion, then `session.completed` last. The
+ * engine knows the outcome's kind; the exit code each kind gets is the front
+ * end's table (src/cli/exit_codes.ts), handed in with the run request.
+ */
+import type { Denial } from "../contracts/events.ts";
+import type { LoopOutcome } from "../session/loop.ts";
+import type { Session, Store } from "../store/store.ts";
+import type { Emit } from "./engine_session.ts";
+import type { OutcomeKind } from "./engine_types.ts";
+
+export type ExitCodes = Readonly<Record<OutcomeKind, number>>;
+
+export interface RunResult {
+  outcome: OutcomeKind;
+  /** The outcome's code in the table the request handed in. */
+  exitCode: number;
+  sessionId: string;
+  text: string;
+}
+
+export interface OutcomeReport {
+  store: Store;
+  session: Session;
+  emit: Emit;
+  exitCodes: ExitCodes;
+  /** A top-level session says how to continue it; a subagent's goes through its parent. */
+  resumable: boolean;
+}
+
+/** The kind of a loop's outcome: a completed run with denials counts as denied. */
+export function outcomeKind(outcome: LoopOutcome, denials: Denial[]): OutcomeKind {
+  switch (outcome.kind) {
+    case "completed":
+      return denials.length ? "denied" : "completed";
+    case "provider_error":
+      return "provider";
+    default:
+      return outcome.kind;
+  }
+}
+
+/** Emits the run's closing events, stores its status, and returns its result. */
+export function reportOutcome(
+  report: OutcomeReport,
+  outcome: LoopOutcome,
+  denials: Denial[],
+): RunResult {
+  const { session, emit } = report;
+  const kind = outcomeKind(outcome, denials);
+  const exitCode = report.exitCodes[kind];
+  // Everything so far is stored: say how to pick the work up again.
+  const resume = report.resumable ? `. Continue with: skiff run --session ${session.id} "…"` : "";
+  switch (outcome.kind) {
+    case "limit":
+      emit("error", { code: "limit", message: `${outcome.reason}${resume}`, exit_code: exitCode });
+      break;
+    case "interrupted":
+      emit("error", { code: "interrupted", message: `interrupted${resume}`, exit_code: exitCode });
+      break;
+    case "provider_error":
+      emit("error", { code: "provider", message: outcome.error.message, exit_code: exitCode });
+      break;
+    case "failed":
+      emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
+      break;
+  }
+  report.store.updateSession(session.id, { status: outcome.kind });
+  emit("session.completed", {
+    text: outcome.text,
+    usage: outcome.usage,
+    turns: outcome.turns,
+    exit_code: exitCode,
+    denials,
+  });
+  return { outcome: kind, exitCode, sessionId: session.id, text: outcome.text };
+}
