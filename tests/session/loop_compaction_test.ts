@@ -242,6 +242,9 @@ Deno.test("through the real client: a 400 'context_length_exceeded' from the end
     assertEquals(mock.requests.length, 4);
     const done = compactions(events);
     assertEquals(done.map((event) => [event.trigger, event.kind]), [["overflow", "prune"]]);
+    // Pruning was enough: no summary was tried, so none failed.
+    assertEquals(done[0].fallback, undefined);
+    assertEquals(events.filter((event) => event.type === "warning"), []);
     const retry = JSON.stringify(mock.requests[3].messages);
     assert(retry.length < JSON.stringify(mock.requests[2].messages).length);
     assert(retry.includes("output pruned to save context"), "the retry was not compacted");

@@ -127,8 +127,9 @@ export class ContextKeeper {
         pruned,
         ...body,
       });
-    // On an overflow our count is known to be low: whatever it says, act.
-    if (this.meter.estimate(history) <= budget.threshold && trigger === "threshold") {
+    // After an overflow our count is known to run low: pruning must reach the goal, not just the threshold.
+    const enough = trigger === "threshold" ? budget.threshold : budget.goal;
+    if (this.meter.estimate(history) <= enough) {
       event({ kind: "prune" });
       return { ok: true };
     }
