@@ -83,8 +83,8 @@ export interface CommitOptions {
   /** The writer; a test swaps it to make a write fail midway. @default diskWriter */
   io?: FileWriter;
   /**
-   * The error reported when a change fails, after the rollback. `restoredAll`
-   * is false when some file could not be put back (`notRestored` names them).
+   * The error reported when a change fails, after the rollback; `notRestored`
+   * names the files that could not be put back (empty when all were).
    * @default the apply_patch wording: "Writing X failed (…). Every file …"
    */
   failure?: (failed: FileChange, error: unknown, notRestored: string[]) => Error;
@@ -116,10 +116,8 @@ export async function commitChangeSet(
     ...changes.filter((c) => c.after === null && c.link !== undefined),
   ];
   const done: Prior[] = [];
-  let failed: FileChange | undefined;
   try {
     for (const change of ordered) {
-      failed = change;
       const mode = await stillAsPlanned(change);
       // A removed link is kept for undo as the link (its text), not its target's bytes.
       const before = change.link !== undefined
@@ -131,8 +129,9 @@ export async function commitChangeSet(
       done.push({ change, mode });
     }
   } catch (error) {
+    const failed = ordered[done.length];
     const notRestored = await rollBack(done, io);
-    throw (options.failure ?? patchFailure)(failed!, error, notRestored);
+    throw (options.failure ?? patchFailure)(failed, error, notRestored);
   }
   for (const change of changes) {
     if (change.after !== null) ctx.files.markWritten(change.target.real, change.after);
