@@ -197,7 +197,8 @@ Deno.test("an endpoint that says 'context length exceeded' gets one compaction a
   const refused = seen.filter((request) => request.tokens + REPLY > WINDOW);
   assertEquals(refused.length, 1);
   const done = compactions(events);
-  assertEquals(done.length, 1);
+  // One compaction for the refusal; later ones come in time, from our own count.
+  assertEquals(done.filter((event) => event.trigger === "overflow").length, 1);
   assertEquals(done[0].trigger, "overflow");
   assertEquals(done[0].window, WINDOW, "the window the server named is used from then on");
   const retried = seen[seen.indexOf(refused[0]) + 1];

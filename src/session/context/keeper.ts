@@ -22,7 +22,7 @@ import {
 } from "./plan.ts";
 import { pruneToolOutputs } from "./prune.ts";
 import { summarise, userWords } from "./summary.ts";
-import { windowFromOverflow } from "./overflow.ts";
+import { tokensFromOverflow, windowFromOverflow } from "./overflow.ts";
 
 export type CompactionEvent = EventBodies["context.compacted"];
 
@@ -89,14 +89,20 @@ export class ContextKeeper {
   async overflowed(history: ChatMessage[], turn: number, error: ProviderError): Promise<Readiness> {
     const tokens = this.meter.estimate(history);
     const named = windowFromOverflow(error.message);
-    if (named !== undefined && named < this.#budget.window) {
+    const windowExplains = named !== undefined && named < this.#budget.window;
+    if (windowExplains) {
       this.#budget = contextBudget(
         { ...this.#options.limits, context: named },
         this.#settings,
         this.#options.maxOutputTokens,
       );
     }
-    this.meter.distrust();
+    // Our count ran low by as much as the server's own count shows; when it
+    // names neither its count nor a smaller window, assume a quarter.
+    const counted = tokensFromOverflow(error.message);
+    if (counted !== undefined && counted > tokens) this.meter.distrust(tokens / counted);
+    else if (!windowExplains && counted === undefined) this.meter.distrust();
+    else this.meter.invalidate();
     if (!this.#settings.auto) {
       return { ok: false, reason: fullWindowMessage(tokens, this.#budget, false) };
     }
@@ -127,9 +133,8 @@ export class ContextKeeper {
         pruned,
         ...body,
       });
-    // After an overflow our count is known to run low: pruning must reach the goal, not just the threshold.
-    const enough = trigger === "threshold" ? budget.threshold : budget.goal;
-    if (this.meter.estimate(history) <= enough) {
+    // After an overflow the estimate has just been corrected by the server's count or window.
+    if (this.meter.estimate(history) <= budget.threshold) {
       event({ kind: "prune" });
       return { ok: true };
     }
@@ -147,13 +152,18 @@ export class ContextKeeper {
       history.splice(0, history.length, ...outcome.history);
       this.meter.invalidate();
       if (this.meter.estimate(history) > budget.threshold) {
-        pruned += pruneToolOutputs(history, this.meter, { goal: budget.goal, includeUnread: true })
-          .pruned;
+        pruned += pruneToolOutputs(history, this.meter, {
+          goal: budget.threshold,
+          includeUnread: true,
+        }).pruned;
       }
       event({ kind: "summary", replaced: outcome.replaced, summary: outcome.summary });
     } else {
-      pruned += pruneToolOutputs(history, this.meter, { goal: budget.goal, includeUnread: true })
-        .pruned;
+      // The newest outputs go only as far as needed to send the request at all.
+      pruned += pruneToolOutputs(history, this.meter, {
+        goal: budget.threshold,
+        includeUnread: true,
+      }).pruned;
       this.#options.warn(
         `Context compaction: the summary was not used (${outcome.reason}); ` +
           `old tool outputs were pruned instead, and the conversation is kept whole otherwise.`,

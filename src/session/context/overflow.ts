@@ -44,3 +44,19 @@ export function windowFromOverflow(message: string): number | undefined {
   }
   return undefined;
 }
+
+/** The size the server counted for the refused request, when it says. */
+export function tokensFromOverflow(message: string): number | undefined {
+  const patterns = [
+    /resulted in (\d+) tokens/i, // OpenAI, OpenRouter
+    /you requested (?:about )?(\d+) tokens/i, // vLLM, OpenRouter
+    /request \((\d+) tokens?\)/i, // llama.cpp
+    /prompt contains (\d+) tokens/i, // Mistral
+    /prompt is too long: (\d+) tokens/i, // Anthropic-style
+  ];
+  for (const pattern of patterns) {
+    const found = message.match(pattern)?.[1];
+    if (found && Number(found) > 0) return Number(found);
+  }
+  return undefined;
+}

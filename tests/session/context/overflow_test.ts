@@ -1,5 +1,9 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { isContextOverflow, windowFromOverflow } from "../../../src/session/context/overflow.ts";
+import {
+  isContextOverflow,
+  tokensFromOverflow,
+  windowFromOverflow,
+} from "../../../src/session/context/overflow.ts";
 import { ProviderError } from "../../../src/provider/types.ts";
 
 /** What each server answers, as the provider's message quotes it. */
@@ -33,6 +37,11 @@ Deno.test("the common 'context length exceeded' answers are recognised, with the
   assertEquals(windowFromOverflow(REFUSALS[0][2]), 128_000);
   assertEquals(windowFromOverflow(REFUSALS[2][2]), 8_192);
   assertEquals(windowFromOverflow("input length exceeds the context length"), undefined);
+  // And the count the server made, which corrects ours.
+  assertEquals(tokensFromOverflow(REFUSALS[0][2]), 130_512);
+  assertEquals(tokensFromOverflow(REFUSALS[1][2]), 33_000);
+  assertEquals(tokensFromOverflow(REFUSALS[2][2]), 9_000);
+  assertEquals(tokensFromOverflow(REFUSALS[5][2]), 210_000);
 });
 
 Deno.test("other failures are not mistaken for a full window", () => {
