@@ -8,7 +8,7 @@
 import { McpManager, type McpManagerOptions } from "../mcp/manager.ts";
 import type { SandboxLauncherFor } from "../mcp/connection.ts";
 import { type AvailableSandboxes, chooseLauncher, probeSandboxes } from "../sandbox/choose.ts";
-import { mcpSources } from "./mcp_trust.ts";
+import { mcpSources, sessionMcpServers } from "./mcp_trust.ts";
 import type { Tool } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -57,6 +57,7 @@ export function mcpSandboxLauncher(
 export async function startMcp(spec: EngineSpec): Promise<StartedMcp> {
   const manager = new McpManager({
     ...mcpManagerSources(spec),
+    resolved: sessionMcpServers(spec),
     sandboxLauncher: mcpSandboxLauncher(spec),
     clientInfo: { name: "skiff", version: VERSION },
   });

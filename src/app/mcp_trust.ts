@@ -8,7 +8,12 @@
  * Servers from the global config are the user's own and always start; a
  * project entry of the same name changes nothing of them (src/mcp/config.ts).
  */
-import { type McpServerInput, type McpSourceOptions, resolveMcpServers } from "../mcp/config.ts";
+import {
+  type McpServerInput,
+  type McpSourceOptions,
+  type ResolvedMcpServers,
+  resolveMcpServers,
+} from "../mcp/config.ts";
 import { checkSubject } from "../policy/evaluate.ts";
 import { flagsLayer } from "../policy/flags.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
@@ -42,6 +47,16 @@ export function mcpSources(spec: EngineSpec): McpSourceOptions {
     projectVariables: spec.mcp.projectVariables,
     env: (name) => spec.mcp.env[name],
   };
+}
+
+/**
+ * The session's servers: resolved once, by `prepare()` in the host, and read
+ * from the spec after that, in the host (the Worker's permissions) and in
+ * the Worker (the MCP client). A spec made without `prepare()` (a test's) is
+ * resolved here.
+ */
+export function sessionMcpServers(spec: EngineSpec): ResolvedMcpServers {
+  return spec.mcp.resolved ?? resolveMcpServers(mcpSources(spec));
 }
 
 /** Servers the project defines, enabled, with what they would run. */

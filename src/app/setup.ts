@@ -18,7 +18,8 @@ import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
-import { decideProjectServers, projectMcpServers } from "./mcp_trust.ts";
+import { decideProjectServers, mcpSources, projectMcpServers } from "./mcp_trust.ts";
+import { resolveMcpServers } from "../mcp/config.ts";
 import { mcpSpec } from "./mcp_spec.ts";
 
 export interface CommonOptions {
@@ -174,6 +175,8 @@ export async function prepare(
     projectMcpServers(spec),
     spec.interactive ? askAtStart : undefined,
   );
+  // Once, here: the Worker's permissions and the MCP client use this result.
+  if (spec.mcp.enabled) spec.mcp.resolved = resolveMcpServers(mcpSources(spec));
   return { spec, config, files: loaded.files };
 }
 

@@ -11,8 +11,8 @@ import { agentFiles } from "../agents/discovery.ts";
 import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
-import { type McpServerConfig, resolveMcpServers } from "../mcp/config.ts";
-import { mcpSources } from "./mcp_trust.ts";
+import type { McpServerConfig } from "../mcp/config.ts";
+import { sessionMcpServers } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
@@ -69,12 +69,13 @@ export function engineNetHosts(spec: EngineSpec): string[] | true {
 }
 
 /**
- * The MCP servers the engine will start, resolved exactly as the MCP client
- * resolves them: config and `.mcp.json`, a command given as a list, `${VAR}`s.
+ * The MCP servers the engine will start: the very list the MCP client gets,
+ * resolved once by the host (config and `.mcp.json`, a command given as a
+ * list, `${VAR}`s).
  */
 function mcpServers(spec: EngineSpec): McpServerConfig[] {
   if (!spec.mcp.enabled) return [];
-  return resolveMcpServers(mcpSources(spec)).servers.filter((server) => server.enabled);
+  return sessionMcpServers(spec).servers.filter((server) => server.enabled);
 }
 
 /** Programs the engine starts besides the sandbox launcher: stdio MCP servers. */

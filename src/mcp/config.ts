@@ -66,6 +66,13 @@ export type McpServerConfig =
     headers: Record<string, string>;
   };
 
+/** A session's servers once resolved (plain data: it crosses into the engine's Worker). */
+export interface ResolvedMcpServers {
+  servers: McpServerConfig[];
+  /** Entries that were ignored or could not be used, for the user. */
+  warnings: string[];
+}
+
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
@@ -110,9 +117,7 @@ function onlyDisables(input: McpServerInput): boolean {
     (input.enabled === false || input.disabled === true);
 }
 
-export function resolveMcpServers(
-  options: ResolveServersOptions,
-): { servers: McpServerConfig[]; warnings: string[] } {
+export function resolveMcpServers(options: ResolveServersOptions): ResolvedMcpServers {
   const warnings: string[] = [];
   const env = options.env ?? ((name: string) => Deno.env.get(name));
   const entries = projectEntries(options, warnings);

@@ -10,6 +10,7 @@ import {
   type McpServerConfig,
   type McpServerInput,
   type McpSourceOptions,
+  type ResolvedMcpServers,
   resolveMcpServers,
 } from "./config.ts";
 import { McpConnection, type SandboxLauncherFor } from "./connection.ts";
@@ -33,6 +34,11 @@ export interface McpManagerOptions {
   sandboxLauncher?: SandboxLauncherFor;
   /** skiff's own environment, for the allowlist and `${VAR}`. @default Deno.env.get */
   env?: (name: string) => string | undefined;
+  /**
+   * The servers as the host already resolved them (src/app/setup.ts); when
+   * given, the entries above are not resolved again here.
+   */
+  resolved?: ResolvedMcpServers;
   /** For HTTP servers; injected so tests choose. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** @default 60000 */
@@ -94,16 +100,18 @@ export class McpManager {
    */
   async start(): Promise<{ warnings: string[] }> {
     const env = this.options.env ?? ((name: string) => Deno.env.get(name));
-    const { servers, warnings } = resolveMcpServers({
-      workspace: this.options.workspace,
-      configServers: this.options.servers,
-      projectServers: this.options.projectServers,
-      projectVariables: this.options.projectVariables,
-      readMcpJson: this.options.readMcpJson,
-      env,
-      defaultTimeoutMs: this.options.timeoutMs,
-      defaultConnectTimeoutMs: this.options.connectTimeoutMs,
-    });
+    const { servers, warnings } = this.options.resolved
+      ? structuredClone(this.options.resolved)
+      : resolveMcpServers({
+        workspace: this.options.workspace,
+        configServers: this.options.servers,
+        projectServers: this.options.projectServers,
+        projectVariables: this.options.projectVariables,
+        readMcpJson: this.options.readMcpJson,
+        env,
+        defaultTimeoutMs: this.options.timeoutMs,
+        defaultConnectTimeoutMs: this.options.connectTimeoutMs,
+      });
     const deps = {
       env,
       fetch: this.options.fetch,

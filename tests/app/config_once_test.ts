@@ -7,6 +7,7 @@
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { prepare } from "../../src/app/setup.ts";
+import { McpManager } from "../../src/mcp/manager.ts";
 
 Deno.test("prepare reads the project file once and keeps to that reading", async () => {
   const root = await Deno.makeTempDir({ prefix: "skiff-config-once-" });
@@ -41,6 +42,49 @@ Deno.test("prepare reads the project file once and keeps to that reading", async
     assertEquals(spec.config.permission, { bash: { "rm *": "deny" } });
     assertEquals(spec.projectTrusted, false);
     assertStringIncludes(spec.warnings.join("\n"), "bash(git *)");
+  } finally {
+    if (saved === undefined) Deno.env.delete("SKIFF_CONFIG_DIR");
+    else Deno.env.set("SKIFF_CONFIG_DIR", saved);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("MCP servers are resolved once, in prepare, and the MCP client starts that list", async () => {
+  const root = await Deno.makeTempDir({ prefix: "skiff-config-once-" });
+  const configDir = path.join(root, "config");
+  const workspace = path.join(root, "repo");
+  await Deno.mkdir(configDir);
+  await Deno.mkdir(workspace);
+  await Deno.writeTextFile(
+    path.join(configDir, "config.json"),
+    JSON.stringify({ mcp: { notes: { command: ["notes-server", "--stdio"], enabled: false } } }),
+  );
+  const saved = Deno.env.get("SKIFF_CONFIG_DIR");
+  Deno.env.set("SKIFF_CONFIG_DIR", configDir);
+  try {
+    const { spec } = await prepare({ dir: workspace }, false);
+    const resolved = spec.mcp.resolved;
+    assertEquals(
+      resolved?.servers.map((server) => [
+        server.name,
+        server.enabled,
+        server.transport === "stdio" ? [server.command, ...server.args] : server.url,
+      ]),
+      [["notes", false, ["notes-server", "--stdio"]]],
+    );
+    // It crosses into the Worker as it is.
+    assertEquals(structuredClone(spec), spec);
+    // The client starts the host's list; the raw entries beside it are not resolved again.
+    const manager = new McpManager({
+      workspace,
+      servers: { other: { command: "other-server" } },
+      readMcpJson: false,
+      resolved: { servers: resolved!.servers, warnings: ["from the host"] },
+    });
+    const { warnings } = await manager.start();
+    assertEquals(warnings, ["from the host"]);
+    assertEquals(manager.status().map((server) => server.name), ["notes"]);
+    await manager.close();
   } finally {
     if (saved === undefined) Deno.env.delete("SKIFF_CONFIG_DIR");
     else Deno.env.set("SKIFF_CONFIG_DIR", saved);
