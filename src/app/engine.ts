@@ -47,7 +47,7 @@ export class Engine {
      * its prompt, so `skiff undo` of that prompt also puts back what the
      * subagent changed.
      */
-    private readonly undoInto?: { sessionId: string; turn: number },
+    private readonly undoInto?: { sessionId: string; prompt: number },
   ) {}
 
   /** Stops the running prompt; with none running, the next one. */
@@ -100,7 +100,7 @@ export class Engine {
     const ledger = undoLedger(this.store, session.id, undoInto);
     // Undo works per prompt: snapshots are filed under the prompt's number
     // (each run begins its own; `skiff tool` calls use this one).
-    ledger.beginTurn(this.#nextPrompt(session));
+    ledger.beginPrompt(this.#nextPrompt(session));
     const parts = await buildSessionParts({
       spec,
       store: this.store,
@@ -112,11 +112,11 @@ export class Engine {
       sharedTools: this.sharedTools,
       recordCommandChanges: (changes) => {
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
-        const target = undoInto ?? { sessionId: session.id, turn: ledger.turn };
+        const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };
         for (const change of changes) {
           this.store.snapshots.save(
             target.sessionId,
-            target.turn,
+            target.prompt,
             change.path,
             change.before,
             change.mode,
@@ -143,7 +143,7 @@ export class Engine {
       request.deadline,
       request.exitCodes,
     );
-    ledger.beginTurn(run.prompt);
+    ledger.beginPrompt(run.prompt);
     try {
       if (!session.title) {
         const title = request.prompt.trim().split("\n")[0].slice(0, 80);
@@ -249,7 +249,7 @@ export class Engine {
       this.store,
       this.provider,
       parts.mcpTools,
-      this.undoInto ?? { sessionId: session.id, turn: ledger.turn },
+      this.undoInto ?? { sessionId: session.id, prompt: ledger.prompt },
     );
     const stop = () => child.abort();
     // The parent may already be stopping: an event that fired before we
@@ -338,7 +338,7 @@ export class Engine {
     const { session, parts, ledger, emit } = opened;
     this.#flushWarnings(emit);
     // Its own signal, like a prompt's; its changes go under the session's next prompt.
-    const run = this.#startRun(ledger.turn);
+    const run = this.#startRun(ledger.prompt);
     const tools = new Map(parts.tools.map((tool) => [tool.name, tool]));
     if (tools.has(name)) this.#titleToolSession(session, name);
     const call = {
@@ -363,7 +363,7 @@ export class Engine {
     ).finally(() => {
       if (this.#current === run) this.#current = undefined;
     });
-    this.#recordUndoAfterState(opened, ledger.turn);
+    this.#recordUndoAfterState(opened, ledger.prompt);
     return part.ok
       ? { tool: name, ok: true, output: part.output, metadata: part.metadata ?? {} }
       : { tool: name, ok: false, output: "", error: part.error, metadata: {} };

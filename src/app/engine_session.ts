@@ -33,14 +33,14 @@ export class EngineSession {
 export function undoLedger(
   store: Store,
   sessionId: string,
-  undoInto?: { sessionId: string; turn: number },
+  undoInto?: { sessionId: string; prompt: number },
 ): FileLedger {
   return new FileLedger(
     {
-      save: (turn, path, before) => {
-        const target = undoInto ?? { sessionId, turn };
+      save: (prompt, path, before) => {
+        const target = undoInto ?? { sessionId, prompt };
         const mode = before === null ? null : modeOf(path);
-        store.snapshots.save(target.sessionId, target.turn, path, before, mode);
+        store.snapshots.save(target.sessionId, target.prompt, path, before, mode);
       },
     },
     store.getFileReads(sessionId),

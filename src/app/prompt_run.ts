@@ -58,7 +58,7 @@ export class PromptRun {
  * skiff's own state from later changes.
  */
 export function recordUndoAfterState(store: Store, sessionId: string, prompt: number): void {
-  for (const snapshot of store.snapshots.forTurn(sessionId, prompt)) {
+  for (const snapshot of store.snapshots.forPrompt(sessionId, prompt)) {
     store.snapshots.recordAfter(sessionId, prompt, snapshot.path, currentState(snapshot.path));
   }
 }

@@ -49,12 +49,12 @@ async function undo(options: UndoCommandOptions): Promise<number> {
       );
       return ExitCode.usage;
     }
-    const turn = store.snapshots.lastTurn(session.id);
-    if (turn === null) {
+    const prompt = store.snapshots.lastPrompt(session.id);
+    if (prompt === null) {
       console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
       return ExitCode.ok;
     }
-    const snapshots = store.snapshots.forTurn(session.id, turn);
+    const snapshots = store.snapshots.forPrompt(session.id, prompt);
     // Subagents file their snapshots under the prompt that started them, and
     // keep their own record of what they wrote: undo knows both.
     const family = [session, ...descendants(store, session.id)];
@@ -73,7 +73,7 @@ async function undo(options: UndoCommandOptions): Promise<number> {
       for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
       store.saveFileReads(id, [...sessionReads.entries()]);
     }
-    store.snapshots.delete(session.id, turn);
+    store.snapshots.delete(session.id, prompt);
 
     // File names were chosen by the model: shown, not obeyed.
     const shown = neutraliseControls;
@@ -83,7 +83,7 @@ async function undo(options: UndoCommandOptions): Promise<number> {
       console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
     }
     console.log(
-      `Undid prompt ${turn} of ${session.id}: ${
+      `Undid prompt ${prompt} of ${session.id}: ${
         report.restored.length + report.removed.length
       } file(s) put back, ${report.refused.length} refused.`,
     );

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 
 /** Where snapshots go; the store provides the persistent one. */
 export interface SnapshotSink {
-  /** Record `before` (null: the file did not exist) unless this turn already has one. */
-  save(turn: number, path: string, before: Uint8Array | null): void | Promise<void>;
+  /** Record `before` (null: the file did not exist) unless this user prompt already has one. */
+  save(prompt: number, path: string, before: Uint8Array | null): void | Promise<void>;
 }
 
 export function hashContent(content: Uint8Array | string): string {

@@ -27,7 +27,8 @@ export interface UndoSnapshot {
 }
 
 export interface UndoReport {
-  turn: number | null;
+  /** The user prompt undone; null when there was nothing to undo. */
+  prompt: number | null;
   restored: string[];
   removed: string[];
   refused: { path: string; reason: string }[];
@@ -87,8 +88,8 @@ export async function undoSnapshots(
   snapshots: UndoSnapshot[],
   knownHashes: Map<string, string | string[]>,
   options: UndoOptions,
-): Promise<Omit<UndoReport, "turn">> {
-  const report: Omit<UndoReport, "turn"> = { restored: [], removed: [], refused: [] };
+): Promise<Omit<UndoReport, "prompt">> {
+  const report: Omit<UndoReport, "prompt"> = { restored: [], removed: [], refused: [] };
   const writes = options.writes ?? writesOnThisThread;
   const isFolder = (snapshot: UndoSnapshot) => ((snapshot.mode ?? 0) & 0o170000) === FOLDER_MODE;
   // Files first; then the folders the prompt created, deepest first, once emptied.
@@ -118,7 +119,7 @@ export async function undoSnapshots(
 /** A folder the prompt created goes when nothing else is left in it. */
 async function removeCreatedFolder(
   folder: string,
-  report: Omit<UndoReport, "turn">,
+  report: Omit<UndoReport, "prompt">,
   writes: AtomicWrites,
 ): Promise<void> {
   let info: Deno.FileInfo;
@@ -145,7 +146,7 @@ async function removeCreatedFolder(
 async function undoOne(
   snapshot: UndoSnapshot,
   knownHashes: Map<string, string | string[]>,
-  report: Omit<UndoReport, "turn">,
+  report: Omit<UndoReport, "prompt">,
   writes: AtomicWrites,
 ): Promise<void> {
   const current = readOrNull(snapshot.path);
@@ -183,7 +184,7 @@ async function undoOne(
  * existing name, and the confined writer's Worker has no permission to make
  * links (Deno asks for full read and write rights for that).
  */
-function restoreLink(snapshot: UndoSnapshot, report: Omit<UndoReport, "turn">): void {
+function restoreLink(snapshot: UndoSnapshot, report: Omit<UndoReport, "prompt">): void {
   const text = new TextDecoder().decode(snapshot.content ?? new Uint8Array());
   let present: Deno.FileInfo | null = null;
   try {

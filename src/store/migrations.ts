@@ -104,6 +104,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX session_locks_by_run ON session_locks(run_id);
     `,
   },
+  {
+    version: 4,
+    description: "undo snapshots are filed by user prompt: the column says so",
+    // "turn" means a model step in events; the UNIQUE (session_id, turn, path)
+    // constraint follows the rename (SQLite 3.25 and later).
+    sql: `ALTER TABLE snapshots RENAME COLUMN turn TO prompt;`,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

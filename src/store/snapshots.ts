@@ -16,22 +16,23 @@ export class SnapshotTable {
   constructor(private readonly sql: Statements, private readonly now: () => number) {}
 
   /**
-   * Keep what `path` was before `turn` first changed it (null: it did not
-   * exist). Only the first snapshot per (session, turn, path) is kept: later
-   * ones in the same turn are ignored, so undo restores the state before the turn.
+   * Keep what `path` was before user prompt number `prompt` first changed it
+   * (null: it did not exist). Only the first snapshot per (session, prompt,
+   * path) is kept: later ones in the same prompt are ignored, so undo restores
+   * the state before the prompt.
    */
   save(
     sessionId: string,
-    turn: number,
+    prompt: number,
     path: string,
     content: Uint8Array | null,
     mode: number | null = null,
   ): void {
     this.sql.run(
-      `INSERT INTO snapshots (session_id, turn, path, content, existed, hash, mode, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, turn, path) DO NOTHING`,
+      `INSERT INTO snapshots (session_id, prompt, path, content, existed, hash, mode, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, prompt, path) DO NOTHING`,
       sessionId,
-      turn,
+      prompt,
       path,
       content,
       content === null ? 0 : 1,
@@ -43,16 +44,16 @@ export class SnapshotTable {
 
   /** A `SnapshotSink` for the file ledger, writing into this session. */
   sink(sessionId: string): SnapshotSink {
-    return { save: (turn, path, before) => this.save(sessionId, turn, path, before) };
+    return { save: (prompt, path, before) => this.save(sessionId, prompt, path, before) };
   }
 
   /** What the prompt left the file as: a content hash, or ABSENT. */
-  recordAfter(sessionId: string, turn: number, path: string, after: string): void {
+  recordAfter(sessionId: string, prompt: number, path: string, after: string): void {
     this.sql.run(
-      "UPDATE snapshots SET after_hash = ? WHERE session_id = ? AND turn = ? AND path = ?",
+      "UPDATE snapshots SET after_hash = ? WHERE session_id = ? AND prompt = ? AND path = ?",
       after,
       sessionId,
-      turn,
+      prompt,
       path,
     );
   }
@@ -73,22 +74,22 @@ export class SnapshotTable {
     return (row?.id as string | undefined) ?? null;
   }
 
-  /** The latest turn with snapshots, or null when there is nothing to undo. */
-  lastTurn(sessionId: string): number | null {
+  /** The latest prompt with snapshots, or null when there is nothing to undo. */
+  lastPrompt(sessionId: string): number | null {
     const row = this.sql.get(
-      "SELECT MAX(turn) AS turn FROM snapshots WHERE session_id = ?",
+      "SELECT MAX(prompt) AS prompt FROM snapshots WHERE session_id = ?",
       sessionId,
     );
-    return (row?.turn as number | null) ?? null;
+    return (row?.prompt as number | null) ?? null;
   }
 
-  /** The snapshots of one turn, in the order they were taken. */
-  forTurn(sessionId: string, turn: number): Snapshot[] {
+  /** The snapshots of one prompt, in the order they were taken. */
+  forPrompt(sessionId: string, prompt: number): Snapshot[] {
     return this.sql.all(
       `SELECT path, content, existed, hash, after_hash, mode, created_at FROM snapshots
-       WHERE session_id = ? AND turn = ? ORDER BY rowid`,
+       WHERE session_id = ? AND prompt = ? ORDER BY rowid`,
       sessionId,
-      turn,
+      prompt,
     ).map((row) => ({
       path: row.path as string,
       content: (row.content as Uint8Array | null) ?? null,
@@ -100,10 +101,10 @@ export class SnapshotTable {
     }));
   }
 
-  /** Forget one turn's snapshots (after an undo); returns how many were removed. */
-  delete(sessionId: string, turn: number): number {
+  /** Forget one prompt's snapshots (after an undo); returns how many were removed. */
+  delete(sessionId: string, prompt: number): number {
     return Number(
-      this.sql.run("DELETE FROM snapshots WHERE session_id = ? AND turn = ?", sessionId, turn)
+      this.sql.run("DELETE FROM snapshots WHERE session_id = ? AND prompt = ?", sessionId, prompt)
         .changes,
     );
   }

@@ -46,7 +46,7 @@ export interface HistoryMessage {
   parts: unknown[];
 }
 
-/** A file as it was before a turn first changed it. */
+/** A file as it was before a user prompt first changed it. */
 export interface Snapshot {
   path: string;
   /** null: the file did not exist. */

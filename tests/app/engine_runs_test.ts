@@ -99,8 +99,8 @@ Deno.test("each prompt of one engine session files its undo snapshots under its 
     assertEquals(exitCodes(events), [0, 0]);
     assertEquals(await Deno.readTextFile(`${root}/work/b.txt`), "b.txt\n");
     const snapshots = store.snapshots;
-    assertEquals(snapshots.lastTurn(session.id), 2);
-    assertEquals(snapshots.forTurn(session.id, 1).map((s) => s.path), [`${root}/work/a.txt`]);
-    assertEquals(snapshots.forTurn(session.id, 2).map((s) => s.path), [`${root}/work/b.txt`]);
+    assertEquals(snapshots.lastPrompt(session.id), 2);
+    assertEquals(snapshots.forPrompt(session.id, 1).map((s) => s.path), [`${root}/work/a.txt`]);
+    assertEquals(snapshots.forPrompt(session.id, 2).map((s) => s.path), [`${root}/work/b.txt`]);
   });
 });

@@ -184,7 +184,7 @@ Deno.test("store: the first snapshot of a file in a turn wins; absent files are 
   const store = openStore(data.dir);
   const { id } = store.createSession({ workspace: "/w", model: "m", agent: "build" });
   const text = (s: string) => new TextEncoder().encode(s);
-  assertEquals(store.snapshots.lastTurn(id), null);
+  assertEquals(store.snapshots.lastPrompt(id), null);
 
   store.snapshots.save(id, 1, "/w/a.ts", text("original"));
   store.snapshots.save(id, 1, "/w/a.ts", text("after first edit"));
@@ -193,8 +193,8 @@ Deno.test("store: the first snapshot of a file in a turn wins; absent files are 
   const sink = store.snapshots.sink(id);
   await sink.save(2, "/w/a.ts", text("after turn one"));
 
-  assertEquals(store.snapshots.lastTurn(id), 2);
-  const turnOne = store.snapshots.forTurn(id, 1);
+  assertEquals(store.snapshots.lastPrompt(id), 2);
+  const turnOne = store.snapshots.forPrompt(id, 1);
   assertEquals(turnOne.map((s) => [s.path, s.existed]), [
     ["/w/a.ts", true],
     ["/w/new.ts", false],
@@ -206,11 +206,11 @@ Deno.test("store: the first snapshot of a file in a turn wins; absent files are 
   assertEquals(turnOne[0].hash?.length, 64);
 
   assertEquals(store.snapshots.delete(id, 2), 1);
-  assertEquals(store.snapshots.lastTurn(id), 1);
+  assertEquals(store.snapshots.lastPrompt(id), 1);
 
   store.snapshots.save(id, 3, "/w/run.sh", text("#!/bin/sh"), 0o755);
   store.snapshots.recordAfter(id, 3, "/w/run.sh", "absent");
-  const [script] = store.snapshots.forTurn(id, 3);
+  const [script] = store.snapshots.forPrompt(id, 3);
   assertEquals([script.mode, script.after_hash], [0o755, "absent"]);
   assertEquals(turnOne[0].after_hash, null, "a prompt that never finished has no after state");
   store.close();
@@ -228,7 +228,7 @@ Deno.test("store: a version 1 database is migrated forward and keeps its snapsho
            VALUES ('ses_old', 1, '/w/a', NULL, 0, NULL, 1)`);
   db.close();
   const store = openStore(data.dir);
-  const [snapshot] = store.snapshots.forTurn("ses_old", 1);
+  const [snapshot] = store.snapshots.forPrompt("ses_old", 1);
   assertEquals([snapshot.path, snapshot.after_hash, snapshot.mode], ["/w/a", null, null]);
   store.close();
   const check = new DatabaseSync(`${data.dir}/skiff.db`);

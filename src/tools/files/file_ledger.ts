@@ -1,7 +1,7 @@
 /**
  * What this session knows about the files it touched: which content the model
  * has seen (read-before-edit, compared by content hash, never mtime), which
- * files a turn changed (snapshots for undo), and one lock per file so two
+ * files a prompt changed (snapshots for undo), and one lock per file so two
  * edits of the same file never interleave.
  */
 import { ToolError } from "../tool.ts";
@@ -14,7 +14,7 @@ export class FileLedger {
   #written = new Set<string>();
   #snapshotted = new Set<string>();
   #locks = new Map<string, Promise<unknown>>();
-  #turn = 0;
+  #prompt = 0;
 
   constructor(
     private readonly sink?: SnapshotSink,
@@ -23,14 +23,14 @@ export class FileLedger {
     if (seen) { for (const [path, hash] of seen) this.#seen.set(path, hash); }
   }
 
-  /** The turn snapshots are filed under; the loop advances it. */
-  beginTurn(turn: number): void {
-    this.#turn = turn;
+  /** The user prompt snapshots are filed under (undo's unit); each run begins its own. */
+  beginPrompt(prompt: number): void {
+    this.#prompt = prompt;
     this.#snapshotted.clear();
   }
 
-  get turn(): number {
-    return this.#turn;
+  get prompt(): number {
+    return this.#prompt;
   }
 
   /** The model has now seen this exact content of `path`. */
@@ -82,11 +82,11 @@ export class FileLedger {
     }
   }
 
-  /** Keep what `path` was before its first change in this turn. */
+  /** Keep what `path` was before its first change in this prompt. */
   async snapshot(path: string, before: Uint8Array | null): Promise<void> {
     if (this.#snapshotted.has(path)) return;
     this.#snapshotted.add(path);
-    await this.sink?.save(this.#turn, path, before);
+    await this.sink?.save(this.#prompt, path, before);
   }
 
   /** Run `work` while holding the lock for `path`. */
