@@ -72,7 +72,11 @@ export interface ChatRenderer {
   setInput(text: string, cursor: number, hint?: string): void;
   /** Change what the status line shows (model after `/model`, cost after a turn…). */
   setStatus(info: Partial<StatusInfo>): void;
-  /** Write text of skiff's own (a `/help` page, a `!command`'s output) into the scrollback. */
+  /**
+   * Write text into the scrollback above the bottom region (a `/help` page, a
+   * `!command`'s output). Control characters are shown, not obeyed, so it
+   * takes plain text only (no colours of its own).
+   */
   print(text: string): void;
   /** Expand the tool call with this id (or the last one when absent): its whole output or diff. */
   expandTool(callId?: string): void;
@@ -89,7 +93,5 @@ export interface ChatRenderer {
   dispose(): void;
 }
 
-// Filled in next (renderer.ts), with these signatures:
-//   export function createChatRenderer(options?: ChatRendererOptions): ChatRenderer;
-//   /** Colour for the chat: off when NO_COLOR is set or TERM is dumb. */
-//   export function chatColour(env?: { get(name: string): string | undefined }): boolean;
+export { createChatRenderer } from "./renderer.ts";
+export { chatColour } from "./style.ts";

@@ -1,0 +1,372 @@
+/**
+ * The chat renderer: turns engine events into what the interactive session
+ * draws. Finished things (markdown blocks of the answer, tool lines, notes)
+ * go to the scrollback once; the growing block of the answer, calls still
+ * running, the todo list, the input and the status line make up the bottom
+ * region, rebuilt and redrawn whenever one of them changes.
+ */
+import type { EventOf, SkiffEvent } from "../../contracts/events.ts";
+import type { Todo } from "../../contracts/todo.ts";
+import { neutraliseControls } from "../safe_text.ts";
+import { highlight } from "./highlight.ts";
+import { inputRows } from "./input_view.ts";
+import { loadMarkdown, markdownLexer, type MarkdownOptions, MarkdownStream } from "./markdown.ts";
+import type { ChatRenderer, ChatRendererOptions, StatusInfo } from "./mod.ts";
+import { type RegionCursor, Screen } from "./screen.ts";
+import { formatStatusLine, formatTokens } from "./status_line.ts";
+import { canRedraw, chatColour, makeStyle } from "./style.ts";
+import { formatTodos, todosOf } from "./todo_view.ts";
+import { formatToolCall, keyArgument } from "./tool_line.ts";
+import { preloadWidth, truncate, wrapLine } from "./width.ts";
+
+export { chatColour };
+
+/** Finished calls kept for `expandTool`; older ones can no longer be expanded. @default 100 */
+const KEPT_CALLS = 100;
+
+interface Running {
+  tool: string;
+  argument: string;
+  since: number;
+}
+
+export function createChatRenderer(options: ChatRendererOptions = {}): ChatRenderer {
+  return new InlineChatRenderer(options);
+}
+
+class InlineChatRenderer implements ChatRenderer {
+  #screen: Screen;
+  #style;
+  #now: () => number;
+  #status: StatusInfo;
+  #markdown: MarkdownOptions;
+  #stream: MarkdownStream | undefined;
+  /** Answer text that arrived before `marked` had loaded. */
+  #unlexed = "";
+  #live: string[] = [];
+  #inputs = new Map<string, unknown>();
+  #running = new Map<string, Running>();
+  #finished = new Map<string, { event: EventOf<"tool.completed">; input: unknown }>();
+  #todos: Todo[] = [];
+  #input: { text: string; cursor: number; hint?: string } | undefined;
+  #working: { since: number; frame: number } | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #spinnerEveryMs: number;
+  #suspended = false;
+  #disposed = false;
+  #lastStatus = "";
+
+  constructor(options: ChatRendererOptions) {
+    const color = options.color ?? chatColour();
+    this.#style = makeStyle(color);
+    this.#screen = new Screen({
+      output: options.output ?? Deno.stdout,
+      columns: options.columns ?? 80,
+      rows: options.rows ?? 24,
+      redraw: options.redraw ?? canRedraw(),
+    });
+    this.#now = options.now ?? Date.now;
+    this.#spinnerEveryMs = options.spinnerEveryMs ?? 120;
+    this.#status = {
+      model: "",
+      agent: "",
+      sandbox: "",
+      window: 0,
+      contextTokens: 0,
+      totalTokens: 0,
+      ...options.status,
+    };
+    this.#markdown = { columns: this.#screen.regionWidth, style: this.#style, highlight };
+    // Both are needed soon (the first answer, the first wide character) but
+    // not for the first prompt: loaded while the user types.
+    loadMarkdown().then(() => this.#lexerReady()).catch(() => {});
+    preloadWidth().catch(() => {});
+  }
+
+  event(event: SkiffEvent): void {
+    if (this.#disposed) return;
+    switch (event.type) {
+      case "session.started":
+        this.#status.model ||= event.model;
+        this.#status.agent ||= event.agent;
+        break;
+      case "turn.started":
+        this.#startWorking();
+        break;
+      case "message.delta":
+        this.#startWorking();
+        this.#answer(event.text);
+        break;
+      case "message.completed":
+        this.#endAnswer();
+        break;
+      case "tool.started":
+        this.#endAnswer();
+        this.#toolStarted(event);
+        break;
+      case "tool.completed":
+        this.#toolCompleted(event);
+        break;
+      case "permission.decided":
+        if (event.decision === "deny") {
+          this.#note(this.#style.red(`✗ ${event.tool} refused (${event.source})`));
+        }
+        break;
+      case "provider.retry":
+        this.#note(
+          this.#style.dim(
+            `… retrying the model request in ${(event.delay_ms / 1000).toFixed(1)}s (${
+              neutraliseControls(event.reason)
+            })`,
+          ),
+        );
+        break;
+      case "turn.completed":
+        this.#status.totalTokens += event.usage.total_tokens;
+        if (event.usage.input_tokens > 0) this.#status.contextTokens = event.usage.input_tokens;
+        break;
+      case "context.compacted":
+        this.#compacted(event);
+        break;
+      case "warning":
+        this.#endAnswer();
+        this.#note(this.#style.yellow(`warning: ${neutraliseControls(event.message)}`));
+        break;
+      case "error":
+        this.#endAnswer();
+        this.#stopWorking();
+        this.#note(this.#style.red(`skiff: ${neutraliseControls(event.message)}`));
+        break;
+      case "session.completed":
+        this.#endAnswer();
+        this.#stopWorking();
+        break;
+      default:
+        return;
+    }
+    this.#redraw();
+  }
+
+  setInput(text: string, cursor: number, hint?: string): void {
+    this.#input = { text, cursor, hint };
+    this.#redraw();
+  }
+
+  setStatus(info: Partial<StatusInfo>): void {
+    Object.assign(this.#status, info);
+    this.#redraw();
+  }
+
+  print(text: string): void {
+    this.#endAnswer();
+    this.#screen.scroll(neutraliseControls(text));
+    this.#redraw();
+  }
+
+  expandTool(callId?: string): void {
+    const id = callId ?? [...this.#finished.keys()].at(-1);
+    const call = id === undefined ? undefined : this.#finished.get(id);
+    if (!call) return;
+    const lines = formatToolCall(call.event, call.input, {
+      style: this.#style,
+      columns: this.#screen.regionWidth,
+      expanded: true,
+    });
+    this.#screen.scroll(lines.join("\n") + "\n");
+    this.#redraw();
+  }
+
+  resize(columns: number, rows?: number): void {
+    this.#screen.resize(columns, rows ?? this.#screen.rows);
+    this.#markdown.columns = this.#screen.regionWidth;
+    this.#redraw();
+  }
+
+  suspend(): void {
+    this.#suspended = true;
+    this.#screen.hide();
+  }
+
+  resume(): void {
+    this.#suspended = false;
+    this.#screen.show();
+    this.#redraw();
+  }
+
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#endAnswer();
+    this.#stopWorking();
+    this.#disposed = true;
+    this.#screen.close();
+  }
+
+  #lexerReady(): void {
+    if (!this.#unlexed || this.#disposed) return;
+    const text = this.#unlexed;
+    this.#unlexed = "";
+    this.#answer(text);
+    this.#redraw();
+  }
+
+  #answer(text: string): void {
+    const lex = markdownLexer();
+    if (!lex) {
+      this.#unlexed += text;
+      this.#live = this.#unlexed.split("\n").map((line) => neutraliseControls(line));
+      return;
+    }
+    this.#stream ??= new MarkdownStream(lex, this.#markdown);
+    const step = this.#stream.push(text);
+    if (step.done.length) this.#screen.scroll(step.done.join("\n") + "\n");
+    this.#live = step.live;
+  }
+
+  #endAnswer(): void {
+    const lex = markdownLexer();
+    if (this.#unlexed && lex) {
+      this.#stream ??= new MarkdownStream(lex, this.#markdown);
+      this.#stream.push(this.#unlexed);
+    } else if (this.#unlexed) {
+      // marked never loaded: the answer is still shown, as plain safe text.
+      this.#screen.scroll(neutraliseControls(this.#unlexed) + "\n");
+    }
+    this.#unlexed = "";
+    const rest = this.#stream?.finish() ?? [];
+    if (rest.length) this.#screen.scroll(rest.join("\n") + "\n");
+    this.#stream = undefined;
+    this.#live = [];
+  }
+
+  #toolStarted(event: EventOf<"tool.started">): void {
+    this.#startWorking();
+    this.#inputs.set(event.call_id, event.input);
+    const todos = todosOf(event.tool, event.input);
+    if (todos) {
+      this.#todos = todos;
+      if (!this.#screen.redraw) this.#note(this.#todoLines(todos.length + 1).join("\n"));
+    }
+    this.#running.set(event.call_id, {
+      tool: neutraliseControls(event.tool),
+      argument: keyArgument(event.tool, "", event.input),
+      since: this.#now(),
+    });
+  }
+
+  #toolCompleted(event: EventOf<"tool.completed">): void {
+    const input = this.#inputs.get(event.call_id);
+    this.#inputs.delete(event.call_id);
+    this.#running.delete(event.call_id);
+    const lines = formatToolCall(event, input, {
+      style: this.#style,
+      columns: this.#screen.regionWidth,
+    });
+    this.#screen.scroll(lines.join("\n") + "\n");
+    this.#finished.set(event.call_id, { event, input });
+    if (this.#finished.size > KEPT_CALLS) {
+      this.#finished.delete(this.#finished.keys().next().value!);
+    }
+  }
+
+  #compacted(event: EventOf<"context.compacted">): void {
+    this.#status.contextTokens = event.tokens_after;
+    if (!this.#status.window) this.#status.window = event.window;
+    const how = event.kind === "summary"
+      ? `older messages summarised${event.replaced ? ` (${event.replaced})` : ""}`
+      : `${event.pruned} old tool output${event.pruned === 1 ? "" : "s"} pruned`;
+    const why = event.trigger === "overflow" ? "the model refused the request as too long" : "";
+    this.#note(
+      this.#style.dim(
+        `⋯ context compacted: ${formatTokens(event.tokens_before)} → ${
+          formatTokens(event.tokens_after)
+        } tokens, ${how}${why ? `; ${why}` : ""}`,
+      ),
+    );
+  }
+
+  #note(text: string): void {
+    this.#screen.scroll(text + "\n");
+  }
+
+  #todoLines(maxRows: number): string[] {
+    return formatTodos(this.#todos, this.#style, this.#screen.regionWidth, maxRows);
+  }
+
+  #startWorking(): void {
+    if (this.#working) return;
+    this.#working = { since: this.#now(), frame: 0 };
+    if (this.#spinnerEveryMs > 0 && this.#screen.redraw) {
+      this.#timer = setInterval(() => {
+        if (!this.#working) return;
+        this.#working.frame++;
+        this.#redraw();
+      }, this.#spinnerEveryMs);
+      Deno.unrefTimer(this.#timer);
+    }
+  }
+
+  #stopWorking(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#working = undefined;
+    this.#running.clear();
+    if (!this.#screen.redraw) {
+      // No status line on a dumb terminal: the same facts as a line after each answer.
+      const line = this.#statusLine();
+      if (line !== this.#lastStatus) this.#note(line);
+      this.#lastStatus = line;
+    }
+  }
+
+  #statusLine(): string {
+    const running = [...this.#running.values()].at(-1);
+    const working = this.#working && {
+      since: this.#working.since,
+      now: this.#now(),
+      frame: this.#working.frame,
+      doing: running ? running.tool : this.#live.length ? "" : "thinking",
+    };
+    return formatStatusLine(this.#status, working, this.#style, this.#screen.regionWidth);
+  }
+
+  /** Build the bottom region from the current state and hand it to the screen. */
+  #redraw(): void {
+    if (this.#disposed || this.#suspended || !this.#screen.redraw) return;
+    const width = this.#screen.regionWidth;
+    const budget = this.#screen.rows - 1;
+    const bottom: string[] = [];
+    let cursor: RegionCursor | undefined;
+    for (const call of this.#running.values()) {
+      const seconds = Math.floor((this.#now() - call.since) / 1000);
+      bottom.push(
+        truncate(
+          `${this.#style.yellow("…")} ${this.#style.bold(call.tool)} ${call.argument} ${
+            this.#style.dim(`${seconds}s`)
+          }`,
+          width,
+        ),
+      );
+    }
+    const fixedRows = (this.#input ? 2 : 0) + 1 + bottom.length;
+    bottom.push(...this.#todoLines(Math.min(8, Math.max(0, budget - fixedRows - 2))));
+    let inputStart = -1;
+    if (this.#input) {
+      const input = inputRows(this.#input.text, this.#input.cursor, width, this.#style);
+      inputStart = bottom.length;
+      bottom.push(...input.rows);
+      cursor = { row: input.cursor.row, column: input.cursor.column };
+      if (this.#input.hint) {
+        bottom.push(truncate(this.#style.dim(neutraliseControls(this.#input.hint)), width));
+      }
+    }
+    bottom.push(this.#statusLine());
+    // The growing block gets what is left; its newest lines are the ones shown.
+    const liveRows = this.#live.flatMap((line) => wrapLine(line, width));
+    const room = Math.max(0, budget - bottom.length);
+    const live = liveRows.slice(Math.max(0, liveRows.length - room));
+    const rows = [...live, ...bottom].slice(-budget);
+    if (cursor) cursor.row += rows.length - bottom.length + inputStart;
+    if (cursor && cursor.row < 0) cursor = undefined;
+    this.#screen.setRegion(rows, cursor);
+  }
+}
