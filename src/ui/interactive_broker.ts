@@ -83,3 +83,68 @@ export class InteractiveBroker implements ApprovalBroker {
     return prompts.isCancel(choice) ? "interrupt" : choice;
   }
 }
+
+/** The keys and the screen an inline question uses (the chat's). */
+export interface InlineTerminal {
+  /** Route keys to `consumer` until the returned function is called. */
+  borrow(consumer: (key: { kind: string; text?: string }) => void): () => void;
+  print(text: string): void;
+}
+
+/**
+ * The chat's approval: the command or diff is printed into the conversation,
+ * then one key answers — y/Enter once, a always (this session), h always in
+ * this project, n deny, Esc/Ctrl-C stop the turn. It waits as long as it
+ * takes: nobody answering is never a yes. The text being typed in the input
+ * is not touched; the question borrows the keys and gives them back.
+ */
+export class InlineBroker implements ApprovalBroker {
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly terminal: InlineTerminal) {}
+
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const answer = this.#queue.then(() => this.#askNow(request));
+    this.#queue = answer.catch(() => {});
+    return answer;
+  }
+
+  #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
+    const canAlways = request.always.some((rule) => rule.patterns.length);
+    const choices: [string, ApprovalAnswer, string][] = [
+      ["y", "once", "yes, once"],
+      ...(canAlways
+        ? [["a", "always", "always (this session)"], [
+          "h",
+          "always-here",
+          "always here (saved to the project config)",
+        ]] as [string, ApprovalAnswer, string][]
+        : []),
+      ["n", "deny", "no"],
+    ];
+    this.terminal.print(
+      [
+        neutraliseControls(`── ${request.tool} wants permission ──`),
+        describeRequest(request),
+        `Allow? ${choices.map(([key, , label]) => `[${key}] ${label}`).join("  ")}  [Esc] stop`,
+      ].join("\n"),
+    );
+    return new Promise((resolve) => {
+      const release = this.terminal.borrow((key) => {
+        let answer: ApprovalAnswer | undefined;
+        if (key.kind === "enter") answer = "once";
+        else if (key.kind === "escape" || key.kind === "ctrl-c") answer = "interrupt";
+        else if (key.kind === "text" && key.text?.length === 1) {
+          answer = choices.find(([letter]) => letter === key.text!.toLowerCase())?.[1];
+        }
+        if (!answer) return;
+        release();
+        const label = answer === "interrupt"
+          ? "stopped"
+          : choices.find(([, value]) => value === answer)![2];
+        this.terminal.print(`→ ${label}`);
+        resolve(answer);
+      });
+    });
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * `skiff` / `skiff chat`: a conversation at a terminal. Each message is one
+ * prompt of the same session `skiff run` writes (sessions show, export and
+ * --continue work across both). Keys come from the raw terminal (src/ui/chat/
+ * input/); the screen is drawn through a ChatRenderer. Esc or Ctrl-C stops
+ * the running turn and keeps the input; Ctrl-D, or Ctrl-C twice on an empty
+ * input, exits with a hint to continue.
+ */
+import type { CommonOptions } from "../app/setup.ts";
+import { prepare } from "../app/setup.ts";
+import type { EngineIO, EngineSpec } from "../app/engine_types.ts";
+import type { EngineHandle, SessionSelector } from "../app/host.ts";
+import { startEngine } from "../app/start.ts";
+import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "./exit_codes.ts";
+import { approvalPrompter } from "./approvals.ts";
+import { reportFatal } from "./report_fatal.ts";
+import type { ChatRenderer } from "../ui/chat/mod.ts";
+import { plainChatRenderer } from "../ui/chat/input/plain_renderer.ts";
+import { LineEditor } from "../ui/chat/input/editor.ts";
+import type { Key } from "../ui/chat/input/keys.ts";
+import { KeySource } from "../ui/chat/input/key_source.ts";
+import { appendHistory, historyFile, readHistory } from "../ui/chat/input/history.ts";
+import {
+  bestMatches,
+  expandMentions,
+  mentionAt,
+  workspaceFiles,
+} from "../ui/chat/input/mentions.ts";
+import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts";
+import { chatCommands } from "./chat_commands.ts";
+import { InlineBroker } from "../ui/interactive_broker.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
+import { earlierMessages, pickSession } from "./chat_sessions.ts";
+
+export interface ChatOptions extends CommonOptions {
+  continue?: boolean;
+  /** `--resume` alone is `true`: pick from a list. */
+  resume?: string | boolean;
+}
+
+export const HEADLESS_HINT = `skiff: the interactive session needs a terminal.
+Run headless instead:  skiff run "what to do"
+or pipe the prompt:    echo "what to do" | skiff run`;
+
+export async function chatCommand(promptArgs: string[], options: ChatOptions): Promise<number> {
+  if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+    console.error(HEADLESS_HINT);
+    return ExitCode.usage;
+  }
+  try {
+    return await chat(promptArgs, options);
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
+
+async function chat(promptArgs: string[], options: ChatOptions): Promise<number> {
+  if (options.continue && options.resume) {
+    throw new UsageError("use either --continue or --resume, not both.");
+  }
+  const { spec } = await prepare(options, true, async (request) => {
+    const answer = await approvalPrompter(true)(request);
+    return answer === "interrupt" ? "deny" : answer;
+  });
+  let selector: SessionSelector = {};
+  if (options.continue) selector = { continueLatest: true };
+  else if (typeof options.resume === "string") selector = { sessionId: options.resume };
+  else if (options.resume) {
+    const picked = pickSession(spec);
+    if (!picked) return ExitCode.ok;
+    selector = { sessionId: picked };
+  }
+  return await new ChatSession(spec, selector).run(promptArgs.join(" ").trim());
+}
+
+class ChatSession {
+  readonly renderer: ChatRenderer = plainChatRenderer();
+  readonly keys = new KeySource();
+  readonly editor = new LineEditor();
+  readonly commands: CommandRegistry;
+  #engine?: EngineHandle;
+  #sessionId?: string;
+  #busy = false;
+  #queued: string[] = [];
+  /** Output of `!command`s, handed to the model with the next message. */
+  #shellNotes: string[] = [];
+  #files?: string[];
+  #exit!: () => void;
+  #history = "";
+
+  constructor(private readonly spec: EngineSpec, private selector: SessionSelector) {
+    this.commands = chatCommands(this.#controls(), () => this.commands);
+  }
+
+  async run(firstPrompt: string): Promise<number> {
+    this.#history = await historyFile(this.spec.dataDir, this.spec.workspace);
+    for (const line of readHistory(this.#history)) this.editor.remember(line);
+    if (this.selector.sessionId || this.selector.continueLatest) {
+      await this.#ensureEngine();
+      const earlier = earlierMessages(this.spec, this.#sessionId!);
+      if (earlier) this.renderer.print(earlier);
+    }
+    this.renderer.print(
+      neutraliseControls(
+        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit`,
+      ),
+    );
+    const done = new Promise<void>((resolve) => (this.#exit = resolve));
+    const reading = this.keys.run((key) => void this.#onKey(key));
+    this.#redraw();
+    if (firstPrompt) void this.#submit(firstPrompt);
+    await Promise.race([done, reading]);
+    this.keys.stop();
+    this.renderer.dispose();
+    await this.#engine?.close();
+    if (this.#sessionId) {
+      console.log(`Continue this conversation with: skiff --resume ${this.#sessionId}`);
+    }
+    return ExitCode.ok;
+  }
+
+  #redraw(hint?: string): void {
+    this.renderer.setInput(
+      this.editor.text,
+      this.editor.cursor,
+      hint ?? (this.#busy ? "working… Esc to stop · Enter queues a message" : undefined),
+    );
+  }
+
+  async #onKey(key: Key): Promise<void> {
+    // While a turn runs, Ctrl-C stops it whatever the input holds.
+    if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) {
+      this.#engine?.abort();
+      return;
+    }
+    const action = this.editor.handle(key);
+    switch (action.kind) {
+      case "submit":
+        appendHistory(this.#history, action.text);
+        if (this.#busy) {
+          this.#queued.push(action.text);
+          this.renderer.print(neutraliseControls(`(queued) ${action.text}`));
+          break;
+        }
+        this.#redraw();
+        await this.#submit(action.text);
+        return;
+      case "exit":
+        this.#exit();
+        return;
+      case "exit-hint":
+        this.#redraw("Press Ctrl-C again (or Ctrl-D) to exit");
+        return;
+      case "interrupt":
+        if (key.kind === "ctrl-c") this.editor.clear();
+        break;
+      case "complete":
+        await this.#complete();
+        return;
+    }
+    this.#redraw();
+  }
+
+  async #complete(): Promise<void> {
+    const { text, cursor } = this.editor;
+    const slash = /^\/(\S*)$/.exec(text.slice(0, cursor));
+    if (slash) {
+      const names = this.commands.complete(slash[1]);
+      if (names.length === 1) this.editor.set(`/${names[0]} `);
+      this.#redraw(names.map((name) => `/${name}`).join("  "));
+      return;
+    }
+    const mention = mentionAt(text, cursor);
+    if (!mention) return this.#redraw();
+    this.#files ??= await workspaceFiles(this.spec.workspace);
+    const matches = bestMatches(mention.query, this.#files);
+    if (matches.length) {
+      this.editor.text = `${text.slice(0, mention.start)}@${matches[0]} ${text.slice(cursor)}`;
+      this.editor.cursor = mention.start + matches[0].length + 2;
+    }
+    this.#redraw(matches.length > 1 ? matches.slice(1).join("  ") : undefined);
+  }
+
+  async #ensureEngine(): Promise<EngineHandle> {
+    if (this.#engine) return this.#engine;
+    const broker = new InlineBroker({
+      borrow: (consumer) => this.keys.borrow(consumer),
+      print: (text) => this.renderer.print(text),
+    });
+    const io: EngineIO = {
+      event: (event) => this.renderer.event(event),
+      ask: (request) => broker.ask(request),
+    };
+    const engine = await startEngine({ ...this.spec, interactive: true }, io);
+    try {
+      this.#sessionId = await engine.open(this.selector);
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    this.#engine = engine;
+    return engine;
+  }
+
+  async #submit(text: string): Promise<void> {
+    const command = CommandRegistry.parse(text);
+    this.#busy = true;
+    this.#redraw();
+    try {
+      if (command && this.commands.get(command.name)) {
+        await this.commands.get(command.name)!.run(command.args, this.#controls());
+      } else if (text.startsWith("!")) {
+        await this.#shell(text.slice(1).trim());
+      } else {
+        await this.#prompt(text);
+      }
+    } catch (error) {
+      this.renderer.print(neutraliseControls(`skiff: ${(error as Error).message}`));
+    } finally {
+      this.#busy = false;
+      this.#redraw();
+    }
+    const next = this.#queued.shift();
+    if (next !== undefined) await this.#submit(next);
+  }
+
+  async #prompt(text: string): Promise<void> {
+    this.renderer.print(neutraliseControls(`› ${text}`));
+    const engine = await this.#ensureEngine();
+    const { prompt } = await expandMentions(
+      text,
+      (file) => {
+        try {
+          return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+        } catch {
+          return false;
+        }
+      },
+      async (file) => {
+        const result = await engine.runTool("read", { file_path: file });
+        return result.ok
+          ? { ok: true, text: result.output }
+          : { ok: false, why: result.error?.message ?? "refused" };
+      },
+    );
+    const notes = this.#shellNotes.splice(0);
+    const result = await engine.run({
+      prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
+      exitCodes: OUTCOME_EXIT_CODES,
+    });
+    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
+  }
+
+  async #shell(command: string): Promise<void> {
+    if (!command) return;
+    const engine = await this.#ensureEngine();
+    const result = await engine.runTool("bash", { command, description: "typed by the user" });
+    const output = result.ok ? result.output : result.error?.message ?? "failed";
+    this.renderer.print(neutraliseControls(output.trimEnd()));
+    this.#shellNotes.push(
+      `I ran \`${command}\` myself; its output:\n\`\`\`\n${output.trimEnd()}\n\`\`\``,
+    );
+  }
+
+  #controls(): ChatControls {
+    return {
+      print: (text) => this.renderer.print(text),
+      confirm: (question) =>
+        new Promise((resolve) => {
+          this.renderer.print(`${question} [y/N]`);
+          const release = this.keys.borrow((key) => {
+            release();
+            resolve(key.kind === "text" && key.text?.toLowerCase() === "y");
+          });
+        }),
+      newSession: async () => {
+        await this.#engine?.close();
+        this.#engine = undefined;
+        this.#sessionId = undefined;
+        this.selector = {};
+        this.#shellNotes = [];
+      },
+      exit: () => this.#exit(),
+      send: (text) => this.#prompt(text),
+      sessionId: () => this.#sessionId,
+    };
+  }
+}

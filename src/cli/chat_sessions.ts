@@ -1,0 +1,72 @@
+/**
+ * The chat's view of stored sessions: the earlier messages shown when one is
+ * resumed, and the `--resume` picker (title, age, size) of this folder's
+ * sessions. Reads the store directly; the engine writes it.
+ */
+import type { EngineSpec } from "../app/engine_types.ts";
+import type { StoredMessage } from "../session/history.ts";
+import { openStore } from "../store/store.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
+
+/** The user and assistant text of a session, as a transcript to print; "" when empty. */
+export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40): string {
+  const store = openStore(spec.dataDir);
+  try {
+    const messages = store.loadHistory(sessionId) as StoredMessage[];
+    const lines: string[] = [];
+    for (const message of messages) {
+      if (message.role !== "user" && message.role !== "assistant") continue;
+      const text = message.parts.flatMap((part) => part.type === "text" ? [part.text] : [])
+        .join("").trim();
+      if (!text) continue;
+      lines.push(message.role === "user" ? `› ${text.split("\n\n<file ")[0]}` : text, "");
+    }
+    const shown = lines.slice(-keep * 2);
+    if (!shown.length) return "";
+    return neutraliseControls(
+      [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
+    );
+  } finally {
+    store.close();
+  }
+}
+
+function age(ms: number, now = Date.now()): string {
+  const minutes = Math.round((now - ms) / 60_000);
+  if (minutes < 60) return `${minutes}m ago`;
+  const hours = Math.round(minutes / 60);
+  return hours < 48 ? `${hours}h ago` : `${Math.round(hours / 24)}d ago`;
+}
+
+/** Lines of the picker: number, title, age, size. */
+export function pickerLines(
+  sessions: { title: string; updated_at: number; total_tokens: number; turns: number }[],
+  now = Date.now(),
+): string[] {
+  return sessions.map((session, index) =>
+    `${String(index + 1).padStart(2)}. ${(session.title || "(untitled)").slice(0, 50).padEnd(50)} ${
+      age(session.updated_at, now).padStart(8)
+    }  ${session.turns} turns, ${session.total_tokens} tokens`
+  );
+}
+
+/** Asks which of this folder's sessions to resume; undefined: none chosen. */
+export function pickSession(spec: EngineSpec): string | undefined {
+  const store = openStore(spec.dataDir);
+  let sessions;
+  try {
+    sessions = store.listSessions({ workspace: spec.workspace, limit: 20 })
+      .filter((session) => session.agent !== "tool");
+  } finally {
+    store.close();
+  }
+  if (!sessions.length) {
+    console.log(`No earlier session in ${spec.workspace}; starting a new one.`);
+    return undefined;
+  }
+  console.log(neutraliseControls(pickerLines(sessions).join("\n")));
+  const answer = prompt("Resume which (number, Enter for 1)?");
+  if (answer === null) return undefined;
+  const index = answer.trim() ? Number(answer.trim()) - 1 : 0;
+  return sessions[index]?.id;
+}

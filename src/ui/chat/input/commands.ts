@@ -1,0 +1,79 @@
+/**
+ * Slash commands of the chat: a small registry. Each command has a name, a
+ * one-line description for `/help` and completion, and a handler that gets
+ * the text after its name and the session's controls. Add a command by
+ * calling `registry.add(…)` where the chat is built (src/cli/chat.ts).
+ */
+
+/** What a command can do to the session it runs in. */
+export interface ChatControls {
+  /** Write lines into the conversation (the terminal's scrollback). */
+  print(text: string): void;
+  /** Ask a yes/no question inline; resolves true on "y". */
+  confirm(question: string): Promise<boolean>;
+  /** Start a new session (the next prompt opens it). */
+  newSession(): Promise<void>;
+  /** End the chat. */
+  exit(): void;
+  /** Send text to the model as if typed. */
+  send(text: string): Promise<void>;
+  /** The id of the session open now, if one is. */
+  sessionId(): string | undefined;
+}
+
+export interface SlashCommand {
+  name: string;
+  description: string;
+  run(args: string, controls: ChatControls): Promise<void> | void;
+}
+
+export class CommandRegistry {
+  readonly #commands = new Map<string, SlashCommand>();
+
+  add(command: SlashCommand): this {
+    this.#commands.set(command.name, command);
+    return this;
+  }
+
+  get(name: string): SlashCommand | undefined {
+    return this.#commands.get(name);
+  }
+
+  list(): SlashCommand[] {
+    return [...this.#commands.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Names starting with `prefix` (without the slash). */
+  complete(prefix: string): string[] {
+    return this.list().map((command) => command.name).filter((name) => name.startsWith(prefix));
+  }
+
+  /** Splits "/name args"; undefined when `text` is not a slash command. */
+  static parse(text: string): { name: string; args: string } | undefined {
+    const match = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+    return match ? { name: match[1].toLowerCase(), args: match[2]?.trim() ?? "" } : undefined;
+  }
+}
+
+/** /help, listing every registered command. */
+export function helpCommand(registry: CommandRegistry): SlashCommand {
+  return {
+    name: "help",
+    description: "list commands and keys",
+    run(_args, controls) {
+      const width = Math.max(...registry.list().map((command) => command.name.length));
+      const lines = registry.list().map((command) =>
+        `  /${command.name.padEnd(width)}  ${command.description}`
+      );
+      controls.print(
+        [
+          "Commands:",
+          ...lines,
+          "Keys: Enter sends · Alt+Enter or a trailing \\ adds a line · ↑/↓ history · Ctrl-R search",
+          "      @path inlines a file (Tab completes) · !command runs a shell command",
+          "      Esc or Ctrl-C stops the agent · Ctrl-D or Ctrl-C twice exits",
+        ].join("\n"),
+      );
+    },
+  };
+}
