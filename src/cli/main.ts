@@ -26,6 +26,15 @@ function addSandboxFlags(command: Command): Command {
     .option("--trust-project", "apply the allow rules of the project's own config and agent files");
 }
 
+/** Flags of the interactive session (`skiff`, `skiff chat`). */
+function addChatFlags(command: Command): Command {
+  return command
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent to run as (default: build)")
+    .option("-c, --continue", "resume the latest session in this folder")
+    .option("--resume [id]", "resume a session: pick from this folder's, or name one");
+}
+
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("skiff")
     .description("A coding agent for any OpenAI-compatible endpoint, in one binary.")
@@ -47,6 +56,23 @@ Examples:
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SKIFF_MODEL, SKIFF_CONFIG_DIR, SKIFF_DATA_DIR.
 Docs: README.md and docs/ in the skiff repository.`,
     );
+
+  // `skiff` alone (or with -c / --resume) opens the interactive session.
+  addChatFlags(addSandboxFlags(program.enablePositionalOptions()))
+    .action(async (options) => {
+      const { chatCommand } = await import("./chat.ts");
+      setExit(await chatCommand([], options));
+    });
+  addChatFlags(
+    addSandboxFlags(
+      program.command("chat").argument("[prompt...]", "a first message (optional)"),
+    ),
+  )
+    .description("talk with the agent in this terminal (the default command)")
+    .action(async (prompt: string[], options) => {
+      const { chatCommand } = await import("./chat.ts");
+      setExit(await chatCommand(prompt, options));
+    });
 
   const run = addSandboxFlags(
     program.command("run").argument("[prompt...]", "what to do (default: read from piped stdin)"),
