@@ -12,6 +12,13 @@ import { ABSENT } from "../store/snapshots.ts";
 import type { Store } from "../store/store.ts";
 import { storeRecorder } from "./recorder.ts";
 import type { OutcomeKind } from "./engine_types.ts";
+import { formatUsd } from "../provider/cost.ts";
+
+/** What a prompt may spend, its subagents included (`--max-cost`, `--max-tokens`). */
+export interface SpendLimits {
+  maxCostUsd?: number;
+  maxTokens?: number;
+}
 
 export class PromptRun {
   readonly #abort = new AbortController();
@@ -25,7 +32,35 @@ export class PromptRun {
     readonly deadline?: number,
     /** The front end's outcome → exit code table; none for a `skiff tool` call. */
     readonly exitCodes?: Readonly<Record<OutcomeKind, number>>,
+    readonly limits: SpendLimits = {},
   ) {}
+
+  /** Where this prompt's spending is counted from: set when its recorder is made. */
+  #spending?: { store: Store; sessionId: string; afterId: number };
+
+  /**
+   * Why this prompt must stop spending, or undefined. Counted from the
+   * store, so the usage of subagents (their own sessions) is included.
+   */
+  overBudget(): string | undefined {
+    const { maxCostUsd, maxTokens } = this.limits;
+    if ((maxCostUsd === undefined && maxTokens === undefined) || !this.#spending) return undefined;
+    const { store, sessionId, afterId } = this.#spending;
+    const spent = store.usage.sessionTotals(sessionId, afterId);
+    const tokens = spent.input_tokens + spent.output_tokens;
+    if (maxTokens !== undefined && tokens >= maxTokens) {
+      return `stopped after spending ${tokens} tokens, at the limit of ${maxTokens} ` +
+        `(--max-tokens or config maxTokens). To go on, raise it: --max-tokens ${
+          Math.max(maxTokens * 2, tokens + maxTokens)
+        }`;
+    }
+    if (maxCostUsd !== undefined && spent.cost_usd >= maxCostUsd) {
+      return `stopped after spending ${formatUsd(spent.cost_usd)} (${tokens} tokens), at the ` +
+        `limit of ${formatUsd(maxCostUsd)} (--max-cost or config maxCost). To go on, raise it: ` +
+        `--max-cost ${roundUp(Math.max(maxCostUsd * 2, spent.cost_usd + maxCostUsd))}`;
+    }
+    return undefined;
+  }
 
   get signal(): AbortSignal {
     return this.#abort.signal;
@@ -37,6 +72,7 @@ export class PromptRun {
 
   /** The store recorder, also saving what the ledger learnt and summing this run's usage. */
   recorder(store: Store, sessionId: string, ledger: FileLedger): SessionRecorder {
+    this.#spending = { store, sessionId, afterId: store.usage.lastId() };
     const recorder = storeRecorder(store, sessionId);
     const onToolResult = recorder.toolResult;
     recorder.toolResult = (part) => {
@@ -70,4 +106,10 @@ function currentState(path: string): string {
   } catch {
     return ABSENT;
   }
+}
+
+/** A dollar figure to suggest: two significant digits, rounded up. */
+function roundUp(dollars: number): number {
+  const step = 10 ** (Math.floor(Math.log10(dollars)) - 1);
+  return Number((Math.ceil(dollars / step) * step).toPrecision(2));
 }

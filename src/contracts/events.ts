@@ -5,17 +5,27 @@
  */
 
 export interface Usage {
+  /** Prompt tokens, the cached ones included. */
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Of `input_tokens`, those the endpoint served from its prompt cache; absent when it did not say. */
+  cached_input_tokens?: number;
+  /** US dollars, when the model's price is known (docs/context.md); never an estimate without one. */
+  cost_usd?: number;
 }
 
 export const emptyUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
 
+/** Adds `more` into `into`; cached tokens and cost are summed once either side reports them. */
 export function addUsage(into: Usage, more: Usage): Usage {
   into.input_tokens += more.input_tokens;
   into.output_tokens += more.output_tokens;
   into.total_tokens += more.total_tokens;
+  if (more.cached_input_tokens !== undefined) {
+    into.cached_input_tokens = (into.cached_input_tokens ?? 0) + more.cached_input_tokens;
+  }
+  if (more.cost_usd !== undefined) into.cost_usd = (into.cost_usd ?? 0) + more.cost_usd;
   return into;
 }
 
@@ -84,8 +94,11 @@ export interface EventBodies {
     turn: number;
     /** prune: old tool outputs lost their bodies; summary: older turns became a handoff. */
     kind: "prune" | "summary";
-    /** threshold: our count passed it; overflow: the endpoint refused the request as too long. */
-    trigger: "threshold" | "overflow";
+    /**
+     * threshold: our count passed it; overflow: the endpoint refused the
+     * request as too long; manual: a person asked (`skiff compact`).
+     */
+    trigger: "threshold" | "overflow" | "manual";
     tokens_before: number;
     tokens_after: number;
     window: number;

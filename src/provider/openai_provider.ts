@@ -33,6 +33,7 @@ import {
   type StreamHandlers,
 } from "./types.ts";
 import { emptyUsage } from "../contracts/events.ts";
+import { type ModelPrice, withCost } from "./cost.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -62,6 +63,11 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Ask for usage in the final chunk (stream_options.include_usage). @default true */
   streamUsage?: boolean;
+  /**
+   * A model's price, to add `cost_usd` to the usage of each answer
+   * (src/provider/cost.ts `priceFor`); none: tokens only.
+   */
+  price?: (model: string) => ModelPrice | undefined;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
   fetch?: typeof fetch;
@@ -257,7 +263,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
             text: assembler.text,
             toolCalls,
             finishReason: assembler.finishReason ?? (toolCalls.length ? "tool_calls" : "stop"),
-            usage: assembler.usage ?? emptyUsage(),
+            // No usage reported: no tokens known, so no cost either.
+            usage: assembler.usage
+              ? withCost(assembler.usage, options.price?.(request.model))
+              : emptyUsage(),
           };
         }
         failure = {

@@ -27,6 +27,8 @@ export interface StreamChunk {
     prompt_tokens?: number | null;
     completion_tokens?: number | null;
     total_tokens?: number | null;
+    /** OpenAI's report of the prompt tokens served from its cache. */
+    prompt_tokens_details?: { cached_tokens?: number | null } | null;
   } | null;
 }
 
@@ -136,10 +138,12 @@ function isCompleteJson(text: string): boolean {
 export function mapUsage(usage: NonNullable<StreamChunk["usage"]>): Usage {
   const input = usage.prompt_tokens ?? 0;
   const output = usage.completion_tokens ?? 0;
+  const cached = usage.prompt_tokens_details?.cached_tokens;
   return {
     input_tokens: input,
     output_tokens: output,
     total_tokens: usage.total_tokens ?? input + output,
+    ...(typeof cached === "number" ? { cached_input_tokens: cached } : {}),
   };
 }
 

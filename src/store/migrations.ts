@@ -111,6 +111,31 @@ export const MIGRATIONS: readonly Migration[] = [
     // constraint follows the rename (SQLite 3.25 and later).
     sql: `ALTER TABLE snapshots RENAME COLUMN turn TO prompt;`,
   },
+  {
+    version: 5,
+    description: "usage: one row per model request, with its cost when the price was known",
+    // parent_id is the session's parent at the time (a subagent's), so a
+    // session's totals can include its subagents' without walking sessions.
+    // Sessions from before keep their totals as one row each, priced unknown.
+    sql: `
+      CREATE TABLE usage (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        parent_id TEXT,
+        model TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_input_tokens INTEGER,
+        cost_usd REAL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX usage_by_session ON usage(session_id);
+      CREATE INDEX usage_by_time ON usage(created_at);
+      INSERT INTO usage (session_id, parent_id, model, input_tokens, output_tokens, created_at)
+        SELECT id, parent_id, model, input_tokens, output_tokens, updated_at
+        FROM sessions WHERE input_tokens > 0 OR output_tokens > 0;
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

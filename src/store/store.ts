@@ -19,6 +19,7 @@ import { newId, newSessionId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
+import { UsageTable } from "./usage.ts";
 import { processLiveness } from "./run_owner.ts";
 import { SessionLocks } from "./session_locks.ts";
 import type {
@@ -77,6 +78,8 @@ export class Store {
   readonly snapshots: SnapshotTable;
   /** Which run writes each session (src/store/session_locks.ts). */
   readonly locks: SessionLocks;
+  /** Per-request token usage and cost (src/store/usage.ts). */
+  readonly usage: UsageTable;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -86,6 +89,7 @@ export class Store {
     this.#sql = new Statements(db);
     this.snapshots = new SnapshotTable(this.#sql, now);
     this.locks = new SessionLocks(this.#sql, now, liveness);
+    this.usage = new UsageTable(this.#sql, now);
   }
 
   /** A row as a session, its status as it stands now (a dead run's is "stopped"). */
@@ -213,7 +217,11 @@ export class Store {
     return Number(this.#sql.run("DELETE FROM sessions WHERE id = ?", id).changes) > 0;
   }
 
-  /** Add one step's token usage; `turnsDelta` counts finished turns. */
+  /**
+   * Add one step's token usage to the session's totals; `turnsDelta` counts
+   * finished turns. A model request's usage goes through `usage.record`,
+   * which also keeps it per request.
+   */
   addUsage(id: string, usage: Usage, turnsDelta = 0): void {
     this.#requireChange(
       this.#sql.run(

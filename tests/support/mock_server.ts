@@ -14,6 +14,8 @@ export interface MockUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens?: number;
+  /** Sent as prompt_tokens_details.cached_tokens, as OpenAI reports its prompt cache. */
+  cached_tokens?: number;
 }
 
 export interface MockToolCall {
@@ -242,6 +244,9 @@ function wireUsage(usage: MockUsage) {
     prompt_tokens: usage.prompt_tokens,
     completion_tokens: usage.completion_tokens,
     total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+    ...(usage.cached_tokens !== undefined
+      ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } }
+      : {}),
   };
 }
 
