@@ -1,0 +1,31 @@
+import { assertEquals } from "../../../support/assert.ts";
+import { bestMatches, expandMentions, mentionAt } from "../../../../src/ui/chat/input/mentions.ts";
+
+Deno.test("fuzzy completion ranks the file-name match first", () => {
+  const files = [
+    "docs/readme.md",
+    "src/app/engine.ts",
+    "src/cli/chat.ts",
+    "tests/cli/chat_test.ts",
+  ];
+  assertEquals(bestMatches("chat", files)[0], "src/cli/chat.ts");
+  assertEquals(bestMatches("eng", files), ["src/app/engine.ts"]);
+  assertEquals(mentionAt("look at @src/ch", 15), { start: 8, query: "src/ch" });
+});
+
+Deno.test("a mentioned file is inlined; one the read policy refuses is named, not inlined", async () => {
+  const result = await expandMentions(
+    "compare @a.ts with @secret.env and mail me@example.com",
+    (path) => path === "a.ts" || path === "secret.env",
+    (path) =>
+      Promise.resolve(
+        path === "a.ts"
+          ? { ok: true as const, text: "export {}" }
+          : { ok: false as const, why: "Permission denied" },
+      ),
+  );
+  assertEquals(result.attached, ["a.ts"]);
+  assertEquals(result.refused, [{ path: "secret.env", why: "Permission denied" }]);
+  assertEquals(result.prompt.includes('<file path="a.ts">\nexport {}\n</file>'), true);
+  assertEquals(result.prompt.includes('<file path="secret.env">'), false);
+});
