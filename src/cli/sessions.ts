@@ -5,7 +5,7 @@
  * shown rather than obeyed (src/ui/safe_text.ts).
  */
 import { resolveWorkspace } from "../app/setup.ts";
-import { INTERRUPTED_RESULT, type StoredMessage } from "../session/history.ts";
+import { type CompactionPart, INTERRUPTED_RESULT, type StoredMessage } from "../session/history.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { removeSpillFolder } from "../store/tool_output.ts";
@@ -13,6 +13,7 @@ import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { describeCost, describeTokens } from "./usage.ts";
 
 function withStore<T>(work: (store: Store, dataDir: string) => T): T {
   const dataDir = resolveDataDir(Deno.env.toObject());
@@ -109,7 +110,7 @@ export function exportSession(id: string, format: "json" | "md"): Promise<number
         const events = store.listEvents(session.id);
         print(JSON.stringify({ session, messages, events }, null, 2));
       } else {
-        print(renderMarkdown(session, messages));
+        print(renderMarkdown(session, messages, usageLines(store, session)));
       }
       return ExitCode.ok;
     }));
@@ -138,7 +139,30 @@ export function removeSession(id: string): Promise<number> {
   }
 }
 
-export function renderMarkdown(session: Session, messages: StoredMessage[]): string {
+/**
+ * Tokens and cost from the per-request usage rows, the subagents' included
+ * on a line of their own when there are any.
+ */
+function usageLines(store: Store, session: Session): string[] {
+  const own = store.usage.ownTotals(session.id);
+  const all = store.usage.sessionTotals(session.id);
+  const lines = [`- Tokens: ${describeTokens(own)}`, `- Cost: ${describeCost(own)}`];
+  if (all.requests > own.requests) {
+    lines.push(`- With subagents: ${describeTokens(all)}; cost ${describeCost(all)}`);
+  }
+  if (all.unpriced_requests) {
+    lines.push(
+      `- (+? is the cost of requests to models with no known price: set models.<name>.cost in the config)`,
+    );
+  }
+  return lines;
+}
+
+export function renderMarkdown(
+  session: Session,
+  messages: StoredMessage[],
+  usage?: string[],
+): string {
   const lines = [
     `# Session ${session.id}`,
     "",
@@ -146,7 +170,7 @@ export function renderMarkdown(session: Session, messages: StoredMessage[]): str
     `- Model: ${session.model}`,
     `- Agent: ${session.agent}`,
     `- Status: ${session.status}`,
-    `- Tokens: ${session.input_tokens} in, ${session.output_tokens} out`,
+    ...(usage ?? [`- Tokens: ${session.input_tokens} in, ${session.output_tokens} out`]),
     "",
   ];
   // A call with no result was interrupted; a resumed run tells the model so
@@ -172,6 +196,8 @@ export function renderMarkdown(session: Session, messages: StoredMessage[]): str
     for (const part of message.parts) {
       if (part.type === "text") {
         lines.push(`## ${message.role === "user" ? "User" : "Assistant"}`, "", part.text, "");
+      } else if (part.type === "compaction") {
+        lines.push(...compactionMarker(part));
       } else if (part.type === "tool_call") {
         lines.push(`### Tool call: ${part.name}`, "", "```json", part.arguments, "```", "");
         pending.push({ callId: part.call_id, name: part.name });
@@ -186,4 +212,23 @@ export function renderMarkdown(session: Session, messages: StoredMessage[]): str
   flushPending(session.status === "running");
   // For people to read, on a terminal or later with `cat`: shown, not obeyed.
   return neutraliseControls(lines.join("\n"));
+}
+
+/**
+ * Where a compaction happened: what the model read from then on. The
+ * messages above it stay in the transcript whole, as the store keeps them.
+ */
+function compactionMarker(part: CompactionPart): string[] {
+  const what = part.kind === "summary"
+    ? `the ${part.replaced ?? "earlier"} messages above were replaced by the handoff below`
+    : `${part.pruned.length} old tool output${part.pruned.length === 1 ? "" : "s"} pruned`;
+  const lines = [
+    `## Compaction: ${part.kind} (${part.trigger}, ${part.tokens_before} → ${part.tokens_after} tokens)`,
+    "",
+    `What the model read from here on: ${what}; the transcript above is kept whole.`,
+    "",
+  ];
+  if (part.fallback) lines.push(`The summary was not used: ${part.fallback}`, "");
+  if (part.handoff) lines.push("```", part.handoff, "```", "");
+  return lines;
 }

@@ -19,11 +19,39 @@ export type StoredPart =
     output: string;
     error?: { code: string; message: string; hint?: string };
     metadata?: Record<string, unknown>;
-  };
+  }
+  | CompactionPart;
+
+/**
+ * A compaction, stored as its own message (role "compaction") where it
+ * happened: what the model reads from then on instead of the messages before
+ * it. The messages themselves stay in the store whole; a resumed session
+ * replays the compactions (toChatHistory), an export shows them as markers.
+ */
+export interface CompactionPart {
+  type: "compaction";
+  kind: "prune" | "summary";
+  trigger: "threshold" | "overflow" | "manual";
+  tokens_before: number;
+  tokens_after: number;
+  /** Tool results whose bodies were dropped, and the line the model reads instead. */
+  pruned: { call_id: string; note: string }[];
+  /** Summary: the handoff message that stands for every message before `kept_from`. */
+  handoff?: string;
+  /** Summary: the first stored message kept verbatim (none: nothing was kept). */
+  kept_from?: string;
+  /** Summary: how many history messages the handoff replaced. */
+  replaced?: number;
+  /** Why a summary was tried and not used. */
+  fallback?: string;
+}
 
 export interface StoredMessage {
-  role: "user" | "assistant" | "tool";
+  role: "user" | "assistant" | "tool" | "compaction";
   parts: StoredPart[];
+  /** As the store hands them out; a compaction names the messages it kept by id. */
+  id?: string;
+  seq?: number;
 }
 
 export const INTERRUPTED_RESULT =
@@ -33,32 +61,66 @@ export const INTERRUPTED_RESULT =
 export const INTERRUPTED_ANSWER =
   "[This answer was interrupted here and not finished: the user stopped it, or the connection failed.]";
 
-export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
-  const history: ChatMessage[] = [];
+/**
+ * The history a resumed session sends: the stored messages with every
+ * compaction replayed, so it starts from the compacted state. `sources`, when
+ * given, learns which stored message (by id) each history message came from.
+ */
+export function toChatHistory(
+  messages: StoredMessage[],
+  sources?: WeakMap<ChatMessage, string>,
+): ChatMessage[] {
+  let history: ChatMessage[] = [];
+  /** The stored position each history message came from (a replayed summary cuts by it). */
+  let positions: number[] = [];
+  const positionOf = new Map(messages.map((message, index) => [message.id, index]));
+  let at = 0;
+  const push = (message: ChatMessage, id?: string) => {
+    history.push(message);
+    positions.push(at);
+    if (id && sources) sources.set(message, id);
+  };
   let pending: ToolCall[] = [];
   const flushPending = () => {
     for (const call of pending) {
-      history.push({ role: "tool", tool_call_id: call.id, content: INTERRUPTED_RESULT });
+      push({ role: "tool", tool_call_id: call.id, content: INTERRUPTED_RESULT });
     }
     pending = [];
   };
-  for (const message of messages) {
+  for (; at < messages.length; at++) {
+    const message = messages[at];
     if (message.role === "tool") {
       for (const part of message.parts) {
         if (part.type !== "tool_result") continue;
         const index = pending.findIndex((call) => call.id === part.call_id);
         if (index === -1) continue; // a result without its call cannot be sent
         pending.splice(index, 1);
-        history.push({ role: "tool", tool_call_id: part.call_id, content: resultText(part) });
+        push({ role: "tool", tool_call_id: part.call_id, content: resultText(part) }, message.id);
       }
       continue;
     }
     flushPending();
+    if (message.role === "compaction") {
+      for (const part of message.parts) {
+        if (part.type !== "compaction") continue;
+        history = replayPruning(history, part);
+        const kept = part.kept_from === undefined ? at : positionOf.get(part.kept_from);
+        // A summary whose kept message is gone is not replayed: the loop compacts again.
+        if (part.kind !== "summary" || part.handoff === undefined || kept === undefined) continue;
+        const from = positions.findIndex((position) => position >= kept);
+        const start = from === -1 ? history.length : from;
+        const handoff: ChatMessage = { role: "user", content: part.handoff };
+        history = [handoff, ...history.slice(start)];
+        positions = [at, ...positions.slice(start)];
+        if (message.id && sources) sources.set(handoff, message.id);
+      }
+      continue;
+    }
     const text = message.parts.filter((part) => part.type === "text").map((part) =>
       part.interrupted ? `${part.text}${part.text ? "\n\n" : ""}${INTERRUPTED_ANSWER}` : part.text
     ).join("");
     if (message.role === "user") {
-      history.push({ role: "user", content: text });
+      push({ role: "user", content: text }, message.id);
       continue;
     }
     const calls: ToolCall[] = message.parts.flatMap((part) =>
@@ -69,15 +131,26 @@ export function toChatHistory(messages: StoredMessage[]): ChatMessage[] {
     // An empty answer (out of tokens before any text) says nothing, and
     // endpoints refuse an assistant message with neither content nor calls.
     if (!text && !calls.length) continue;
-    history.push({
+    push({
       role: "assistant",
       content: text || null,
       ...(calls.length ? { tool_calls: calls } : {}),
-    });
+    }, message.id);
     pending = [...calls];
   }
   flushPending();
   return history;
+}
+
+/** The pruned results of a compaction, as the model reads them from then on. */
+function replayPruning(history: ChatMessage[], part: CompactionPart): ChatMessage[] {
+  if (!part.pruned.length) return history;
+  const notes = new Map(part.pruned.map((entry) => [entry.call_id, entry.note]));
+  return history.map((message) =>
+    message.role === "tool" && notes.has(message.tool_call_id)
+      ? { ...message, content: notes.get(message.tool_call_id)! }
+      : message
+  );
 }
 
 /** What the model reads for one tool result. */

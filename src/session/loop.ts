@@ -9,11 +9,12 @@ import { ProviderError } from "../provider/types.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import { addUsage, emptyUsage } from "../contracts/events.ts";
 import type { EventBodies, EventType, Usage } from "../contracts/events.ts";
-import { resultText, type StoredPart } from "./history.ts";
+import { type CompactionPart, resultText, type StoredPart } from "./history.ts";
 import { type ModelLimits, resolveModelLimits } from "../provider/model_limits.ts";
 import { ContextKeeper } from "./context/keeper.ts";
 import type { CompactionSettings } from "./context/plan.ts";
 import { isContextOverflow } from "./context/overflow.ts";
+import { compactionRecord } from "./context/record.ts";
 import {
   type AdmittedCall,
   admitToolCall,
@@ -25,11 +26,14 @@ import {
 
 /** Persistence seen from the loop; every method commits before returning. */
 export interface SessionRecorder {
-  userMessage(text: string): void;
-  /** `interrupted`: the answer stopped mid-stream; `text` is what had been shown. */
-  assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean): void;
+  /** Returns the stored message's id, when it has one. */
+  userMessage(text: string): string | void;
+  /** `interrupted`: the answer stopped mid-stream; `text` is what had been shown. Returns its id. */
+  assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean): string | void;
   toolResult(part: Extract<StoredPart, { type: "tool_result" }>): void;
   stepUsage(usage: Usage): void;
+  /** A compaction, recorded where it happened so a resumed session replays it. */
+  compaction?(part: CompactionPart): void;
 }
 
 export interface LoopDeps {
@@ -57,6 +61,11 @@ export interface LoopOptions {
   prompt: string;
   /** Model turns this run may take; no limit when absent. */
   maxTurns?: number;
+  /**
+   * Asked before each model request after the first (so after each step): a
+   * reason ends the run as a limit (`--max-cost`, `--max-tokens`).
+   */
+  overBudget?: () => string | undefined;
   maxOutputTokens?: number;
   temperature?: number;
   /** Epoch ms after which the run stops with a limit. */
@@ -69,6 +78,13 @@ export interface LoopOptions {
   compaction?: CompactionSettings;
   /** The model's window and output limit. @default resolveModelLimits(model) (the known-model table) */
   modelLimits?: Pick<ModelLimits, "context" | "output">;
+  /**
+   * The stored message each `history` entry came from (toChatHistory fills
+   * it), so a compaction can name the first message it kept.
+   */
+  sources?: WeakMap<ChatMessage, string>;
+  /** Every user message of the session before this prompt, a compaction's replaced ones too. */
+  userWords?: readonly string[];
 }
 
 export type LoopOutcome =
@@ -118,7 +134,11 @@ async function loop(
     ...options.history,
     { role: "user", content: options.prompt },
   ];
-  deps.recorder.userMessage(options.prompt);
+  const sources = options.sources ?? new WeakMap<ChatMessage, string>();
+  const remember = (message: ChatMessage, id: string | void) => {
+    if (id) sources.set(message, id);
+  };
+  remember(history[history.length - 1], deps.recorder.userMessage(options.prompt));
   const usage = emptyUsage();
   let turns = 0;
   let lastText = "";
@@ -142,7 +162,11 @@ async function loop(
     settings: options.compaction,
     maxOutputTokens: options.maxOutputTokens,
     schemas: deps.schemas,
-    compacted: (event) => deps.emit("context.compacted", event),
+    compacted: (event, detail) => {
+      deps.recorder.compaction?.(compactionRecord(event, detail, sources));
+      deps.emit("context.compacted", event);
+    },
+    userWords: options.userWords,
     warn: (message) => deps.emit("warning", { message }),
     spent: (more) => addUsage(usage, more),
     signal: options.signal,
@@ -168,6 +192,8 @@ async function loop(
       };
     }
     if (options.deadline !== undefined && clock() > options.deadline) return timeUp();
+    const spentTooMuch = turns > 0 ? options.overBudget?.() : undefined;
+    if (spentTooMuch) return full(spentTooMuch);
     turns++;
     const turn = (deps.turnsSoFar ?? 0) + turns;
     deps.emit("turn.started", { turn });
@@ -234,12 +260,13 @@ async function loop(
     addUsage(usage, response.usage);
     deps.recorder.stepUsage(response.usage);
     const calls = response.toolCalls;
-    deps.recorder.assistantMessage(response.text, calls);
-    history.push({
+    const answer: ChatMessage = {
       role: "assistant",
       content: response.text || null,
       ...(calls.length ? { tool_calls: calls } : {}),
-    });
+    };
+    remember(answer, deps.recorder.assistantMessage(response.text, calls));
+    history.push(answer);
     if (response.text) {
       lastText = response.text;
       deps.emit("message.completed", { turn, text: response.text });

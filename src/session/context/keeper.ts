@@ -26,6 +26,16 @@ import { tokensFromOverflow, windowFromOverflow } from "./overflow.ts";
 
 export type CompactionEvent = EventBodies["context.compacted"];
 
+/** What a compaction changed, message by message: what the store records to replay it. */
+export interface CompactionDetail {
+  /** Each pruned result's call and the line the model reads instead. */
+  pruned: { call_id: string; note: string }[];
+  /** Summary: the handoff message that now stands for the older part. */
+  handoff?: ChatMessage;
+  /** Summary: the first message kept verbatim after the handoff (none: nothing kept). */
+  keptFrom?: ChatMessage;
+}
+
 export interface ContextKeeperOptions {
   provider: ChatProvider;
   model: string;
@@ -34,11 +44,16 @@ export interface ContextKeeperOptions {
   maxOutputTokens?: number;
   schemas: ToolSchema[];
   /** A compaction happened (becomes the `context.compacted` event). */
-  compacted(event: CompactionEvent): void;
+  compacted(event: CompactionEvent, detail: CompactionDetail): void;
   /** Something the user should know (a summary that failed). */
   warn(message: string): void;
   /** Tokens a summary request spent. */
   spent(usage: Usage): void;
+  /**
+   * The user's messages from before this history (a resumed session whose
+   * earlier turns a handoff replaced): a later handoff must still hold them.
+   */
+  userWords?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -60,6 +75,7 @@ export class ContextKeeper {
     this.#settings = options.settings ?? DEFAULT_COMPACTION;
     this.#budget = contextBudget(options.limits, this.#settings, options.maxOutputTokens);
     this.meter = new ContextMeter(options.schemas);
+    this.#userWords = [...(options.userWords ?? [])];
   }
 
   get budget(): ContextBudget {
@@ -109,6 +125,15 @@ export class ContextKeeper {
     return await this.#compact(history, turn, "overflow");
   }
 
+  /**
+   * A person asked for a compaction now (`skiff compact`): a summary with
+   * `focus` added to its prompt, whatever the size; pruning when it fails.
+   */
+  async compactNow(history: ChatMessage[], turn: number, focus?: string): Promise<Readiness> {
+    this.#learnUserWords(history);
+    return await this.#compact(history, turn, "manual", focus);
+  }
+
   #learnUserWords(history: readonly ChatMessage[]): void {
     for (const words of userWords(history)) {
       if (!this.#userWords.includes(words)) this.#userWords.push(words);
@@ -118,23 +143,36 @@ export class ContextKeeper {
   async #compact(
     history: ChatMessage[],
     turn: number,
-    trigger: "threshold" | "overflow",
+    trigger: CompactionEvent["trigger"],
+    focus?: string,
   ): Promise<Readiness> {
     const budget = this.#budget;
     const before = this.meter.estimate(history);
-    let pruned = pruneToolOutputs(history, this.meter, { goal: budget.goal }).pruned;
-    const event = (body: Partial<CompactionEvent> & Pick<CompactionEvent, "kind">) =>
+    const manual = trigger === "manual";
+    // Asked for by a person: the summary is what was asked for, pruning only its fallback.
+    const notes = manual ? [] : pruneToolOutputs(history, this.meter, { goal: budget.goal }).notes;
+    const prune = (includeUnread: boolean) =>
+      notes.push(
+        ...pruneToolOutputs(history, this.meter, {
+          goal: manual ? 0 : budget.threshold,
+          includeUnread,
+        }).notes,
+      );
+    const event = (
+      body: Partial<CompactionEvent> & Pick<CompactionEvent, "kind">,
+      detail: Omit<CompactionDetail, "pruned"> = {},
+    ) =>
       this.#options.compacted({
         turn,
         trigger,
         tokens_before: before,
         tokens_after: this.meter.estimate(history),
         window: budget.window,
-        pruned,
+        pruned: notes.length,
         ...body,
-      });
+      }, { pruned: notes, ...detail });
     // After an overflow the estimate has just been corrected by the server's count or window.
-    if (this.meter.estimate(history) <= budget.threshold) {
+    if (!manual && this.meter.estimate(history) <= budget.threshold) {
       event({ kind: "prune" });
       return { ok: true };
     }
@@ -145,25 +183,23 @@ export class ContextKeeper {
       requestBudget: budget.fits,
       maxOutputTokens: Math.min(budget.reply, MAX_SUMMARY_TOKENS),
       userWords: this.#userWords,
+      focus,
       signal: this.#options.signal,
     });
     this.#options.spent(outcome.usage);
     if (outcome.ok) {
       history.splice(0, history.length, ...outcome.history);
       this.meter.invalidate();
-      if (this.meter.estimate(history) > budget.threshold) {
-        pruned += pruneToolOutputs(history, this.meter, {
-          goal: budget.threshold,
-          includeUnread: true,
-        }).pruned;
-      }
-      event({ kind: "summary", replaced: outcome.replaced, summary: outcome.summary });
+      const [, handoff, keptFrom] = history;
+      if (this.meter.estimate(history) > budget.threshold) prune(true);
+      event({ kind: "summary", replaced: outcome.replaced, summary: outcome.summary }, {
+        handoff,
+        keptFrom,
+      });
     } else {
-      // The newest outputs go only as far as needed to send the request at all.
-      pruned += pruneToolOutputs(history, this.meter, {
-        goal: budget.threshold,
-        includeUnread: true,
-      }).pruned;
+      // The newest outputs go only as far as needed to send the request at all
+      // (asked for by a person: the old ones, all of them).
+      prune(!manual);
       this.#options.warn(
         `Context compaction: the summary was not used (${outcome.reason}); ` +
           `old tool outputs were pruned instead, and the conversation is kept whole otherwise.`,

@@ -15,6 +15,16 @@ export interface CompactionSettings {
 
 export const DEFAULT_COMPACTION: CompactionSettings = { auto: true, threshold: 0.8 };
 
+/** The settings from the config's `compaction` key, defaults where it says nothing. */
+export function compactionSettings(
+  config: { compaction?: Partial<CompactionSettings> },
+): CompactionSettings {
+  return {
+    auto: config.compaction?.auto ?? DEFAULT_COMPACTION.auto,
+    threshold: config.compaction?.threshold ?? DEFAULT_COMPACTION.threshold,
+  };
+}
+
 /** Reply room assumed when neither the request nor the model names an output limit. */
 export const DEFAULT_REPLY_TOKENS = 4_096;
 

@@ -31,6 +31,8 @@ export interface PruneOptions {
 
 export interface PruneResult {
   pruned: number;
+  /** Each pruned result's call and the line that replaced it (what a resumed session replays). */
+  notes: { call_id: string; note: string }[];
   tokensBefore: number;
   tokensAfter: number;
 }
@@ -64,7 +66,7 @@ export function pruneToolOutputs(
   meter.invalidate();
   const tokensBefore = meter.estimate(history);
   let tokens = tokensBefore;
-  let pruned = 0;
+  const notes: { call_id: string; note: string }[] = [];
   let lastAssistant = history.length;
   if (!options.includeUnread) {
     while (lastAssistant > 0 && history[lastAssistant - 1].role !== "assistant") lastAssistant--;
@@ -82,7 +84,7 @@ export function pruneToolOutputs(
     const replacement: ChatMessage = { ...message, content: note };
     tokens += meter.estimateMessage(replacement) - meter.estimateMessage(message);
     history[index] = replacement;
-    pruned++;
+    notes.push({ call_id: message.tool_call_id, note });
   }
-  return { pruned, tokensBefore, tokensAfter: tokens };
+  return { pruned: notes.length, notes, tokensBefore, tokensAfter: tokens };
 }
