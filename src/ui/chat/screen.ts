@@ -67,6 +67,8 @@ export class Screen {
   /** Append finished text to the scrollback, keeping the region below it. */
   scroll(text: string): void {
     if (!text) return;
+    // The input side keeps the terminal in raw mode, where a newline does not return the carriage.
+    text = text.replace(/\r?\n/g, "\r\n");
     if (!this.redraw) {
       this.#write(text);
       this.#midLine = !text.endsWith("\n");

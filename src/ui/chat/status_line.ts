@@ -50,7 +50,7 @@ export function formatStatusLine(
     const frames = style.color ? SPINNER : PLAIN_SPINNER;
     const spin = frames[working.frame % frames.length];
     const doing = working.doing ? ` ${working.doing}` : "";
-    parts.push({ text: `${spin} ${elapsed(working.now - working.since)}${doing}`, drop: 9 });
+    parts.push({ text: `${spin} ${elapsed(working.now - working.since)}${doing}`, drop: 11 });
   }
   parts.push({ text: info.model || "no model", drop: 10 });
   if (info.agent) parts.push({ text: info.agent, drop: 3 });
@@ -66,7 +66,8 @@ export function formatStatusLine(
   const fits = () =>
     parts.reduce((sum, part) => sum + textWidth(part.text), 0) +
         separator.length * (parts.length - 1) <= columns;
-  while (!fits() && parts.length > 1) {
+  // The spinner and the model are never dropped: the model is cut instead.
+  while (!fits() && parts.some((part) => part.drop < 10)) {
     const lowest = parts.reduce((low, part) => (part.drop < low.drop ? part : low));
     parts.splice(parts.indexOf(lowest), 1);
   }
