@@ -63,19 +63,13 @@ const PROJECT_AGENT_FOLDERS = [
 ];
 
 /** The user's own agent folders, lowest priority first. */
-function userAgentFolders(configDir: string, home: string): string[] {
+export function userAgentFolders(configDir: string, home: string): string[] {
   return [
     path.join(home, ".claude", "agents"),
     path.join(home, ".config", "opencode", "agent"),
     path.join(home, ".config", "opencode", "agents"),
     path.join(configDir, "agents"),
   ];
-}
-
-/** Agent files the project ships: not in the user's own folders. */
-export function projectAgentFiles(workspace: string, configDir: string, home: string): string[] {
-  const own = new Set(userAgentFolders(configDir, home));
-  return agentFiles(workspace, configDir, home).filter((file) => !own.has(path.dirname(file)));
 }
 
 /** Every markdown agent file, lowest priority first (a later one layers over an earlier one). */

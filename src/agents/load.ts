@@ -9,10 +9,13 @@ import * as path from "node:path";
 import { builtinAgents } from "./builtin.ts";
 import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
 import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
-import { agentFiles, defaultConfigDir, projectAgentFiles } from "./discovery.ts";
+import { defaultConfigDir } from "./discovery.ts";
+import { type AgentFile, readAgentFiles } from "./files.ts";
 import { withoutAllows } from "../config/project_allows.ts";
-import type { AgentDefinition, ConfigAgent } from "./types.ts";
+import type { AgentDefinition, ConfigAgent, LoadedAgents } from "./types.ts";
 import { homeDir } from "../sandbox/paths.ts";
+
+export type { LoadedAgents };
 
 export interface LoadAgentsOptions {
   /** Absolute workspace root. */
@@ -27,31 +30,40 @@ export interface LoadAgentsOptions {
   untrustedProject?: boolean;
 }
 
-export interface LoadedAgents {
-  agents: AgentDefinition[];
-  /** One line each, naming the file and line where something was wrong. */
-  warnings: string[];
-}
-
 /** Needs --allow-read on the workspace, its parents up to the git root, and the config folders. */
 export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
   const home = options.home ?? homeDir();
   const configDir = options.configDir ??
     defaultConfigDir((name) => Deno.env.get(name), home);
+  return resolveAgents({
+    files: readAgentFiles({ workspace: options.workspace, configDir, home }),
+    configAgents: options.configAgents,
+    untrustedProject: options.untrustedProject,
+  });
+}
+
+export interface ResolveAgentsOptions {
+  /** The agent files as read (`readAgentFiles`), lowest priority first. */
+  files: AgentFile[];
+  /** The merged config's `agent` key. */
+  configAgents?: Record<string, ConfigAgent>;
+  /** The project is not trusted: allow rules in the agent files it ships are dropped. */
+  untrustedProject?: boolean;
+}
+
+/** The agents from files already read: no I/O, so the host does it once for the whole run. */
+export function resolveAgents(options: ResolveAgentsOptions): LoadedAgents {
   const warnings: string[] = [];
   const byName = new Map<string, AgentDefinition>();
   for (const agent of builtinAgents()) byName.set(agent.name, agent);
 
-  const untrusted = new Set(
-    options.untrustedProject ? projectAgentFiles(options.workspace, configDir, home) : [],
-  );
-  for (const file of agentFiles(options.workspace, configDir, home)) {
-    const name = path.basename(file).slice(0, -".md".length);
-    const override = readAgentFile(file, warnings);
-    if (override?.permission && untrusted.has(file)) {
+  for (const agentFile of options.files) {
+    const name = path.basename(agentFile.file).slice(0, -".md".length);
+    const override = parseAgentFile(agentFile, warnings);
+    if (override?.permission && agentFile.project && options.untrustedProject) {
       override.permission = withoutAllows(override.permission);
     }
-    if (override) apply(byName, name, override, file, warnings);
+    if (override) apply(byName, name, override, agentFile.file, warnings);
   }
   for (const [name, entry] of Object.entries(options.configAgents ?? {})) {
     const where = { file: "config agent." + name, lineOf: () => 0 };
@@ -66,12 +78,12 @@ export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
   return { agents: [...byName.values()], warnings };
 }
 
-function readAgentFile(file: string, warnings: string[]): AgentOverride | undefined {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(file);
-  } catch (error) {
-    warnings.push(`${file}: could not be read (${(error as Error).message}); agent skipped`);
+function parseAgentFile(
+  { file, text, error: readError }: AgentFile,
+  warnings: string[],
+): AgentOverride | undefined {
+  if (text === undefined) {
+    warnings.push(`${file}: could not be read (${readError}); agent skipped`);
     return undefined;
   }
   try {

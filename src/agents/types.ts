@@ -50,3 +50,13 @@ export interface ConfigAgent {
   mode?: AgentMode;
   disable?: boolean;
 }
+
+/**
+ * Every agent a session can use, resolved once (`resolveAgents`): plain data,
+ * so the host hands it to the engine's Worker inside the spec.
+ */
+export interface LoadedAgents {
+  agents: AgentDefinition[];
+  /** One line each, naming the file and line where something was wrong. */
+  warnings: string[];
+}

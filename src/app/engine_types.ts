@@ -9,6 +9,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../policy/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
 import type { Config } from "../config/schema.ts";
 import type { ResolvedMcpServers } from "../mcp/config.ts";
+import type { LoadedAgents } from "../agents/types.ts";
 
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -51,6 +52,14 @@ export interface EngineSpec {
   };
   /** False: the project is not trusted, so allow rules in its agent files are dropped. */
   projectTrusted?: boolean;
+  /**
+   * Every agent the session (and its subagents) may run, resolved once by the
+   * host in `prepare()` (the project-trust rules applied): the Worker's
+   * permissions and the session's parts both use it, and no agent file is
+   * read in the Worker. A spec made without `prepare()` (a test's) has none;
+   * the agents are then loaded where they are needed.
+   */
+  resolvedAgents?: LoadedAgents;
   parentId?: string;
   /** The run that holds the sessions this engine creates (src/store/session_locks.ts). */
   run?: RunOwner;
@@ -93,6 +102,10 @@ export interface RunRequest {
   exitCodes: Readonly<Record<OutcomeKind, number>>;
   /** No limit when absent. */
   maxTurns?: number;
+  /** US dollars this prompt (its subagents included) may spend; no limit when absent. */
+  maxCostUsd?: number;
+  /** Tokens in + out this prompt (its subagents included) may spend; no limit when absent. */
+  maxTokens?: number;
   /** Epoch ms. */
   deadline?: number;
 }

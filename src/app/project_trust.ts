@@ -186,16 +186,18 @@ export async function decideProjectTrust(input: {
 export function findProjectAllows(
   workspace: string,
   project: { file: string; root: string; config: Config } | undefined,
-  agentFiles: string[],
+  /** The project's agent files as already read (src/agents/files.ts). */
+  agentFiles: { file: string; text?: string }[],
 ): ProjectAllows {
   const files: ProjectAllows["files"] = [];
   if (project) {
     const rules = projectAllows(project.config);
     if (rules.length) files.push({ file: project.file, rules });
   }
-  for (const file of agentFiles) {
+  for (const { file, text } of agentFiles) {
+    if (text === undefined) continue;
     try {
-      const { data } = parseFrontmatter(file, Deno.readTextFileSync(file));
+      const { data } = parseFrontmatter(file, text);
       const rules = describeAllows(data.permission as PermissionConfig | undefined);
       if (rules.length) files.push({ file, rules });
     } catch {

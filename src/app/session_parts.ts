@@ -102,7 +102,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const { spec, store, session, ledger } = input;
   const warnings: string[] = [];
   const config = spec.config;
-  const loadedAgents = loadAgents({
+  const loadedAgents = spec.resolvedAgents ?? loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,
     configAgents: config.agent,

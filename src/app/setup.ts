@@ -9,7 +9,8 @@ import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { distrustProject, layerValue } from "../config/origin.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
-import { projectAgentFiles } from "../agents/discovery.ts";
+import { readAgentFiles } from "../agents/files.ts";
+import { resolveAgents } from "../agents/load.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
 import { hiddenMounts, hiddenPaths } from "../sandbox/hidden.ts";
@@ -63,6 +64,8 @@ export interface Prepared {
 export interface PrepareDeps {
   /** Reads a config file's text. @default Deno.readTextFile */
   readTextFile?: (file: string) => Promise<string>;
+  /** Reads an agent file's text. @default Deno.readTextFileSync */
+  readAgentFile?: (file: string) => string;
 }
 
 /**
@@ -96,11 +99,18 @@ export async function prepare(
   };
   const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
   let loaded = await loadConfig({ workspace, flags, readTextFile: deps.readTextFile });
+  // Each agent file read once: for the trust question here and the agents of the whole session.
+  const agentFiles = readAgentFiles({
+    workspace,
+    configDir: loaded.configDir,
+    home: homeDir(),
+    read: deps.readAgentFile,
+  });
   const projectTrust = await decideProjectTrust({
     allows: findProjectAllows(
       workspace,
       loaded.project,
-      projectAgentFiles(workspace, loaded.configDir, homeDir()),
+      agentFiles.filter((file) => file.project),
     ),
     global: loaded.global,
     globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
@@ -146,6 +156,12 @@ export async function prepare(
     owns: [],
     mcp: projectMcp(config, loaded, workspace),
     projectTrusted: projectTrust.trusted,
+    // Once, here: the Worker's permissions, its session and its subagents use this list.
+    resolvedAgents: resolveAgents({
+      files: agentFiles,
+      configAgents: config.agent,
+      untrustedProject: !projectTrust.trusted,
+    }),
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       network: config.sandbox?.network ?? false,

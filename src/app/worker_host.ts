@@ -7,7 +7,8 @@
 import { fromErrorData } from "../contracts/errors.ts";
 import * as path from "node:path";
 import { homeDir } from "../sandbox/paths.ts";
-import { agentFiles } from "../agents/discovery.ts";
+import { loadAgents } from "../agents/load.ts";
+import type { AgentDefinition } from "../agents/types.ts";
 import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
@@ -31,6 +32,19 @@ function hostOf(url: string): string | null {
 }
 
 /**
+ * The run's agents: the list `prepare()` resolved, or (a spec made without
+ * it, a test's) loaded here, in the host.
+ */
+function runAgents(spec: EngineSpec): AgentDefinition[] {
+  return (spec.resolvedAgents ?? loadAgents({
+    workspace: spec.workspace,
+    configDir: spec.configDir,
+    configAgents: spec.config.agent,
+    untrustedProject: spec.projectTrusted === false,
+  })).agents;
+}
+
+/**
  * Whether any answer could allow a webfetch call in this run: a person or
  * `--yes` to approve an ask, or a rule (in config, a flag, or an agent's
  * definition) that names webfetch. A headless run with none of these can
@@ -49,13 +63,7 @@ export function webfetchMayRun(spec: EngineSpec): boolean {
   if (spec.permissionLayers.some((layer) => names(layer.permission)) || names(spec.config.agent)) {
     return true;
   }
-  return agentFiles(spec.workspace, spec.configDir, homeDir()).some((file) => {
-    try {
-      return Deno.readTextFileSync(file).includes("webfetch");
-    } catch {
-      return false;
-    }
-  });
+  return runAgents(spec).some((agent) => names(agent.permission));
 }
 
 /** Hosts the engine may reach: `true` (any) only when webfetch may run. */
@@ -89,12 +97,13 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     workspace: spec.workspace,
     addDirs: spec.sandbox.addDirs,
     dataDir: spec.dataDir,
-    // Instruction files and agent definitions are read up to the git root.
-    // Agents and skills written for other tools are read where they live.
+    // Instruction files and skills are read up to the git root, and skills
+    // written for other tools where they live. Agent files are not read in
+    // the Worker at all: the host resolved them into the spec.
     configDirs: [
       spec.configDir,
       findGitRoot(spec.workspace) ?? spec.workspace,
-      ...[".claude", ".agents", ".config/opencode"].map((dir) => path.join(homeDir(), dir)),
+      ...[".claude/skills", ".agents/skills"].map((dir) => path.join(homeDir(), dir)),
     ],
     netHosts: engineNetHosts(spec),
     envNames: spec.sandbox.env,
