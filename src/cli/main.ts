@@ -88,6 +88,14 @@ Docs: README.md and docs/ in the skiff repository.`,
       "--max-time <seconds>",
       "stop after this much wall-clock time (default: config maxTime, else no limit)",
     )
+    .option(
+      "--max-cost <usd>",
+      "stop once this prompt has cost this many US dollars (default: config maxCost, else no limit)",
+    )
+    .option(
+      "--max-tokens <n>",
+      "stop once this prompt has used this many tokens, in + out (default: config maxTokens)",
+    )
     .option("-c, --continue", "continue the latest session in this workspace")
     .option("-s, --session <id>", "continue the given session")
     .option("--json", "print one JSON event per line on stdout (see docs/events.md)")
@@ -110,6 +118,16 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
       setExit(await runCommand(prompt, options));
     });
   void run;
+
+  program.command("usage")
+    .description("tokens and cost over the stored sessions")
+    .option("--since <age>", "only usage since then: 7d, 12h, 2w or a date (default: all)")
+    .option("--by <what>", "one row per model, day (UTC) or project", "model")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { usageCommand } = await import("./usage.ts");
+      setExit(await usageCommand(options));
+    });
 
   const sessions = program.command("sessions").description(
     "list, show, export or delete stored sessions",
@@ -140,6 +158,30 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     .action(async (id: string) => {
       const { removeSession } = await import("./sessions.ts");
       setExit(await removeSession(id));
+    });
+
+  program.command("compact").argument("<session>", "session id (or a prefix that names one)")
+    .description("summarise a stored session's older turns now, so continuing it sends less")
+    .option("--focus <text>", 'what the summary must keep, e.g. "the failing parser test"')
+    .option("-m, --model <name>", "model that writes the summary (default: the session's)")
+    .addHelpText(
+      "after",
+      `
+The model writes a structured handoff of the older turns (the task in your
+words, decisions, files, commands and results, open problems, next steps);
+the last two model turns stay verbatim. The next \`skiff run --session <id>\`
+(or --continue) sends the handoff instead of the turns it replaced. Nothing is
+deleted: \`skiff sessions show <id>\` still prints every message and marks the
+compaction. A summary that fails is not used: old tool outputs are pruned
+instead, and the command says so (exit 1).
+Runs also compact on their own near the model's window (docs/context.md).
+Examples:
+  skiff compact ses_4wos
+  skiff compact ses_4wos --focus "the migration plan and the failing test"`,
+    )
+    .action(async (session: string, options) => {
+      const { compactCommand } = await import("./compact.ts");
+      setExit(await compactCommand(session, options));
     });
 
   program.command("undo")
