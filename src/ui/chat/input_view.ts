@@ -8,9 +8,7 @@
 import { neutraliseControls } from "../safe_text.ts";
 import type { RegionCursor } from "./screen.ts";
 import type { Style } from "./style.ts";
-import { textWidth } from "./width.ts";
-
-const segmenter = new Intl.Segmenter();
+import { graphemes, textWidth } from "./width.ts";
 
 export interface InputRows {
   rows: string[];
@@ -26,7 +24,7 @@ export function inputRows(text: string, cursor: number, width: number, style: St
     const prefix = index === 0 ? style.bold("> ") : "  ";
     let row = prefix;
     let used = 2;
-    for (const { segment } of segmenter.segment(line)) {
+    for (const segment of graphemes(line)) {
       const shown = neutraliseControls(segment);
       const cells = textWidth(shown);
       if (used + cells > width) {

@@ -8,7 +8,6 @@
  */
 import type { EventOf } from "../../contracts/events.ts";
 import { neutraliseControls } from "../safe_text.ts";
-import { describeInput } from "../text.ts";
 import { diffBlock } from "../text_diff.ts";
 import type { Style } from "./style.ts";
 import { truncate } from "./width.ts";
@@ -35,6 +34,23 @@ export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
+}
+
+/**
+ * The argument a person recognises a call by when the tool gave no title:
+ * the same keys text mode looks at (`describeInput` in `ui/text.ts`, not
+ * imported: that module brings the shell parser, tens of milliseconds at start).
+ */
+function describeInput(input: unknown): string {
+  if (!input || typeof input !== "object") return "";
+  const record = input as Record<string, unknown>;
+  for (
+    const key of ["file_path", "command", "pattern", "url", "path", "description", "name", "id"]
+  ) {
+    const value = record[key];
+    if (typeof value === "string" && value) return value;
+  }
+  return "";
 }
 
 /** The argument a running or finished call is known by, on one line. */

@@ -43,18 +43,25 @@ export function textWidth(text: string): number {
   return stringWidth ? stringWidth(plain) : roughWidth(plain);
 }
 
-const segmenter = new Intl.Segmenter();
+// Made on first use: building one loads ICU's break rules, tens of milliseconds.
+let segmenter: Intl.Segmenter | undefined;
+
+/** Grapheme clusters of plain text. */
+export function graphemes(text: string): string[] {
+  segmenter ??= new Intl.Segmenter();
+  return Array.from(segmenter.segment(text), (part) => part.segment);
+}
 
 /** Grapheme clusters of `text`, with skiff's SGR sequences kept as zero-width pieces. */
 function pieces(text: string): string[] {
   const out: string[] = [];
   let last = 0;
   for (const match of text.matchAll(SGR)) {
-    for (const part of segmenter.segment(text.slice(last, match.index))) out.push(part.segment);
+    out.push(...graphemes(text.slice(last, match.index)));
     out.push(match[0]);
     last = match.index + match[0].length;
   }
-  for (const part of segmenter.segment(text.slice(last))) out.push(part.segment);
+  out.push(...graphemes(text.slice(last)));
   return out;
 }
 
