@@ -4,10 +4,13 @@
  * for one session, and talks to the outside only through `EngineIO` — the
  * same code runs in-process or inside the permission-restricted Worker.
  */
-import type { ChatProvider } from "../provider/types.ts";
+import type { ChatMessage, ChatProvider } from "../provider/types.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 import { makeEvent } from "../contracts/events.ts";
 import { type StoredMessage, toChatHistory } from "../session/history.ts";
+import { compactionSettings } from "../session/context/plan.ts";
+import { userWords } from "../session/context/summary.ts";
+import { resolveModelLimits } from "../provider/model_limits.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
 import { gitSummary } from "../session/git_summary.ts";
 import { type LoopOutcome, runLoop } from "../session/loop.ts";
@@ -17,7 +20,7 @@ import type { SubagentRunRequest, SubagentRunResult } from "../tools/session/mod
 import { isWithin } from "../sandbox/paths.ts";
 import { pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
-import { PromptRun, recordUndoAfterState } from "./prompt_run.ts";
+import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.ts";
 import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
@@ -62,8 +65,13 @@ export class Engine {
   }
 
   /** A run for the next prompt, aborted already when an abort came between prompts. */
-  #startRun(prompt: number, deadline?: number, exitCodes?: ExitCodes): PromptRun {
-    const run = new PromptRun(prompt, deadline, exitCodes);
+  #startRun(
+    prompt: number,
+    deadline?: number,
+    exitCodes?: ExitCodes,
+    limits?: SpendLimits,
+  ): PromptRun {
+    const run = new PromptRun(prompt, deadline, exitCodes, limits);
     if (this.#abortNext) run.abort();
     this.#abortNext = false;
     this.#current = run;
@@ -142,8 +150,12 @@ export class Engine {
       stored.filter((message) => message.role === "user").length + 1,
       request.deadline,
       request.exitCodes,
+      { maxCostUsd: request.maxCostUsd, maxTokens: request.maxTokens },
     );
     ledger.beginPrompt(run.prompt);
+    // The stored message each history entry came from: a compaction names what it kept by id.
+    const sources = new WeakMap<ChatMessage, string>();
+    const history = toChatHistory(stored, sources);
     try {
       if (!session.title) {
         const title = request.prompt.trim().split("\n")[0].slice(0, 80);
@@ -176,9 +188,16 @@ export class Engine {
           {
             model: this.spec.model,
             systemPrompt: await this.#systemPrompt(parts),
-            history: toChatHistory(stored),
+            history,
+            sources,
+            userWords: userWords(
+              toChatHistory(stored.filter((message) => message.role !== "compaction")),
+            ),
+            compaction: compactionSettings(this.spec.config),
+            modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
             prompt: request.prompt,
             maxTurns: request.maxTurns,
+            overBudget: () => run.overBudget(),
             maxOutputTokens: parts.maxOutputTokens,
             temperature: parts.temperature,
             deadline: request.deadline,

@@ -37,9 +37,17 @@ export const ProviderSchema = z.strictObject({
   connectTimeoutMs: positiveInt().optional(),
 });
 
+/** US dollars per million tokens (docs/config.md). */
+export const ModelCostSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cachedInput: z.number().min(0).optional(),
+});
+
 export const ModelLimitsSchema = z.strictObject({
   context: positiveInt().optional(),
   output: positiveInt().optional(),
+  cost: ModelCostSchema.optional(),
 });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -159,10 +167,23 @@ export const ConfigSchema = z.strictObject({
   maxTurns: positiveInt().optional(),
   /** Seconds a `skiff run` may take; `--max-time` overrides. */
   maxTime: positiveInt().optional(),
+  /** US dollars a `skiff run` may spend; `--max-cost` overrides. */
+  maxCost: z.number().positive().optional(),
+  /** Tokens (in + out) a `skiff run` may spend; `--max-tokens` overrides. */
+  maxTokens: positiveInt().optional(),
   /** Spilled tool output in the data folder: pruned by age and total size (docs/config.md). */
   toolOutput: z.strictObject({
     maxAgeDays: z.number().positive().optional(),
     maxMB: z.number().positive().optional(),
+  }).optional(),
+  /**
+   * Context management (docs/context.md): compact automatically over
+   * `threshold` of the model's window; `auto: false` ends a run whose
+   * conversation no longer fits (exit 5) instead.
+   */
+  compaction: z.strictObject({
+    auto: z.boolean().optional(),
+    threshold: z.number().min(0.1).max(0.95).optional(),
   }).optional(),
   /** What `skiff undo` covers beyond the file tools (docs/config.md). */
   undo: z.strictObject({

@@ -36,6 +36,31 @@ export interface SubagentRunResult {
   filesWritten: string[];
 }
 
+/**
+ * The most of a subagent's answer the parent's conversation takes in (about
+ * 3,000 tokens): a subagent compacts its own history, and its answer must not
+ * undo that by filling the parent's. The whole answer stays in its session.
+ */
+export const MAX_SUBAGENT_ANSWER_CHARS = 12_000;
+
+/**
+ * The answer cut to `max` characters, its beginning and end kept, with a
+ * note naming the session that holds all of it.
+ */
+export function limitSubagentAnswer(
+  text: string,
+  sessionId: string,
+  max = MAX_SUBAGENT_ANSWER_CHARS,
+): string {
+  if (text.length <= max) return text;
+  const head = Math.floor(max * 0.75);
+  const tail = max - head;
+  return `${text.slice(0, head)}\n\n[… ${
+    text.length - max
+  } characters of the subagent's answer left out to keep this conversation small; ` +
+    `the full answer is stored in its session ${sessionId} …]\n\n${text.slice(-tail)}`;
+}
+
 /** Runs one child session to its end. Implemented by the session layer. */
 export interface SubagentRunner {
   run(request: SubagentRunRequest): Promise<SubagentRunResult>;
@@ -132,7 +157,8 @@ export function createTaskTool(
       };
       const output = [
         `<task_result agent="${agent.name}" session_id="${result.sessionId}">`,
-        result.text.trim() || "(the subagent gave no final answer)",
+        limitSubagentAnswer(result.text.trim(), result.sessionId) ||
+        "(the subagent gave no final answer)",
         "</task_result>",
         `Files read: ${result.filesRead.map(show).join(", ") || "none"}`,
         `Files written: ${result.filesWritten.map(show).join(", ") || "none"}`,
