@@ -123,6 +123,9 @@ class InlineChatRenderer implements ChatRenderer {
         break;
       case "turn.completed":
         this.#status.totalTokens += event.usage.total_tokens;
+        if (event.usage.cost_usd !== undefined) {
+          this.#status.costUsd = (this.#status.costUsd ?? 0) + event.usage.cost_usd;
+        }
         if (event.usage.input_tokens > 0) this.#status.contextTokens = event.usage.input_tokens;
         break;
       case "context.compacted":
@@ -274,7 +277,11 @@ class InlineChatRenderer implements ChatRenderer {
     const how = event.kind === "summary"
       ? `older messages summarised${event.replaced ? ` (${event.replaced})` : ""}`
       : `${event.pruned} old tool output${event.pruned === 1 ? "" : "s"} pruned`;
-    const why = event.trigger === "overflow" ? "the model refused the request as too long" : "";
+    const why = event.trigger === "overflow"
+      ? "the model refused the request as too long"
+      : event.trigger === "manual"
+      ? "on request"
+      : "";
     this.#note(
       this.#style.dim(
         `⋯ context compacted: ${formatTokens(event.tokens_before)} → ${

@@ -265,3 +265,32 @@ Deno.test("expanding a tool call writes its whole output below", async () => {
   assertStringIncludes(terminal.text(), "row 11\n  row 12");
   renderer.dispose();
 });
+
+Deno.test("the status line adds up tokens and cost over turns, and follows a compaction", async () => {
+  const { terminal, renderer, emit } = await setup();
+  renderer.setInput("", 0);
+  emit("turn.completed", { turn: 1, usage: { ...usage, cost_usd: 0.25 } });
+  emit("turn.completed", { turn: 2, usage: { ...usage, input_tokens: 60_000, cost_usd: 0.5 } });
+  emit("session.completed", { text: "", usage, turns: 2, exit_code: 0, denials: [] });
+  assertEquals(
+    terminal.text().split("\n").at(-1),
+    "gpt-4o · build · workspace-write · ctx 60% · 51k tok · $0.75",
+  );
+  emit("context.compacted", {
+    turn: 3,
+    kind: "summary",
+    trigger: "threshold",
+    tokens_before: 60_000,
+    tokens_after: 12_000,
+    window: 100_000,
+    pruned: 0,
+    replaced: 14,
+  });
+  const rows = terminal.text().split("\n");
+  assertEquals(
+    rows.at(-3),
+    "⋯ context compacted: 60k → 12k tokens, older messages summarised (14)",
+  );
+  assertEquals(rows.at(-1), "gpt-4o · build · workspace-write · ctx 12% · 51k tok · $0.75");
+  renderer.dispose();
+});
