@@ -5,7 +5,7 @@
  * Everything written passes through `neutraliseControls`: the answer, titles,
  * commands and error messages come from the model and its tools.
  */
-import type { Denial, SkiffEvent } from "../contracts/events.ts";
+import type { Denial, EventBodies, SkiffEvent } from "../contracts/events.ts";
 import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
 import { shellLine } from "../policy/hints.ts";
@@ -95,6 +95,9 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
           );
         }
         break;
+      case "context.compacted":
+        if (!options.quiet) note(compactionLine(event) + "\n");
+        break;
       case "warning":
         note(`warning: ${event.message}\n`);
         break;
@@ -110,6 +113,29 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         break;
     }
   };
+}
+
+/** Tokens as a person reads them: 41k, 950. */
+function kiloTokens(tokens: number): string {
+  return tokens >= 1000 ? `${Math.round(tokens / 1000)}k` : String(tokens);
+}
+
+/**
+ * One line per compaction: "context: pruned 12 old tool outputs, 41k → 22k
+ * tokens" or "context: summarised 30 earlier messages (…), 41k → 12k tokens".
+ */
+export function compactionLine(event: EventBodies["context.compacted"]): string {
+  const tokens = `${kiloTokens(event.tokens_before)} → ${kiloTokens(event.tokens_after)} tokens`;
+  const outputs = (count: number) => `${count} old tool output${count === 1 ? "" : "s"}`;
+  const what = event.kind === "summary"
+    ? `summarised ${event.replaced ?? "the"} earlier messages into a handoff${
+      event.pruned ? ` and pruned ${outputs(event.pruned)}` : ""
+    }`
+    : `pruned ${outputs(event.pruned)}${event.fallback ? " (the summary was not used)" : ""}`;
+  const why = event.trigger === "overflow"
+    ? " after the endpoint said the request was too long"
+    : "";
+  return `context: ${what}${why}, ${tokens}`;
 }
 
 /**

@@ -9,6 +9,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { compactionLine } from "../../src/ui/text.ts";
 
 const TASK = "Tidy the notes module: keep every public name, and list what you changed.";
 
@@ -149,4 +150,42 @@ Deno.test("a subagent compacts its own history and hands back an answer cut to t
     assertStringIncludes(handedBack, "finding 599:");
     assertStringIncludes(handedBack, `the full answer is stored in its session ${childId}`);
   });
+});
+
+Deno.test("the text renderer gives each compaction one line: what was done, tokens before and after", () => {
+  const base = { turn: 7, trigger: "threshold" as const, window: 64_000 };
+  assertEquals(
+    compactionLine({
+      ...base,
+      kind: "prune",
+      tokens_before: 41_200,
+      tokens_after: 22_100,
+      pruned: 12,
+    }),
+    "context: pruned 12 old tool outputs, 41k → 22k tokens",
+  );
+  assertEquals(
+    compactionLine({
+      ...base,
+      kind: "summary",
+      tokens_before: 51_000,
+      tokens_after: 9_400,
+      pruned: 0,
+      replaced: 30,
+      summary: "## Task",
+    }),
+    "context: summarised 30 earlier messages into a handoff, 51k → 9k tokens",
+  );
+  assertStringIncludes(
+    compactionLine({
+      ...base,
+      trigger: "overflow",
+      kind: "prune",
+      tokens_before: 900,
+      tokens_after: 700,
+      pruned: 1,
+      fallback: "the model wrote an empty summary",
+    }),
+    "pruned 1 old tool output (the summary was not used) after the endpoint said the request was too long, 900 → 700 tokens",
+  );
 });
