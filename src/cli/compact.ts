@@ -83,7 +83,9 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
       ),
       compacted: (event, detail) => done.push({ event, detail }),
       warn: (message) => console.error(`skiff: ${message}`),
-      spent: (usage) => store.addUsage(session.id, usage),
+      spent: (usage) => {
+        if (usage.input_tokens || usage.output_tokens) store.usage.record(session.id, model, usage);
+      },
     });
     await keeper.compactNow(history, session.turns, options.focus);
     const [{ event, detail }] = done;
