@@ -189,3 +189,24 @@ Deno.test("the text renderer gives each compaction one line: what was done, toke
     "pruned 1 old tool output (the summary was not used) after the endpoint said the request was too long, 900 → 700 tokens",
   );
 });
+
+Deno.test('"compaction": {"auto": false} and an endpoint refusing the request as too long: exit 5 with what to do, not a provider error', async () => {
+  const refusal: MockTurn = {
+    status: 400,
+    body: {
+      error: {
+        message: "This model's maximum context length is 8192 tokens. However, your messages " +
+          "resulted in 9100 tokens. Please reduce the length of the messages.",
+        type: "invalid_request_error",
+        code: "context_length_exceeded",
+      },
+    },
+  };
+  await withMockSandbox([refusal], async (sandbox, mock) => {
+    await writeConfig(sandbox.configDir, { compaction: { auto: false } });
+    const result = await runSkiff(["run", TASK], sandbox);
+    assertEquals(result.code, 5, result.stderr);
+    assertStringIncludes(result.stderr, "fills the model's context window");
+    assertEquals(mock.requests.length, 1, "not sent again");
+  });
+});

@@ -176,3 +176,19 @@ Deno.test("a pruning record replaces the bodies it names; a summary whose kept m
     { role: "tool", tool_call_id: "c2", content: "second output" },
   ]);
 });
+
+Deno.test("a compaction cut off by a killed process (its message stored, its part not) changes nothing on resume", () => {
+  const stored: StoredMessage[] = [
+    { id: "msg_u", role: "user", parts: [{ type: "text", text: TASK }] },
+    call("c1"),
+    result("c1", "first output"),
+    { id: "msg_k", role: "compaction", parts: [] },
+    { id: "msg_a", role: "assistant", parts: [{ type: "text", text: "Done." }] },
+  ];
+  assertEquals(toChatHistory(stored), [
+    { role: "user", content: TASK },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", name: "read", arguments: "{}" }] },
+    { role: "tool", tool_call_id: "c1", content: "first output" },
+    { role: "assistant", content: "Done." },
+  ]);
+});
