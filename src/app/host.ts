@@ -34,12 +34,14 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
     async open(selector) {
       const existing = selectSession(store, spec.workspace, selector);
       const { createOpenAIProvider } = await import("../provider/openai_provider.ts");
+      const { priceFor } = await import("../provider/cost.ts");
       const provider = createOpenAIProvider({
         baseURL: spec.provider.baseURL,
         apiKey: spec.provider.apiKey,
         requestTimeoutMs: spec.provider.requestTimeoutMs,
         maxRetries: spec.provider.maxRetries,
         connectTimeoutMs: spec.provider.connectTimeoutMs,
+        price: (model) => priceFor(model, spec.config.models)?.price,
       });
       engine = new Engine(spec, io, store, provider);
       if (aborted) engine.abort();

@@ -15,10 +15,15 @@ import { approvalPrompter } from "./approvals.ts";
 import { readPrompt } from "./prompt_input.ts";
 import { interruptHandler } from "./interrupts.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { priceFor } from "../provider/cost.ts";
+import type { Config } from "../config/schema.ts";
+import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 
 export interface RunOptions extends CommonOptions {
   maxTurns?: string;
   maxTime?: string;
+  maxCost?: string;
+  maxTokens?: string;
   continue?: boolean;
   session?: string;
   json?: boolean;
@@ -33,6 +38,27 @@ function positiveInteger(value: string | undefined, flag: string): number | unde
     throw new UsageError(`${flag} must be a positive whole number, got "${value}".`);
   }
   return number;
+}
+
+function positiveDollars(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const dollars = Number(value);
+  if (!/^\d*\.?\d+$/.test(value.trim()) || !(dollars > 0)) {
+    throw new UsageError(`--max-cost takes US dollars above 0, such as 0.50; got "${value}".`);
+  }
+  return dollars;
+}
+
+/** `--max-cost` (or config maxCost) for a model with no known price is refused, saying how to set one. */
+function requirePrice(model: string, config: Config, configDir: string): void {
+  if (priceFor(model, config.models)) return;
+  const file = path.join(configDir, GLOBAL_CONFIG_FILE);
+  const example = JSON.stringify({ models: { [model]: { cost: { input: 3, output: 15 } } } });
+  throw new UsageError(
+    `--max-cost needs the price of model "${model}", which skiff does not know. Set it ` +
+      `(US dollars per million tokens; cachedInput is optional) in ${file}, e.g.:\n  ${example}\n` +
+      "with the numbers from your provider's price list, or use --max-tokens instead.",
+  );
 }
 
 /** `-o` names a file in a folder that must exist: found out before the model is paid for. */
@@ -63,6 +89,8 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   }
   const maxTurnsFlag = positiveInteger(options.maxTurns, "--max-turns");
   const maxTime = positiveInteger(options.maxTime, "--max-time");
+  const maxCostFlag = positiveDollars(options.maxCost);
+  const maxTokensFlag = positiveInteger(options.maxTokens, "--max-tokens");
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
   const prompt = await readPrompt(promptArgs, {
     notice: options.quiet ? undefined : (text) => console.error(text),
@@ -85,6 +113,10 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   // No turn limit unless one is set: a run ends by time, not by a count (docs/cli.md).
   const maxTurns = maxTurnsFlag ?? config.maxTurns;
   const maxSeconds = maxTime ?? config.maxTime;
+  const maxCostUsd = maxCostFlag ?? config.maxCost;
+  const maxTokens = maxTokensFlag ?? config.maxTokens;
+  // A cost limit needs a price: refused before anything is spent, never guessed.
+  if (maxCostUsd !== undefined) requirePrice(spec.model, config, spec.configDir);
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
   // When whoever reads our output goes away (`skiff run --json | head`),
@@ -123,6 +155,8 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
       prompt,
       exitCodes: OUTCOME_EXIT_CODES,
       maxTurns,
+      maxCostUsd,
+      maxTokens,
       deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
     });
     if (options.outputLastMessage) {
