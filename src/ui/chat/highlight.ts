@@ -64,7 +64,7 @@ export function htmlToAnsi(html: string): string {
 
 /** Start loading highlight.js; resolves when `highlight` colours code. */
 export function loadHighlighter(): Promise<void> {
-  loading ??= import("highlight.js/lib/common").then((module) => {
+  loading ??= import("./_highlight_js.ts").then((module) => {
     const hljs = module.default;
     highlighter = (code, language) => {
       if (!hljs.getLanguage(language)) return undefined;
