@@ -1,0 +1,193 @@
+/**
+ * Custom slash commands: markdown files whose body is a prompt template, read
+ * from skiff's own folders and, as they are, from Claude Code's and
+ * opencode's (`.claude/commands/`, `.opencode/command/`), so people moving in
+ * keep theirs. The name is the file's path without `.md`, folders joined by
+ * `:` (`git/commit.md` is `/git:commit`). A command only ever becomes text
+ * sent to the model; it grants nothing.
+ */
+import * as path from "node:path";
+import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
+import { defaultConfigDir, isDirectory, listDir, projectDirs } from "../agents/discovery.ts";
+import { homeDir } from "../sandbox/paths.ts";
+
+export interface CustomCommand {
+  /** Lower case, `dir:name` for a file in a sub-folder. */
+  name: string;
+  description: string;
+  /** Frontmatter `argument-hint`, shown by /help. */
+  argumentHint?: string;
+  /** Frontmatter `model` / `agent`: the prompt runs with these when honoured. */
+  model?: string;
+  agent?: string;
+  /** The prompt template: `$ARGUMENTS`, `$1`… are filled in when it runs. */
+  body: string;
+  file: string;
+  /** The folder it came from, as a person knows it (`.claude/commands`, `~/.config/skiff/commands`). */
+  source: string;
+  /** A project's file is trusted like the project; a user's like the user. */
+  scope: "user" | "project";
+}
+
+export interface LoadCommandsOptions {
+  workspace: string;
+  /** @default `$SKIFF_CONFIG_DIR`, `$XDG_CONFIG_HOME/skiff` or `~/.config/skiff` */
+  configDir?: string;
+  /** @default `$HOME` */
+  home?: string;
+}
+
+export interface LoadedCommands {
+  commands: CustomCommand[];
+  warnings: string[];
+}
+
+/** Command folders inside a project directory, in rising priority. */
+const PROJECT_COMMAND_FOLDERS = [
+  ".claude/commands",
+  ".opencode/command",
+  ".opencode/commands",
+  ".skiff/commands",
+];
+
+/** Deeper than this a folder is not searched (a link loop stays harmless). */
+const MAX_DEPTH = 4;
+
+/**
+ * The user's folders first, then the project's from the git root down; a
+ * later command with the same name replaces an earlier one.
+ * Needs --allow-read on those folders and --allow-env for the config folder.
+ */
+export function loadCustomCommands(options: LoadCommandsOptions): LoadedCommands {
+  const home = options.home ?? homeDir();
+  const configDir = options.configDir ?? defaultConfigDir((name) => Deno.env.get(name), home);
+  const folders: { dir: string; source: string; scope: "user" | "project" }[] = [
+    { dir: path.join(home, ".claude", "commands"), source: "~/.claude/commands", scope: "user" },
+    ...["command", "commands"].map((name) => ({
+      dir: path.join(home, ".config", "opencode", name),
+      source: `~/.config/opencode/${name}`,
+      scope: "user" as const,
+    })),
+    { dir: path.join(configDir, "commands"), source: shortHome(configDir, home), scope: "user" },
+    ...projectDirs(options.workspace).flatMap((dir) =>
+      PROJECT_COMMAND_FOLDERS.map((folder) => ({
+        dir: path.join(dir, folder),
+        source: path.relative(options.workspace, path.join(dir, folder)) || folder,
+        scope: "project" as const,
+      }))
+    ),
+  ];
+  const warnings: string[] = [];
+  const byName = new Map<string, CustomCommand>();
+  const seen = new Set<string>();
+  for (const folder of folders) {
+    if (seen.has(folder.dir) || !isDirectory(folder.dir)) continue;
+    seen.add(folder.dir);
+    for (const relative of markdownFiles(folder.dir)) {
+      const file = path.join(folder.dir, relative);
+      const name = relative.slice(0, -".md".length).split(path.sep).join(":").toLowerCase();
+      if (!/^[a-z][\w:.-]*$/.test(name)) {
+        warnings.push(
+          `${file}: "${name}" cannot be typed as a command (start with a letter; letters, digits, - _ . only); skipped`,
+        );
+        continue;
+      }
+      const command = readCommand(file, name, folder, warnings);
+      if (command) byName.set(name, command);
+    }
+  }
+  return {
+    commands: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    warnings,
+  };
+}
+
+function shortHome(configDir: string, home: string): string {
+  const folder = path.join(configDir, "commands");
+  return folder.startsWith(home + path.sep) ? `~${folder.slice(home.length)}` : folder;
+}
+
+/** `.md` files under `dir`, relative, sorted, sub-folders included. */
+function markdownFiles(dir: string, prefix = "", depth = 0): string[] {
+  const found: string[] = [];
+  for (const entry of listDir(dir)) {
+    if (entry.name.startsWith(".")) continue;
+    const relative = prefix ? path.join(prefix, entry.name) : entry.name;
+    const full = path.join(dir, entry.name);
+    if (isDirectory(full)) {
+      if (depth < MAX_DEPTH) found.push(...markdownFiles(full, relative, depth + 1));
+    } else if (entry.name.endsWith(".md")) {
+      found.push(relative);
+    }
+  }
+  return found;
+}
+
+function readCommand(
+  file: string,
+  name: string,
+  folder: { source: string; scope: "user" | "project" },
+  warnings: string[],
+): CustomCommand | undefined {
+  try {
+    const parsed = parseFrontmatter(file, Deno.readTextFileSync(file));
+    const text = (key: string): string | undefined => {
+      const value = parsed.data[key];
+      if (value === undefined || value === null) return undefined;
+      if (typeof value !== "string") {
+        throw new FrontmatterError(file, parsed.lineOf(key), `${key} must be text`);
+      }
+      return value.trim() || undefined;
+    };
+    if (!parsed.body) {
+      throw new FrontmatterError(
+        file,
+        1,
+        "the command has no prompt: write it after the frontmatter",
+      );
+    }
+    return {
+      name,
+      // Claude Code falls back to the first line of the prompt; so do we.
+      description: text("description") ?? parsed.body.split("\n")[0].slice(0, 80),
+      argumentHint: text("argument-hint"),
+      model: text("model"),
+      agent: text("agent"),
+      body: parsed.body,
+      file,
+      source: folder.source,
+      scope: folder.scope,
+    };
+  } catch (error) {
+    const where = error instanceof FrontmatterError
+      ? `${error.file}:${error.line}: ${error.reason}`
+      : `${file}: could not be read (${(error as Error).message})`;
+    warnings.push(`${where}; command skipped`);
+    return undefined;
+  }
+}
+
+/**
+ * The prompt a command sends: `$ARGUMENTS` is everything typed after the
+ * name, `$1`…`$9` its words (a "quoted phrase" is one word; a missing one is
+ * empty). A template with neither gets the arguments on a line of their own
+ * after it, so nothing typed is lost.
+ */
+export function expandCommand(body: string, args: string): string {
+  const words = splitArguments(args);
+  const placeholders = /\$ARGUMENTS\b|\$([1-9])(?!\d)/g;
+  if (!placeholders.test(body)) return args ? `${body}\n\n${args}` : body;
+  return body.replace(
+    placeholders,
+    (_match, index?: string) => index ? words[Number(index) - 1] ?? "" : args,
+  );
+}
+
+/** Words separated by spaces; double or single quotes keep a phrase together. */
+export function splitArguments(args: string): string[] {
+  const words: string[] = [];
+  for (const match of args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)) {
+    words.push(match[1] ?? match[2] ?? match[3]);
+  }
+  return words;
+}
