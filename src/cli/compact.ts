@@ -8,19 +8,9 @@
  * that fails falls back to pruning old tool outputs, and says so.
  */
 import { prepare } from "../app/setup.ts";
-import { recordCompaction } from "../app/recorder.ts";
+import { compactSession, describeCompaction } from "../app/compact_session.ts";
 import { makeEvent } from "../contracts/events.ts";
-import type { ChatMessage } from "../provider/types.ts";
-import { resolveModelLimits } from "../provider/model_limits.ts";
-import { type StoredMessage, toChatHistory } from "../session/history.ts";
-import {
-  type CompactionDetail,
-  type CompactionEvent,
-  ContextKeeper,
-} from "../session/context/keeper.ts";
-import { compactionSettings } from "../session/context/plan.ts";
-import { compactionRecord } from "../session/context/record.ts";
-import { userWords } from "../session/context/summary.ts";
+import type { CompactionEvent } from "../session/context/keeper.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { currentRunOwner } from "../store/run_owner.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
@@ -63,33 +53,17 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
     );
   }
   try {
-    const stored = store.loadHistory(session.id) as StoredMessage[];
-    const sources = new WeakMap<ChatMessage, string>();
-    // The system prompt is rebuilt at every run; it is not part of what is summarised.
-    const history: ChatMessage[] = [
-      { role: "system", content: "" },
-      ...toChatHistory(stored, sources),
-    ];
     const { createOpenAIProvider } = await import("../provider/openai_provider.ts");
-    const done: { event: CompactionEvent; detail: CompactionDetail }[] = [];
-    const keeper = new ContextKeeper({
+    const { event, changed } = await compactSession({
+      store,
+      session,
       provider: createOpenAIProvider(spec.provider),
       model,
-      limits: resolveModelLimits(model, config.models),
-      settings: compactionSettings(config),
-      schemas: [],
-      userWords: userWords(
-        toChatHistory(stored.filter((message) => message.role !== "compaction")),
-      ),
-      compacted: (event, detail) => done.push({ event, detail }),
+      config,
+      focus: options.focus,
       warn: (message) => console.error(`skiff: ${message}`),
-      spent: (usage) => {
-        if (usage.input_tokens || usage.output_tokens) store.usage.record(session.id, model, usage);
-      },
     });
-    await keeper.compactNow(history, session.turns, options.focus);
-    const [{ event, detail }] = done;
-    if (event.kind === "prune" && event.pruned === 0) {
+    if (!changed) {
       print(
         `Nothing to compact in ${session.id}: ${
           event.fallback ?? "it is already small"
@@ -97,7 +71,6 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
       );
       return ExitCode.ok;
     }
-    recordCompaction(store, session.id, compactionRecord(event, detail, sources));
     store.appendEvent(makeEvent("context.compacted", session.id, event));
     print(report(session, event));
     return event.kind === "summary" ? ExitCode.ok : ExitCode.failed;
@@ -107,13 +80,7 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
 }
 
 function report(session: Session, event: CompactionEvent): string {
-  const tokens = `~${event.tokens_before} → ~${event.tokens_after} tokens (estimated)`;
-  const what = event.kind === "summary"
-    ? `summarised ${event.replaced} older messages into a handoff${
-      event.pruned ? ` and pruned ${event.pruned} tool outputs` : ""
-    }`
-    : `the summary was not used (${event.fallback}); pruned ${event.pruned} old tool outputs instead`;
-  return `Compacted ${session.id}: ${what}, ${tokens}.\n` +
+  return `Compacted ${session.id}: ${describeCompaction(event)}.\n` +
     `The full conversation stays in the store (skiff sessions show ${session.id}); ` +
     `continue from the compacted state with: skiff run --session ${session.id} "…"`;
 }
