@@ -26,6 +26,9 @@ import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
 import type { Session, Store } from "../store/store.ts";
 import { type ExitCodes, reportOutcome, type RunResult } from "./run_outcome.ts";
+import { compactSession, describeCompaction } from "./compact_session.ts";
+import type { McpServerStatus } from "../mcp/manager.ts";
+import { attributeFailure } from "./attribution.ts";
 
 export type { RunResult };
 
@@ -218,6 +221,7 @@ export class Engine {
           turns: run.spent.turns,
           exit_code: exitCode,
           denials: parts.gate.denials(),
+          attribution: attributeFailure({ code: "internal", message, denials: [] }),
         });
         return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
       }
@@ -398,6 +402,34 @@ export class Engine {
     const title = `${prefix}${[...names, name].join(", ")}`;
     this.store.updateSession(session.id, { title });
     session.title = title;
+  }
+
+  /**
+   * The chat's `/compact`: compacts this session now, with the code `skiff
+   * compact` runs; the compaction is drawn and stored as an event.
+   */
+  async compact(focus?: string): Promise<{ changed: boolean; text: string }> {
+    const { session, emit } = this.#requireOpen();
+    if (!this.provider) throw new Error("this engine has no model to write the summary");
+    const { event, changed } = await compactSession({
+      store: this.store,
+      session,
+      provider: this.provider,
+      model: this.spec.model,
+      config: this.spec.config,
+      focus,
+      warn: (message) => emit("warning", { message }),
+    });
+    if (!changed) {
+      return { changed, text: `Nothing to compact: ${event.fallback ?? "it is already small"}.` };
+    }
+    emit("context.compacted", event);
+    return { changed, text: `Compacted: ${describeCompaction(event)}.` };
+  }
+
+  /** The chat's `/mcp`: this session's MCP servers and their state. */
+  mcpStatus(): McpServerStatus[] {
+    return this.#requireOpen().parts.mcpStatus?.() ?? [];
   }
 
   async close(): Promise<void> {

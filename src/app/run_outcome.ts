@@ -5,6 +5,7 @@
  * end's table (src/cli/exit_codes.ts), handed in with the run request.
  */
 import type { Denial } from "../contracts/events.ts";
+import { attributeFailure } from "./attribution.ts";
 import type { LoopOutcome } from "../session/loop.ts";
 import type { Session, Store } from "../store/store.ts";
 import type { Emit } from "./engine_session.ts";
@@ -52,19 +53,11 @@ export function reportOutcome(
   const exitCode = report.exitCodes[kind];
   // Everything so far is stored: say how to pick the work up again.
   const resume = report.resumable ? `. Continue with: skiff run --session ${session.id} "…"` : "";
-  switch (outcome.kind) {
-    case "limit":
-      emit("error", { code: "limit", message: `${outcome.reason}${resume}`, exit_code: exitCode });
-      break;
-    case "interrupted":
-      emit("error", { code: "interrupted", message: `interrupted${resume}`, exit_code: exitCode });
-      break;
-    case "provider_error":
-      emit("error", { code: "provider", message: outcome.error.message, exit_code: exitCode });
-      break;
-    case "failed":
-      emit("error", { code: "failed", message: outcome.message, exit_code: exitCode });
-      break;
+  const error = errorOf(outcome);
+  if (error) {
+    // A limit or a Ctrl-C leaves work to continue; a failing endpoint or model says its own next step.
+    const hint = error.code === "limit" || error.code === "interrupted" ? resume : "";
+    emit("error", { ...error, message: `${error.message}${hint}`, exit_code: exitCode });
   }
   report.store.updateSession(session.id, { status: outcome.kind });
   emit("session.completed", {
@@ -73,6 +66,24 @@ export function reportOutcome(
     turns: outcome.turns,
     exit_code: exitCode,
     denials,
+    // The same table classifies stored sessions (skiff sessions stats).
+    ...(exitCode === 0 ? {} : { attribution: attributeFailure({ ...error, denials }) }),
   });
   return { outcome: kind, exitCode, sessionId: session.id, text: outcome.text };
+}
+
+/** The `error` event a loop's outcome ends with (its message before the resume hint); none on completion. */
+function errorOf(outcome: LoopOutcome): { code: string; message: string } | undefined {
+  switch (outcome.kind) {
+    case "limit":
+      return { code: "limit", message: outcome.reason };
+    case "interrupted":
+      return { code: "interrupted", message: "interrupted" };
+    case "provider_error":
+      return { code: "provider", message: outcome.error.message };
+    case "failed":
+      return { code: "failed", message: outcome.message };
+    default:
+      return undefined;
+  }
 }

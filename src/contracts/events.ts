@@ -43,6 +43,22 @@ export interface Denial {
   allow_with?: string[];
 }
 
+/** Where a failure belongs (src/app/attribution.ts holds the one table that decides). */
+export type FailureLayer =
+  | "agent"
+  | "harness"
+  | "workflow"
+  | "environment"
+  | "provider"
+  | "operator"
+  | "unknown";
+
+export interface Attribution {
+  layer: FailureLayer;
+  /** Stable snake_case words, e.g. max_turns, permission_denied, provider_unreachable. */
+  reason: string;
+}
+
 export interface ToolErrorPayload {
   code: string;
   message: string;
@@ -117,6 +133,8 @@ export interface EventBodies {
     turns: number;
     exit_code: number;
     denials: Denial[];
+    /** Present on every run that did not succeed (exit code other than 0). */
+    attribution?: Attribution;
   };
   "error": { code: string; message: string; exit_code: number };
   "warning": { message: string };
