@@ -11,6 +11,8 @@ import type { Denial, EventBodies, EventType } from "../contracts/events.ts";
 import {
   type ApprovalBroker,
   type ApprovalRequest,
+  approves,
+  denialReason,
   HeadlessBroker,
   YesBroker,
 } from "../policy/broker.ts";
@@ -147,8 +149,7 @@ export function buildGate(
       if (answer === "interrupt") {
         throw interruptedAtPrompt(request, emit, new Map([[callId, turn]]));
       }
-      const approved = answer !== "deny";
-      if (!approved) {
+      if (!approves(answer)) {
         unsandboxed.push({
           tool: tool.name,
           key: access.key,
@@ -157,9 +158,10 @@ export function buildGate(
           allow_with: ["--sandbox", "full-access"],
         });
         decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
+        const reason = denialReason(answer);
         throw new ToolError(
           "denied",
-          sandbox.refusal.message,
+          reason === undefined ? sandbox.refusal.message : `The user denied this: ${reason}`,
           "Do not retry commands in this session; tell the user how to enable the sandbox.",
         );
       }

@@ -18,6 +18,7 @@ import { checkSubject } from "../policy/evaluate.ts";
 import { flagsLayer } from "../policy/flags.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
+import { approves } from "../policy/broker.ts";
 
 export const MCP_SERVER_KEY = "mcp_server";
 
@@ -115,7 +116,7 @@ export async function decideProjectServers(
         },
         always: [],
       });
-      if (answer !== "deny" && answer !== "interrupt") continue;
+      if (approves(answer)) continue;
     }
     spec.mcp.blocked.push(server.name);
     spec.warnings.push(

@@ -17,6 +17,7 @@ import { isTrustedProject, rememberTrustedProject } from "../config/trusted_proj
 import { parseFrontmatter } from "../agents/frontmatter.ts";
 import { projectDirs } from "../agents/discovery.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "./engine_types.ts";
+import { approves } from "../policy/broker.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 
 export interface TrustInput {
@@ -162,7 +163,7 @@ export async function decideProjectTrust(input: {
       decision: { action: "ask", reason: "trust this project's allow rules?", checks: [] },
       always: [],
     });
-    if (answer !== "deny" && answer !== "interrupt") {
+    if (approves(answer)) {
       const warnings: string[] = [];
       try {
         await rememberTrustedProject(globalFile, allows.root);

@@ -11,8 +11,28 @@ import { type AllowHint, shellLine } from "./hints.ts";
 /**
  * "interrupt": the person pressed Ctrl-C (or Esc) at the question. The call
  * does not run, is not counted as a refusal, and the run stops (exit 130).
+ * `{ deny: reason }`: a refusal with the person's words for the model. Only
+ * `approves()` says whether an answer lets a call run: an answer that is not
+ * one of the three yeses (an object among them) is a no.
  */
-export type ApprovalAnswer = "once" | "always" | "always-here" | "deny" | "interrupt";
+export type ApprovalAnswer =
+  | "once"
+  | "always"
+  | "always-here"
+  | "deny"
+  | "interrupt"
+  | { deny: string };
+
+/** True for the three yeses alone; every other answer, whatever its shape, refuses. */
+export function approves(answer: ApprovalAnswer): boolean {
+  return answer === "once" || answer === "always" || answer === "always-here";
+}
+
+/** The person's reason when the answer is a refusal with one; undefined otherwise. */
+export function denialReason(answer: ApprovalAnswer): string | undefined {
+  if (typeof answer !== "object" || answer === null) return undefined;
+  return typeof answer.deny === "string" ? answer.deny : undefined;
+}
 
 /** The rules an "always" answer would add, per key. */
 export interface AlwaysRule {
@@ -42,6 +62,7 @@ export function denialMessage(
   request: ApprovalRequest,
   source: "rule" | "user" | "headless",
   hint: AllowHint,
+  userReason?: string,
 ): { message: string; hint: string } {
   const { decision } = request;
   const rerun = hint.kind === "flags" ? shellLine(hint.args) : "";
@@ -56,6 +77,12 @@ export function denialMessage(
     return {
       message: `Permission denied: ${decision.reason}.`,
       hint: `Do not retry this call. The user can allow it by rerunning with ${rerun}.`,
+    };
+  }
+  if (source === "user" && userReason !== undefined) {
+    return {
+      message: `The user denied this: ${userReason}`,
+      hint: "Do not retry it as it was; act on the user's reason, or ask them what they want.",
     };
   }
   if (source === "user") {

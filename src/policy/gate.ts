@@ -13,7 +13,7 @@ import type { SandboxMode } from "../sandbox/modes.ts";
 import { alwaysPatternFor } from "./always.ts";
 import { ensureShellParser } from "./shell_parser.ts";
 import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
-import { denialMessage } from "./broker.ts";
+import { approves, denialMessage, denialReason } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
 import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
 import { allowHint } from "./hints.ts";
@@ -141,8 +141,14 @@ export class PermissionGate {
     if (decision.action === "deny") return this.#refuse(request, context, "rule", false);
     const answer: ApprovalAnswer = await this.options.broker.ask(request);
     const source = this.options.brokerSource ?? "user";
-    if (answer === "deny" || answer === "interrupt") {
-      return this.#refuse(request, context, source === "headless" ? "headless" : "user", true);
+    if (!approves(answer)) {
+      return this.#refuse(
+        request,
+        context,
+        source === "headless" ? "headless" : "user",
+        true,
+        denialReason(answer),
+      );
     }
     if (answer === "always" || answer === "always-here") {
       for (const rule of request.always) this.sessionRules.add(rule.key, rule.patterns);
@@ -160,6 +166,7 @@ export class PermissionGate {
     context: PolicyContext,
     source: "rule" | "user" | "headless",
     asked: boolean,
+    userReason?: string,
   ): GateResult {
     const allow = allowHint(
       request.access,
@@ -174,7 +181,7 @@ export class PermissionGate {
       reason: request.decision.reason,
       ...(allow.kind === "flags" ? { allow_with: allow.args } : {}),
     });
-    const { message, hint } = denialMessage(request, source, allow);
+    const { message, hint } = denialMessage(request, source, allow, userReason);
     const error = new ToolError("denied", message, hint, {
       reason: request.decision.reason,
       source,

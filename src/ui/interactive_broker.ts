@@ -89,14 +89,22 @@ export interface InlineTerminal {
   /** Route keys to `consumer` until the returned function is called. */
   borrow(consumer: (key: { kind: string; text?: string }) => void): () => void;
   print(text: string): void;
+  /**
+   * Show the reason being typed in place of the input (`undefined`: show the
+   * input again). Absent: the reason is typed blind and printed when sent.
+   */
+  editLine?(text: string | undefined, hint: string): void;
 }
+
+type Choice = [letter: string, answer: ApprovalAnswer | "reason", label: string];
 
 /**
  * The chat's approval: the command or diff is printed into the conversation,
  * then one key answers — y/Enter once, a always (this session), h always in
- * this project, n deny, Esc/Ctrl-C stop the turn. It waits as long as it
- * takes: nobody answering is never a yes. The text being typed in the input
- * is not touched; the question borrows the keys and gives them back.
+ * this project, n deny, r deny and type the reason the model is given,
+ * Esc/Ctrl-C stop the turn. It waits as long as it takes: nobody answering is
+ * never a yes. The text being typed in the input is not touched; the question
+ * borrows the keys and gives them back.
  */
 export class InlineBroker implements ApprovalBroker {
   #queue: Promise<unknown> = Promise.resolve();
@@ -111,16 +119,16 @@ export class InlineBroker implements ApprovalBroker {
 
   #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const canAlways = request.always.some((rule) => rule.patterns.length);
-    const choices: [string, ApprovalAnswer, string][] = [
+    const choices: Choice[] = [
       ["y", "once", "yes, once"],
       ...(canAlways
-        ? [["a", "always", "always (this session)"], [
-          "h",
-          "always-here",
-          "always here (saved to the project config)",
-        ]] as [string, ApprovalAnswer, string][]
+        ? [
+          ["a", "always", "always (this session)"],
+          ["h", "always-here", "always here (saved to the project config)"],
+        ] as Choice[]
         : []),
       ["n", "deny", "no"],
+      ["r", "reason", "no, and tell the model why"],
     ];
     this.terminal.print(
       [
@@ -130,20 +138,45 @@ export class InlineBroker implements ApprovalBroker {
       ].join("\n"),
     );
     return new Promise((resolve) => {
+      /** Set while the reason is being typed. */
+      let reason: string | undefined;
+      const hint = "why? Enter sends it to the model · Esc goes back to the choices";
+      const done = (answer: ApprovalAnswer, label: string) => {
+        release();
+        if (reason !== undefined) this.terminal.editLine?.(undefined, "");
+        this.terminal.print(neutraliseControls(`→ ${label}`));
+        resolve(answer);
+      };
       const release = this.terminal.borrow((key) => {
-        let answer: ApprovalAnswer | undefined;
+        if (reason !== undefined) {
+          if (key.kind === "enter") {
+            const why = reason.trim() || "(no reason given)";
+            return done({ deny: why }, `no: ${why}`);
+          }
+          if (key.kind === "escape" || key.kind === "ctrl-c") reason = undefined;
+          else if (key.kind === "backspace") reason = [...reason].slice(0, -1).join("");
+          else if ((key.kind === "text" || key.kind === "paste") && key.text) {
+            reason += key.text.replace(/[\r\n]+/g, " ");
+          }
+          this.terminal.editLine?.(reason, hint);
+          return;
+        }
+        let answer: ApprovalAnswer | "reason" | undefined;
         if (key.kind === "enter") answer = "once";
         else if (key.kind === "escape" || key.kind === "ctrl-c") answer = "interrupt";
         else if (key.kind === "text" && key.text?.length === 1) {
           answer = choices.find(([letter]) => letter === key.text!.toLowerCase())?.[1];
         }
         if (!answer) return;
-        release();
-        const label = answer === "interrupt"
-          ? "stopped"
-          : choices.find(([, value]) => value === answer)![2];
-        this.terminal.print(`→ ${label}`);
-        resolve(answer);
+        if (answer === "reason") {
+          reason = "";
+          this.terminal.editLine?.(reason, hint);
+          return;
+        }
+        done(
+          answer,
+          answer === "interrupt" ? "stopped" : choices.find(([, value]) => value === answer)![2],
+        );
       });
     });
   }
