@@ -42,6 +42,9 @@ export function storeRecorder(store: Store, sessionId: string): SessionRecorder 
     stepUsage(usage: Usage) {
       store.usage.record(sessionId, model, usage, 1);
     },
+    summaryUsage(usage: Usage) {
+      store.usage.record(sessionId, model, usage);
+    },
     compaction(part) {
       recordCompaction(store, sessionId, part);
     },

@@ -32,6 +32,8 @@ export interface SessionRecorder {
   assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean): string | void;
   toolResult(part: Extract<StoredPart, { type: "tool_result" }>): void;
   stepUsage(usage: Usage): void;
+  /** A request made to write a compaction's summary (not a turn): stored as a usage row. */
+  summaryUsage?(usage: Usage): void;
   /** A compaction, recorded where it happened so a resumed session replays it. */
   compaction?(part: CompactionPart): void;
 }
@@ -168,7 +170,10 @@ async function loop(
     },
     userWords: options.userWords,
     warn: (message) => deps.emit("warning", { message }),
-    spent: (more) => addUsage(usage, more),
+    spent: (more) => {
+      addUsage(usage, more);
+      if (more.input_tokens || more.output_tokens) deps.recorder.summaryUsage?.(more);
+    },
     signal: options.signal,
   });
   const full = (reason: string): LoopOutcome => ({

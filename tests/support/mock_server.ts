@@ -105,6 +105,13 @@ export interface MockServer {
 export interface MockServerOptions {
   /** Called with every chat completion request body as it arrives. */
   onRequest?(body: Record<string, unknown>): void;
+  /**
+   * Answers computed from each request instead of read from the script (a
+   * long scripted session whose summary requests come at no fixed place):
+   * called with the request body and its 0-based number; undefined falls
+   * back to the script.
+   */
+  respond?(body: Record<string, unknown>, index: number): MockTurn | undefined;
   port?: number;
 }
 
@@ -142,7 +149,7 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
       headers.push(Object.fromEntries(request.headers));
       options.onRequest?.(body);
 
-      const turn = script[next];
+      const turn = options.respond?.(body, requests.length - 1) ?? script[next++];
       if (turn === undefined) {
         return json(
           500,
@@ -152,7 +159,6 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
           ),
         );
       }
-      next++;
       // Not request.signal: Deno's legacy behaviour aborts it after every response.
       const gone = closing.signal;
       if (turn.delayMs) await wait(turn.delayMs, gone);

@@ -22,6 +22,7 @@ import {
 } from "./plan.ts";
 import { pruneToolOutputs } from "./prune.ts";
 import { summarise, userWords } from "./summary.ts";
+import { changedFiles } from "./changed_files.ts";
 import { tokensFromOverflow, windowFromOverflow } from "./overflow.ts";
 
 export type CompactionEvent = EventBodies["context.compacted"];
@@ -69,6 +70,8 @@ export class ContextKeeper {
   #budget: ContextBudget;
   /** Every user message seen, so a second handoff still holds the first one's task. */
   #userWords: string[] = [];
+  /** Every file the session's calls changed, so a handoff names them all. */
+  #changedFiles: string[] = [];
 
   constructor(options: ContextKeeperOptions) {
     this.#options = options;
@@ -138,6 +141,9 @@ export class ContextKeeper {
     for (const words of userWords(history)) {
       if (!this.#userWords.includes(words)) this.#userWords.push(words);
     }
+    for (const path of changedFiles(history)) {
+      if (!this.#changedFiles.includes(path)) this.#changedFiles.push(path);
+    }
   }
 
   async #compact(
@@ -183,6 +189,7 @@ export class ContextKeeper {
       requestBudget: budget.fits,
       maxOutputTokens: Math.min(budget.reply, MAX_SUMMARY_TOKENS),
       userWords: this.#userWords,
+      changedFiles: this.#changedFiles,
       focus,
       signal: this.#options.signal,
     });

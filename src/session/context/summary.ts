@@ -10,6 +10,7 @@ import type { ChatMessage, ChatProvider } from "../../provider/types.ts";
 import { ProviderError } from "../../provider/types.ts";
 import { emptyUsage, type Usage } from "../../contracts/events.ts";
 import type { ContextMeter } from "./size.ts";
+import { changedFiles, changedFilesSection, missingFiles } from "./changed_files.ts";
 
 /** Assistant turns (with their tool results) kept verbatim after a summary. */
 export const RECENT_TURNS_KEPT = 2;
@@ -73,6 +74,11 @@ export interface SummaryDeps {
    * @default the user messages of the part summarised
    */
   userWords?: readonly string[];
+  /**
+   * The files the session changed, which the handoff must name (added back
+   * when the model left them out). @default those the part summarised changed
+   */
+  changedFiles?: readonly string[];
   /** What the user asked to keep in focus (`/compact focus`), if anything. */
   focus?: string;
   signal?: AbortSignal;
@@ -121,9 +127,24 @@ export function userWords(messages: readonly ChatMessage[]): string[] {
   );
 }
 
-/** Which of `words` `summary` does not hold verbatim. */
+/**
+ * Which of `words` `summary` does not hold verbatim: as they are, or as a
+ * Markdown quote block (each line behind "> ", which the prompt asks for).
+ */
 export function missingUserWords(summary: string, words: readonly string[]): string[] {
-  return words.filter((text) => !summary.includes(text));
+  return words.filter((text) =>
+    !summary.includes(text) && !summary.includes(`> ${text.replaceAll("\n", "\n> ")}`)
+  );
+}
+
+/**
+ * `words` byte for byte, in a fenced block whose fence no run of backticks
+ * in them can close (a quote block would put "> " inside a multi-line message).
+ */
+export function verbatimBlock(words: string): string {
+  const longest = Math.max(0, ...(words.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(Math.max(3, longest + 1));
+  return `${fence}text\n${words}\n${fence}`;
 }
 
 /** Replaces the older part of `history` (system message kept) with a checked handoff. */
@@ -170,11 +191,11 @@ export async function summarise(
   const written = response.text.trim();
   if (!written) return { ok: false, reason: "the model wrote an empty summary", usage };
   const missing = missingUserWords(written, deps.userWords ?? userWords(older));
-  const summary = missing.length
-    ? `${written}\n\n## The user's words, verbatim\n${
-      missing.map((words) => `> ${words.replaceAll("\n", "\n> ")}`).join("\n\n")
-    }`
+  const withWords = missing.length
+    ? `${written}\n\n## The user's words, verbatim\n${missing.map(verbatimBlock).join("\n\n")}`
     : written;
+  const unnamed = missingFiles(written, deps.changedFiles ?? changedFiles(older));
+  const summary = unnamed.length ? `${withWords}\n\n${changedFilesSection(unnamed)}` : withWords;
   const handoff: ChatMessage = {
     role: "user",
     content: `${HANDOFF_MARK} (${older.length} messages) was written to fit the context window; ` +
