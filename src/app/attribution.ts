@@ -102,18 +102,27 @@ export interface StoredAttribution extends Attribution {
  * applied to the same events. Successful runs give none.
  */
 export function attributionsOf(events: readonly SkiffEvent[]): StoredAttribution[] {
-  const found: StoredAttribution[] = [];
+  return runEnds(events).flatMap((run) => run.attribution ? [run.attribution] : []);
+}
+
+/** Each run's end (its `session.completed`), in order, with its attribution when it failed. */
+export function runEnds(
+  events: readonly SkiffEvent[],
+): { timestamp: string; attribution?: StoredAttribution }[] {
+  const ends: { timestamp: string; attribution?: StoredAttribution }[] = [];
   let lastError: { code: string; message: string } | undefined;
   for (const event of events) {
     if (event.type === "session.started") lastError = undefined;
     if (event.type === "error") lastError = { code: event.code, message: event.message };
     if (event.type !== "session.completed") continue;
-    if (event.attribution) found.push({ ...event.attribution, inferred: false });
+    let attribution: StoredAttribution | undefined;
+    if (event.attribution) attribution = { ...event.attribution, inferred: false };
     else if (event.exit_code !== 0) {
       const facts = { code: lastError?.code, message: lastError?.message, denials: event.denials };
-      found.push({ ...attributeFailure(facts), inferred: true });
+      attribution = { ...attributeFailure(facts), inferred: true };
     }
+    ends.push({ timestamp: event.timestamp, ...(attribution ? { attribution } : {}) });
     lastError = undefined;
   }
-  return found;
+  return ends;
 }

@@ -100,6 +100,10 @@ Docs: README.md and docs/ in the skiff repository.`,
     .option("-s, --session <id>", "continue the given session")
     .option("--json", "print one JSON event per line on stdout (see docs/events.md)")
     .option("-o, --output-last-message <file>", "also write the final answer to this file")
+    .option(
+      "--summary <file.md>",
+      "also write a Markdown summary (answer, files changed, checks, tokens, denials) to this file",
+    )
     .option("-q, --quiet", "print only the final answer (no tool activity on stderr)")
     .addHelpText(
       "after",
@@ -130,7 +134,7 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     });
 
   const sessions = program.command("sessions").description(
-    "list, show, export or delete stored sessions",
+    "list, show, export, delete or count the outcomes of stored sessions",
   );
   sessions.command("list").description("list sessions, newest first")
     .option("--dir <path>", "only sessions of this workspace")
@@ -153,6 +157,17 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     .action(async (id: string, options) => {
       const { exportSession } = await import("./sessions.ts");
       setExit(await exportSession(id, options.format));
+    });
+  sessions.command("stats")
+    .description("where failed runs failed: counts and shares per layer and reason")
+    .option(
+      "--since <age>",
+      "only runs that ended since then: 7d, 12h, 2w or a date (default: all)",
+    )
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { sessionsStats } = await import("./sessions_stats.ts");
+      setExit(await sessionsStats(options));
     });
   sessions.command("rm").argument("<id>").description("delete a session and its history")
     .action(async (id: string) => {
