@@ -23,7 +23,7 @@ export interface SandboxState {
   refusal?: { message: string; warning: string };
   /** A person accepted running unsandboxed (interactive only). */
   approved: boolean;
-  /** "bwrap", "sandbox-exec" or "none". */
+  /** "bwrap", "landlock", "sandbox-exec" or "none". */
   name: string;
   /**
    * Runs skiff's own helper commands (git status for the prompt) with
@@ -86,7 +86,8 @@ export async function chooseSessionLauncher(
   const available = spec.sandbox.mode === "full-access"
     ? { bwrap: null, sandboxExec: null }
     : await probe();
-  const choice = chooseLauncher(settings, Deno.build.os, available);
+  const backend = spec.config.sandbox?.backend ?? "auto";
+  const choice = chooseLauncher(settings, Deno.build.os, available, undefined, backend);
   const readOnlyChoice = chooseLauncher(
     {
       ...sandboxSettings(spec),
@@ -94,6 +95,8 @@ export async function chooseSessionLauncher(
     },
     Deno.build.os,
     available,
+    undefined,
+    backend,
   );
   const readOnly = readOnlyChoice.kind === "launcher" ? readOnlyChoice.launcher : undefined;
   // Commands may not change files that run code later; full-access opts out.

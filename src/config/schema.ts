@@ -54,6 +54,8 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const SandboxSchema = z.strictObject({
   mode: z.enum(["read-only", "workspace-write", "full-access"]).optional(),
+  /** Which OS sandbox runs commands on Linux (docs/security.md). @default "auto" */
+  backend: z.enum(["auto", "bwrap", "landlock"]).optional(),
   network: z.boolean().optional(),
   addDirs: z.array(z.string().min(1)).optional(),
   env: z.array(z.string().regex(ENV_NAME, { error: "expected an environment variable name" }))

@@ -7,6 +7,8 @@
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher } from "./bwrap.ts";
 import type { SandboxSettings } from "./modes.ts";
+import { landlockExecArgv, landlockLauncher } from "./landlock_launcher.ts";
+import { landlockPlan } from "./landlock_rules.ts";
 import { plainLauncher } from "./plain.ts";
 import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
 
@@ -14,10 +16,22 @@ import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
 export interface AvailableSandboxes {
   bwrap: string | null;
   sandboxExec: string | null;
+  /** The kernel's Landlock ABI when the Landlock backend works here. */
+  landlock?: number | null;
+  /** Why a backend does not work here, as its probe found. */
+  reasons?: { bwrap?: string; landlock?: string };
 }
 
+/** `--sandbox-backend`, `sandbox.backend`, `SKIFF_SANDBOX_BACKEND`. */
+export type SandboxBackend = "auto" | "bwrap" | "landlock";
+export const SANDBOX_BACKENDS: readonly SandboxBackend[] = ["auto", "bwrap", "landlock"];
+
 export type LauncherChoice =
-  | { kind: "launcher"; name: "bwrap" | "sandbox-exec" | "none"; launcher: ProcessLauncher }
+  | {
+    kind: "launcher";
+    name: "bwrap" | "landlock" | "sandbox-exec" | "none";
+    launcher: ProcessLauncher;
+  }
   | { kind: "refusal"; message: string; warning: string };
 
 export function chooseLauncher(
@@ -25,15 +39,24 @@ export function chooseLauncher(
   platform: typeof Deno.build.os,
   available: AvailableSandboxes,
   getEnv?: (name: string) => string | undefined,
+  backend: SandboxBackend = "auto",
 ): LauncherChoice {
   if (settings.mode === "full-access") {
     return { kind: "launcher", name: "none", launcher: plainLauncher(settings, { getEnv }) };
   }
+  if (backend !== "auto") return forcedBackend(settings, platform, available, backend, getEnv);
   if (platform === "linux" && available.bwrap) {
     return {
       kind: "launcher",
       name: "bwrap",
       launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv }),
+    };
+  }
+  if (platform === "linux" && available.landlock) {
+    return {
+      kind: "launcher",
+      name: "landlock",
+      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv }),
     };
   }
   if (platform === "darwin" && available.sandboxExec) {
@@ -46,8 +69,13 @@ export function chooseLauncher(
   const fix = platform === "darwin"
     ? `sandbox-exec was not found at ${SANDBOX_EXEC_PATH}`
     : platform === "linux"
-    ? "bubblewrap is not installed or cannot create namespaces here; install it with " +
-      "`apt-get install bubblewrap` (or your distribution's package)"
+    ? `bubblewrap does not work here (${
+      available.reasons?.bwrap ?? "not installed or cannot create namespaces"
+    }) and neither does Landlock (${
+      available.reasons?.landlock ?? "not probed"
+    }); install bubblewrap with ` +
+      "`apt-get install bubblewrap` and allow user namespaces, or use a kernel with Landlock " +
+      "(5.13 or later); `skiff doctor` shows what was tried"
     : `no process sandbox is supported on ${platform}`;
   return {
     kind: "refusal",
@@ -55,6 +83,40 @@ export function chooseLauncher(
       "Or choose `--sandbox full-access` to run commands without a sandbox.",
     warning: `No sandbox is available (${fix}). Commands would run with your full user ` +
       "rights: they could change or read any of your files and reach the network.",
+  };
+}
+
+/** A backend the user named: it works here, or the run is refused saying why (never another). */
+function forcedBackend(
+  settings: SandboxSettings,
+  platform: typeof Deno.build.os,
+  available: AvailableSandboxes,
+  backend: "bwrap" | "landlock",
+  getEnv?: (name: string) => string | undefined,
+): LauncherChoice {
+  if (platform === "linux" && backend === "bwrap" && available.bwrap) {
+    return {
+      kind: "launcher",
+      name: "bwrap",
+      launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv }),
+    };
+  }
+  if (platform === "linux" && backend === "landlock" && available.landlock) {
+    return {
+      kind: "launcher",
+      name: "landlock",
+      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv }),
+    };
+  }
+  const reason = platform !== "linux"
+    ? `it is Linux only (this is ${platform})`
+    : available.reasons?.[backend] ?? "its probe failed";
+  return {
+    kind: "refusal",
+    message: `Cannot run commands with the sandbox backend '${backend}' you chose: ${reason}. ` +
+      "Choose --sandbox-backend auto (or another backend), or run `skiff doctor` to see " +
+      "which backends work here.",
+    warning: `The sandbox backend '${backend}' does not work here (${reason}).`,
   };
 }
 
@@ -77,6 +139,10 @@ export function acceptUnsandboxed(
 export async function probeSandboxes(
   platform: typeof Deno.build.os = Deno.build.os,
   run: (argv: string[]) => Promise<boolean> = runQuietly,
+  /** The Landlock probe; by default the real one, skipped when `run` is a test's fake. */
+  landlock: (() => Promise<number | string>) | null = run === runQuietly
+    ? () => probeLandlock(runOutput)
+    : null,
 ): Promise<AvailableSandboxes> {
   const found: AvailableSandboxes = { bwrap: null, sandboxExec: null };
   if (platform === "linux") {
@@ -86,6 +152,16 @@ export async function probeSandboxes(
         break;
       }
     }
+    if (landlock) {
+      found.reasons = {};
+      if (!found.bwrap) {
+        found.reasons.bwrap = "not installed, or it cannot create namespaces here " +
+          "(a container's seccomp profile, or AppArmor restricting unprivileged user namespaces)";
+      }
+      const abi = await landlock();
+      found.landlock = typeof abi === "number" ? abi : null;
+      if (typeof abi === "string") found.reasons.landlock = abi;
+    }
   }
   if (
     platform === "darwin" &&
@@ -94,6 +170,46 @@ export async function probeSandboxes(
     found.sandboxExec = SANDBOX_EXEC_PATH;
   }
   return found;
+}
+
+/**
+ * Runs `true` through the Landlock exec step with a read-only ruleset: the
+ * kernel's ABI when it all worked, else why not (the step's own message).
+ */
+export async function probeLandlock(
+  run: (argv: string[]) => Promise<{ ok: boolean; stdout: string; stderr: string }>,
+): Promise<number | string> {
+  let argv: string[];
+  try {
+    const plan = landlockPlan({
+      settings: { mode: "read-only", workspace: "/", addDirs: [], network: false, envNames: [] },
+      abi: 1,
+      hidden: [],
+    });
+    argv = landlockExecArgv({ ...plan, probe: true }, ["/bin/sh", "-c", "true"]);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const result = await run(argv);
+  const abi = /landlock-abi=(\d+)/.exec(result.stdout);
+  if (result.ok && abi) return Number(abi[1]);
+  const said = result.stderr.trim().split("\n").pop();
+  return said ? said.replace(/^skiff: /, "") : "the Landlock step failed without a message";
+}
+
+async function runOutput(argv: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
+  try {
+    const output = await new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      stdin: "null",
+      clearEnv: true,
+      env: { PATH: "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/" },
+    }).output();
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { ok: output.success, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+  } catch (error) {
+    return { ok: false, stdout: "", stderr: (error as Error).message };
+  }
 }
 
 async function runQuietly(argv: string[]): Promise<boolean> {

@@ -54,19 +54,32 @@ export interface LandlockRuleset {
   /** Rights the kernel will check; rights not listed stay unrestricted. */
   handled: bigint;
   rules: LandlockRule[];
+  /** ABI 4: network rights checked (`NetAccess`); with no net rule, all of them are denied. */
+  handledNet?: bigint;
+  /** ABI 6: IPC scopes (`Scope`): nothing outside the domain can be reached that way. */
+  scoped?: bigint;
 }
+
+/** Network rights (`LANDLOCK_ACCESS_NET_*`, ABI 4). */
+export const NetAccess = { bindTcp: 1n << 0n, connectTcp: 1n << 1n } as const;
+
+/** IPC scopes (`LANDLOCK_SCOPE_*`, ABI 6). */
+export const Scope = { abstractUnixSocket: 1n << 0n, signal: 1n << 1n } as const;
 
 export type LandlockResult =
   | { kind: "restricted"; abi: number; skipped: string[] }
   | { kind: "unavailable"; reason: string };
 
-interface Syscalls {
+export interface Syscalls {
   landlockCreateRuleset: bigint;
   landlockAddRule: bigint;
   landlockRestrictSelf: bigint;
   openat: bigint;
   close: bigint;
   prctl: bigint;
+  setsid: bigint;
+  capset: bigint;
+  execve: bigint;
 }
 
 // landlock_* share one number on every architecture; the rest do not.
@@ -78,6 +91,9 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     openat: 257n,
     close: 3n,
     prctl: 157n,
+    setsid: 112n,
+    capset: 126n,
+    execve: 59n,
   },
   aarch64: {
     landlockCreateRuleset: 444n,
@@ -86,6 +102,9 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     openat: 56n,
     close: 57n,
     prctl: 167n,
+    setsid: 157n,
+    capset: 91n,
+    execve: 221n,
   },
 };
 
@@ -105,6 +124,28 @@ const LIBC_SYMBOLS = {
 } as const;
 
 type Libc = Deno.DynamicLibrary<typeof LIBC_SYMBOLS>;
+
+/** A raw syscall: its return value and, when negative, errno. */
+export type SyscallCaller = (number: bigint, ...args: bigint[]) => { value: bigint; errno: number };
+
+/**
+ * Runs `work` with a raw syscall caller and this machine's syscall numbers,
+ * or returns why it cannot. Needs `--allow-ffi`.
+ */
+export function withSyscalls<T>(
+  work: (call: SyscallCaller, numbers: Syscalls) => T,
+): T | { unavailable: string } {
+  if (Deno.build.os !== "linux") return { unavailable: `Linux only (this is ${Deno.build.os})` };
+  const numbers = SYSCALLS[Deno.build.arch];
+  if (!numbers) return { unavailable: `no syscall table for ${Deno.build.arch}` };
+  const libc = openLibc();
+  if (typeof libc === "string") return { unavailable: libc };
+  try {
+    return work(caller(libc), numbers);
+  } finally {
+    libc.close();
+  }
+}
 
 function openLibc(): Libc | string {
   let lastError = "";
@@ -135,7 +176,8 @@ function caller(libc: Libc) {
   };
 }
 
-function address(buffer: BufferSource): bigint {
+/** The address of `buffer`, for a syscall argument; keep `buffer` alive across the call. */
+export function address(buffer: BufferSource): bigint {
   const view = buffer instanceof ArrayBuffer ? new Uint8Array(buffer) : buffer;
   return BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(view as Uint8Array)));
 }
@@ -181,8 +223,19 @@ export function restrictThisThread(ruleset: LandlockRuleset): LandlockResult {
   try {
     const abi = probe(call, numbers);
     if (typeof abi === "string") return { kind: "unavailable", reason: abi };
-    const attr = new BigUint64Array([ruleset.handled]);
-    const rulesetFd = call(numbers.landlockCreateRuleset, address(attr), 8n, 0n);
+    // struct landlock_ruleset_attr grew with the ABI: pass only the fields used.
+    const fields = ruleset.scoped !== undefined
+      ? [ruleset.handled, ruleset.handledNet ?? 0n, ruleset.scoped]
+      : ruleset.handledNet !== undefined
+      ? [ruleset.handled, ruleset.handledNet]
+      : [ruleset.handled];
+    const attr = new BigUint64Array(fields);
+    const rulesetFd = call(
+      numbers.landlockCreateRuleset,
+      address(attr),
+      BigInt(attr.byteLength),
+      0n,
+    );
     if (rulesetFd.value < 0n) {
       return {
         kind: "unavailable",

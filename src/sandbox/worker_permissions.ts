@@ -44,7 +44,10 @@ export const DEFAULT_SYSTEM_READ: readonly string[] = [
 export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os): string[] {
   const tools = ["rg", "git"];
   if (mode === "full-access") return ["sh", ...tools];
-  return platform === "darwin" ? ["/usr/bin/sandbox-exec", ...tools] : ["bwrap", ...tools];
+  // Deno itself runs the Landlock backend's exec step (src/sandbox/landlock_exec.ts).
+  return platform === "darwin"
+    ? ["/usr/bin/sandbox-exec", ...tools]
+    : ["bwrap", Deno.execPath(), ...tools];
 }
 
 function unique(paths: string[]): string[] {

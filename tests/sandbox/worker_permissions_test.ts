@@ -147,7 +147,9 @@ Deno.test("workerPermissions: the table per mode", () => {
   );
   assertEquals(
     write.run,
-    Deno.build.os === "darwin" ? ["/usr/bin/sandbox-exec", "rg", "git"] : ["bwrap", "rg", "git"],
+    Deno.build.os === "darwin"
+      ? ["/usr/bin/sandbox-exec", "rg", "git"]
+      : ["bwrap", Deno.execPath(), "rg", "git"], // Deno runs the Landlock backend's exec step
   );
   assertEquals([write.ffi, write.import], [false, false]);
   const readOnly = workerPermissions({ mode: "read-only", workspace, dataDir });

@@ -1,0 +1,88 @@
+/**
+ * The exec step of the Landlock backend, run as its own short Deno process:
+ * `deno run --allow-ffi … landlock_exec.ts <plan> <program> <args…>`. It makes
+ * the command's private temp folder, leaves the terminal session, drops
+ * every capability (root keeps none, and cannot regain them on exec),
+ * restricts itself with the plan and `no_new_privs`, and then replaces
+ * itself with the command through execve: the command and everything it
+ * starts live in the Landlock domain and can never widen it. This is the
+ * only place the launcher uses FFI. On failure it exits 126 with the reason
+ * on stderr, never running the command unrestricted.
+ */
+import { address, restrictThisThread, withSyscalls } from "./landlock.ts";
+import type { LandlockPlan } from "./landlock_rules.ts";
+
+const PR_CAPBSET_DROP = 24n;
+const PR_CAP_AMBIENT = 47n;
+const PR_CAP_AMBIENT_CLEAR_ALL = 4n;
+const CAP_VERSION_3 = 0x20080522;
+
+function fail(reason: string, code = 126): never {
+  console.error(`skiff: the Landlock sandbox could not start the command: ${reason}`);
+  Deno.exit(code);
+}
+
+/** Temp folders of commands whose process is gone. */
+function sweepTempFolders(): void {
+  for (const entry of Deno.readDirSync("/tmp")) {
+    const match = /^skiff-landlock-(\d+)$/.exec(entry.name);
+    if (!match || match[1] === String(Deno.pid)) continue;
+    try {
+      Deno.statSync(`/proc/${match[1]}`);
+    } catch {
+      try {
+        Deno.removeSync(`/tmp/${entry.name}`, { recursive: true });
+      } catch { /* another user's, or in use */ }
+    }
+  }
+}
+
+function cString(text: string): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(new TextEncoder().encode(`${text}\0`));
+}
+
+function main(): void {
+  const [planText, program, ...args] = Deno.args;
+  if (!planText || !program) fail("usage: landlock_exec.ts <plan> <program> [args…]", 2);
+  const plan = JSON.parse(planText) as LandlockPlan & { probe?: boolean };
+  try {
+    sweepTempFolders();
+  } catch { /* best effort */ }
+  const tempDir = `/tmp/skiff-landlock-${Deno.pid}`;
+  Deno.mkdirSync(tempDir, { recursive: true, mode: 0o700 });
+  const env: Record<string, string> = { ...Deno.env.toObject(), TMPDIR: tempDir };
+  for (const name of (env.SKIFF_LANDLOCK_STEP_ENV ?? "").split(",")) delete env[name];
+  delete env.SKIFF_LANDLOCK_STEP_ENV;
+  const dropped = withSyscalls((call, numbers) => {
+    call(numbers.setsid); // fails harmlessly when already a group leader
+    // Without CAP_SETPCAP (not root) the bounding set cannot shrink, and has nothing to lose.
+    for (let cap = 0n; cap < 64n; cap++) call(numbers.prctl, PR_CAPBSET_DROP, cap);
+    call(numbers.prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0n, 0n, 0n);
+    return true;
+  });
+  if (typeof dropped === "object") fail(dropped.unavailable);
+  const restricted = restrictThisThread({
+    handled: BigInt(plan.handled),
+    handledNet: plan.handledNet === undefined ? undefined : BigInt(plan.handledNet),
+    scoped: plan.scoped === undefined ? undefined : BigInt(plan.scoped),
+    rules: [...plan.rules, [tempDir, plan.tempAccess]]
+      .map(([target, access]) => ({ path: target, access: BigInt(access) })),
+  });
+  if (restricted.kind !== "restricted") fail(restricted.reason);
+  if (plan.probe) console.log(`landlock-abi=${restricted.abi}`);
+  const outcome = withSyscalls((call, numbers) => {
+    const header = new Uint32Array([CAP_VERSION_3, 0]);
+    const data = new Uint32Array(6);
+    const capset = call(numbers.capset, address(header), address(data));
+    if (capset.value < 0n) return `capset failed (errno ${capset.errno})`;
+    const strings = [program, ...args].map(cString);
+    const envStrings = Object.entries(env).map(([name, value]) => cString(`${name}=${value}`));
+    const argv = new BigUint64Array([...strings.map(address), 0n]);
+    const envp = new BigUint64Array([...envStrings.map(address), 0n]);
+    const executed = call(numbers.execve, address(strings[0]), address(argv), address(envp));
+    return `execve ${program} failed (errno ${executed.errno})`;
+  });
+  fail(typeof outcome === "string" ? outcome : outcome.unavailable, 127);
+}
+
+main();

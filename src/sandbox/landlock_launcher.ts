@@ -1,0 +1,124 @@
+/**
+ * Linux process sandbox without namespaces, for where bubblewrap cannot run
+ * (containers whose seccomp profile or AppArmor refuses user namespaces):
+ * each command starts through a short Deno step (landlock_exec.ts, the only
+ * one given `--allow-ffi`) that applies a Landlock ruleset
+ * (landlock_rules.ts), sets `no_new_privs`, drops every capability and then
+ * execs the shell. What this covers less than bubblewrap is listed in
+ * docs/security.md ("The Landlock backend").
+ */
+import { fileURLToPath } from "node:url";
+import type { ProcessLauncher } from "../contracts/process_launcher.ts";
+import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
+import { defaultHiddenFor, hiddenAround, hiddenMounts } from "./hidden.ts";
+import { DEFAULT_LIMITS, nprocStep, ROOT_PIDS_STEP } from "./limits.ts";
+import { type LandlockPlan, landlockPlan } from "./landlock_rules.ts";
+import type { SandboxSettings } from "./modes.ts";
+
+/** The exec step's file; only a source checkout has one (not a compiled binary). */
+export const LANDLOCK_EXEC_URL = new URL("./landlock_exec.ts", import.meta.url);
+
+/**
+ * The lifeline (bwrap.ts) without a pid namespace: the watchdog kills the
+ * command's process group, never `kill -1`, which here would reach every
+ * process of the user.
+ */
+export const LANDLOCK_LIFELINE_STEP = "IFS= read -r _ || exit 125; " +
+  "exec 3<&0 </dev/null; ( { IFS= read -r _; kill -9 0; } <&3 & ); exec 3<&-; ";
+
+export interface LandlockLauncherOptions {
+  /** The kernel's Landlock ABI (from the probe). */
+  abi: number;
+  /** The Deno executable that runs the exec step. @default Deno.execPath() */
+  denoPath?: string;
+  /** Reads an environment variable; injectable for tests. */
+  getEnv?: (name: string) => string | undefined;
+  /** The user skiff runs as; 0 is root. @default Deno.uid() */
+  uid?: number | null;
+  /** The shell that runs the command. @default "/bin/sh" */
+  shell?: string;
+}
+
+/** Deno's cache folder for the process running skiff. */
+function denoCacheDir(): string {
+  try {
+    const own = Deno.env.get("DENO_DIR");
+    if (own) return own;
+    const home = Deno.env.get("HOME");
+    if (home) return `${home}/.cache/deno`;
+  } catch { /* no env permission: fall through */ }
+  return "/root/.cache/deno";
+}
+
+/** The argv that runs `program args…` under `plan`: the exec step with its permissions. */
+export function landlockExecArgv(
+  plan: LandlockPlan & { probe?: boolean },
+  program: string[],
+  denoPath: string = Deno.execPath(),
+): string[] {
+  if (LANDLOCK_EXEC_URL.protocol !== "file:") {
+    throw new Error(
+      "the Landlock backend needs skiff run from source (`deno task skiff`); " +
+        "this build has no landlock_exec.ts to run",
+    );
+  }
+  return [
+    denoPath,
+    "run",
+    "--quiet",
+    "--no-config",
+    "--no-lock",
+    "--allow-ffi",
+    "--allow-env",
+    "--allow-read=/proc,/tmp",
+    "--allow-write=/tmp",
+    fileURLToPath(LANDLOCK_EXEC_URL),
+    JSON.stringify(plan),
+    ...program,
+  ];
+}
+
+/**
+ * A launcher for Landlock. Spawn the returned argv with exactly the returned
+ * `env` and `clearEnv: true`, as its own process group (the bash tool does).
+ */
+export function landlockLauncher(
+  settings: SandboxSettings,
+  options: LandlockLauncherOptions,
+): ProcessLauncher {
+  const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
+  const limits = settings.limits ?? DEFAULT_LIMITS;
+  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
+  const hidden = (settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace)))
+    .map((mount) => mount.path);
+  const applying = hiddenAround(hidden, [settings.workspace, ...settings.addDirs]);
+  return {
+    prepare(command: string, _cwd: string, prepareOptions: { lifeline?: boolean } = {}) {
+      const env: Record<string, string> = {
+        ...childEnv(settings.envNames, options.getEnv),
+        ...SANDBOX_GIT_ENV,
+      };
+      // The exec step caches its transpiled code in skiff's own Deno cache,
+      // not in the command's home; the step removes the name before exec.
+      if (env.DENO_DIR === undefined) {
+        env.DENO_DIR = denoCacheDir();
+        env.SKIFF_LANDLOCK_STEP_ENV = "DENO_DIR";
+      }
+      const plan = landlockPlan({ settings, abi: options.abi, hidden: applying });
+      const lifeline = prepareOptions.lifeline === true;
+      // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead. Without a
+      // user namespace RLIMIT_NPROC counts all of the user's processes.
+      const script = (lifeline ? LANDLOCK_LIFELINE_STEP : "") +
+        (root ? "" : nprocStep(limits.processes)) + command;
+      const sandboxed = landlockExecArgv(
+        plan,
+        [options.shell ?? "/bin/sh", "-c", script],
+        options.denoPath,
+      );
+      const argv = root
+        ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...sandboxed]
+        : sandboxed;
+      return Promise.resolve({ argv, env, lifeline });
+    },
+  };
+}

