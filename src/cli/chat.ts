@@ -14,8 +14,9 @@ import { startEngine } from "../app/start.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { reportFatal } from "./report_fatal.ts";
-import type { ChatRenderer } from "../ui/chat/mod.ts";
-import { plainChatRenderer } from "../ui/chat/input/plain_renderer.ts";
+import { type ChatRenderer, createChatRenderer } from "../ui/chat/mod.ts";
+import { resolveModelLimits } from "../provider/model_limits.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 import { LineEditor } from "../ui/chat/input/editor.ts";
 import type { Key } from "../ui/chat/input/keys.ts";
 import { KeySource } from "../ui/chat/input/key_source.ts";
@@ -27,10 +28,11 @@ import {
   workspaceFiles,
 } from "../ui/chat/input/mentions.ts";
 import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts";
-import { chatCommands } from "./chat_commands.ts";
+import { chatCommands, type SessionControls } from "./chat_commands.ts";
 import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
-import { earlierMessages, pickSession } from "./chat_sessions.ts";
+import { earlierMessages, pickSession, resumeHint } from "./chat_sessions.ts";
+import { watchTerminalSize } from "../ui/chat/input/terminal_size.ts";
 
 export interface ChatOptions extends CommonOptions {
   continue?: boolean;
@@ -74,10 +76,10 @@ async function chat(promptArgs: string[], options: ChatOptions): Promise<number>
 }
 
 class ChatSession {
-  readonly renderer: ChatRenderer = plainChatRenderer();
+  readonly renderer: ChatRenderer;
   readonly keys = new KeySource();
   readonly editor = new LineEditor();
-  readonly commands: CommandRegistry;
+  readonly commands: CommandRegistry<SessionControls>;
   #engine?: EngineHandle;
   #sessionId?: string;
   #busy = false;
@@ -88,8 +90,18 @@ class ChatSession {
   #exit!: () => void;
   #history = "";
 
-  constructor(private readonly spec: EngineSpec, private selector: SessionSelector) {
-    this.commands = chatCommands(this.#controls(), () => this.commands);
+  constructor(private spec: EngineSpec, private selector: SessionSelector) {
+    const size = terminalSize();
+    this.renderer = createChatRenderer({
+      ...size,
+      status: {
+        model: spec.model,
+        agent: spec.agent,
+        sandbox: spec.sandbox.mode,
+        window: resolveModelLimits(spec.model, spec.config.models).context,
+      },
+    });
+    this.commands = chatCommands(this.#controls());
   }
 
   async run(firstPrompt: string): Promise<number> {
@@ -107,14 +119,19 @@ class ChatSession {
     );
     const done = new Promise<void>((resolve) => (this.#exit = resolve));
     const reading = this.keys.run((key) => void this.#onKey(key));
+    const unwatch = watchTerminalSize(
+      terminalSize,
+      ({ columns, rows }) => this.renderer.resize(columns, rows),
+    );
     this.#redraw();
     if (firstPrompt) void this.#submit(firstPrompt);
     await Promise.race([done, reading]);
+    unwatch();
     this.keys.stop();
     this.renderer.dispose();
     await this.#engine?.close();
     if (this.#sessionId) {
-      console.log(`Continue this conversation with: skiff --resume ${this.#sessionId}`);
+      console.log(`Continue this conversation with: ${resumeHint(this.#sessionId)}`);
     }
     return ExitCode.ok;
   }
@@ -133,6 +150,7 @@ class ChatSession {
       this.#engine?.abort();
       return;
     }
+    if (key.kind === "ctrl-o") return this.renderer.expandTool();
     const action = this.editor.handle(key);
     switch (action.kind) {
       case "submit":
@@ -149,7 +167,11 @@ class ChatSession {
         this.#exit();
         return;
       case "exit-hint":
-        this.#redraw("Press Ctrl-C again (or Ctrl-D) to exit");
+        this.#redraw(
+          `Press Ctrl-C again (or Ctrl-D) to exit${
+            this.#sessionId ? ` · come back with: ${resumeHint(this.#sessionId)}` : ""
+          }`,
+        );
         return;
       case "interrupt":
         if (key.kind === "ctrl-c") this.editor.clear();
@@ -186,9 +208,11 @@ class ChatSession {
     const broker = new InlineBroker({
       borrow: (consumer) => this.keys.borrow(consumer),
       print: (text) => this.renderer.print(text),
+      editLine: (text, hint) =>
+        text === undefined ? this.#redraw() : this.renderer.setInput(text, text.length, hint),
     });
     const io: EngineIO = {
-      event: (event) => this.renderer.event(event),
+      event: (event) => this.renderer.event(this.#chatHints(event)),
       ask: (request) => broker.ask(request),
     };
     const engine = await startEngine({ ...this.spec, interactive: true }, io);
@@ -200,6 +224,17 @@ class ChatSession {
     }
     this.#engine = engine;
     return engine;
+  }
+
+  /** The engine's "continue with: skiff run --session …" becomes the chat's own way back. */
+  #chatHints(event: SkiffEvent): SkiffEvent {
+    if (event.type !== "error" || !this.#sessionId) return event;
+    const message = event.message.replace(/\. Continue with: skiff run --session \S+ "…"$/, "");
+    if (message === event.message) return event;
+    return {
+      ...event,
+      message: `${message}. Continue here, or after exiting with: ${resumeHint(this.#sessionId)}`,
+    };
   }
 
   async #submit(text: string): Promise<void> {
@@ -262,7 +297,7 @@ class ChatSession {
     );
   }
 
-  #controls(): ChatControls {
+  #controls(): SessionControls {
     return {
       print: (text) => this.renderer.print(text),
       confirm: (question) =>
@@ -283,6 +318,46 @@ class ChatSession {
       exit: () => this.#exit(),
       send: (text) => this.#prompt(text),
       sessionId: () => this.#sessionId,
+      ...this.#sessionControls(),
     };
+  }
+
+  /** What the slash commands of src/cli/chat_commands/ add: the engine, switching model, agent or session. */
+  #sessionControls(): Omit<SessionControls, keyof ChatControls> {
+    return {
+      spec: () => this.spec,
+      engine: () => this.#ensureEngine(),
+      reopen: async ({ model, agent, sessionId }) => {
+        await this.#engine?.close();
+        this.#engine = undefined;
+        this.spec = {
+          ...this.spec,
+          model: model ?? this.spec.model,
+          agent: agent ?? this.spec.agent,
+        };
+        this.#sessionId = sessionId ?? this.#sessionId;
+        this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
+        if (sessionId) this.#shellNotes = [];
+      },
+      pick: (question, count) =>
+        new Promise((resolve) => {
+          this.renderer.print(`${question} [1-${count}, any other key cancels]`);
+          const release = this.keys.borrow((key) => {
+            release();
+            const chosen = key.kind === "text" ? Number(key.text) : NaN;
+            resolve(
+              Number.isInteger(chosen) && chosen >= 1 && chosen <= count ? chosen : undefined,
+            );
+          });
+        }),
+    };
+  }
+}
+
+function terminalSize(): { columns: number; rows: number } {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return { columns: 80, rows: 24 };
   }
 }

@@ -8,6 +8,11 @@ import type { StoredMessage } from "../session/history.ts";
 import { openStore } from "../store/store.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 
+/** The command that opens this session again in the chat, as the user types it. */
+export function resumeHint(sessionId: string): string {
+  return `skiff --resume ${sessionId}`;
+}
+
 /** The user and assistant text of a session, as a transcript to print; "" when empty. */
 export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40): string {
   const store = openStore(spec.dataDir);

@@ -147,6 +147,9 @@ export class LineEditor {
         return { kind: "exit-hint" };
       case "ctrl-d":
         return this.text ? this.handle({ kind: "delete" }) : { kind: "exit" };
+      case "ctrl-o":
+        // The chat's (expand the last tool call); nothing to edit.
+        return { kind: "none" };
     }
   }
 

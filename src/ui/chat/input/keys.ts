@@ -27,6 +27,7 @@ export type Key =
       | "ctrl-d"
       | "ctrl-e"
       | "ctrl-k"
+      | "ctrl-o"
       | "ctrl-r"
       | "ctrl-u"
       | "ctrl-w";
@@ -70,6 +71,7 @@ const CONTROLS: Record<string, Key["kind"]> = {
   "\x04": "ctrl-d",
   "\x05": "ctrl-e",
   "\x0b": "ctrl-k",
+  "\x0f": "ctrl-o",
   "\x12": "ctrl-r",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",
