@@ -14,6 +14,8 @@ export type ToEngine =
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }
+  | { type: "compact"; id: number; focus?: string }
+  | { type: "mcp-status"; id: number }
   | { type: "close"; id: number }
   | { type: "abort" }
   | { type: "answer"; id: number; answer: ApprovalAnswer };

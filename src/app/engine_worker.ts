@@ -50,6 +50,12 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "tool":
       void answer(data.id, async () => (await ready()).runTool(data.name, data.input));
       break;
+    case "compact":
+      void answer(data.id, async () => (await ready()).compact!(data.focus));
+      break;
+    case "mcp-status":
+      void answer(data.id, async () => (await ready()).mcpStatus!());
+      break;
     case "close":
       void answer(data.id, async () => (await ready()).close());
       break;

@@ -7,6 +7,7 @@ import { UsageError } from "../contracts/usage_error.ts";
 import { openStore } from "../store/store.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";
+import type { McpServerStatus } from "../mcp/manager.ts";
 
 export interface SessionSelector {
   sessionId?: string;
@@ -20,6 +21,13 @@ export interface EngineHandle {
   runTool(name: string, input: unknown): Promise<ToolCallResult>;
   abort(): void;
   close(): Promise<void>;
+  /**
+   * The chat's `/compact`: compacts the open session now (the code `skiff
+   * compact` runs). Optional: a stand-in engine in a test may not offer it.
+   */
+  compact?(focus?: string): Promise<{ changed: boolean; text: string }>;
+  /** The chat's `/mcp`: the open session's MCP servers and their state. */
+  mcpStatus?(): Promise<McpServerStatus[]>;
 }
 
 /** The engine in this thread. */
@@ -50,6 +58,8 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
     },
     run: (request) => engine!.run(request),
     runTool: (name, input) => engine!.runTool(name, input),
+    compact: (focus) => engine!.compact(focus),
+    mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
     abort: () => {
       aborted = true;
       engine?.abort();

@@ -4,6 +4,7 @@
  * context — from an EngineSpec. Kept apart from the engine so the wiring can
  * be read in one place.
  */
+import type { McpServerStatus } from "../mcp/manager.ts";
 import type { ToolSchema } from "../provider/types.ts";
 import type { ToolCallGate } from "../session/tool_call.ts";
 import type { EventBodies, EventType } from "../contracts/events.ts";
@@ -31,6 +32,8 @@ export interface SessionParts {
   tools: Tool[];
   /** This session's MCP tools, lent to its subagents. */
   mcpTools: Tool[];
+  /** Its MCP servers and their state (the chat's /mcp); absent without MCP. */
+  mcpStatus?: () => McpServerStatus[];
   /** Contains skiff's own helper commands (git status); undefined: run none. */
   helperCommands?: (
     command: string,
@@ -125,12 +128,14 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
 
   let closeMcp = () => Promise.resolve();
   let mcpTools: Tool[] = input.sharedTools;
+  let mcpStatus: (() => McpServerStatus[]) | undefined;
   if (spec.mcp.enabled) {
     const { startMcp } = await import("./mcp.ts");
     const mcp = await startMcp(spec);
     warnings.push(...mcp.warnings);
     mcpTools = mcp.tools;
     closeMcp = mcp.close;
+    mcpStatus = () => mcp.manager.status();
   }
   candidates.push(...mcpTools);
 
@@ -156,6 +161,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     agent,
     tools,
     mcpTools,
+    mcpStatus,
     helperCommands: readOnly ? (command, cwd) => readOnly.prepare(command, cwd) : undefined,
     schemas,
     gate,

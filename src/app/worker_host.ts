@@ -180,6 +180,8 @@ export function startInWorker(
     open: (selector) => request({ type: "open", selector }),
     run: (runRequest) => request({ type: "run", request: runRequest }),
     runTool: (name, input) => request({ type: "tool", name, input }),
+    compact: (focus) => request({ type: "compact", focus }),
+    mcpStatus: () => request({ type: "mcp-status" }),
     abort: () => send({ type: "abort" }),
     async close() {
       try {
