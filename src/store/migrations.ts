@@ -136,6 +136,24 @@ export const MIGRATIONS: readonly Migration[] = [
         FROM sessions WHERE input_tokens > 0 OR output_tokens > 0;
     `,
   },
+  {
+    version: 6,
+    description: "file_reads: the read ledger one row a file, so a turn writes what changed",
+    // The JSON column was rewritten whole after every tool result, growing
+    // with the files a session had read; it is left empty from now on.
+    sql: `
+      CREATE TABLE file_reads (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        UNIQUE (session_id, path)
+      );
+      INSERT OR REPLACE INTO file_reads (session_id, path, hash)
+        SELECT s.id, json_extract(e.value, '$[0]'), json_extract(e.value, '$[1]')
+        FROM sessions s, json_each(s.file_reads) e ORDER BY s.id, e.key;
+      UPDATE sessions SET file_reads = '[]';
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

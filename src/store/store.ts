@@ -249,16 +249,41 @@ export class Store {
     );
   }
 
-  /** Path → content hash the model has seen (the read-before-edit ledger). */
+  /** Path → content hash the model has seen (the read-before-edit ledger), in the order first seen. */
   getFileReads(id: string): [string, string][] {
-    return this.#jsonColumn(id, "file_reads") as [string, string][];
+    this.#requireSession(id);
+    return this.#sql.all(
+      "SELECT path, hash FROM file_reads WHERE session_id = ? ORDER BY rowid",
+      id,
+    )
+      .map((row) => [row.path as string, row.hash as string]);
   }
 
+  /**
+   * The ledger becomes `entries`. Only what differs from the stored one is
+   * written (a row a file), so saving after every tool result costs what the
+   * result changed, not the size of the ledger.
+   */
   saveFileReads(id: string, entries: [string, string][]): void {
-    this.#requireChange(
-      this.#sql.run("UPDATE sessions SET file_reads = ? WHERE id = ?", JSON.stringify(entries), id),
-      id,
-    );
+    const stored = new Map(this.getFileReads(id));
+    const wanted = new Map(entries);
+    const changed = entries.filter(([path, hash]) => stored.get(path) !== hash);
+    const gone = [...stored.keys()].filter((path) => !wanted.has(path));
+    if (changed.length === 0 && gone.length === 0) return;
+    this.#sql.transaction(() => {
+      for (const [path, hash] of changed) {
+        this.#sql.run(
+          `INSERT INTO file_reads (session_id, path, hash) VALUES (?, ?, ?)
+           ON CONFLICT (session_id, path) DO UPDATE SET hash = excluded.hash`,
+          id,
+          path,
+          hash,
+        );
+      }
+      for (const path of gone) {
+        this.#sql.run("DELETE FROM file_reads WHERE session_id = ? AND path = ?", id, path);
+      }
+    });
   }
 
   // --- messages and parts -----------------------------------------------
@@ -375,7 +400,13 @@ export class Store {
     }
   }
 
-  #jsonColumn(id: string, column: "todos" | "file_reads"): unknown {
+  #requireSession(id: string): void {
+    if (!this.#sql.get("SELECT 1 FROM sessions WHERE id = ?", id)) {
+      throw new StoreError(`no session ${id}. List sessions with: skiff sessions list`);
+    }
+  }
+
+  #jsonColumn(id: string, column: "todos"): unknown {
     const row = this.#sql.get(`SELECT ${column} AS value FROM sessions WHERE id = ?`, id);
     if (!row) throw new StoreError(`no session ${id}. List sessions with: skiff sessions list`);
     return JSON.parse(row.value as string);
