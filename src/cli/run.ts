@@ -18,6 +18,7 @@ import { reportFatal } from "./report_fatal.ts";
 import { priceFor } from "../provider/cost.ts";
 import type { Config } from "../config/schema.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
+import { RunSummary } from "./run_summary.ts";
 
 export interface RunOptions extends CommonOptions {
   maxTurns?: string;
@@ -28,6 +29,8 @@ export interface RunOptions extends CommonOptions {
   session?: string;
   json?: boolean;
   outputLastMessage?: string;
+  /** Markdown file for a CI job's page (src/cli/run_summary.ts). */
+  summary?: string;
   quiet?: boolean;
 }
 
@@ -62,7 +65,7 @@ function requirePrice(model: string, config: Config, configDir: string): void {
 }
 
 /** `-o` names a file in a folder that must exist: found out before the model is paid for. */
-function checkOutputFolder(file: string): void {
+function checkOutputFolder(file: string, flag = "--output-last-message"): void {
   const folder = path.dirname(path.resolve(file));
   let isFolder = false;
   try {
@@ -70,7 +73,7 @@ function checkOutputFolder(file: string): void {
   } catch { /* reported below */ }
   if (!isFolder) {
     throw new UsageError(
-      `--output-last-message ${file}: the folder ${folder} does not exist. Create it or pick another path.`,
+      `${flag} ${file}: the folder ${folder} does not exist. Create it or pick another path.`,
     );
   }
 }
@@ -92,8 +95,10 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxCostFlag = positiveDollars(options.maxCost);
   const maxTokensFlag = positiveInteger(options.maxTokens, "--max-tokens");
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
+  if (options.summary) checkOutputFolder(options.summary, "--summary");
   const prompt = await readPrompt(promptArgs, {
     notice: options.quiet ? undefined : (text) => console.error(text),
+    stdin: promptStdin(),
   });
   // Ctrl-C at a question asked while the run is set up (trust this project?)
   // stops the run; the question itself is answered "no".
@@ -122,9 +127,11 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   // When whoever reads our output goes away (`skiff run --json | head`),
   // stop the run the way a pipe would stop any other program: quietly.
   let readerGone = false;
+  const summary = options.summary ? new RunSummary() : undefined;
   const prompter = approvalPrompter(spec.interactive);
   const io: EngineIO = {
     event: (event) => {
+      summary?.observe(event);
       if (readerGone) return;
       try {
         render(event);
@@ -149,6 +156,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   });
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
+  const watchdog = maxTimeWatchdog(maxSeconds);
   try {
     await engine.open({ sessionId: options.session, continueLatest: options.continue });
     const result = await engine.run({
@@ -159,22 +167,86 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
       maxTokens,
       deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
     });
-    if (options.outputLastMessage) {
-      try {
-        await Deno.writeTextFile(options.outputLastMessage, result.text);
-      } catch (error) {
-        console.error(
-          `skiff: could not write the final answer to ${options.outputLastMessage} (${
-            (error as Error).message
-          }). It is kept in the session: skiff sessions show ${result.sessionId}`,
-        );
-        return result.exitCode === ExitCode.ok ? ExitCode.failed : result.exitCode;
-      }
-    }
-    return result.exitCode;
+    return await writeOutputs(options, result, summary);
   } finally {
+    clearTimeout(watchdog);
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
     await engine.close();
   }
+}
+
+/**
+ * Stdin for the prompt. In CI (`CI` set) it is read only when it is a pipe or
+ * a file: a runner may leave stdin open on something that never ends, and a
+ * job must not wait on it. Elsewhere, as prompt_input.ts says.
+ */
+export function promptStdin(
+  ci = Deno.env.get("CI"),
+  kind: () => { isFile: boolean; isFifo: boolean | null } = () => Deno.statSync("/dev/stdin"),
+): { isTerminal(): boolean; readable: ReadableStream<Uint8Array> } {
+  if (!ci || ci === "false" || ci === "0" || Deno.stdin.isTerminal()) return Deno.stdin;
+  let piped = true;
+  try {
+    const stat = kind();
+    piped = stat.isFile || stat.isFifo === true;
+  } catch { /* no /dev/stdin (Windows): read it as before */ }
+  if (piped) return Deno.stdin;
+  return { isTerminal: () => false, readable: new ReadableStream({ start: (c) => c.close() }) };
+}
+
+/** How long past --max-time the run may take to stop by itself before the process is ended. */
+const MAX_TIME_GRACE_MS = 15_000;
+
+/**
+ * The deadline already cuts a model request and a running command; this is
+ * the backstop for anything that still does not return (a CI job must end),
+ * exiting with the limit's code.
+ */
+function maxTimeWatchdog(
+  maxSeconds: number | undefined,
+): ReturnType<typeof setTimeout> | undefined {
+  if (!maxSeconds || maxSeconds * 1000 + MAX_TIME_GRACE_MS > 2 ** 31 - 1) return undefined;
+  const timer = setTimeout(() => {
+    console.error(
+      `skiff: --max-time ${maxSeconds} passed and the run did not stop within ` +
+        `${MAX_TIME_GRACE_MS / 1000} s more; ending the process (exit ${ExitCode.limit}).`,
+    );
+    Deno.exit(ExitCode.limit);
+  }, maxSeconds * 1000 + MAX_TIME_GRACE_MS);
+  Deno.unrefTimer(timer);
+  return timer;
+}
+
+/** The final answer and the summary files, when asked for; a write that fails is a failed run. */
+async function writeOutputs(
+  options: RunOptions,
+  result: { exitCode: number; sessionId: string; text: string },
+  summary: RunSummary | undefined,
+): Promise<number> {
+  let exitCode = result.exitCode;
+  if (options.outputLastMessage) {
+    try {
+      await Deno.writeTextFile(options.outputLastMessage, result.text);
+    } catch (error) {
+      console.error(
+        `skiff: could not write the final answer to ${options.outputLastMessage} (${
+          (error as Error).message
+        }). It is kept in the session: skiff sessions show ${result.sessionId}`,
+      );
+      exitCode = exitCode === ExitCode.ok ? ExitCode.failed : exitCode;
+    }
+  }
+  if (options.summary && summary) {
+    try {
+      await Deno.writeTextFile(options.summary, summary.markdown(exitCode) + "\n");
+    } catch (error) {
+      console.error(
+        `skiff: could not write the summary to ${options.summary} (${(error as Error).message}). ` +
+          `The run is kept in the session: skiff sessions show ${result.sessionId}`,
+      );
+      exitCode = exitCode === ExitCode.ok ? ExitCode.failed : exitCode;
+    }
+  }
+  return exitCode;
 }
