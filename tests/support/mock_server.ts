@@ -53,6 +53,11 @@ export interface MockWire {
   bareCalls?: boolean;
   /** Stream tool calls in the legacy `function_call` delta (one call only), finishing "function_call". */
   legacyFunctionCall?: boolean;
+  /**
+   * After the text, nothing more: the stream stays open (no finish, no [DONE])
+   * until the client goes away, as a model that stalls mid-answer.
+   */
+  stall?: boolean;
   /** Answer with one JSON completion although a stream was asked for, as some proxies do. */
   ignoreStream?: boolean;
   /**
@@ -320,6 +325,7 @@ function streamEvents(
   }
   for (const piece of pieces(text)) events.push(chunk({ content: piece }));
   const wire = turn.wire ?? {};
+  if (wire.stall) return events;
   if (wire.error !== undefined) {
     events.push(JSON.stringify({ error: wire.error }));
     return events;
@@ -402,6 +408,10 @@ function sseResponse(
       if (index < events.length) {
         controller.enqueue(encoder.encode(`${ping}data: ${events[index++]}${eol}${eol}`));
         return;
+      }
+      if (wire.stall) {
+        await new Promise((resolve) => gone.addEventListener("abort", resolve, { once: true }));
+        return controller.close();
       }
       if (cut) {
         // Give the client time to receive what was sent before the connection dies.

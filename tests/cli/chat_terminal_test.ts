@@ -1,0 +1,332 @@
+/**
+ * The chat in a real terminal (tmux) against the scripted mock model, for
+ * what only shows there: an approval refused with a typed reason, Esc during
+ * a streamed answer, `@` completion, a resize, coming back with the command
+ * skiff printed, the status line, coloured code. skiff runs in a shell inside
+ * tmux, so what it prints can be typed back exactly as printed (a `skiff`
+ * on PATH runs this checkout). Every wait polls the screen against a deadline.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { MAIN, makeSandbox, runSkiff, type Sandbox } from "../support/cli.ts";
+import { type MockServer, type MockTurn, startMockServer } from "../support/mock_server.ts";
+
+const hasTmux = await new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" })
+  .output().then((output) => output.success, () => false);
+if (!hasTmux) console.warn("SKIPPED chat terminal tests: tmux is not installed");
+
+async function tmux(...args: string[]): Promise<string> {
+  const output = await new Deno.Command("tmux", { args, stdout: "piped", stderr: "piped" })
+    .output();
+  return new TextDecoder().decode(output.stdout);
+}
+
+const DEADLINE_MS = 60_000;
+
+/** The pane (history included), polled until `until` holds; the last capture on timeout. */
+async function waitFor(
+  session: string,
+  until: (screen: string) => boolean,
+  what: string,
+  options: { escapes?: boolean; timeoutMs?: number } = {},
+): Promise<string> {
+  const deadline = Date.now() + (options.timeoutMs ?? DEADLINE_MS);
+  for (;;) {
+    const screen = await tmux(
+      "capture-pane",
+      "-t",
+      session,
+      "-p",
+      "-J",
+      "-S",
+      "-400",
+      ...(options.escapes ? ["-e"] : []),
+    );
+    if (until(screen)) return screen;
+    if (Date.now() > deadline) throw new Error(`${what} never happened; screen:\n${screen}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const shows = (session: string, text: string, options = {}) =>
+  waitFor(session, (screen) => screen.includes(text), `"${text}" on screen`, options);
+
+const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+const type = (session: string, text: string) => tmux("send-keys", "-t", session, "-l", text);
+const press = (session: string, ...keys: string[]) => tmux("send-keys", "-t", session, ...keys);
+
+interface Chat {
+  session: string;
+  sandbox: Sandbox;
+  mock: MockServer;
+  /** Types a shell command line and Enter. */
+  shell(line: string): Promise<void>;
+}
+
+/**
+ * A shell in tmux whose PATH starts with a `skiff` that runs this checkout,
+ * with the sandbox's environment (colour on unless `env` says otherwise).
+ */
+async function inTerminal(
+  script: MockTurn[],
+  drive: (chat: Chat) => Promise<void>,
+  options: {
+    env?: Record<string, string>;
+    width?: number;
+    prepare?: (s: Sandbox) => Promise<void>;
+  } = {},
+): Promise<void> {
+  const mock = startMockServer(script);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  const session = `skiff-term-${crypto.randomUUID().slice(0, 8)}`;
+  const bin = path.join(sandbox.root, "bin");
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    path.join(bin, "skiff"),
+    `#!/bin/sh\nexec ${quote(Deno.execPath())} run -A --unstable-worker-options --no-prompt ${
+      quote(MAIN)
+    } "$@"\n`,
+    { mode: 0o755 },
+  );
+  await options.prepare?.(sandbox);
+  // Colour on, as at a person's terminal (the sandbox's NO_COLOR is for piped runs).
+  const { NO_COLOR: _plain, ...inherited } = sandbox.env;
+  const env: Record<string, string> = {
+    ...inherited,
+    TERM: "xterm-256color",
+    PS1: "$ ",
+    ...options.env,
+  };
+  env.PATH = `${bin}:${env.PATH}`;
+  const exports = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`).join(" ");
+  try {
+    await tmux(
+      "new-session",
+      "-d",
+      "-s",
+      session,
+      "-x",
+      String(options.width ?? 120),
+      "-y",
+      "40",
+      `cd ${quote(sandbox.workspace)} && env -i ${exports} bash --norc --noprofile -i`,
+    );
+    const chat: Chat = {
+      session,
+      sandbox,
+      mock,
+      shell: async (line) => {
+        await type(session, line);
+        await press(session, "Enter");
+      },
+    };
+    await drive(chat);
+  } finally {
+    await tmux("kill-session", "-t", session);
+    await mock.close();
+    await sandbox.cleanup();
+  }
+}
+
+const ready = (session: string) => shows(session, "Ctrl-D to exit");
+
+/** The messages of the request the mock received `index`th, as JSON text. */
+const sent = (mock: MockServer, index: number) => JSON.stringify(mock.requests[index]?.messages);
+
+Deno.test({
+  name: "chat terminal: an approval answered 'no, because …' sends the reason to the model",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "sleep 17" } }] },
+        { text: "Understood, not sleeping." },
+      ],
+      async ({ session, mock, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "take a nap");
+        await press(session, "Enter");
+        await shows(session, "[r] no, and tell the model why");
+        await press(session, "r");
+        await type(session, "naps are for cats");
+        await shows(session, "naps are for cats");
+        await press(session, "Enter");
+        await shows(session, "Understood, not sleeping.");
+        assertStringIncludes(sent(mock, 1), "The user denied this: naps are for cats");
+      },
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "chat terminal: Esc during a streamed answer stops it, gives the input back and keeps the partial answer",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [{ text: "The first half of a long answer", wire: { stall: true } }],
+      async ({ session, sandbox, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "tell me everything");
+        await press(session, "Enter");
+        await shows(session, "The first half of a long answer");
+        await press(session, "Escape");
+        await waitFor(
+          session,
+          (screen) => /^> tell me everything/m.test(screen) && /interrupted/.test(screen),
+          "the prompt back in the input after 'interrupted'",
+        );
+        await press(session, "C-u");
+        await press(session, "C-d");
+        const screen = await shows(session, "Continue this conversation with: skiff --resume");
+        const id = /skiff --resume (ses_\w+)/.exec(screen)![1];
+        const stored = await runSkiff(["sessions", "export", id], sandbox);
+        assertEquals(stored.code, 0, stored.stderr);
+        assertStringIncludes(stored.stdout, "The first half of a long answer");
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "chat terminal: @ and Tab complete a workspace file, and its content reaches the model",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [{ text: "Read it." }],
+      async ({ session, mock, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "summarise @notes/pl");
+        await press(session, "Tab");
+        await shows(session, "summarise @notes/plan-for-march.txt");
+        await press(session, "Enter");
+        await shows(session, "Read it.");
+        assertStringIncludes(sent(mock, 0), "PLAN-CONTENT-42");
+      },
+      {
+        prepare: async (sandbox) => {
+          await Deno.mkdir(path.join(sandbox.workspace, "notes"));
+          await Deno.writeTextFile(
+            path.join(sandbox.workspace, "notes", "plan-for-march.txt"),
+            "PLAN-CONTENT-42\n",
+          );
+        },
+      },
+    );
+  },
+});
+
+/** The pane's visible rows (no history). */
+const visible = async (session: string) =>
+  (await tmux("capture-pane", "-t", session, "-p")).split("\n");
+
+Deno.test({
+  name:
+    "chat terminal: the status line shows model and context %, and a resize redraws it at the new width",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [{ text: "Sized.", usage: { prompt_tokens: 5_000, completion_tokens: 10 } }],
+      async ({ session, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "hello");
+        await press(session, "Enter");
+        await shows(session, "ctx 50%");
+        const statusRows = (rows: string[]) =>
+          rows.filter((row) => row.includes("mock-model · build"));
+        const before = statusRows(await visible(session));
+        assertEquals(before.length, 1);
+        assertStringIncludes(before[0], "workspace-write", "the sandbox mode fits at 120 columns");
+        await tmux("resize-window", "-t", session, "-x", "50", "-y", "20");
+        await type(session, "after resize");
+        await waitFor(
+          session,
+          (screen) => screen.includes("> after resize"),
+          "typing after the resize",
+        );
+        const rows = await visible(session);
+        const status = statusRows(rows);
+        assertEquals(status.length, 1, `one status line after the resize:\n${rows.join("\n")}`);
+        // At 50 columns the sandbox mode is the first to go: a status line
+        // still drawn for 120 columns would hold it, wrapped over two rows.
+        assert(
+          !rows.some((row) => row.includes("workspace-write")),
+          `status not redrawn for 50 columns:\n${rows.join("\n")}`,
+        );
+        assertStringIncludes(status[0], "ctx 50%");
+        assertEquals(rows.filter((row) => row.startsWith("> ")).length, 1, rows.join("\n"));
+      },
+      {
+        prepare: (sandbox) =>
+          Deno.writeTextFile(
+            path.join(sandbox.configDir, "config.json"),
+            JSON.stringify({ models: { "mock-model": { context: 10_000 } } }),
+          ),
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "chat terminal: the command printed at exit, typed as printed, shows the earlier messages",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [{ text: "Remember the walrus." }, { text: "Still here." }],
+      async ({ session, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "first visit");
+        await press(session, "Enter");
+        await shows(session, "Remember the walrus.");
+        await press(session, "C-d");
+        const screen = await shows(session, "Continue this conversation with: skiff --resume");
+        const printed =
+          /Continue this conversation with: (skiff --resume ses_\w+)/.exec(screen)![1];
+        await tmux("clear-history", "-t", session);
+        await shell(`clear; ${printed}`);
+        const resumed = await shows(session, "── now ──");
+        assertStringIncludes(resumed, "› first visit");
+        assertStringIncludes(resumed, "Remember the walrus.");
+        await press(session, "C-d");
+        await shows(session, "$ ");
+        await tmux("clear-history", "-t", session);
+        await shell("clear; skiff -c");
+        const continued = await shows(session, "── now ──");
+        assertStringIncludes(continued, "Remember the walrus.");
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "chat terminal: a fenced code block is drawn with syntax colour",
+  ignore: !hasTmux,
+  async fn() {
+    const code = "```ts\nconst answer = 42; // the answer\n```";
+    await inTerminal(
+      [{ text: `One:\n\n${code}\n` }, { text: `Two:\n\n${code}\n` }],
+      async ({ session, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "show code");
+        await press(session, "Enter");
+        await shows(session, "One:");
+        await type(session, "again");
+        await press(session, "Enter");
+        const screen = await waitFor(
+          session,
+          (text) => /Two:/.test(text) && /\x1b\[[0-9;]*m\s*const/.test(text.split("Two:")[1] ?? ""),
+          "a coloured keyword after 'Two:'",
+          { escapes: true },
+        );
+        assert(screen.includes("\x1b["), "colour sequences on screen");
+      },
+    );
+  },
+});
