@@ -2,7 +2,9 @@
  * Slash commands of the chat: a small registry. Each command has a name, a
  * one-line description for `/help` and completion, and a handler that gets
  * the text after its name and the session's controls. Add a command by
- * calling `registry.add(…)` where the chat is built (src/cli/chat.ts).
+ * calling `registry.add(…)` where the chat is built (src/cli/chat.ts). The
+ * controls type is a parameter, so the front end can hand its commands more
+ * than the few every chat has.
  */
 
 /** What a command can do to the session it runs in. */
@@ -21,25 +23,29 @@ export interface ChatControls {
   sessionId(): string | undefined;
 }
 
-export interface SlashCommand {
+export interface SlashCommand<C extends ChatControls = ChatControls> {
   name: string;
   description: string;
-  run(args: string, controls: ChatControls): Promise<void> | void;
+  /** What the command takes, shown by /help: `[name]`, `<issue>`. */
+  argumentHint?: string;
+  /** Where a custom command came from (`.claude/commands`); none for a built-in. */
+  source?: string;
+  run(args: string, controls: C): Promise<void> | void;
 }
 
-export class CommandRegistry {
-  readonly #commands = new Map<string, SlashCommand>();
+export class CommandRegistry<C extends ChatControls = ChatControls> {
+  readonly #commands = new Map<string, SlashCommand<C>>();
 
-  add(command: SlashCommand): this {
+  add(command: SlashCommand<C>): this {
     this.#commands.set(command.name, command);
     return this;
   }
 
-  get(name: string): SlashCommand | undefined {
+  get(name: string): SlashCommand<C> | undefined {
     return this.#commands.get(name);
   }
 
-  list(): SlashCommand[] {
+  list(): SlashCommand<C>[] {
     return [...this.#commands.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -50,25 +56,34 @@ export class CommandRegistry {
 
   /** Splits "/name args"; undefined when `text` is not a slash command. */
   static parse(text: string): { name: string; args: string } | undefined {
-    const match = /^\/([a-z][\w-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
+    // `:` joins a custom command's folder and name (`/git:commit`).
+    const match = /^\/([a-z][\w:.-]*)(?:\s+([\s\S]*))?$/i.exec(text.trim());
     return match ? { name: match[1].toLowerCase(), args: match[2]?.trim() ?? "" } : undefined;
   }
 }
 
 /** /help, listing every registered command. */
-export function helpCommand(registry: CommandRegistry): SlashCommand {
+export function helpCommand<C extends ChatControls>(
+  registry: CommandRegistry<C>,
+): SlashCommand<C> {
   return {
     name: "help",
     description: "list commands and keys",
     run(_args, controls) {
-      const width = Math.max(...registry.list().map((command) => command.name.length));
-      const lines = registry.list().map((command) =>
-        `  /${command.name.padEnd(width)}  ${command.description}`
-      );
+      const usage = (command: SlashCommand<C>) =>
+        command.argumentHint ? `/${command.name} ${command.argumentHint}` : `/${command.name}`;
+      const builtIn = registry.list().filter((command) => !command.source);
+      const custom = registry.list().filter((command) => command.source);
+      const width = Math.max(...registry.list().map((command) => usage(command).length));
+      const line = (command: SlashCommand<C>) =>
+        `  ${usage(command).padEnd(width)}  ${command.description}${
+          command.source ? `  (${command.source})` : ""
+        }`;
       controls.print(
         [
           "Commands:",
-          ...lines,
+          ...builtIn.map(line),
+          ...(custom.length ? ["Custom commands:", ...custom.map(line)] : []),
           "Keys: Enter sends · Alt+Enter or a trailing \\ adds a line · ↑/↓ history · Ctrl-R search",
           "      @path inlines a file (Tab completes) · !command runs a shell command",
           "      Esc or Ctrl-C stops the agent · Ctrl-D or Ctrl-C twice exits",
