@@ -28,7 +28,7 @@ import {
   workspaceFiles,
 } from "../ui/chat/input/mentions.ts";
 import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts";
-import { chatCommands, type SessionControls } from "./chat_commands.ts";
+import { chatCommands, type SessionControls } from "./chat_commands/mod.ts";
 import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { earlierMessages, pickSession, resumeHint } from "./chat_sessions.ts";
