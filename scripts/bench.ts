@@ -3,7 +3,9 @@
  * a noisy machine shows up in both sides of each ratio.
  * - `skiff --version` against an empty `deno run` (target: within 1.5×);
  * - one-shot `skiff run` against the mock endpoint (target: under 0.5 s);
- * - then the edit and search benchmarks of the tool suite.
+ * - then the edit and search benchmarks of the tool suite;
+ * - a scripted 300-turn session in a 32k window (scripts/bench_long_session.ts):
+ *   per-turn overhead first and last 50 turns, peak RSS, largest request.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -103,6 +105,7 @@ if (import.meta.main) {
     ["one-shot run", () => benchOneShot()],
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
     ["search", async () => (await import("./bench_search.ts")).benchSearch()],
+    ["long session", async () => (await import("./bench_long_session.ts")).benchLongSession()],
   ];
   for (const [name, run] of sections) {
     console.log(`== ${name}`);
