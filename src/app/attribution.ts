@@ -54,7 +54,8 @@ const PROVIDER: readonly [RegExp, string][] = [
  * words its refusal so), not because a rule forbade it.
  */
 export function isMissingSandbox(denial: Denial): boolean {
-  return /^Cannot run commands in '[^']*' mode: /.test(denial.reason) ||
+  return /^Cannot run commands (in '[^']*' mode|with the sandbox backend '[^']*' you chose): /
+    .test(denial.reason) ||
     /\bno (OS |process )?sandbox (is )?(available|supported|works)/i.test(denial.reason);
 }
 

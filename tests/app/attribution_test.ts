@@ -5,6 +5,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import {
+  MAIN,
   makeSandbox,
   parseJsonLines,
   runSkiff,
@@ -246,5 +247,52 @@ Deno.test("attribution e2e: Ctrl-C (SIGINT to the process) is the operator's, ex
       layer: "operator",
       reason: "interrupted",
     });
+  });
+});
+
+Deno.test("attribution e2e: no working sandbox on the machine is the environment's (exit 3)", async () => {
+  const bwrap = "/usr/bin/bwrap";
+  const present = await Deno.stat(bwrap).then(() => true, () => false);
+  if (!present) {
+    console.warn(`!!! SKIPPED: ${bwrap} is not installed, so it cannot be made to fail !!!`);
+    return;
+  }
+  await withMockSandbox([
+    { toolCalls: [{ name: "bash", arguments: { command: "ls" } }] },
+    { text: "no sandbox" },
+  ], async (sandbox) => {
+    // skiff runs with bubblewrap's binary replaced by an empty file, and bubblewrap forced.
+    const output = await new Deno.Command(bwrap, {
+      args: [
+        "--dev-bind",
+        "/",
+        "/",
+        "--ro-bind",
+        "/dev/null",
+        bwrap,
+        "--",
+        Deno.execPath(),
+        "run",
+        "--allow-all",
+        "--unstable-worker-options",
+        "--no-prompt",
+        MAIN,
+        "run",
+        "--json",
+        "--allow",
+        "bash(ls *)",
+        "list the files",
+      ],
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, SKIFF_SANDBOX_BACKEND: "bwrap" },
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assertEquals(output.code, 3, stderr);
+    const end = completedEvent(parseJsonLines(new TextDecoder().decode(output.stdout)));
+    assertEquals(end.attribution, { layer: "environment", reason: "sandbox_unavailable" });
   });
 });
