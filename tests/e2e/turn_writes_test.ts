@@ -34,7 +34,7 @@ function countWrites(perTurn: number[], turn: () => number): () => void {
   return () => (Statements.prototype.run = run);
 }
 
-function model(): ChatProvider {
+function model(calls: { summaries: number; steps: number }): ChatProvider {
   let step = 0;
   const usage = (tokens: number) => ({ input_tokens: tokens, output_tokens: 40, total_tokens: 0 });
   return {
@@ -42,6 +42,7 @@ function model(): ChatProvider {
     stream(request): Promise<ChatResponse> {
       const tokens = Math.ceil(JSON.stringify(request.messages).length / 4);
       if (request.messages[0].content === SUMMARY_PROMPT) {
+        calls.summaries++;
         return Promise.resolve({
           text: "## Task\nreading\n## Next steps\n- more",
           toolCalls: [],
@@ -50,6 +51,7 @@ function model(): ChatProvider {
         });
       }
       step++;
+      calls.steps++;
       if (step >= TURNS) {
         return Promise.resolve({
           text: "Done.",
@@ -68,7 +70,7 @@ function model(): ChatProvider {
   };
 }
 
-Deno.test(`${TURNS} turns with ~20 KB outputs: what each turn writes to SQLite stays bounded as the history grows`, async () => {
+Deno.test(`${TURNS} turns with ~20 KB outputs: what each turn writes to SQLite stays bounded as the history grows; summary requests are usage rows, not turns`, async () => {
   const dir = await Deno.makeTempDir({ prefix: "skiff-writes-" });
   const store = openStore(path.join(dir, "data"));
   const ledger = new FileLedger();
@@ -89,8 +91,9 @@ Deno.test(`${TURNS} turns with ~20 KB outputs: what each turn writes to SQLite s
     const session = store.createSession({ workspace: dir, model: "m", agent: "build" });
     const recorder = new PromptRun(1).recorder(store, session.id, ledger);
     let compactions = 0;
+    const calls = { summaries: 0, steps: 0 };
     const outcome = await runLoop({
-      provider: model(),
+      provider: model(calls),
       tools: [read],
       schemas: [{ name: "read", description: "read a file", parameters: { type: "object" } }],
       gate: { check: () => Promise.resolve({ allowed: true }), denials: () => [] },
@@ -112,6 +115,10 @@ Deno.test(`${TURNS} turns with ~20 KB outputs: what each turn writes to SQLite s
     });
     assertEquals(outcome.kind, "completed");
     assert(compactions > 3, `the session compacted (${compactions} times)`);
+    // Summary requests are usage rows too, and are not counted as turns.
+    assert(calls.summaries > 0, "summarised");
+    assertEquals(store.usage.ownTotals(session.id).requests, calls.steps + calls.summaries);
+    assertEquals(store.getSession(session.id)!.turns, calls.steps);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
     const first = perTurn.slice(1, 51);
     const last = perTurn.slice(-51, -1);
