@@ -216,3 +216,22 @@ Deno.test("action.yml: the events artifact is uploaded even when the run failed"
   assertStringIncludes(String((upload as { if?: string }).if), "always()");
   assertEquals(upload.with?.path, "${{ steps.run.outputs.events-file }}");
 });
+
+Deno.test("examples/ci: both files parse, and the workflow uses only the action's inputs, the key from a secret", async () => {
+  const workflow = parse(
+    await Deno.readTextFile(path.join(ROOT, "examples/ci/github-workflow.yml")),
+  ) as { jobs: Record<string, { steps: Step[] }> };
+  const skiff = Object.values(workflow.jobs).flatMap((job) => job.steps)
+    .find((each) => each.id === "skiff");
+  assert(skiff?.with, "the example has a step using the action");
+  for (const name of Object.keys(skiff.with)) assert(name in action.inputs, `input ${name}`);
+  assertEquals(skiff.with["api-key"], "${{ secrets.OPENAI_API_KEY }}");
+  const gitlab = parse(
+    await Deno.readTextFile(path.join(ROOT, "examples/ci/gitlab-ci.yml")),
+  ) as Record<string, { script: string[]; artifacts: { when: string } }>;
+  const job = gitlab["skiff-review"];
+  assertEquals(job.artifacts.when, "always");
+  const command = job.script.join("\n");
+  assertStringIncludes(command, "--summary skiff-summary.md");
+  assert(!command.includes("OPENAI_API_KEY"), "the key is not on the command line");
+});
