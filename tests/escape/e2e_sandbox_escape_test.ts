@@ -268,7 +268,11 @@ Deno.test("e2e sandbox: a project file cannot show a hidden path again; the user
   ) => {
     await plantCredentials(sandbox);
     await writeGlobalConfig(sandbox.configDir, showClaude);
-    const result = await runSkiff(["run", "--json", "--yes", "go"], sandbox);
+    // The engine's own read grant no longer covers ~/.claude (only its skills
+    // folder), so the user also names the folder; the project run above is
+    // refused by the hidden rule before any grant matters.
+    const claude = path.join(sandbox.home, ".claude");
+    const result = await runSkiff(["run", "--json", "--yes", "--add-dir", claude, "go"], sandbox);
     assert(result.code === 0 || result.code === 3, result.stderr);
     sent = lastToolResults(mock)[0]?.content ?? "";
   });
