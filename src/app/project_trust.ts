@@ -3,7 +3,7 @@
  * widen what skiff may do on the user's machine. It may tighten anything and
  * choose models and rules inside the sandbox, but these need the user's own
  * word (global config, environment or a flag):
- * - `sandbox.mode: "full-access"` and `sandbox.network: true`;
+ * - `sandbox.mode: "full-access"`, `sandbox.backend: "landlock"` and `sandbox.network: true`;
  * - `sandbox.addDirs` outside the project;
  * - `sandbox.env`: passing the user's environment variables to commands;
  * - sending the user's API key to a `provider.baseURL` the project chose.
@@ -28,6 +28,8 @@ export interface TrustInput {
   /** What the user said themselves: global config, environment, flags. */
   user: {
     mode?: string;
+    /** `sandbox.backend` from a flag, the environment or the global config. */
+    backend?: string;
     network?: boolean;
     baseURL?: string;
     apiKeyFromProject: boolean;
@@ -56,6 +58,14 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
     config.sandbox = { ...config.sandbox, mode };
     warnings.push(
       `${file} asks for sandbox mode full-access; ignored (running ${mode}). A project file cannot lift the sandbox: pass --sandbox full-access or set it in your global config.`,
+    );
+  }
+  // Landlock covers less than bubblewrap (docs/security.md); forcing bwrap only tightens.
+  if (projectSandbox.backend === "landlock" && user.backend !== "landlock") {
+    const backend = (user.backend ?? "auto") as NonNullable<Config["sandbox"]>["backend"];
+    config.sandbox = { ...config.sandbox, backend };
+    warnings.push(
+      `${file} chooses the Landlock sandbox backend; ignored (using ${backend}). A project file cannot choose the weaker backend: pass --sandbox-backend landlock or set sandbox.backend in your global config.`,
     );
   }
   if (projectSandbox.network === true && user.network !== true) {

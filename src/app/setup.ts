@@ -28,6 +28,8 @@ export interface CommonOptions {
   model?: string;
   agent?: string;
   sandbox?: "read-only" | "workspace-write" | "full-access";
+  /** `--sandbox-backend`: which OS sandbox runs commands on Linux. */
+  sandboxBackend?: string;
   addDir?: string[];
   allow?: string[];
   ask?: string[];
@@ -38,6 +40,23 @@ export interface CommonOptions {
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+const BACKENDS = ["auto", "bwrap", "landlock"] as const;
+
+/** `--sandbox-backend`, else `SKIFF_SANDBOX_BACKEND`: the user's own word, like a flag. */
+export function sandboxBackendFlag(
+  flag: string | undefined,
+  getEnv: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): (typeof BACKENDS)[number] | undefined {
+  const value = flag ?? getEnv("SKIFF_SANDBOX_BACKEND");
+  if (value === undefined || value === "") return undefined;
+  if ((BACKENDS as readonly string[]).includes(value)) return value as (typeof BACKENDS)[number];
+  const source = flag === undefined ? "SKIFF_SANDBOX_BACKEND" : "--sandbox-backend";
+  throw new UsageError(
+    `${source} is '${value}'; expected one of ${BACKENDS.join(", ")}. ` +
+      "Run `skiff doctor` to see which backends work here.",
+  );
+}
 
 /** The workspace folder: `--dir` or the current folder, real and existing. */
 export function resolveWorkspace(dir: string | undefined): string {
@@ -86,12 +105,14 @@ export async function prepare(
       throw new UsageError((error as Error).message);
     }
   }
+  const backend = sandboxBackendFlag(options.sandboxBackend);
   const flags: Config = {
     ...(options.model ? { provider: { model: options.model } } : {}),
-    ...(options.sandbox || options.addDir?.length
+    ...(options.sandbox || options.addDir?.length || backend
       ? {
         sandbox: {
           ...(options.sandbox ? { mode: options.sandbox } : {}),
+          ...(backend ? { backend } : {}),
           ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
         },
       }
@@ -223,6 +244,8 @@ function applyProjectTrust(loaded: LoadedConfig) {
     project: loaded.project,
     user: {
       mode: mode as string | undefined,
+      backend: (layerValue(loaded, "flags", ["sandbox", "backend"]) ??
+        global(["sandbox", "backend"])) as string | undefined,
       network: global(["sandbox", "network"]) as boolean | undefined,
       baseURL: Deno.env.get("OPENAI_BASE_URL") ??
         global(["provider", "baseURL"]) as string | undefined,

@@ -18,6 +18,10 @@ function addSandboxFlags(command: Command): Command {
       new Option("--sandbox <mode>", "what commands and tools may change")
         .choices(["read-only", "workspace-write", "full-access"]),
     )
+    .addOption(
+      new Option("--sandbox-backend <name>", "the OS sandbox for commands on Linux (default: auto)")
+        .choices(["auto", "bwrap", "landlock"]),
+    )
     .option("--add-dir <path>", "another folder tools may use (repeatable)", collect)
     .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
     .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)

@@ -10,7 +10,7 @@
  * on stderr, never running the command unrestricted.
  */
 import { address, restrictThisThread, withSyscalls } from "./landlock.ts";
-import type { LandlockPlan } from "./landlock_rules.ts";
+import { type LandlockPlan, readRules } from "./landlock_rules.ts";
 
 const PR_CAPBSET_DROP = 24n;
 const PR_CAP_AMBIENT = 47n;
@@ -65,8 +65,11 @@ function main(): void {
     handled: BigInt(plan.handled),
     handledNet: plan.handledNet === undefined ? undefined : BigInt(plan.handledNet),
     scoped: plan.scoped === undefined ? undefined : BigInt(plan.scoped),
-    rules: [...plan.rules, [tempDir, plan.tempAccess]]
-      .map(([target, access]) => ({ path: target, access: BigInt(access) })),
+    rules: [
+      ...readRules(plan.hidden),
+      ...plan.rules.map(([target, access]): [string, bigint] => [target, BigInt(access)]),
+      [tempDir, BigInt(plan.tempAccess)] as [string, bigint],
+    ].map(([target, access]) => ({ path: target, access })),
   });
   if (restricted.kind !== "restricted") fail(restricted.reason);
   if (plan.probe) console.log(`landlock-abi=${restricted.abi}`);

@@ -31,6 +31,11 @@ export interface LandlockPlan {
   handled: string;
   /** Rights on the command's private temp folder, which the exec step makes. */
   tempAccess: string;
+  /**
+   * Paths left unreadable. The exec step turns them into read rules itself
+   * (`readRules`): listing `/` needs a read permission the engine lacks.
+   */
+  hidden: string[];
   handledNet?: string;
   scoped?: string;
   rules: [string, string][];
@@ -42,8 +47,6 @@ export interface PlanInput {
   abi: number;
   /** Hidden paths that apply (outside the workspace and `--add-dir`s), real paths. */
   hidden: readonly string[];
-  /** Lists a folder's entries: name and whether it is a folder (links followed). */
-  list?: (dir: string) => { name: string; folder: boolean }[];
 }
 
 function listFolder(dir: string): { name: string; folder: boolean }[] {
@@ -91,12 +94,12 @@ export function readRules(
   return rules;
 }
 
-/** The ruleset for `input`. */
+/** The ruleset for `input`; the read rules are added by the exec step (`readRules`). */
 export function landlockPlan(input: PlanInput): LandlockPlan {
   const { settings, abi } = input;
   const write = writeRights(abi);
   const handled = READ_RIGHTS | write;
-  const rules = readRules(input.hidden, input.list);
+  const rules: [string, bigint][] = [];
   const writable = settings.mode === "read-only"
     ? []
     : [settings.workspace, ...settings.addDirs].map((dir) => realpathLenient(dir));
@@ -107,6 +110,7 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
   const plan: LandlockPlan = {
     handled: String(handled),
     tempAccess: String(READ_RIGHTS | write),
+    hidden: [...input.hidden],
     rules: rules.map(([target, access]) => [target, String(access)]),
   };
   if (!settings.network && abi >= 4) {
