@@ -105,6 +105,12 @@ class ChatSession {
   }
 
   async run(firstPrompt: string): Promise<number> {
+    // Raw at once: what is typed while skiff starts waits, unechoed and
+    // unchanged, for the editor (cooked mode would echo it and turn Enter
+    // into a newline).
+    try {
+      Deno.stdin.setRaw(true);
+    } catch { /* not a terminal after all: KeySource says so */ }
     this.#history = await historyFile(this.spec.dataDir, this.spec.workspace);
     for (const line of readHistory(this.#history)) this.editor.remember(line);
     if (this.selector.sessionId || this.selector.continueLatest) {
@@ -354,10 +360,11 @@ class ChatSession {
   }
 }
 
+/** The terminal's size; 80×24 when it cannot be read or reads as zero (some ptys do). */
 function terminalSize(): { columns: number; rows: number } {
   try {
-    return Deno.consoleSize();
-  } catch {
-    return { columns: 80, rows: 24 };
-  }
+    const { columns, rows } = Deno.consoleSize();
+    if (columns > 0 && rows > 0) return { columns, rows };
+  } catch { /* not a console */ }
+  return { columns: 80, rows: 24 };
 }

@@ -330,3 +330,21 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "chat terminal: what is typed while skiff is still starting is kept and sent on Enter",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal([{ text: "Early bird." }], async ({ session, mock, shell }) => {
+      await shell("skiff");
+      // Typed at once, long before the input is drawn (start-up takes a second or more).
+      await type(session, "typed early");
+      await press(session, "Enter");
+      await ready(session);
+      await shows(session, "Early bird.");
+      const prompt = (mock.requests[0].messages as { role: string; content: string }[])
+        .findLast((message) => message.role === "user")?.content;
+      assertEquals(prompt, "typed early");
+    });
+  },
+});

@@ -33,10 +33,15 @@ export class KeySource {
     this.input.setRaw?.(true);
     this.write("\x1b[?2004h");
     const buffer = new Uint8Array(4096);
+    let first = true;
     try {
       while (!this.#stopped) {
         const count = await this.input.read(buffer);
         if (count === null) break;
+        // What was typed before raw mode went through the terminal's cooked
+        // mode, which turned Enter into "\n": at the end of the type-ahead it is Enter.
+        if (first && count > 0 && buffer[count - 1] === 0x0a) buffer[count - 1] = 0x0d;
+        first = false;
         this.#deliver(this.#decoder.feed(buffer.subarray(0, count)));
       }
     } finally {
