@@ -86,7 +86,7 @@ class ChatUnderPty {
   }
 
   async close(): Promise<void> {
-    await this.type("\x15\x04");
+    await this.type("\x15\x04").catch(() => {}); // already gone
     const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
     await this.child.status;
     clearTimeout(timer);

@@ -28,7 +28,7 @@ import {
   workspaceFiles,
 } from "../ui/chat/input/mentions.ts";
 import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts";
-import { chatCommands, type SessionControls } from "./chat_commands/mod.ts";
+import type { SessionControls } from "./chat_commands/mod.ts";
 import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { earlierMessages, pickSession, resumeHint } from "./chat_sessions.ts";
@@ -79,7 +79,8 @@ class ChatSession {
   readonly renderer: ChatRenderer;
   readonly keys = new KeySource();
   readonly editor = new LineEditor();
-  readonly commands: CommandRegistry<SessionControls>;
+  /** Loaded once the input is drawn (the MCP and policy modules behind them cost ~150 ms). */
+  #commands?: Promise<CommandRegistry<SessionControls>>;
   #engine?: EngineHandle;
   #sessionId?: string;
   #busy = false;
@@ -101,7 +102,6 @@ class ChatSession {
         window: resolveModelLimits(spec.model, spec.config.models).context,
       },
     });
-    this.commands = chatCommands(this.#controls());
   }
 
   async run(firstPrompt: string): Promise<number> {
@@ -130,6 +130,7 @@ class ChatSession {
       ({ columns, rows }) => this.renderer.resize(columns, rows),
     );
     this.#redraw();
+    this.#registry().catch(() => {}); // a failure shows when a command is used
     if (firstPrompt) void this.#submit(firstPrompt);
     await Promise.race([done, reading]);
     unwatch();
@@ -193,7 +194,7 @@ class ChatSession {
     const { text, cursor } = this.editor;
     const slash = /^\/(\S*)$/.exec(text.slice(0, cursor));
     if (slash) {
-      const names = this.commands.complete(slash[1]);
+      const names = (await this.#registry()).complete(slash[1]);
       if (names.length === 1) this.editor.set(`/${names[0]} `);
       this.#redraw(names.map((name) => `/${name}`).join("  "));
       return;
@@ -248,8 +249,9 @@ class ChatSession {
     this.#busy = true;
     this.#redraw();
     try {
-      if (command && this.commands.get(command.name)) {
-        await this.commands.get(command.name)!.run(command.args, this.#controls());
+      const slash = command && (await this.#registry()).get(command.name);
+      if (command && slash) {
+        await slash.run(command.args, this.#controls());
       } else if (text.startsWith("!")) {
         await this.#shell(text.slice(1).trim());
       } else {
@@ -300,6 +302,12 @@ class ChatSession {
     this.renderer.print(neutraliseControls(output.trimEnd()));
     this.#shellNotes.push(
       `I ran \`${command}\` myself; its output:\n\`\`\`\n${output.trimEnd()}\n\`\`\``,
+    );
+  }
+
+  #registry(): Promise<CommandRegistry<SessionControls>> {
+    return this.#commands ??= import("./chat_commands/mod.ts").then((module) =>
+      module.chatCommands(this.#controls())
     );
   }
 

@@ -125,7 +125,20 @@ async function inTerminal(
   } finally {
     await tmux("kill-session", "-t", session);
     await mock.close();
-    await sandbox.cleanup();
+    await removeWhenQuiet(sandbox);
+  }
+}
+
+/** The killed skiff may still be writing its data folder for a moment: retry until it is gone. */
+async function removeWhenQuiet(sandbox: Sandbox): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      return await sandbox.cleanup();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
