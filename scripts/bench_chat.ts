@@ -31,9 +31,11 @@ class ChatUnderPty {
 
   constructor(sandbox: Sandbox) {
     const { NO_COLOR: _plain, ...env } = sandbox.env;
-    const line = `stty cols 100 rows 30; ${
-      quote(Deno.execPath())
-    } run -A --unstable-worker-options --no-prompt ${quote(MAIN)}`;
+    // BENCH_V8_FLAGS (say --max-old-space-size=48) tells a leak from a lazy collector.
+    const v8 = Deno.env.get("BENCH_V8_FLAGS");
+    const line = `stty cols 100 rows 30; ${quote(Deno.execPath())} run ${
+      v8 ? `--v8-flags=${quote(v8)} ` : ""
+    }-A --unstable-worker-options --no-prompt ${quote(MAIN)}`;
     const child = new Deno.Command("script", {
       args: ["-qfec", line, "/dev/null"],
       cwd: sandbox.workspace,

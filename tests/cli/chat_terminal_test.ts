@@ -189,7 +189,9 @@ Deno.test({
         await press(session, "Escape");
         await waitFor(
           session,
-          (screen) => /^> tell me everything/m.test(screen) && /interrupted/.test(screen),
+          (screen) =>
+            /^> tell me everything/m.test(screen) &&
+            screen.includes("Continue here, or after exiting with: skiff --resume ses_"),
           "the prompt back in the input after 'interrupted'",
         );
         await press(session, "C-u");
