@@ -154,6 +154,67 @@ export const MIGRATIONS: readonly Migration[] = [
       UPDATE sessions SET file_reads = '[]';
     `,
   },
+  {
+    version: 7,
+    description: "batches and batch_tasks: a `skiff batch` run and each task's session and result",
+    sql: `
+      CREATE TABLE batches (
+        id TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        spec TEXT NOT NULL,
+        shard TEXT
+      );
+      CREATE TABLE batch_tasks (
+        batch_id TEXT NOT NULL REFERENCES batches(id) ON DELETE CASCADE,
+        task_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        session_id TEXT REFERENCES sessions(id) ON DELETE SET NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        exit_code INTEGER,
+        started_at INTEGER,
+        ended_at INTEGER,
+        detail TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (batch_id, task_id)
+      );
+    `,
+  },
+  {
+    version: 9,
+    description:
+      "harness memory: remembered entries and harness records per workspace or repository",
+    // scope is the git root, or the workspace outside git; no foreign key to
+    // sessions: memory outlives the session that wrote it.
+    sql: `
+      CREATE TABLE memories (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        commit_sha TEXT,
+        files TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (scope, kind, subject)
+      );
+      CREATE INDEX memories_by_scope ON memories(scope, updated_at);
+      CREATE TABLE harness_records (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        session_id TEXT,
+        kind TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        details TEXT,
+        source_paths TEXT NOT NULL DEFAULT '[]',
+        command TEXT,
+        commit_sha TEXT,
+        evidence_refs TEXT NOT NULL DEFAULT '[]',
+        importance REAL NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX harness_records_by_scope ON harness_records(scope, created_at);
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

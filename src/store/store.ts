@@ -20,6 +20,8 @@ import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
 import { UsageTable } from "./usage.ts";
+import { BatchTable } from "./batches.ts";
+import { MemoryTable } from "./memory.ts";
 import { processLiveness } from "./run_owner.ts";
 import { SessionLocks } from "./session_locks.ts";
 import type {
@@ -80,6 +82,10 @@ export class Store {
   readonly locks: SessionLocks;
   /** Per-request token usage and cost (src/store/usage.ts). */
   readonly usage: UsageTable;
+  /** `skiff batch` runs and their tasks (src/store/batches.ts). */
+  readonly batches: BatchTable;
+  /** Harness memory: remembered entries and harness records (src/store/memory.ts). */
+  readonly memory: MemoryTable;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -90,6 +96,8 @@ export class Store {
     this.snapshots = new SnapshotTable(this.#sql, now);
     this.locks = new SessionLocks(this.#sql, now, liveness);
     this.usage = new UsageTable(this.#sql, now);
+    this.batches = new BatchTable(this.#sql, now);
+    this.memory = new MemoryTable(this.#sql, now);
   }
 
   /** A row as a session, its status as it stands now (a dead run's is "stopped"). */
