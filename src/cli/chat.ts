@@ -33,6 +33,8 @@ import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { earlierMessages, pickSession, resumeHint } from "./chat_sessions.ts";
 import { watchTerminalSize } from "../ui/chat/input/terminal_size.ts";
+import { AppendEcho } from "../ui/chat/input/append_echo.ts";
+import { canRedraw } from "../ui/chat/style.ts";
 
 export interface ChatOptions extends CommonOptions {
   continue?: boolean;
@@ -143,7 +145,13 @@ class ChatSession {
     return ExitCode.ok;
   }
 
+  /** TERM=dumb: the renderer draws no input, so it is echoed by appending. */
+  readonly #echo = canRedraw()
+    ? undefined
+    : new AppendEcho((text) => Deno.stdout.writeSync(new TextEncoder().encode(text)));
+
   #redraw(hint?: string): void {
+    this.#echo?.show(this.editor.text);
     this.renderer.setInput(
       this.editor.text,
       this.editor.cursor,
@@ -215,8 +223,11 @@ class ChatSession {
     const broker = new InlineBroker({
       borrow: (consumer) => this.keys.borrow(consumer),
       print: (text) => this.renderer.print(text),
-      editLine: (text, hint) =>
-        text === undefined ? this.#redraw() : this.renderer.setInput(text, text.length, hint),
+      editLine: (text, hint) => {
+        if (text === undefined) return this.#redraw();
+        this.#echo?.show(text);
+        this.renderer.setInput(text, text.length, hint);
+      },
     });
     const io: EngineIO = {
       event: (event) => this.renderer.event(this.#chatHints(event)),

@@ -363,3 +363,45 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "chat terminal: TERM=dumb echoes what is typed and writes no escape sequence",
+  ignore: !hasTmux,
+  async fn() {
+    const code = "```ts\nconst answer = 42;\n```";
+    await inTerminal([{ text: `Plain:\n\n${code}\n` }], async ({ session, shell }) => {
+      await shell("skiff");
+      await ready(session);
+      await type(session, "helloo");
+      await press(session, "BSpace");
+      await shows(session, "hello");
+      await press(session, "Enter");
+      const screen = await shows(session, "const answer = 42;", { escapes: true });
+      assert(!screen.includes("\x1b"), `an escape sequence reached the screen:\n${screen}`);
+    }, { env: { TERM: "dumb" } });
+  },
+});
+
+Deno.test({
+  name: "chat terminal: NO_COLOR draws the same without any colour",
+  ignore: !hasTmux,
+  async fn() {
+    const code = "```ts\nconst answer = 42;\n```";
+    await inTerminal(
+      [{ text: `One:\n\n${code}\n` }, { text: `Two:\n\n${code}\n` }],
+      async ({ session, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "show code");
+        await press(session, "Enter");
+        await shows(session, "One:");
+        await type(session, "again");
+        await press(session, "Enter");
+        const screen = await shows(session, "Two:", { escapes: true });
+        await shows(session, "ctx ");
+        assert(!/\x1b\[[0-9;]*m/.test(screen.replace(/\x1b\[(0|39|49)?m/g, "")), screen);
+      },
+      { env: { NO_COLOR: "1" } },
+    );
+  },
+});

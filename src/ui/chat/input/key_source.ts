@@ -5,6 +5,7 @@
  * followed it for `escapeMs`. Bracketed paste is switched on while reading.
  */
 import { type Key, KeyDecoder } from "./keys.ts";
+import { canRedraw } from "../style.ts";
 
 /** @default 40 */
 export const ESCAPE_MS = 40;
@@ -25,13 +26,15 @@ export class KeySource {
     private readonly write: (text: string) => void = (text) =>
       Deno.stdout.writeSync(new TextEncoder().encode(text)),
     private readonly escapeMs = ESCAPE_MS,
+    /** Off for TERM=dumb, where no escape sequence is written. @default canRedraw() */
+    private readonly bracketedPaste = canRedraw(),
   ) {}
 
   /** Start reading; `consumer` gets every key until another borrows them. Resolves at end of input. */
   async run(consumer: (key: Key) => void): Promise<void> {
     this.#consumers = [consumer];
     this.input.setRaw?.(true);
-    this.write("\x1b[?2004h");
+    if (this.bracketedPaste) this.write("\x1b[?2004h");
     const buffer = new Uint8Array(4096);
     let first = true;
     try {
@@ -70,7 +73,7 @@ export class KeySource {
     if (this.#stopped) return;
     this.#stopped = true;
     clearTimeout(this.#escapeTimer);
-    this.write("\x1b[?2004l");
+    if (this.bracketedPaste) this.write("\x1b[?2004l");
     try {
       this.input.setRaw?.(false);
     } catch { /* the terminal is gone */ }
