@@ -30,6 +30,11 @@ export interface EngineHandle {
   mcpStatus?(): Promise<McpServerStatus[]>;
 }
 
+/** The SharedArrayBuffer of a batch's rate gate (src/provider/rate_gate.ts), when the spec carries one. */
+function rateGateOf(spec: EngineSpec): SharedArrayBuffer | undefined {
+  return (spec.provider as { rateGate?: SharedArrayBuffer }).rateGate;
+}
+
 /** The engine in this thread. */
 export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
   const { Engine } = await import("./engine.ts");
@@ -43,12 +48,15 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
       const existing = selectSession(store, spec.workspace, selector);
       const { createOpenAIProvider } = await import("../provider/openai_provider.ts");
       const { priceFor } = await import("../provider/cost.ts");
+      const { RateGate } = await import("../provider/rate_gate.ts");
       const provider = createOpenAIProvider({
         baseURL: spec.provider.baseURL,
         apiKey: spec.provider.apiKey,
         requestTimeoutMs: spec.provider.requestTimeoutMs,
         maxRetries: spec.provider.maxRetries,
         connectTimeoutMs: spec.provider.connectTimeoutMs,
+        // A batch's shared endpoint pace (src/cli/batch.ts); shared, not copied, into the Worker.
+        gate: rateGateOf(spec) ? new RateGate(rateGateOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.config.models)?.price,
       });
       engine = new Engine(spec, io, store, provider);

@@ -109,6 +109,17 @@ Docs: README.md and docs/ in the skiff repository.`,
       "also write a Markdown summary (answer, files changed, checks, tokens, denials) to this file",
     )
     .option("-q, --quiet", "print only the final answer (no tool activity on stderr)")
+    .option(
+      "--until <command>",
+      "when the agent says it is done, run this check; on failure its output goes back to the agent",
+    )
+    .option("--max-cycles <n>", "attempts the agent gets at the --until/--done check (default 3)")
+    .option("--done", "use the criteria in .skiff/done.json (from the plan agent) as the check")
+    .option(
+      "--protect <glob>",
+      "the agent may not change these paths this run, e.g. 'tests/**' (repeatable)",
+      collect,
+    )
     .addHelpText(
       "after",
       `
@@ -116,6 +127,7 @@ Examples:
   skiff run "add input validation to src/api.ts"
   git diff | skiff run "review this change"
   skiff run --json --max-turns 20 "make the tests pass" > events.jsonl
+  skiff run --until 'npm test' --protect 'tests/**' "make the tests pass"
   skiff run --sandbox read-only "where is the config loaded?"
 
 Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
@@ -126,6 +138,52 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
       setExit(await runCommand(prompt, options));
     });
   void run;
+
+  const batch = addSandboxFlags(
+    program.command("batch").argument("[tasks]", "a JSONL file of tasks ('-': stdin)"),
+  )
+    .description("run many tasks, -j at once, each its own session (docs/batch.md)")
+    .option("--each <glob>", "one task per file matching the glob (needs --prompt)")
+    .option("--dirs <folders...>", "one task per folder or repository, listed or matched")
+    .option("--prompt <template>", "the prompt of --each/--dirs tasks; {file} {dir} {name}")
+    .option("-j, --jobs <n>", "tasks at once (default: min(4, 2 x cores))")
+    .option("-m, --model <name>", 'model to use (a task\'s own "model" wins)')
+    .option("--agent <name>", 'agent to run as (a task\'s own "agent" wins)')
+    .option("--max-turns <n>", "each task stops after this many model turns")
+    .option("--max-time <seconds>", "each task stops after this much wall-clock time")
+    .option("--until <command>", "verification command for tasks that name none")
+    .option("--max-cycles <n>", "verification cycles with --until")
+    .option("--dry-run", "list the tasks it would run, run nothing")
+    .option("--json", "one JSON event per line on stdout, each task's tagged with its id")
+    .option("--report <file>", "write the summary to a .md or .json file")
+    .option("--resume <batch>", "run what a stopped batch did not finish")
+    .option("--shard <K/N>", "run a stable 1/N of the tasks (for a CI matrix)")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 every task succeeded, 1 some failed (counts on stderr), 3/4/5 when
+every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
+    )
+    .action(async (file: string | undefined, options) => {
+      const { batchCommand } = await import("./batch.ts");
+      setExit(await batchCommand(file, options));
+    });
+  batch.command("merge").argument("<reports...>", "JSON reports of a batch's shards")
+    .description("join the shards' reports into one summary")
+    .option("--report <file>", "also write the merged summary to a .md or .json file")
+    .action(async (files: string[], options) => {
+      const { mergeCommand } = await import("./batch.ts");
+      setExit(await mergeCommand(files, options));
+    });
+
+  program.command("doctor")
+    .description(
+      "what works here: sandbox backends, versions, folders, whether the endpoint answers",
+    )
+    .action(async () => {
+      const { doctorCommand } = await import("./doctor.ts");
+      setExit(await doctorCommand());
+    });
 
   program.command("usage")
     .description("tokens and cost over the stored sessions")
@@ -204,8 +262,10 @@ Examples:
     });
 
   program.command("undo")
-    .description("put back the files the last prompt of a session changed")
+    .description("put back the files the last prompt (or --until run) of a session changed")
     .option("--session <id>", "session to undo (default: latest in this workspace)")
+    .option("--batch <id>", "put back every task's changes of a `skiff batch`")
+    .option("--cycle", "only the last --until cycle (plain undo takes back every cycle of the run)")
     .option("--dir <path>", "workspace folder (default: the current folder)")
     .option(
       "--add-dir <folder>",

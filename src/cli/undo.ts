@@ -1,5 +1,7 @@
 /**
- * `skiff undo`: put back what the last prompt of a session changed.
+ * `skiff undo`: put back what the last prompt of a session changed. A
+ * `--until` run's cycles are prompts in a row: plain undo takes back the
+ * whole run, `--cycle` only its last attempt.
  */
 import * as path from "node:path";
 import { resolveWorkspace } from "../app/setup.ts";
@@ -13,6 +15,10 @@ import { reportFatal } from "./report_fatal.ts";
 
 export interface UndoCommandOptions {
   session?: string;
+  /** Every task session of this `skiff batch` (src/cli/batch.ts). */
+  batch?: string;
+  /** Only the last cycle of a `--until` run (docs/verification.md). */
+  cycle?: boolean;
   dir?: string;
   /** Folders besides the session's workspace that undo may write in. */
   addDir?: string[];
@@ -27,6 +33,7 @@ export async function undoCommand(options: UndoCommandOptions): Promise<number> 
 }
 
 async function undo(options: UndoCommandOptions): Promise<number> {
+  if (options.batch) return await undoBatch(options.batch, options);
   const store = openStore(resolveDataDir(Deno.env.toObject()));
   try {
     const workspace = resolveWorkspace(options.dir);
@@ -54,43 +61,73 @@ async function undo(options: UndoCommandOptions): Promise<number> {
       console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
       return ExitCode.ok;
     }
-    const snapshots = store.snapshots.forPrompt(session.id, prompt);
-    // Subagents file their snapshots under the prompt that started them, and
-    // keep their own record of what they wrote: undo knows both.
-    const family = [session, ...descendants(store, session.id)];
-    const reads = new Map(family.map(({ id }) => [id, new Map(store.getFileReads(id))]));
-    const known = new Map<string, string[]>();
-    for (const sessionReads of reads.values()) {
-      for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
+    const cycle = store.snapshots.cycleOf(session.id, prompt);
+    if (options.cycle && cycle === null) {
+      console.error(
+        `skiff: the last change of ${session.id} (prompt ${prompt}) was not a cycle of a --until ` +
+          "or --done run; undo it with: skiff undo",
+      );
+      return ExitCode.usage;
     }
-    const roots = [session.workspace, ...(options.addDir ?? []).map((dir) => path.resolve(dir))];
-    const report = await restore(
-      roots,
-      (writes) => undoSnapshots(snapshots, known, { roots, writes }),
-    );
-    // Put back: the model must read it again before changing it.
-    for (const [id, sessionReads] of reads) {
-      for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
-      store.saveFileReads(id, [...sessionReads.entries()]);
+    // A gated run's cycles are prompts in a row: plain undo takes the whole run back.
+    const prompts = options.cycle || cycle === null
+      ? [prompt]
+      : Array.from({ length: cycle }, (_, index) => prompt - index);
+    let refused = 0;
+    for (const number of prompts) {
+      const label = cycle === null
+        ? `prompt ${number}`
+        : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
+      refused += await undoPrompt(store, session, number, label, options.addDir ?? []);
     }
-    store.snapshots.delete(session.id, prompt);
-
-    // File names were chosen by the model: shown, not obeyed.
-    const shown = neutraliseControls;
-    for (const path of report.restored) console.log(`restored ${shown(path)}`);
-    for (const path of report.removed) console.log(`removed  ${shown(path)} (skiff created it)`);
-    for (const refusal of report.refused) {
-      console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
-    }
-    console.log(
-      `Undid prompt ${prompt} of ${session.id}: ${
-        report.restored.length + report.removed.length
-      } file(s) put back, ${report.refused.length} refused.`,
-    );
-    return report.refused.length ? ExitCode.failed : ExitCode.ok;
+    return refused ? ExitCode.failed : ExitCode.ok;
   } finally {
     store.close();
   }
+}
+
+/** Puts back one prompt's changes and says what it did; returns how many files it refused. */
+async function undoPrompt(
+  store: Store,
+  session: Session,
+  prompt: number,
+  label: string,
+  addDirs: string[],
+): Promise<number> {
+  const snapshots = store.snapshots.forPrompt(session.id, prompt);
+  // Subagents file their snapshots under the prompt that started them, and
+  // keep their own record of what they wrote: undo knows both.
+  const family = [session, ...descendants(store, session.id)];
+  const reads = new Map(family.map(({ id }) => [id, new Map(store.getFileReads(id))]));
+  const known = new Map<string, string[]>();
+  for (const sessionReads of reads.values()) {
+    for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
+  }
+  const roots = [session.workspace, ...addDirs.map((dir) => path.resolve(dir))];
+  const report = await restore(
+    roots,
+    (writes) => undoSnapshots(snapshots, known, { roots, writes }),
+  );
+  // Put back: the model must read it again before changing it.
+  for (const [id, sessionReads] of reads) {
+    for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
+    store.saveFileReads(id, [...sessionReads.entries()]);
+  }
+  store.snapshots.delete(session.id, prompt);
+
+  // File names were chosen by the model: shown, not obeyed.
+  const shown = neutraliseControls;
+  for (const path of report.restored) console.log(`restored ${shown(path)}`);
+  for (const path of report.removed) console.log(`removed  ${shown(path)} (skiff created it)`);
+  for (const refusal of report.refused) {
+    console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
+  }
+  console.log(
+    `Undid ${label} of ${session.id}: ${
+      report.restored.length + report.removed.length
+    } file(s) put back, ${report.refused.length} refused.`,
+  );
+  return report.refused.length;
 }
 
 /**
@@ -120,4 +157,39 @@ async function restore<T>(
 /** The subagent sessions below `id`, at every depth. */
 function descendants(store: Store, id: string): Session[] {
   return store.childSessions(id).flatMap((child) => [child, ...descendants(store, child.id)]);
+}
+
+/** `--batch`: each task session's changes put back, one after another, as `--session` would. */
+async function undoBatch(batch: string, options: UndoCommandOptions): Promise<number> {
+  const store = openStore(resolveDataDir(Deno.env.toObject()));
+  let sessions: { dir: string; id: string }[];
+  try {
+    const found = store.batches.find(batch);
+    if (found.length !== 1) {
+      console.error(
+        found.length
+          ? `skiff: "${batch}" names ${found.length} batches; give more of the id.`
+          : `skiff: no batch "${batch}". Batch ids are printed by skiff batch.`,
+      );
+      return ExitCode.usage;
+    }
+    sessions = store.batches.tasks(found[0]).flatMap((task) => {
+      const session = task.sessionId ? store.getSession(task.sessionId) : undefined;
+      return session ? [{ dir: session.workspace, id: session.id }] : [];
+    });
+  } finally {
+    store.close();
+  }
+  let code: number = ExitCode.ok;
+  for (const session of sessions) {
+    const result = await undo({
+      ...options,
+      batch: undefined,
+      session: session.id,
+      dir: session.dir,
+    });
+    if (result !== ExitCode.ok) code = result;
+  }
+  console.log(`Undid batch ${batch}: ${sessions.length} task session(s).`);
+  return code;
 }

@@ -34,6 +34,7 @@ import {
 } from "./types.ts";
 import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
+import type { RateGate } from "./rate_gate.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -79,6 +80,8 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   now?: () => number;
   /** Checks whether a silent endpoint accepts TCP connections at all. @default tcpConnectProbe */
   probe?: ConnectProbe;
+  /** The endpoint's pace shared with other sessions (a batch's tasks; src/provider/rate_gate.ts). */
+  gate?: RateGate;
 }
 
 /** Our caller's onText threw: their bug, not the network's, so it is never retried. */
@@ -245,6 +248,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     const started = now();
     for (let retry = 0;; retry++) {
       throwIfAborted(signal);
+      await options.gate?.wait(sleep, signal);
       const assembler = new StreamAssembler(newCallId);
       let failure: AttemptFailure;
       try {
@@ -258,6 +262,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         throwIfAborted(signal);
         // [DONE] without a finish_reason is how some servers end a whole answer.
         if (assembler.finishReason !== null || sawDone) {
+          options.gate?.succeeded();
           const toolCalls = assembler.toolCalls();
           return {
             text: assembler.text,
@@ -303,6 +308,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       const backoff = backoffDelayMs(retry + 1, random, options);
       const delayMs = Math.max(failure.retryAfterMs ?? 0, backoff);
       const outOfConnectBudget = failure.connection && now() - started + delayMs > connectTimeoutMs;
+      options.gate?.failed(failure, delayMs);
       if (!failure.retryable || retry >= maxRetries || outOfConnectBudget) {
         const message = describeFailure(failure, {
           endpoint: baseURL,

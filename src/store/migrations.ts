@@ -179,6 +179,18 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 8,
+    description: "prompt_cycles: which prompts are verification cycles of one run (--until)",
+    sql: `
+      CREATE TABLE prompt_cycles (
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        prompt INTEGER NOT NULL,
+        cycle INTEGER NOT NULL,
+        PRIMARY KEY (session_id, prompt)
+      );
+    `,
+  },
+  {
     version: 9,
     description:
       "harness memory: remembered entries and harness records per workspace or repository",

@@ -1,0 +1,367 @@
+/**
+ * `skiff batch`: many tasks in one process, `-j N` at once, each its own
+ * session linked to a stored batch record (resumable with `--resume`), with
+ * one rate gate for the endpoint, progress on stderr, `--json` events tagged
+ * with their task, a summary and `--report`. `--shard K/N` runs a stable
+ * part for a CI matrix; `skiff batch merge` joins the shards' reports
+ * (docs/batch.md).
+ */
+import * as path from "node:path";
+import type { CommonOptions } from "../app/setup.ts";
+import { prepare, resolveWorkspace } from "../app/setup.ts";
+import type { EngineSpec } from "../app/engine_types.ts";
+import type { EngineHandle } from "../app/host.ts";
+import { RateGate } from "../provider/rate_gate.ts";
+import { ensureDataDir, resolveDataDir } from "../store/data_dir.ts";
+import { openStore, type Store } from "../store/store.ts";
+import { ExitCode, UsageError } from "./exit_codes.ts";
+import { reportFatal } from "./report_fatal.ts";
+import {
+  type BatchTask,
+  globFiles,
+  ownsConflicts,
+  parseShard,
+  shardTasks,
+  tasksForDirs,
+  tasksForFiles,
+  tasksFromJsonl,
+} from "./batch/tasks.ts";
+import { defaultJobs, runPool } from "./batch/scheduler.ts";
+import { BatchProgress } from "./batch/progress.ts";
+import { runTask, type TaskRunOptions } from "./batch/run_task.ts";
+import {
+  batchExitCode,
+  buildReport,
+  countsLine,
+  mergeReports,
+  reportMarkdown,
+  type TaskResult,
+  writeReport,
+} from "./batch/report.ts";
+
+export interface BatchOptions extends CommonOptions {
+  each?: string;
+  prompt?: string;
+  dirs?: string[];
+  jobs?: string;
+  dryRun?: boolean;
+  json?: boolean;
+  report?: string;
+  resume?: string;
+  shard?: string;
+  until?: string;
+  maxCycles?: string;
+  maxTurns?: string;
+  maxTime?: string;
+}
+
+/** What a batch record keeps, so `--resume <id>` needs nothing else. */
+interface StoredSpec {
+  tasks: BatchTask[];
+  jobs: number;
+  run: TaskRunOptions;
+  common: CommonOptions;
+}
+
+function whole(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) {
+    throw new UsageError(`${flag} must be a positive whole number, got "${value}".`);
+  }
+  return number;
+}
+
+export async function batchCommand(
+  file: string | undefined,
+  options: BatchOptions,
+): Promise<number> {
+  try {
+    return await batch(file, options);
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
+
+/** The tasks the options name (before sharding), checked. */
+async function collectTasks(file: string | undefined, options: BatchOptions): Promise<BatchTask[]> {
+  const sources = [file !== undefined, options.each !== undefined, options.dirs !== undefined];
+  if (sources.filter(Boolean).length !== 1) {
+    throw new UsageError(
+      "name the tasks one way: a JSONL file (skiff batch tasks.jsonl), --each '<glob>' --prompt " +
+        "'<template>', or --dirs <folder…> --prompt '<template>'.",
+    );
+  }
+  const workspace = resolveWorkspace(options.dir);
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = file === "-"
+        ? await new Response(Deno.stdin.readable).text()
+        : Deno.readTextFileSync(file);
+    } catch (error) {
+      throw new UsageError(`cannot read ${file} (${(error as Error).message}).`);
+    }
+    return tasksFromJsonl(text, workspace, file);
+  }
+  if (!options.prompt) throw new UsageError("--each and --dirs need --prompt '<template>'.");
+  if (options.each !== undefined) {
+    const files = await globFiles(workspace, options.each);
+    if (!files.length) {
+      throw new UsageError(`--each '${options.each}' matches no file in ${workspace}.`);
+    }
+    return tasksForFiles(workspace, files, options.prompt);
+  }
+  const dirs: string[] = [];
+  for (const pattern of options.dirs!) {
+    if (/[*?[{]/.test(pattern)) {
+      const { default: picomatch } = await import("picomatch");
+      const matches = picomatch(pattern);
+      for (const entry of Deno.readDirSync(workspace)) {
+        if (entry.isDirectory && matches(entry.name)) dirs.push(entry.name);
+      }
+    } else dirs.push(pattern);
+  }
+  for (const dir of dirs) {
+    if (!Deno.statSync(path.resolve(workspace, dir)).isDirectory) {
+      throw new UsageError(`--dirs ${dir} is not a folder.`);
+    }
+  }
+  return tasksForDirs(workspace, dirs.sort(), options.prompt);
+}
+
+async function batch(file: string | undefined, options: BatchOptions): Promise<number> {
+  const dataDir = resolveDataDir(Deno.env.toObject());
+  ensureDataDir(dataDir);
+  const store = openStore(dataDir);
+  try {
+    let batchId: string;
+    let stored: StoredSpec;
+    if (options.resume) {
+      const found = store.batches.find(options.resume);
+      if (found.length !== 1) {
+        throw new UsageError(
+          found.length
+            ? `"${options.resume}" names ${found.length} batches; give more of the id.`
+            : `no batch "${options.resume}" in ${dataDir}.`,
+        );
+      }
+      batchId = found[0];
+      stored = JSON.parse(store.batches.get(batchId)!.spec);
+    } else {
+      let tasks = await collectTasks(file, options);
+      const shard = options.shard ? parseShard(options.shard) : undefined;
+      if (shard) tasks = shardTasks(tasks, ...shard);
+      const conflicts = ownsConflicts(tasks);
+      if (conflicts.length) {
+        throw new UsageError(`nothing was run:\n  ${conflicts.join("\n  ")}`);
+      }
+      stored = {
+        tasks,
+        jobs: whole(options.jobs, "-j") ?? defaultJobs(),
+        run: {
+          maxTurns: whole(options.maxTurns, "--max-turns"),
+          maxSeconds: whole(options.maxTime, "--max-time"),
+          verification: options.until
+            ? { until: options.until, maxCycles: whole(options.maxCycles, "--max-cycles") }
+            : undefined,
+        },
+        common: commonOf(options),
+      };
+      if (options.dryRun) {
+        for (const task of tasks) {
+          console.log(
+            JSON.stringify({ id: task.id, dir: task.dir, owns: task.owns, prompt: task.prompt }),
+          );
+        }
+        console.error(
+          `skiff: ${tasks.length} task(s) would run, -j ${stored.jobs}; nothing was run.`,
+        );
+        return ExitCode.ok;
+      }
+      batchId = store.batches.create(
+        JSON.stringify(stored),
+        options.shard ?? null,
+        tasks.map((task) => task.id),
+      );
+    }
+    return await execute(store, batchId, stored, options);
+  } finally {
+    store.close();
+  }
+}
+
+function commonOf(options: BatchOptions): CommonOptions {
+  const { model, agent, sandbox, sandboxBackend, addDir, allow, ask, deny, yes, trustProject } =
+    options;
+  return { model, agent, sandbox, sandboxBackend, addDir, allow, ask, deny, yes, trustProject };
+}
+
+async function execute(
+  store: Store,
+  batchId: string,
+  stored: StoredSpec,
+  options: BatchOptions,
+): Promise<number> {
+  const rows = new Map(store.batches.tasks(batchId).map((row) => [row.taskId, row]));
+  // Finished tasks (succeeded or failed) are not run again; interrupted and killed ones are.
+  const todo = stored.tasks.filter((task) => {
+    const status = rows.get(task.id)?.status;
+    return status === "pending" || status === "running";
+  });
+  const gate = new RateGate();
+  const specs = new Map<string, EngineSpec>();
+  const specFor = async (task: BatchTask): Promise<EngineSpec> => {
+    const key = JSON.stringify([task.dir, task.agent, task.model]);
+    let spec = specs.get(key);
+    if (!spec) {
+      const common = {
+        ...stored.common,
+        dir: task.dir,
+        ...(task.agent ? { agent: task.agent } : {}),
+        ...(task.model ? { model: task.model } : {}),
+      };
+      const prepared = await prepare(common, true);
+      // The gate's buffer rides on the provider settings into each task's Worker (app/host.ts).
+      const provider = { ...prepared.spec.provider, rateGate: gate.buffer };
+      spec = { ...prepared.spec, provider };
+      for (const warning of spec.warnings) console.error(`skiff: warning: ${warning}`);
+      spec = { ...spec, warnings: [] };
+      specs.set(key, spec);
+    }
+    return spec;
+  };
+  // Every workspace is prepared before the first task starts: a bad config stops the batch whole.
+  for (const task of todo) await specFor(task);
+
+  const progress = new BatchProgress(todo.length, Deno.stderr.isTerminal() && !options.json);
+  const out = (value: unknown) => console.log(JSON.stringify(value));
+  const running = new Set<EngineHandle>();
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) Deno.exit(ExitCode.interrupted);
+    interrupted = true;
+    console.error(
+      "\nskiff: stopping: no new task starts; running ones stop after their current step " +
+        "(Ctrl-C again ends at once).",
+    );
+    for (const engine of running) engine.abort();
+  };
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const started = Date.now();
+  let pool;
+  try {
+    pool = await runPool(todo, {
+      jobs: stored.jobs,
+      stopReason: () =>
+        interrupted
+          ? "interrupted"
+          : gate.down()
+          ? `the endpoint failed ${gate.failuresInARow()} times in a row`
+          : undefined,
+      run: async (task) => {
+        const taskStart = Date.now();
+        progress.taskStarted();
+        if (options.json) out({ type: "batch.task.started", batch: batchId, task: task.id });
+        let handle: EngineHandle | undefined;
+        const outcome = await runTask(await specFor(task), task, stored.run, {
+          opened: (sessionId) => store.batches.started(batchId, task.id, sessionId),
+          event: (event) => options.json && out({ ...event, task: task.id }),
+          started: (engine) => {
+            handle = engine;
+            running.add(engine);
+            if (interrupted) engine.abort();
+          },
+        });
+        if (handle) running.delete(handle);
+        const stopped = outcome.exitCode === ExitCode.interrupted;
+        store.batches.ended(
+          batchId,
+          task.id,
+          stopped ? "pending" : outcome.exitCode === 0 ? "succeeded" : "failed",
+          outcome.exitCode,
+          stopped ? "interrupted" : outcome.detail,
+        );
+        progress.taskEnded(task.id, outcome.exitCode, outcome.detail);
+        if (options.json) {
+          out({
+            type: "batch.task.completed",
+            batch: batchId,
+            task: task.id,
+            session: outcome.sessionId,
+            exit_code: outcome.exitCode,
+            ms: Date.now() - taskStart,
+          });
+        }
+      },
+    });
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+    progress.finish();
+  }
+
+  const report = buildReport(
+    [batchId],
+    store.batches.get(batchId)?.shard ? [store.batches.get(batchId)!.shard!] : [],
+    resultsOf(store, batchId),
+    Date.now() - started,
+  );
+  if (options.report) await writeReport(options.report, report);
+  if (options.json) {
+    out({
+      type: "batch.completed",
+      batch: batchId,
+      counts: report.counts,
+      exit_code: batchExitCode(report),
+    });
+  } else {
+    console.error(reportMarkdown(report));
+  }
+  if (pool.stoppedBecause) {
+    console.error(
+      `skiff: batch ${batchId} stopped (${pool.stoppedBecause}) after starting ${pool.started} ` +
+        `of ${todo.length} task(s); ${
+          countsLine(report)
+        }. Run the rest: skiff batch --resume ${batchId}`,
+    );
+    if (interrupted) return ExitCode.interrupted;
+    if (gate.down()) return ExitCode.provider;
+  } else if (report.counts.total !== report.counts.succeeded) {
+    console.error(`skiff: batch ${batchId}: ${countsLine(report)}.`);
+  }
+  return batchExitCode(report);
+}
+
+function resultsOf(store: Store, batchId: string): TaskResult[] {
+  return store.batches.tasks(batchId).map((row) => ({
+    id: row.taskId,
+    status: row.status === "running" ? "pending" : row.status,
+    exitCode: row.exitCode,
+    sessionId: row.sessionId,
+    ms: row.startedAt !== null && row.endedAt !== null ? row.endedAt - row.startedAt : null,
+    detail: row.detail,
+  }));
+}
+
+/** `skiff batch merge <reports…>`: one summary of several shards' JSON reports. */
+export async function mergeCommand(files: string[], options: { report?: string }): Promise<number> {
+  try {
+    if (!files.length) {
+      throw new UsageError("name the shards' JSON reports: skiff batch merge a.json b.json");
+    }
+    const report = mergeReports(files.map((file) => {
+      try {
+        return { file, text: Deno.readTextFileSync(file) };
+      } catch (error) {
+        throw new UsageError(`cannot read ${file} (${(error as Error).message}).`);
+      }
+    }));
+    if (options.report) await writeReport(options.report, report);
+    console.log(reportMarkdown(report));
+    return batchExitCode(report);
+  } catch (error) {
+    return reportFatal(error);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * A batch's results: the summary table shown at the end, the `--report`
+ * file (Markdown or JSON, by its extension), the exit code, and `skiff batch
+ * merge`, which joins the JSON reports of several shards into one.
+ */
+import { ExitCode, UsageError } from "../exit_codes.ts";
+import { neutraliseControls } from "../../ui/safe_text.ts";
+
+export interface TaskResult {
+  id: string;
+  status: "succeeded" | "failed" | "pending";
+  exitCode: number | null;
+  sessionId: string | null;
+  /** Wall time of the task, ms; null when it did not run. */
+  ms: number | null;
+  detail: string;
+}
+
+export interface BatchReport {
+  /** Batch ids: one, or one per shard after a merge. */
+  batches: string[];
+  shards: string[];
+  tasks: TaskResult[];
+  counts: { total: number; succeeded: number; failed: number; pending: number };
+  /** Wall time of the batch (the longest shard's after a merge), ms. */
+  wallMs: number;
+}
+
+export function buildReport(
+  batches: string[],
+  shards: string[],
+  tasks: TaskResult[],
+  wallMs: number,
+): BatchReport {
+  const count = (status: TaskResult["status"]) => tasks.filter((t) => t.status === status).length;
+  return {
+    batches,
+    shards,
+    tasks,
+    counts: {
+      total: tasks.length,
+      succeeded: count("succeeded"),
+      failed: count("failed"),
+      pending: count("pending"),
+    },
+    wallMs,
+  };
+}
+
+const SEVERE = [ExitCode.denied, ExitCode.provider, ExitCode.limit] as number[];
+
+/**
+ * 0 only when every task succeeded. When every task failed with the same one
+ * of 3/4/5 (all denied, the endpoint failed for all, all hit a limit), that
+ * code; otherwise 1.
+ */
+export function batchExitCode(report: BatchReport): number {
+  const { total, succeeded } = report.counts;
+  if (total === succeeded) return ExitCode.ok;
+  const codes = new Set(report.tasks.map((task) => task.exitCode));
+  if (succeeded === 0 && report.counts.pending === 0 && codes.size === 1) {
+    const [code] = codes;
+    if (code !== null && SEVERE.includes(code)) return code;
+  }
+  return ExitCode.failed;
+}
+
+/** One line: "12 tasks: 10 succeeded, 1 failed, 1 not run". */
+export function countsLine(report: BatchReport): string {
+  const { total, succeeded, failed, pending } = report.counts;
+  return `${total} task(s): ${succeeded} succeeded, ${failed} failed, ${pending} not run`;
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? "-" : `${(ms / 1000).toFixed(1)}s`;
+}
+
+/** The summary as Markdown (also what the terminal shows). */
+export function reportMarkdown(report: BatchReport): string {
+  const cell = (text: string) => neutraliseControls(text).replace(/\|/g, "\\|");
+  const lines = [
+    `# skiff batch ${report.batches.join(", ")}`,
+    "",
+    `${countsLine(report)}; wall ${seconds(report.wallMs)}` +
+    (report.shards.length ? `; shards ${report.shards.join(", ")}` : ""),
+    "",
+    "| task | status | exit | time | session | detail |",
+    "| ---- | ------ | ---- | ---- | ------- | ------ |",
+  ];
+  for (const task of report.tasks) {
+    lines.push(
+      `| ${cell(task.id)} | ${task.status} | ${task.exitCode ?? "-"} | ${seconds(task.ms)} | ${
+        task.sessionId ?? "-"
+      } | ${cell(task.detail)} |`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/** Write `--report`: `.json` gets the report as JSON, anything else Markdown. */
+export async function writeReport(file: string, report: BatchReport): Promise<void> {
+  const text = file.endsWith(".json") ? JSON.stringify(report, null, 2) : reportMarkdown(report);
+  await Deno.writeTextFile(file, text + "\n");
+}
+
+/** `skiff batch merge`: the JSON reports of several shards as one; a task twice is refused. */
+export function mergeReports(reports: { file: string; text: string }[]): BatchReport {
+  const batches: string[] = [];
+  const shards: string[] = [];
+  const tasks: TaskResult[] = [];
+  const seen = new Map<string, string>();
+  let wallMs = 0;
+  for (const { file, text } of reports) {
+    let report: BatchReport;
+    try {
+      report = JSON.parse(text);
+    } catch {
+      throw new UsageError(
+        `${file} is not a JSON batch report; write shard reports with --report <name>.json.`,
+      );
+    }
+    if (!Array.isArray(report?.tasks) || !Array.isArray(report.batches)) {
+      throw new UsageError(`${file} is not a skiff batch report (no "tasks" list).`);
+    }
+    for (const task of report.tasks) {
+      const other = seen.get(task.id);
+      if (other) {
+        throw new UsageError(
+          `task "${task.id}" is in both ${other} and ${file}; merge the reports of one batch's shards.`,
+        );
+      }
+      seen.set(task.id, file);
+      tasks.push(task);
+    }
+    batches.push(...report.batches);
+    shards.push(...(report.shards ?? []));
+    wallMs = Math.max(wallMs, report.wallMs ?? 0);
+  }
+  return buildReport(batches, shards, tasks, wallMs);
+}

@@ -1,0 +1,81 @@
+/**
+ * One batch task: its own engine (a Worker, as `skiff run` starts) with the
+ * task's workspace, `owns` narrowing and the batch's shared rate gate, its
+ * own stored session, headless (an approval question is refused, as in
+ * `skiff run` without a terminal).
+ */
+import type { EngineHandle } from "../../app/host.ts";
+import type { EngineSpec, RunRequest } from "../../app/engine_types.ts";
+import type { SkiffEvent } from "../../contracts/events.ts";
+import { startEngine } from "../../app/start.ts";
+import { ExitCode, OUTCOME_EXIT_CODES } from "../exit_codes.ts";
+import type { BatchTask } from "./tasks.ts";
+
+/** What every task of the batch gets besides its own fields. */
+export interface TaskRunOptions {
+  maxTurns?: number;
+  maxSeconds?: number;
+  /** `--until` for tasks that name none; `maxCycles` with it (the engine's verification). */
+  verification?: { until?: string; maxCycles?: number };
+}
+
+export interface TaskOutcome {
+  sessionId: string | null;
+  exitCode: number;
+  detail: string;
+}
+
+export interface TaskHooks {
+  /** The session exists: record it before the model is asked anything. */
+  opened(sessionId: string): void;
+  event(event: SkiffEvent): void;
+  /** Lets Ctrl-C reach the running engine. */
+  started(engine: EngineHandle): void;
+}
+
+export async function runTask(
+  base: EngineSpec,
+  task: BatchTask,
+  options: TaskRunOptions,
+  hooks: TaskHooks,
+): Promise<TaskOutcome> {
+  const spec: EngineSpec = {
+    ...base,
+    owns: task.owns,
+    interactive: false,
+    title: `batch: ${task.id}`,
+  };
+  let detail = "";
+  let sessionId: string | null = null;
+  const engine = await startEngine(spec, {
+    event: (event) => {
+      if (event.type === "error") detail = event.message.split("\n")[0];
+      hooks.event(event);
+    },
+    ask: () => Promise.resolve("deny"),
+  });
+  hooks.started(engine);
+  try {
+    sessionId = await engine.open({});
+    hooks.opened(sessionId);
+    const until = task.until ?? options.verification?.until;
+    // `until`/`maxCycles` are read by engines that verify (issue 14's --until); others ignore them.
+    const request: RunRequest & { until?: string; maxCycles?: number } = {
+      prompt: task.prompt,
+      exitCodes: OUTCOME_EXIT_CODES,
+      maxTurns: options.maxTurns,
+      deadline: options.maxSeconds ? Date.now() + options.maxSeconds * 1000 : undefined,
+      ...(until ? { until, maxCycles: options.verification?.maxCycles } : {}),
+    };
+    const result = await engine.run(request);
+    return { sessionId, exitCode: result.exitCode, detail: result.exitCode ? detail : "" };
+  } catch (error) {
+    return {
+      sessionId,
+      exitCode: ExitCode.failed,
+      detail: (error as Error).message.split("\n")[0],
+    };
+  } finally {
+    await engine.close();
+  }
+}

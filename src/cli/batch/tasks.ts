@@ -1,0 +1,202 @@
+/**
+ * Where a batch's tasks come from (a JSONL file, `--each` over a glob with a
+ * prompt template, `--dirs`), and the checks made before anything runs:
+ * every task is valid, ids are unique, and no two tasks in one workspace may
+ * write the same path. `--shard K/N` keeps a stable 1/N of them.
+ */
+import * as path from "node:path";
+import picomatch from "picomatch";
+import { UsageError } from "../exit_codes.ts";
+
+/** One task as the batch runs it: `dir` and `owns` absolute. */
+export interface BatchTask {
+  id: string;
+  prompt: string;
+  /** The task's workspace. */
+  dir: string;
+  /** Paths this task alone may write; empty: the whole workspace. */
+  owns: string[];
+  /** A verification command (`--until`; run by the engine where it supports it). */
+  until?: string;
+  agent?: string;
+  model?: string;
+}
+
+const KEYS = new Set(["id", "prompt", "dir", "owns", "until", "agent", "model"]);
+
+/** Tasks from JSONL text; a bad line is a UsageError naming its line, so nothing runs. */
+export function tasksFromJsonl(text: string, base: string, file = "tasks"): BatchTask[] {
+  const tasks: BatchTask[] = [];
+  text.split("\n").forEach((line, index) => {
+    if (!line.trim()) return;
+    const where = `${file}:${index + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new UsageError(`${where}: not JSON (${(error as Error).message}). Fix the line.`);
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new UsageError(`${where}: expected an object like {"id": "…", "prompt": "…"}.`);
+    }
+    const record = value as Record<string, unknown>;
+    const unknown = Object.keys(record).filter((key) => !KEYS.has(key));
+    if (unknown.length) {
+      throw new UsageError(
+        `${where}: unknown field ${unknown.join(", ")}; a task has ${[...KEYS].join(", ")}.`,
+      );
+    }
+    const text = (key: string, required: boolean): string | undefined => {
+      const field = record[key];
+      if (field === undefined && !required) return undefined;
+      if (typeof field !== "string" || !field.trim()) {
+        throw new UsageError(`${where}: "${key}" must be a non-empty string.`);
+      }
+      return field;
+    };
+    const owns = record.owns ?? [];
+    if (!Array.isArray(owns) || owns.some((owned) => typeof owned !== "string" || !owned)) {
+      throw new UsageError(`${where}: "owns" must be a list of paths.`);
+    }
+    const dir = path.resolve(base, text("dir", false) ?? ".");
+    tasks.push({
+      id: text("id", true)!,
+      prompt: text("prompt", true)!,
+      dir,
+      owns: (owns as string[]).map((owned) => path.resolve(dir, owned)),
+      until: text("until", false),
+      agent: text("agent", false),
+      model: text("model", false),
+    });
+  });
+  return checkIds(tasks);
+}
+
+/** Fill `{file}`, `{dir}`, `{name}` of a prompt template for one file (relative to the workspace). */
+export function fillTemplate(template: string, file: string): string {
+  const values: Record<string, string> = {
+    file,
+    dir: path.dirname(file),
+    name: path.basename(file),
+  };
+  return template.replace(/\{(file|dir|name)\}/g, (_, key: string) => values[key]);
+}
+
+/** Files under `workspace` matching `glob` (sorted; .git and node_modules skipped). */
+export async function globFiles(workspace: string, glob: string): Promise<string[]> {
+  const matches = picomatch(glob, { dot: false });
+  const found: string[] = [];
+  async function walk(relative: string): Promise<void> {
+    for await (const entry of Deno.readDir(path.join(workspace, relative))) {
+      const child = relative ? `${relative}/${entry.name}` : entry.name;
+      if (entry.isDirectory) {
+        if (entry.name === ".git" || entry.name === "node_modules") continue;
+        await walk(child);
+      } else if (entry.isFile && matches(child)) found.push(child);
+    }
+  }
+  await walk("");
+  return found.sort();
+}
+
+/** `--each`: one task per file, owning that file alone. */
+export function tasksForFiles(workspace: string, files: string[], template: string): BatchTask[] {
+  return files.map((file) => ({
+    id: file,
+    prompt: fillTemplate(template, file),
+    dir: workspace,
+    owns: [path.join(workspace, file)],
+  }));
+}
+
+/** `--dirs`: one task per folder, each its own workspace. */
+export function tasksForDirs(base: string, dirs: string[], template: string): BatchTask[] {
+  return checkIds(dirs.map((dir) => {
+    const absolute = path.resolve(base, dir);
+    return {
+      id: path.relative(base, absolute) || ".",
+      prompt: template.replace(/\{(file|dir)\}/g, absolute).replace(
+        /\{name\}/g,
+        path.basename(absolute),
+      ),
+      dir: absolute,
+      owns: [],
+    };
+  }));
+}
+
+function checkIds(tasks: BatchTask[]): BatchTask[] {
+  const seen = new Set<string>();
+  for (const task of tasks) {
+    if (seen.has(task.id)) {
+      throw new UsageError(`two tasks have the id "${task.id}"; each task needs its own id.`);
+    }
+    seen.add(task.id);
+  }
+  return tasks;
+}
+
+function within(parent: string, child: string): boolean {
+  const relative = path.relative(parent, child);
+  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative));
+}
+
+/**
+ * Why these tasks may not run together, or none: in one workspace, each task
+ * must own its paths (a task owning nothing could write anything) and no two
+ * may own the same file or folder, nor one inside the other's.
+ */
+export function ownsConflicts(tasks: BatchTask[]): string[] {
+  const byDir = new Map<string, BatchTask[]>();
+  for (const task of tasks) byDir.set(task.dir, [...byDir.get(task.dir) ?? [], task]);
+  const problems: string[] = [];
+  for (const [dir, group] of byDir) {
+    if (group.length < 2) continue;
+    for (const task of group.filter((task) => !task.owns.length)) {
+      problems.push(
+        `task "${task.id}" shares ${dir} with ${group.length - 1} other task(s) but owns no ` +
+          `paths; give it "owns" so it cannot write what the others write.`,
+      );
+    }
+    for (let a = 0; a < group.length; a++) {
+      for (let b = a + 1; b < group.length; b++) {
+        for (const left of group[a].owns) {
+          const clash = group[b].owns.find((right) => within(left, right) || within(right, left));
+          if (clash) {
+            problems.push(
+              `tasks "${group[a].id}" and "${group[b].id}" both own ${
+                path.relative(dir, within(left, clash) ? clash : left) || "."
+              }; two tasks may not write the same path.`,
+            );
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/** `K/N` → [K, N], checked (1 ≤ K ≤ N). */
+export function parseShard(value: string): [number, number] {
+  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const [k, n] = match ? [Number(match[1]), Number(match[2])] : [0, 0];
+  if (!match || n < 1 || k < 1 || k > n) {
+    throw new UsageError(`--shard takes K/N with 1 ≤ K ≤ N, such as 2/5; got "${value}".`);
+  }
+  return [k, n];
+}
+
+/** FNV-1a of the id: the same task lands in the same shard on every machine. */
+function stableHash(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+/** The tasks of shard K of N. */
+export function shardTasks(tasks: BatchTask[], k: number, n: number): BatchTask[] {
+  return tasks.filter((task) => stableHash(task.id) % n === k - 1);
+}

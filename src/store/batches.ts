@@ -1,0 +1,125 @@
+/**
+ * `skiff batch` records: one row per batch (its task list as given, so
+ * `--resume` needs nothing but the id, and the shard it ran), one row per
+ * task (its session, status, exit code and timing). A task's status moves
+ * pending → running → succeeded | failed; a batch killed mid-way leaves
+ * "running" rows, which resume runs again like pending ones.
+ */
+import type { Statements } from "./_rows.ts";
+import { newSessionId } from "./ids.ts";
+
+export type BatchTaskStatus = "pending" | "running" | "succeeded" | "failed";
+
+export interface BatchRow {
+  id: string;
+  createdAt: number;
+  /** The batch's tasks and options as JSON (src/cli/batch/tasks.ts). */
+  spec: string;
+  /** "K/N" when the batch ran one shard, else null. */
+  shard: string | null;
+}
+
+export interface BatchTaskRow {
+  taskId: string;
+  seq: number;
+  sessionId: string | null;
+  status: BatchTaskStatus;
+  exitCode: number | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Why it failed, in a line; empty otherwise. */
+  detail: string;
+}
+
+export class BatchTable {
+  constructor(private readonly sql: Statements, private readonly now: () => number) {}
+
+  /** A new batch with its tasks, all pending; resolves to its id. */
+  create(spec: string, shard: string | null, taskIds: string[]): string {
+    const at = this.now();
+    const id = `batch_${newSessionId(at).replace(/^ses_/, "")}`;
+    this.sql.transaction(() => {
+      this.sql.run(
+        "INSERT INTO batches (id, created_at, spec, shard) VALUES (?, ?, ?, ?)",
+        id,
+        at,
+        spec,
+        shard,
+      );
+      taskIds.forEach((taskId, seq) =>
+        this.sql.run(
+          "INSERT INTO batch_tasks (batch_id, task_id, seq) VALUES (?, ?, ?)",
+          id,
+          taskId,
+          seq,
+        )
+      );
+    });
+    return id;
+  }
+
+  get(id: string): BatchRow | undefined {
+    const row = this.sql.get("SELECT * FROM batches WHERE id = ?", id);
+    if (!row) return undefined;
+    return {
+      id: String(row.id),
+      createdAt: Number(row.created_at),
+      spec: String(row.spec),
+      shard: row.shard === null ? null : String(row.shard),
+    };
+  }
+
+  /** Batches whose id starts with `prefix`, newest first. */
+  find(prefix: string): string[] {
+    return this.sql.all(
+      "SELECT id FROM batches WHERE id LIKE ? ESCAPE '\\' ORDER BY created_at DESC",
+      prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "%",
+    ).map((row) => String(row.id));
+  }
+
+  tasks(batchId: string): BatchTaskRow[] {
+    return this.sql.all("SELECT * FROM batch_tasks WHERE batch_id = ? ORDER BY seq", batchId)
+      .map((row) => ({
+        taskId: String(row.task_id),
+        seq: Number(row.seq),
+        sessionId: row.session_id === null ? null : String(row.session_id),
+        status: String(row.status) as BatchTaskStatus,
+        exitCode: row.exit_code === null ? null : Number(row.exit_code),
+        startedAt: row.started_at === null ? null : Number(row.started_at),
+        endedAt: row.ended_at === null ? null : Number(row.ended_at),
+        detail: String(row.detail),
+      }));
+  }
+
+  /** The task started in `sessionId`. */
+  started(batchId: string, taskId: string, sessionId: string): void {
+    this.sql.run(
+      `UPDATE batch_tasks SET status = 'running', session_id = ?, started_at = ?, ended_at = NULL,
+       exit_code = NULL, detail = '' WHERE batch_id = ? AND task_id = ?`,
+      sessionId,
+      this.now(),
+      batchId,
+      taskId,
+    );
+  }
+
+  /** The task ended with `exitCode`; "pending" (interrupted) runs again on resume. */
+  ended(
+    batchId: string,
+    taskId: string,
+    status: BatchTaskStatus,
+    exitCode: number,
+    detail = "",
+  ): void {
+    this.sql.run(
+      `UPDATE batch_tasks SET status = ?, exit_code = ?, ended_at = ?, detail = ?
+       WHERE batch_id = ? AND task_id = ?`,
+      status,
+      exitCode,
+      this.now(),
+      detail,
+      batchId,
+      taskId,
+    );
+  }
+}
