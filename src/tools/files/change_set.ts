@@ -4,8 +4,8 @@
  * Commit re-checks each file is still as planned, keeps its prior content
  * for undo, writes atomically (through _file_io.ts, so through the confined
  * writer when one is routed), and on any failure puts back the files it
- * already wrote before reporting. edit, write and apply_patch go through it;
- * so should every future writer.
+ * already wrote before reporting. edit, write, apply_patch, file_copy and
+ * file_delete go through it; so should every future writer.
  */
 import { type ToolContext, ToolError } from "../tool.ts";
 import { fileSystemError, type ToolPath } from "../tool_paths.ts";
@@ -24,6 +24,13 @@ export interface FileChange {
   afterText: string | null;
   /** The removed path is a symbolic link, and this is what it points to. */
   link?: string;
+  /** The mode the written file gets (file_copy: the source's); absent: the replaced file's. */
+  mode?: number;
+  /**
+   * No read of the file is needed first: file_delete, a capability of its
+   * own that is asked for, whose bytes and mode undo keeps.
+   */
+  readNotNeeded?: boolean;
 }
 
 /** A checked plan: what commit will write, in the order given. */
@@ -62,7 +69,7 @@ export function planChangeSet(ctx: ChangeContext, changes: FileChange[]): Change
       );
     }
     seen.add(change.target.real);
-    if (change.link === undefined) {
+    if (change.link === undefined && !change.readNotNeeded) {
       ctx.files.assertEditable(change.target.real, change.before, change.target.display);
     }
   }
@@ -125,7 +132,7 @@ export async function commitChangeSet(
         : change.before;
       await ctx.files.snapshot(change.target.real, before);
       if (change.after === null) await io.remove(change.target.real);
-      else await io.write(change.target.real, change.after);
+      else await io.write(change.target.real, change.after, change.mode);
       done.push({ change, mode });
     }
   } catch (error) {

@@ -1,11 +1,13 @@
 /**
- * The file tools (read, write, edit, apply_patch) and what the rest of skiff
- * needs of them: the ledger of what the model has read, and the switch that
- * routes atomic writes through the confined writer. Modules named `_…` here
- * are this group's own.
+ * The file tools (read, write, edit, apply_patch, file_copy, file_delete) and
+ * what the rest of skiff needs of them: the ledger of what the model has
+ * read, and the switch that routes atomic writes through the confined
+ * writer. Modules named `_…` here are this group's own.
  */
 export { applyPatchTool } from "./apply_patch.ts";
 export { editTool } from "./edit.ts";
+export { fileCopyTool } from "./file_copy.ts";
+export { fileDeleteTool } from "./file_delete.ts";
 export { readTool } from "./read.ts";
 export { writeTool } from "./write.ts";
 export { FileLedger, hashContent } from "./file_ledger.ts";
