@@ -77,6 +77,9 @@ export function attributeFailure(facts: FailureFacts): Attribution {
       return { layer: "provider", reason: "provider_error" };
     case "internal":
       return { layer: "harness", reason: "internal_error" };
+    case "verification":
+      // The agent said it was done and the user's check says otherwise.
+      return { layer: "agent", reason: "verification_failed" };
     case "failed":
       if (/ran out of output tokens/.test(message)) {
         return { layer: "agent", reason: "output_tokens_exhausted" };

@@ -29,6 +29,9 @@ import { type ExitCodes, reportOutcome, type RunResult } from "./run_outcome.ts"
 import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
+import type { VerificationSummary } from "../contracts/events.ts";
+import { addCycle, feedbackMessage, runChecks, runGateCommand, untilGate } from "./verify.ts";
+import { measureProposals } from "./done_criteria.ts";
 
 export type { RunResult };
 
@@ -148,7 +151,7 @@ export class Engine {
   async run(request: RunRequest): Promise<RunResult> {
     const opened = this.#requireOpen();
     const { session, parts, ledger, emit } = opened;
-    const stored = this.store.loadHistory(session.id) as StoredMessage[];
+    let stored = this.store.loadHistory(session.id) as StoredMessage[];
     const run = this.#startRun(
       stored.filter((message) => message.role === "user").length + 1,
       request.deadline,
@@ -158,7 +161,7 @@ export class Engine {
     ledger.beginPrompt(run.prompt);
     // The stored message each history entry came from: a compaction names what it kept by id.
     const sources = new WeakMap<ChatMessage, string>();
-    const history = toChatHistory(stored, sources);
+    let history = toChatHistory(stored, sources);
     try {
       if (!session.title) {
         const title = request.prompt.trim().split("\n")[0].slice(0, 80);
@@ -173,60 +176,93 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
-      let outcome: LoopOutcome;
-      try {
-        outcome = await runLoop(
-          {
-            provider: this.provider!,
-            tools: parts.tools,
-            schemas: parts.schemas,
-            gate: parts.gate,
-            recorder: run.recorder(this.store, session.id, ledger),
-            emit,
-            context: (callId, signal) => parts.context(callId, signal),
-            parseInput: parts.parseInput,
-            truncate: parts.truncate,
-            turnsSoFar: session.turns,
-          },
-          {
-            model: this.spec.model,
-            systemPrompt: await this.#systemPrompt(parts),
-            history,
-            sources,
-            userWords: userWords(
-              toChatHistory(stored.filter((message) => message.role !== "compaction")),
-            ),
-            compaction: compactionSettings(this.spec.config),
-            modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
-            prompt: request.prompt,
-            maxTurns: request.maxTurns,
-            overBudget: () => run.overBudget(),
-            maxOutputTokens: parts.maxOutputTokens,
-            temperature: parts.temperature,
-            deadline: request.deadline,
-            signal: run.signal,
-          },
-        );
-      } catch (error) {
-        // A bug, not an outcome of the run; still end the stream the way
-        // docs/events.md promises: error, then session.completed last.
-        const message = error instanceof Error ? error.message : String(error);
-        const exitCode = request.exitCodes.failed;
-        emit("error", { code: "internal", message, exit_code: exitCode });
-        this.store.updateSession(session.id, { status: "failed" });
-        this.#recordUndoAfterState(opened, run.prompt);
-        emit("session.completed", {
-          text: "",
-          usage: run.spent.usage,
-          turns: run.spent.turns,
-          exit_code: exitCode,
-          denials: parts.gate.denials(),
-          attribution: attributeFailure({ code: "internal", message, denials: [] }),
-        });
-        return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
+      const gate = untilGate(request.until, request.maxCycles);
+      let prompt = request.prompt;
+      let spent: LoopOutcome | undefined;
+      let verification: VerificationSummary | undefined;
+      // Each cycle is its own prompt (its feedback is a user message), so
+      // `skiff undo --cycle` puts back one attempt (docs/verification.md).
+      for (let cycle = 1;; cycle++) {
+        const number = run.prompt + cycle - 1;
+        ledger.beginPrompt(number);
+        if (gate) this.store.snapshots.markCycle(session.id, number, cycle);
+        let outcome: LoopOutcome;
+        try {
+          outcome = await runLoop(
+            {
+              provider: this.provider!,
+              tools: parts.tools,
+              schemas: parts.schemas,
+              gate: parts.gate,
+              recorder: run.recorder(this.store, session.id, ledger),
+              emit,
+              context: (callId, signal) => parts.context(callId, signal),
+              parseInput: parts.parseInput,
+              truncate: parts.truncate,
+              turnsSoFar: session.turns + (spent?.turns ?? 0),
+            },
+            {
+              model: this.spec.model,
+              systemPrompt: await this.#systemPrompt(parts),
+              history,
+              sources,
+              userWords: userWords(
+                toChatHistory(stored.filter((message) => message.role !== "compaction")),
+              ),
+              compaction: compactionSettings(this.spec.config),
+              modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
+              prompt,
+              maxTurns: request.maxTurns,
+              overBudget: () => run.overBudget(),
+              maxOutputTokens: parts.maxOutputTokens,
+              temperature: parts.temperature,
+              deadline: request.deadline,
+              signal: run.signal,
+            },
+          );
+        } catch (error) {
+          // A bug, not an outcome of the run; still end the stream the way
+          // docs/events.md promises: error, then session.completed last.
+          const message = error instanceof Error ? error.message : String(error);
+          const exitCode = request.exitCodes.failed;
+          emit("error", { code: "internal", message, exit_code: exitCode });
+          this.store.updateSession(session.id, { status: "failed" });
+          this.#recordUndoAfterState(opened, number);
+          emit("session.completed", {
+            text: "",
+            usage: run.spent.usage,
+            turns: run.spent.turns,
+            exit_code: exitCode,
+            denials: parts.gate.denials(),
+            attribution: attributeFailure({ code: "internal", message, denials: [] }),
+          });
+          return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
+        }
+        this.#recordUndoAfterState(opened, number);
+        spent = spent ? addCycle(spent, outcome) : outcome;
+        if (!gate || outcome.kind !== "completed" || run.signal.aborted) break;
+        let check = 0;
+        const checked = await runChecks(gate, cycle, (command) =>
+          runGateCommand(
+            command,
+            parts.context(`verify_${number}_${++check}`, run.signal),
+          ));
+        verification = checked.summary;
+        emit("verification.completed", verification);
+        if (verification.passed || cycle >= gate.maxCycles || run.signal.aborted) break;
+        prompt = feedbackMessage(verification, checked.outputs);
+        stored = this.store.loadHistory(session.id) as StoredMessage[];
+        history = toChatHistory(stored, sources);
       }
-      this.#recordUndoAfterState(opened, run.prompt);
-      return this.#finish(opened, outcome, request.exitCodes);
+      const done = spent!.kind === "completed" && parts.doneProposals?.length
+        ? await measureProposals(
+          parts.doneProposals,
+          session.id,
+          (command, index) =>
+            runGateCommand(command, parts.context(`done_${run.prompt}_${index}`, run.signal)),
+        )
+        : undefined;
+      return { ...this.#finish(opened, spent!, request.exitCodes, verification), done };
     } finally {
       if (this.#current === run) this.#current = undefined;
     }
@@ -331,7 +367,12 @@ export class Engine {
     recordUndoAfterState(this.store, opened.id, prompt);
   }
 
-  #finish(opened: EngineSession, outcome: LoopOutcome, exitCodes: ExitCodes): RunResult {
+  #finish(
+    opened: EngineSession,
+    outcome: LoopOutcome,
+    exitCodes: ExitCodes,
+    verification?: VerificationSummary,
+  ): RunResult {
     return reportOutcome(
       {
         store: this.store,
@@ -343,6 +384,7 @@ export class Engine {
       },
       outcome,
       opened.parts.gate.denials(),
+      verification,
     );
   }
 

@@ -11,6 +11,7 @@ import type { Config } from "../config/schema.ts";
 import type { ResolvedMcpServers } from "../mcp/config.ts";
 import type { LoadedAgents } from "../agents/types.ts";
 
+import type { VerifyCheck } from "./verify.ts";
 export type { ApprovalAnswer, ApprovalRequest };
 
 /** Everything the engine needs to build a session; serialisable. */
@@ -108,6 +109,13 @@ export interface RunRequest {
   maxTokens?: number;
   /** Epoch ms. */
   deadline?: number;
+  /**
+   * The gate the run must pass (`--until`, `--done`; src/app/verify.ts): a
+   * command, or criteria. None: the agent's word ends the run.
+   */
+  until?: string | VerifyCheck[];
+  /** Attempts the agent gets at the gate, its first included. @default 3 */
+  maxCycles?: number;
 }
 
 /** The engine's only ways out. */

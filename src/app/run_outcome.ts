@@ -4,7 +4,9 @@
  * engine knows the outcome's kind; the exit code each kind gets is the front
  * end's table (src/cli/exit_codes.ts), handed in with the run request.
  */
-import type { Denial } from "../contracts/events.ts";
+import type { Denial, VerificationSummary } from "../contracts/events.ts";
+import { gateFailureMessage } from "./verify.ts";
+import type { DoneFile } from "./done_criteria.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { LoopOutcome } from "../session/loop.ts";
 import type { Session, Store } from "../store/store.ts";
@@ -19,6 +21,10 @@ export interface RunResult {
   exitCode: number;
   sessionId: string;
   text: string;
+  /** A gated run's last check (`--until`, `--done`). */
+  verification?: VerificationSummary;
+  /** Criteria the plan agent proposed, measured once: the CLI writes them to .skiff/done.json. */
+  done?: DoneFile;
 }
 
 export interface OutcomeReport {
@@ -47,19 +53,27 @@ export function reportOutcome(
   report: OutcomeReport,
   outcome: LoopOutcome,
   denials: Denial[],
+  verification?: VerificationSummary,
 ): RunResult {
   const { session, emit } = report;
-  const kind = outcomeKind(outcome, denials);
+  // The agent's word is not the result: a gate that never passed fails the run.
+  const gateFailed = outcome.kind === "completed" && verification && !verification.passed;
+  const kind = gateFailed ? "failed" : outcomeKind(outcome, denials);
   const exitCode = report.exitCodes[kind];
   // Everything so far is stored: say how to pick the work up again.
   const resume = report.resumable ? `. Continue with: skiff run --session ${session.id} "…"` : "";
-  const error = errorOf(outcome);
+  const error = gateFailed
+    ? {
+      code: "verification",
+      message: gateFailureMessage(verification, session.id, report.resumable),
+    }
+    : errorOf(outcome);
   if (error) {
     // A limit or a Ctrl-C leaves work to continue; a failing endpoint or model says its own next step.
     const hint = error.code === "limit" || error.code === "interrupted" ? resume : "";
     emit("error", { ...error, message: `${error.message}${hint}`, exit_code: exitCode });
   }
-  report.store.updateSession(session.id, { status: outcome.kind });
+  report.store.updateSession(session.id, { status: gateFailed ? "failed" : outcome.kind });
   emit("session.completed", {
     text: outcome.text,
     usage: outcome.usage,
@@ -68,8 +82,15 @@ export function reportOutcome(
     denials,
     // The same table classifies stored sessions (skiff sessions stats).
     ...(exitCode === 0 ? {} : { attribution: attributeFailure({ ...error, denials }) }),
+    ...(verification ? { verification } : {}),
   });
-  return { outcome: kind, exitCode, sessionId: session.id, text: outcome.text };
+  return {
+    outcome: kind,
+    exitCode,
+    sessionId: session.id,
+    text: outcome.text,
+    ...(verification ? { verification } : {}),
+  };
 }
 
 /** The `error` event a loop's outcome ends with (its message before the resume hint); none on completion. */

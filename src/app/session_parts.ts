@@ -14,7 +14,13 @@ import type { Session, Store } from "../store/store.ts";
 import { builtinTools, parseToolInput, toolSchemas } from "../tools/registry.ts";
 import { truncateOutput } from "../tools/truncate.ts";
 import { BackgroundProcesses } from "../tools/process/mod.ts";
-import { createSkillTool, createTaskTool, type SubagentRunner } from "../tools/session/mod.ts";
+import {
+  createDoneProposeTool,
+  createSkillTool,
+  createTaskTool,
+  type DoneProposal,
+  type SubagentRunner,
+} from "../tools/session/mod.ts";
 import { loadAgents } from "../agents/load.ts";
 import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
 import type { AgentDefinition } from "../agents/types.ts";
@@ -42,6 +48,8 @@ export interface SessionParts {
   schemas: ToolSchema[];
   gate: ToolCallGate;
   warnings: string[];
+  /** What the plan agent proposed with done_propose (src/app/done_criteria.ts); absent for others. */
+  doneProposals?: DoneProposal[];
   /** The agent's own system prompt, replacing the base one when set. */
   agentPrompt?: string;
   maxOutputTokens?: number;
@@ -125,6 +133,13 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
   const subagents = subagentsOf(loadedAgents.agents);
   if (subagents.length) candidates.push(createTaskTool(input.subagents, subagents));
+  // Only the plan agent may define done; the agent being judged may not.
+  const doneProposals: DoneProposal[] | undefined = agent.name === "plan" ? [] : undefined;
+  if (doneProposals) {
+    candidates.push(
+      createDoneProposeTool((criteria) => doneProposals.splice(0, Infinity, ...criteria)),
+    );
+  }
 
   let closeMcp = () => Promise.resolve();
   let mcpTools: Tool[] = input.sharedTools;
@@ -167,6 +182,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     gate,
     warnings,
     agentPrompt: agent.prompt,
+    doneProposals,
     maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, config.models)),
     temperature: agent.temperature,
     context: (callId, signal) => ({

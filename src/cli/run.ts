@@ -19,8 +19,10 @@ import { priceFor } from "../provider/cost.ts";
 import type { Config } from "../config/schema.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { RunSummary } from "./run_summary.ts";
+import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./run_gate.ts";
+import { type DoneFile, writeDoneFile } from "../app/done_criteria.ts";
 
-export interface RunOptions extends CommonOptions {
+export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
   maxTime?: string;
   maxCost?: string;
@@ -96,6 +98,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTokensFlag = positiveInteger(options.maxTokens, "--max-tokens");
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
   if (options.summary) checkOutputFolder(options.summary, "--summary");
+  const protect = protectPatterns(options.protect);
   const prompt = await readPrompt(promptArgs, {
     notice: options.quiet ? undefined : (text) => console.error(text),
     stdin: promptStdin(),
@@ -122,6 +125,9 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTokens = maxTokensFlag ?? config.maxTokens;
   // A cost limit needs a price: refused before anything is spent, never guessed.
   if (maxCostUsd !== undefined) requirePrice(spec.model, config, spec.configDir);
+  // The gate and the protected paths (docs/verification.md), settled before the engine starts.
+  const gate = gateFromFlags(options, spec.workspace);
+  applyProtect(spec, protect);
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
   // When whoever reads our output goes away (`skiff run --json | head`),
@@ -166,7 +172,9 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
       maxCostUsd,
       maxTokens,
       deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
+      ...gate,
     });
+    if (result.done) await saveDone(spec.workspace, result.done, options.quiet);
     return await writeOutputs(options, result, summary);
   } finally {
     clearTimeout(watchdog);
@@ -216,6 +224,17 @@ function maxTimeWatchdog(
   }, maxSeconds * 1000 + MAX_TIME_GRACE_MS);
   Deno.unrefTimer(timer);
   return timer;
+}
+
+/** The plan agent's measured criteria, written by the harness (the agent's sandbox could not). */
+async function saveDone(workspace: string, done: DoneFile, quiet?: boolean): Promise<void> {
+  const file = await writeDoneFile(workspace, done);
+  if (quiet) return;
+  const passing = done.criteria.filter((criterion) => criterion.current.passed).length;
+  console.error(
+    `skiff: wrote ${done.criteria.length} done criteria to ${file} (${passing} pass now). ` +
+      `Hold a run to them with: skiff run --done "…"`,
+  );
 }
 
 /** The final answer and the summary files, when asked for; a write that fails is a failed run. */

@@ -65,6 +65,35 @@ export interface ToolErrorPayload {
   hint?: string;
 }
 
+/** One check of a gate as it last ran. */
+export interface VerificationCheck {
+  name: string;
+  command: string;
+  /** null: it did not end by itself (timed out, cancelled, could not start). */
+  exit_code: number | null;
+  passed: boolean;
+  /** What it was to show: "exit 0", or output text it must contain. */
+  expected: string;
+  /** The last lines of its output, short. */
+  summary: string;
+  /** The whole output, when it was too long to show (a spilled tool-output file). */
+  output_path?: string;
+}
+
+/** Where a gate stands after one cycle: the first failing check leads. */
+export interface VerificationSummary {
+  /** 1-based: the agent's first attempt is cycle 1. */
+  cycle: number;
+  max_cycles: number;
+  passed: boolean;
+  /** The leading check's command, exit code, summary and output file. */
+  command: string;
+  exit_code: number | null;
+  summary: string;
+  output_path?: string;
+  checks: VerificationCheck[];
+}
+
 export interface EventBodies {
   "session.started": {
     workspace: string;
@@ -135,7 +164,11 @@ export interface EventBodies {
     denials: Denial[];
     /** Present on every run that did not succeed (exit code other than 0). */
     attribution?: Attribution;
+    /** A run with a gate (`--until`, `--done`): its last check (docs/verification.md). */
+    verification?: VerificationSummary;
   };
+  /** A gate's command(s) ran after the agent said it was done (docs/verification.md). */
+  "verification.completed": VerificationSummary;
   "error": { code: string; message: string; exit_code: number };
   "warning": { message: string };
 }

@@ -10,6 +10,7 @@ import type { BuiltinKey } from "../config/permission_keys.ts";
 export const PATH_KEYS: ReadonlySet<string> = new Set([
   "read",
   "edit",
+  "delete",
   "glob",
   "grep",
   "list",
@@ -33,9 +34,13 @@ const DEFAULT_PERMISSION: Record<BuiltinKey, RuleLayer["permission"][string]> = 
   todo: "allow",
   todowrite: "allow",
   todoread: "allow",
+  // Writes nothing: the plan agent's criteria are measured and saved by the harness.
+  done_propose: "allow",
   process: "allow",
   // Inside the workspace; outside, `external_directory` decides as well.
   edit: "allow",
+  // Deleting is its own capability (file_delete), asked by default; undo brings the file back.
+  delete: "ask",
   bash: "ask",
   webfetch: "ask",
   external_directory: "ask",

@@ -101,6 +101,30 @@ export class SnapshotTable {
     }));
   }
 
+  /**
+   * Prompt `prompt` is attempt `cycle` of a gated run (`--until`): its
+   * cycle 1 is prompt `prompt - cycle + 1`. Plain undo takes the whole run back.
+   */
+  markCycle(sessionId: string, prompt: number, cycle: number): void {
+    this.sql.run(
+      `INSERT INTO prompt_cycles (session_id, prompt, cycle) VALUES (?, ?, ?)
+       ON CONFLICT (session_id, prompt) DO UPDATE SET cycle = excluded.cycle`,
+      sessionId,
+      prompt,
+      cycle,
+    );
+  }
+
+  /** Which attempt of a gated run `prompt` was; null for a prompt without a gate. */
+  cycleOf(sessionId: string, prompt: number): number | null {
+    const row = this.sql.get(
+      "SELECT cycle FROM prompt_cycles WHERE session_id = ? AND prompt = ?",
+      sessionId,
+      prompt,
+    );
+    return (row?.cycle as number | undefined) ?? null;
+  }
+
   /** Forget one prompt's snapshots (after an undo); returns how many were removed. */
   delete(sessionId: string, prompt: number): number {
     return Number(

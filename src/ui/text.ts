@@ -98,6 +98,21 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
       case "context.compacted":
         if (!options.quiet) note(compactionLine(event) + "\n");
         break;
+      case "verification.completed":
+        // The gate's verdict (docs/verification.md), not the agent's claim.
+        endLine();
+        if (!options.quiet) {
+          note(
+            `check (cycle ${event.cycle} of ${event.max_cycles}): \`${event.command}\` ${
+              event.passed
+                ? "passed"
+                : `failed (${
+                  event.exit_code === null ? "did not finish" : `exit ${event.exit_code}`
+                })`
+            }\n`,
+          );
+        }
+        break;
       case "warning":
         note(`warning: ${event.message}\n`);
         break;

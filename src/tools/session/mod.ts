@@ -11,3 +11,4 @@ export {
   type SubagentRunResult,
 } from "./task.ts";
 export { createSkillTool } from "./skill.ts";
+export { createDoneProposeTool, type DoneProposal } from "./done_propose.ts";
