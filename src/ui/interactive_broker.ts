@@ -7,11 +7,14 @@
 import { neutraliseControls } from "./safe_text.ts";
 import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../policy/broker.ts";
 
+/** The answers a list can offer: a reason to type is the chat's (InlineBroker) alone. */
+export type ChoiceAnswer = Exclude<ApprovalAnswer, object>;
+
 export interface PromptFunctions {
   select(options: {
     message: string;
-    options: { value: ApprovalAnswer; label: string; hint?: string }[];
-    initialValue?: ApprovalAnswer;
+    options: { value: ChoiceAnswer; label: string; hint?: string }[];
+    initialValue?: ChoiceAnswer;
   }): Promise<ApprovalAnswer | symbol>;
   note(message: string, title?: string): void;
   isCancel(value: unknown): value is symbol;
@@ -20,7 +23,7 @@ export interface PromptFunctions {
 async function clackPrompts(): Promise<PromptFunctions> {
   const clack = await import("@clack/prompts");
   return {
-    select: (options) => clack.select<ApprovalAnswer>(options),
+    select: (options) => clack.select<ChoiceAnswer>(options),
     note: (message, title) => clack.note(message, title),
     isCancel: (value): value is symbol => clack.isCancel(value),
   };
@@ -64,7 +67,7 @@ export class InteractiveBroker implements ApprovalBroker {
         .filter(Boolean)
         .join(", "),
     );
-    const options: { value: ApprovalAnswer; label: string; hint?: string }[] = [
+    const options: { value: ChoiceAnswer; label: string; hint?: string }[] = [
       { value: "once", label: "Allow once" },
     ];
     if (rules) {

@@ -10,7 +10,7 @@ import { buildGate } from "../../src/app/gate.ts";
 import type { SandboxState } from "../../src/app/launcher.ts";
 import type { ApprovalAnswer, EngineIO } from "../../src/app/engine_types.ts";
 import { approves, denialReason } from "../../src/policy/broker.ts";
-import type { SkiffEvent } from "../../src/contracts/events.ts";
+import type { EventBodies, EventType, SkiffEvent } from "../../src/contracts/events.ts";
 import { runToolCall, type ToolCallDeps } from "../../src/session/tool_call.ts";
 import { resultText } from "../../src/session/history.ts";
 import { parseToolInput } from "../../src/tools/registry.ts";
@@ -42,8 +42,10 @@ function gateAnswering(
 ) {
   const events: SkiffEvent[] = [];
   const io: EngineIO = { event: () => {}, ask: () => Promise.resolve(answer) };
-  const emit = (type: string, body: Record<string, unknown>) =>
-    events.push({ type, session_id: "s", timestamp: "", ...body } as unknown as SkiffEvent);
+  const emit = <K extends EventType>(type: K, body: EventBodies[K]) =>
+    void events.push(
+      { type, session_id: "s", timestamp: "", ...(body as object) } as unknown as SkiffEvent,
+    );
   const spec = testSpec({ interactive: true, flags });
   return { gate: buildGate(spec, io, emit, sandbox), events };
 }
