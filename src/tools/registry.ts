@@ -5,8 +5,15 @@
  * call from what it is shown rather than guessing.
  */
 import { z } from "zod";
-import { applyPatchTool, editTool, readTool, writeTool } from "./files/mod.ts";
-import { globTool, grepTool, listTool } from "./search/mod.ts";
+import {
+  applyPatchTool,
+  editTool,
+  fileCopyTool,
+  fileDeleteTool,
+  readTool,
+  writeTool,
+} from "./files/mod.ts";
+import { globTool, grepTool, listTool, symbolTool } from "./search/mod.ts";
 import { bashTool, processTool } from "./process/mod.ts";
 import { todoReadTool, todoWriteTool } from "./session/mod.ts";
 import { webfetchTool } from "./web/mod.ts";
@@ -22,8 +29,11 @@ export function builtinTools(): Tool[] {
     writeTool,
     editTool,
     applyPatchTool,
+    fileCopyTool,
+    fileDeleteTool,
     globTool,
     grepTool,
+    symbolTool,
     listTool,
     todoWriteTool,
     todoReadTool,

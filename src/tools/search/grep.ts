@@ -33,7 +33,9 @@ const schema = z.object({
 type GrepInput = z.infer<typeof schema>;
 
 /** Which engine `auto` picks: the environment override, then ripgrep if present. */
-function chooseEngine(engine: GrepEngine): { kind: "ripgrep"; rg: string } | { kind: "fallback" } {
+export function chooseEngine(
+  engine: GrepEngine,
+): { kind: "ripgrep"; rg: string } | { kind: "fallback" } {
   let wanted = engine;
   if (wanted === "auto") {
     try {
