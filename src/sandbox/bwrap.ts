@@ -22,6 +22,8 @@ export interface BwrapOptions {
   getEnv?: (name: string) => string | undefined;
   /** The user skiff runs as; 0 is root. @default Deno.uid() */
   uid?: number | null;
+  /** The shell that runs the command (src/sandbox/shell.ts). @default "sh" */
+  shell?: string;
 }
 
 /**
@@ -212,7 +214,7 @@ export function bwrapLauncher(
       const lifeline = prepareOptions.lifeline === true;
       const script = (lifeline ? LIFELINE_STEP : "") + (root ? "" : nprocStep(limits.processes)) +
         command;
-      const sandboxed = [bwrap, ...args, "--", "sh", "-c", script];
+      const sandboxed = [bwrap, ...args, "--", options.shell ?? "sh", "-c", script];
       const argv = root
         ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...sandboxed]
         : sandboxed;

@@ -7,9 +7,10 @@
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher } from "./bwrap.ts";
 import type { SandboxSettings } from "./modes.ts";
-import { landlockExecArgv, landlockLauncher } from "./landlock_launcher.ts";
+import { denoCacheDir, landlockExecArgv, landlockLauncher } from "./landlock_launcher.ts";
 import { landlockPlan } from "./landlock_rules.ts";
 import { plainLauncher } from "./plain.ts";
+import { commandShell } from "./shell.ts";
 import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
 
 /** Which sandbox programs exist (and work) on this machine: their paths, or null. */
@@ -40,30 +41,37 @@ export function chooseLauncher(
   available: AvailableSandboxes,
   getEnv?: (name: string) => string | undefined,
   backend: SandboxBackend = "auto",
+  shell: string = commandShell().program,
 ): LauncherChoice {
   if (settings.mode === "full-access") {
-    return { kind: "launcher", name: "none", launcher: plainLauncher(settings, { getEnv }) };
+    return { kind: "launcher", name: "none", launcher: plainLauncher(settings, { getEnv, shell }) };
   }
-  if (backend !== "auto") return forcedBackend(settings, platform, available, backend, getEnv);
+  if (backend !== "auto") {
+    return forcedBackend(settings, platform, available, backend, getEnv, shell);
+  }
   if (platform === "linux" && available.bwrap) {
     return {
       kind: "launcher",
       name: "bwrap",
-      launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv }),
+      launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv, shell }),
     };
   }
   if (platform === "linux" && available.landlock) {
     return {
       kind: "launcher",
       name: "landlock",
-      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv }),
+      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv, shell }),
     };
   }
   if (platform === "darwin" && available.sandboxExec) {
     return {
       kind: "launcher",
       name: "sandbox-exec",
-      launcher: sandboxExecLauncher(settings, { getEnv, sandboxExecPath: available.sandboxExec }),
+      launcher: sandboxExecLauncher(settings, {
+        getEnv,
+        sandboxExecPath: available.sandboxExec,
+        shell,
+      }),
     };
   }
   const fix = platform === "darwin"
@@ -92,20 +100,21 @@ function forcedBackend(
   platform: typeof Deno.build.os,
   available: AvailableSandboxes,
   backend: "bwrap" | "landlock",
-  getEnv?: (name: string) => string | undefined,
+  getEnv: ((name: string) => string | undefined) | undefined,
+  shell: string,
 ): LauncherChoice {
   if (platform === "linux" && backend === "bwrap" && available.bwrap) {
     return {
       kind: "launcher",
       name: "bwrap",
-      launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv }),
+      launcher: bwrapLauncher(settings, { bwrapPath: available.bwrap, getEnv, shell }),
     };
   }
   if (platform === "linux" && backend === "landlock" && available.landlock) {
     return {
       kind: "launcher",
       name: "landlock",
-      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv }),
+      launcher: landlockLauncher(settings, { abi: available.landlock, getEnv, shell }),
     };
   }
   const reason = platform !== "linux"
@@ -128,7 +137,11 @@ export function acceptUnsandboxed(
   settings: SandboxSettings,
   getEnv?: (name: string) => string | undefined,
 ): ProcessLauncher {
-  return plainLauncher(settings, { acceptedUnsandboxed: true, getEnv });
+  return plainLauncher(settings, {
+    acceptedUnsandboxed: true,
+    getEnv,
+    shell: commandShell().program,
+  });
 }
 
 /**
@@ -203,7 +216,7 @@ async function runOutput(argv: string[]): Promise<{ ok: boolean; stdout: string;
       args: argv.slice(1),
       stdin: "null",
       clearEnv: true,
-      env: { PATH: "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? "/" },
+      env: { PATH: "/usr/bin:/bin", DENO_DIR: denoCacheDir() },
     }).output();
     const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     return { ok: output.success, stdout: decode(output.stdout), stderr: decode(output.stderr) };

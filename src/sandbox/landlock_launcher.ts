@@ -35,19 +35,25 @@ export interface LandlockLauncherOptions {
   getEnv?: (name: string) => string | undefined;
   /** The user skiff runs as; 0 is root. @default Deno.uid() */
   uid?: number | null;
-  /** The shell that runs the command. @default "/bin/sh" */
+  /** The shell that runs the command (src/sandbox/shell.ts); not absolute means /bin/sh. @default "/bin/sh" */
   shell?: string;
 }
 
-/** Deno's cache folder for the process running skiff. */
-function denoCacheDir(): string {
-  try {
-    const own = Deno.env.get("DENO_DIR");
-    if (own) return own;
-    const home = Deno.env.get("HOME");
-    if (home) return `${home}/.cache/deno`;
-  } catch { /* no env permission: fall through */ }
-  return "/root/.cache/deno";
+/**
+ * Deno's cache folder for the process running skiff (where Deno itself
+ * looks: DENO_DIR, else XDG_CACHE_HOME/deno, else ~/.cache/deno), so the
+ * exec step writes nowhere new.
+ */
+export function denoCacheDir(): string {
+  const read = (name: string) => {
+    try {
+      return Deno.env.get(name) || undefined;
+    } catch {
+      return undefined; // no env permission for it
+    }
+  };
+  const cache = read("XDG_CACHE_HOME");
+  return read("DENO_DIR") ?? (cache ? `${cache}/deno` : `${read("HOME") ?? "/root"}/.cache/deno`);
 }
 
 /** The argv that runs `program args…` under `plan`: the exec step with its permissions. */
@@ -113,7 +119,8 @@ export function landlockLauncher(
         (root ? "" : nprocStep(limits.processes)) + command;
       const sandboxed = landlockExecArgv(
         plan,
-        [options.shell ?? "/bin/sh", "-c", script],
+        // execve takes no PATH search: `sh` is /bin/sh.
+        [options.shell?.startsWith("/") ? options.shell : "/bin/sh", "-c", script],
         options.denoPath,
       );
       const argv = root

@@ -64,7 +64,12 @@ export function sandboxProfile(settings: SandboxSettings, tempDirs: string[] = [
 /** A launcher for macOS. Spawn with exactly the returned env and `clearEnv: true`. */
 export function sandboxExecLauncher(
   settings: SandboxSettings,
-  options: { getEnv?: (name: string) => string | undefined; sandboxExecPath?: string } = {},
+  options: {
+    getEnv?: (name: string) => string | undefined;
+    sandboxExecPath?: string;
+    /** The shell that runs the command (src/sandbox/shell.ts). @default "sh" */
+    shell?: string;
+  } = {},
 ): ProcessLauncher {
   return {
     prepare(command: string, _cwd: string) {
@@ -74,7 +79,7 @@ export function sandboxExecLauncher(
         options.sandboxExecPath ?? SANDBOX_EXEC_PATH,
         "-p",
         profile,
-        "sh",
+        options.shell ?? "sh",
         "-c",
         command,
       ];

@@ -38,6 +38,9 @@ export const DEFAULT_SYSTEM_READ: readonly string[] = [
   "/etc/pki",
   "/usr/share/zoneinfo",
   "/etc/localtime",
+  // To tell whether commands run with bash (src/sandbox/shell.ts).
+  "/bin/bash",
+  "/usr/bin/bash",
 ];
 
 /** Programs the engine starts per mode: the launcher's binary and the tools that shell out. */
@@ -64,7 +67,13 @@ export function workerPermissions(input: WorkerPermissionInput): Deno.Permission
     ...(input.systemRead ?? DEFAULT_SYSTEM_READ),
   ]);
   const write = unique([...(input.mode === "read-only" ? [] : workspaceDirs), input.dataDir]);
-  const env = [...allowedEnvNames(input.envNames ?? []), ...(input.engineEnvNames ?? [])];
+  // Deno's cache names: the Landlock exec step must use the same cache as skiff.
+  const env = [
+    ...allowedEnvNames(input.envNames ?? []),
+    ...(input.engineEnvNames ?? []),
+    "DENO_DIR",
+    "XDG_CACHE_HOME",
+  ];
   return {
     read,
     write,

@@ -14,12 +14,16 @@ import { OutputSpool } from "../truncate.ts";
 import { plainTerminalText } from "./_terminal_text.ts";
 import { OutputBytes } from "./_output_bytes.ts";
 import { defineTool, type ToolContext, ToolError } from "../tool.ts";
+import { commandShell } from "../../sandbox/shell.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
 
+/** The shell the launchers run commands with, as the session's chooser finds it. */
+const SHELL = commandShell();
+
 const schema = z.object({
-  command: z.string().min(1).describe("The shell command to run with `sh -c`."),
+  command: z.string().min(1).describe(`The shell command to run with \`${SHELL.name} -c\`.`),
   timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(
     `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). The command and every process it started are killed.`,
   ),
@@ -39,7 +43,9 @@ export const bashTool = defineTool({
   description: [
     "Run a shell command in the workspace and return its combined stdout and stderr, followed by the exit code.",
     "- Use it for builds, tests, git, package managers and other programs; prefer the read, glob, grep and list tools for looking at files.",
-    "- The command runs with `sh -c`; quote paths that contain spaces. Use `cwd` instead of `cd`.",
+    SHELL.name === "bash"
+      ? "- The command runs with `bash -c` (bash syntax works: `[[ ]]`, arrays, `set -o pipefail`); quote paths that contain spaces. Use `cwd` instead of `cd`."
+      : "- The command runs with `sh -c` (bash is not installed here: write POSIX sh, no `[[ ]]` or arrays); quote paths that contain spaces. Use `cwd` instead of `cd`.",
     "- Commands that never finish on their own (servers, watchers) need `background: true`; otherwise they are killed at the timeout.",
     "- Interactive programs get no input (stdin is empty); pass flags such as --yes or --no-pager.",
     "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",

@@ -1,0 +1,169 @@
+/**
+ * `skiff doctor`: what works on this machine. Which OS sandbox backend runs
+ * commands here and why the others do not (each is probed with a tiny
+ * command), the shell commands get, the Deno, bubblewrap and ripgrep
+ * versions, the config and data folders, and whether the endpoint answers
+ * (a short timeout; how to configure it when it does not). Exit 0 when a
+ * sandbox backend works, 1 when none does (commands would be refused).
+ */
+import { loadConfig } from "../config/load.ts";
+import { DEFAULT_BASE_URL } from "../app/setup.ts";
+import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
+import { commandShell } from "../sandbox/shell.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
+import { VERSION } from "../version.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { reportFatal } from "./report_fatal.ts";
+
+/** Everything the report says, gathered first so the report itself is pure. */
+export interface DoctorFacts {
+  platform: typeof Deno.build.os;
+  sandboxes: AvailableSandboxes;
+  /** `sandbox.backend` as configured (flag, environment, config), or "auto". */
+  backend: string;
+  shell: string;
+  versions: { deno: string; bwrap: string | null; rg: string | null };
+  configDir: string;
+  dataDir: string;
+  baseURL: string;
+  /** How the endpoint answered: an HTTP status, or why it did not. */
+  endpoint: { status: number } | { error: string };
+}
+
+export interface DoctorDeps {
+  probe?: () => Promise<AvailableSandboxes>;
+  /** The first line a program prints for `--version`, or null when it cannot run. */
+  version?: (program: string) => Promise<string | null>;
+  fetch?: typeof fetch;
+  env?: Record<string, string | undefined>;
+  /** @default 3000 */
+  timeoutMs?: number;
+}
+
+async function firstVersionLine(program: string): Promise<string | null> {
+  try {
+    const output = await new Deno.Command(program, {
+      args: ["--version"],
+      stdin: "null",
+      stderr: "null",
+    }).output();
+    if (!output.success) return null;
+    return new TextDecoder().decode(output.stdout).split("\n")[0].trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The one-line verdict per backend: works, or why not. */
+export function backendLines(facts: DoctorFacts): string[] {
+  const { sandboxes, platform } = facts;
+  if (platform === "darwin") {
+    return [`  sandbox-exec: ${sandboxes.sandboxExec ? "works" : "does not work here"}`];
+  }
+  if (platform !== "linux") return [`  none: no process sandbox is supported on ${platform}`];
+  return [
+    sandboxes.bwrap
+      ? `  bwrap:    works (${sandboxes.bwrap})`
+      : `  bwrap:    does not work: ${sandboxes.reasons?.bwrap ?? "not found"}`,
+    sandboxes.landlock
+      ? `  landlock: works (kernel ABI ${sandboxes.landlock})`
+      : `  landlock: does not work: ${sandboxes.reasons?.landlock ?? "not probed"}`,
+  ];
+}
+
+/** Which backend a run would use with the configured choice. */
+export function chosenBackend(facts: DoctorFacts): string {
+  const { sandboxes, backend } = facts;
+  const works = { bwrap: !!sandboxes.bwrap, landlock: !!sandboxes.landlock };
+  if (facts.platform === "darwin") return sandboxes.sandboxExec ? "sandbox-exec" : "none";
+  if (backend === "bwrap" || backend === "landlock") {
+    return works[backend]
+      ? backend
+      : `none: '${backend}' is forced (sandbox.backend) and does not work here`;
+  }
+  return works.bwrap ? "bwrap" : works.landlock ? "landlock" : "none";
+}
+
+export function doctorReport(facts: DoctorFacts): string[] {
+  const chosen = chosenBackend(facts);
+  const endpoint = "status" in facts.endpoint
+    ? `answers (HTTP ${facts.endpoint.status})`
+    : `does not answer (${facts.endpoint.error}). Set OPENAI_BASE_URL or provider.baseURL ` +
+      "in the config to your endpoint, e.g. http://localhost:11434/v1";
+  return [
+    `skiff ${VERSION}`,
+    "",
+    "Sandbox backends (each probed with a tiny command):",
+    ...backendLines(facts),
+    `  commands run with: ${chosen}${
+      chosen.startsWith("none")
+        ? " (commands are refused; " +
+          "see docs/security.md, or --sandbox full-access to run them unsandboxed)"
+        : ""
+    }`,
+    `  sandbox.backend: ${facts.backend}`,
+    `  shell: ${facts.shell}`,
+    "",
+    "Versions:",
+    `  deno: ${facts.versions.deno}`,
+    `  bwrap: ${facts.versions.bwrap ?? "not installed"}`,
+    `  rg: ${facts.versions.rg ?? "not installed (grep uses its built-in search)"}`,
+    "",
+    "Folders:",
+    `  config: ${facts.configDir}`,
+    `  data: ${facts.dataDir}`,
+    "",
+    `Endpoint ${facts.baseURL}: ${endpoint}`,
+  ];
+}
+
+export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
+  const env = deps.env ?? Deno.env.toObject();
+  const loaded = await loadConfig({ workspace: Deno.cwd(), env });
+  const baseURL = (loaded.config.provider?.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const version = deps.version ?? firstVersionLine;
+  const [sandboxes, bwrap, rg] = await Promise.all([
+    (deps.probe ?? (() => probeSandboxes()))(),
+    version("bwrap"),
+    version("rg"),
+  ]);
+  const apiKey = loaded.config.provider?.apiKey;
+  let endpoint: DoctorFacts["endpoint"];
+  try {
+    const response = await (deps.fetch ?? fetch)(`${baseURL}/models`, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: AbortSignal.timeout(deps.timeoutMs ?? 3000),
+    });
+    await response.body?.cancel();
+    endpoint = { status: response.status };
+  } catch (error) {
+    const name = (error as Error).name;
+    endpoint = {
+      error: name === "TimeoutError" ? "no answer within the timeout" : (error as Error).message,
+    };
+  }
+  return {
+    platform: Deno.build.os,
+    sandboxes,
+    backend: env.SKIFF_SANDBOX_BACKEND || loaded.config.sandbox?.backend || "auto",
+    shell: commandShell().program,
+    versions: { deno: Deno.version.deno, bwrap, rg },
+    configDir: loaded.configDir,
+    dataDir: resolveDataDir(env),
+    baseURL,
+    endpoint,
+  };
+}
+
+export async function doctorCommand(deps: DoctorDeps = {}): Promise<number> {
+  try {
+    const facts = await gatherFacts(deps);
+    // Reasons and URLs come from outside: shown, not obeyed.
+    const text = doctorReport(facts).map((line) => neutraliseControls(line)).join("\n") + "\n";
+    await Deno.stdout.write(new TextEncoder().encode(text));
+    return chosenBackend(facts).startsWith("none") ? ExitCode.failed : ExitCode.ok;
+  } catch (error) {
+    return reportFatal(error);
+  }
+}

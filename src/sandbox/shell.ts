@@ -1,0 +1,29 @@
+/**
+ * The shell that runs commands: bash when it is installed (models write
+ * bash — `[[ ]]`, arrays, `set -o pipefail`, process substitution, brace
+ * expansion), else `sh`, which is dash on Debian and Ubuntu. The engine
+ * Worker may read exactly these paths to find out (worker_permissions.ts).
+ */
+
+/** Where bash is looked for. */
+export const BASH_PATHS: readonly string[] = ["/bin/bash", "/usr/bin/bash"];
+
+export interface CommandShell {
+  /** What the launchers run: an absolute bash path, or `sh` (found on PATH). */
+  program: string;
+  name: "bash" | "sh";
+}
+
+function isFile(file: string): boolean {
+  try {
+    return Deno.statSync(file).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/** bash when one of `BASH_PATHS` is a file, else sh. `exists` is injectable for tests. */
+export function commandShell(exists: (file: string) => boolean = isFile): CommandShell {
+  const bash = BASH_PATHS.find(exists);
+  return bash ? { program: bash, name: "bash" } : { program: "sh", name: "sh" };
+}
