@@ -405,3 +405,29 @@ Deno.test({
     );
   },
 });
+
+Deno.test({
+  name: "chat terminal: Ctrl-O writes out the last tool call's folded output whole",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "seq 1 60" } }] },
+        { text: "Counted." },
+      ],
+      async ({ session, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "count to sixty");
+        await press(session, "Enter");
+        await shows(session, "wants permission");
+        await press(session, "y");
+        const folded = await shows(session, "Counted.");
+        assertStringIncludes(folded, "more lines");
+        assert(!/^\s*59\s*$/m.test(folded), `not folded:\n${folded}`);
+        await press(session, "C-o");
+        await waitFor(session, (screen) => /^\s*59\s*$/m.test(screen), "line 59 written out");
+      },
+    );
+  },
+});
