@@ -4,7 +4,9 @@
  * removal like an edit. Deleting is a capability of its own (the `delete`
  * permission key, asked by default), never a side effect of a write. A path
  * that is a symbolic link removes the link and leaves the file it points to
- * alone; folders are refused.
+ * alone; folders are refused. The policy judges where the link's path leads,
+ * so a link out of the workspace is refused in workspace-write (as
+ * apply_patch's Delete File is).
  */
 import { z } from "zod";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
