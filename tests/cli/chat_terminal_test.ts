@@ -23,6 +23,12 @@ async function tmux(...args: string[]): Promise<string> {
 
 const DEADLINE_MS = 60_000;
 
+const ESC = "\x1b";
+/** A colour or style sequence; tmux's own resets are not colour. */
+const SGR = new RegExp(`${ESC}\\[[0-9;]*m`);
+const SGR_RESET = new RegExp(`${ESC}\\[(0|39|49)?m`, "g");
+const COLOURED_CONST = new RegExp(`${ESC}\\[[0-9;]*m\\s*const`);
+
 /** The pane (history included), polled until `until` holds; the last capture on timeout. */
 async function waitFor(
   session: string,
@@ -336,7 +342,7 @@ Deno.test({
         await press(session, "Enter");
         const screen = await waitFor(
           session,
-          (text) => /Two:/.test(text) && /\x1b\[[0-9;]*m\s*const/.test(text.split("Two:")[1] ?? ""),
+          (text) => /Two:/.test(text) && COLOURED_CONST.test(text.split("Two:")[1] ?? ""),
           "a coloured keyword after 'Two:'",
           { escapes: true },
         );
@@ -399,7 +405,7 @@ Deno.test({
         await press(session, "Enter");
         const screen = await shows(session, "Two:", { escapes: true });
         await shows(session, "ctx ");
-        assert(!/\x1b\[[0-9;]*m/.test(screen.replace(/\x1b\[(0|39|49)?m/g, "")), screen);
+        assert(!SGR.test(screen.replace(SGR_RESET, "")), screen);
       },
       { env: { NO_COLOR: "1" } },
     );
