@@ -150,12 +150,17 @@ export function gateFailureMessage(
   const leading = summary.checks.find((check) => !check.passed) ?? summary.checks[0];
   const where = leading.output_path ? `; its full output is in ${leading.output_path}` : "";
   const retry = resumable
-    ? ` To go on: skiff run --session ${sessionId} --until '${leading.command}' "…"` +
+    ? ` To go on: skiff run --session ${sessionId} --until ${shellQuote(leading.command)} "…"` +
       " (or raise --max-cycles); to drop the last attempt: skiff undo --cycle."
     : "";
   return `the agent said it was done, but \`${leading.command}\` still fails (${
     exitText(leading)
   }) after ${summary.cycle} cycle${summary.cycle === 1 ? "" : "s"}${where}.${retry}`;
+}
+
+/** `text` as one word for a POSIX shell. */
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
 function exitText(check: VerificationCheck): string {
