@@ -5,7 +5,9 @@
  * - the grep tool on its ripgrep engine and on the TypeScript fallback
  *   against `rg --line-number` run directly (aim: ≤1.5× and ≤4×);
  * - the glob tool against `rg --files`, and against `rg --files --sortr
- *   modified`, which does the same newest-first work glob does.
+ *   modified`, which does the same newest-first work glob does;
+ * - the symbol tool on ripgrep against `rg --line-number -w NAME`, the same
+ *   word-boundary search without telling definitions from uses (aim: ≤1.5×).
  * Each figure is the median of several alternating rounds, spawn included.
  * Run alone with `deno run --allow-all scripts/bench_search.ts`.
  */
@@ -14,6 +16,7 @@ import { buildTree, MODULES } from "./_bench_tree.ts";
 import { makeContext } from "../tests/tools/_context.ts";
 import { globTool } from "../src/tools/search/glob.ts";
 import { createGrepTool } from "../src/tools/search/grep.ts";
+import { createSymbolTool } from "../src/tools/search/symbol.ts";
 import { findRipgrep } from "../src/tools/search/_grep_rg.ts";
 import type { Tool, ToolContext } from "../src/tools/tool.ts";
 
@@ -80,6 +83,20 @@ export async function benchSearch(): Promise<string[]> {
           ratio(viaRg, direct)
         }, aim ≤1.5×); ` +
           `fallback ${ms(viaFallback)} (${ratio(viaFallback, direct)}, aim ≤4×)`,
+      );
+    }
+
+    const symbolOnRg = createSymbolTool({ engine: "ripgrep" });
+    for (const [label, name] of [["rare", "needleMarker"], ["common", "helper"]]) {
+      const [direct, viaTool] = await measure([
+        () =>
+          timeCommand(rg, ["--line-number", "--word-regexp", "--fixed-strings", name, root], root),
+        () => timeTool(symbolOnRg, { name }, ctx),
+      ]);
+      lines.push(
+        `symbol ${label} ${name}: rg -w ${ms(direct)}; tool on rg ${ms(viaTool)} (${
+          ratio(viaTool, direct)
+        }, aim ≤1.5×)`,
       );
     }
 
