@@ -22,6 +22,15 @@ function isFile(file: string): boolean {
   }
 }
 
+/**
+ * Every path of `BASH_PATHS` that is a file. A permission to run a program
+ * names each path (`/bin/bash` may be a link to `/usr/bin/bash`, and the
+ * Worker, which may read only these two, cannot tell which it resolves to).
+ */
+export function installedBashPaths(exists: (file: string) => boolean = isFile): string[] {
+  return BASH_PATHS.filter(exists);
+}
+
 /** bash when one of `BASH_PATHS` is a file, else sh. `exists` is injectable for tests. */
 export function commandShell(exists: (file: string) => boolean = isFile): CommandShell {
   const bash = BASH_PATHS.find(exists);

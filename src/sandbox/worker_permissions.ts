@@ -5,6 +5,7 @@
  * It does not follow symlinks when checking and does not constrain child
  * processes; the path resolver and the OS sandbox cover those.
  */
+import { installedBashPaths } from "./shell.ts";
 import * as path from "node:path";
 import { allowedEnvNames } from "./env.ts";
 import type { SandboxMode } from "./modes.ts";
@@ -46,11 +47,13 @@ export const DEFAULT_SYSTEM_READ: readonly string[] = [
 /** Programs the engine starts per mode: the launcher's binary and the tools that shell out. */
 export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os): string[] {
   const tools = ["rg", "git"];
-  if (mode === "full-access") return ["sh", ...tools];
-  // Deno itself runs the Landlock backend's exec step (src/sandbox/landlock_exec.ts).
+  // Unsandboxed, the Worker starts the command's shell itself (bash where installed).
+  if (mode === "full-access") return ["sh", ...installedBashPaths(), ...tools];
+  // Deno itself runs the Landlock backend's exec step (src/sandbox/landlock_exec.ts); bash
+  // runs a command a person accepted to run unsandboxed (src/sandbox/choose.ts).
   return platform === "darwin"
-    ? ["/usr/bin/sandbox-exec", ...tools]
-    : ["bwrap", Deno.execPath(), ...tools];
+    ? ["/usr/bin/sandbox-exec", ...installedBashPaths(), ...tools]
+    : ["bwrap", Deno.execPath(), ...installedBashPaths(), ...tools];
 }
 
 function unique(paths: string[]): string[] {

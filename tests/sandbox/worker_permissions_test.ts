@@ -4,6 +4,7 @@
  * path outside the allowed folders still meets NotCapable — which reaches the
  * model as a tool error with code "not_capable".
  */
+import { installedBashPaths } from "../../src/sandbox/shell.ts";
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import type { ToolErrorPayload } from "../../src/contracts/events.ts";
@@ -148,8 +149,9 @@ Deno.test("workerPermissions: the table per mode", () => {
   assertEquals(
     write.run,
     Deno.build.os === "darwin"
-      ? ["/usr/bin/sandbox-exec", "rg", "git"]
-      : ["bwrap", Deno.execPath(), "rg", "git"], // Deno runs the Landlock backend's exec step
+      ? ["/usr/bin/sandbox-exec", ...installedBashPaths(), "rg", "git"]
+      // Deno runs the Landlock backend's exec step; bash runs a command a person let go unsandboxed.
+      : ["bwrap", Deno.execPath(), ...installedBashPaths(), "rg", "git"],
   );
   assertEquals([write.ffi, write.import], [false, false]);
   const readOnly = workerPermissions({ mode: "read-only", workspace, dataDir });
@@ -161,7 +163,8 @@ Deno.test("workerPermissions: the table per mode", () => {
     netHosts: true,
     engineEnvNames: ["OPENAI_API_KEY"],
   });
-  assertEquals(full.run, ["sh", "rg", "git"]);
+  // full-access: the Worker starts the shell itself, bash where installed.
+  assertEquals(full.run, ["sh", ...installedBashPaths(), "rg", "git"]);
   assertEquals(full.net, true);
   assert(Array.isArray(full.env) && full.env.includes("OPENAI_API_KEY"));
   done();
