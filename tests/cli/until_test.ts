@@ -128,6 +128,46 @@ Deno.test("--until: a check that never passes exits 1 and says the agent's claim
   });
 });
 
+Deno.test("--until: a long failing output goes back cut, as tool output is, and is kept whole in a file", async () => {
+  const loud = "seq 1 40000; exit 1";
+  await withMockSandbox([...attempt(1), ...attempt(2)], async (sandbox, mock) => {
+    const run = await runSkiff(
+      [
+        "run",
+        ...sandboxFlags(),
+        "--allow",
+        "bash(*)",
+        "--json",
+        "--until",
+        loud,
+        "--max-cycles",
+        "2",
+        "x",
+      ],
+      sandbox,
+    );
+    assertEquals(run.code, 1, run.stderr);
+    const { completed } = gateEvents(run.stdout);
+    const verification = completed.verification as { output_path?: string; summary: string };
+    assert(verification.output_path, "the whole output is spilled to a file");
+    const whole = await Deno.readTextFile(verification.output_path);
+    assertStringIncludes(whole, "\n20000\n");
+    assertStringIncludes(verification.summary, "40000");
+    const messages = mock.requests[2].messages as { role: string; content: string }[];
+    const feedback = messages[messages.length - 1].content;
+    assert(feedback.length < 32_000, `the feedback is cut (${feedback.length} characters)`);
+    // Cycle 1's output is named in its feedback; the run's verdict names the last cycle's.
+    assertStringIncludes(feedback, "verify_1_1.txt");
+    assertStringIncludes(verification.output_path, "verify_2_1.txt");
+    const error = parseJsonLines(run.stdout).find((event) => event.type === "error")!;
+    assertEquals(error.code, "verification");
+    assertStringIncludes(
+      String(error.message),
+      `its full output is in ${verification.output_path}`,
+    );
+  });
+});
+
 Deno.test("--until and --max-cycles are refused before anything is sent when they do not fit", async () => {
   await withMockSandbox([], async (sandbox, mock) => {
     const both = await runSkiff(["run", "--until", "true", "--done", "x"], sandbox);
