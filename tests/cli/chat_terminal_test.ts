@@ -251,7 +251,7 @@ Deno.test({
   ignore: !hasTmux,
   async fn() {
     await inTerminal(
-      [{ text: "Sized.", usage: { prompt_tokens: 5_000, completion_tokens: 10 } }],
+      [{ text: "Sized.", usage: { prompt_tokens: 50_000, completion_tokens: 10 } }],
       async ({ session, shell }) => {
         await shell("skiff");
         await ready(session);
@@ -286,7 +286,7 @@ Deno.test({
         prepare: (sandbox) =>
           Deno.writeTextFile(
             path.join(sandbox.configDir, "config.json"),
-            JSON.stringify({ models: { "mock-model": { context: 10_000 } } }),
+            JSON.stringify({ models: { "mock-model": { context: 100_000 } } }),
           ),
       },
     );
