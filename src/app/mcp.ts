@@ -49,6 +49,8 @@ export function mcpSandboxLauncher(
       Deno.build.os,
       await available,
       (name) => spec.mcp.env[name],
+      // A forced backend (`--sandbox-backend`, `sandbox.backend`) holds for servers too.
+      spec.config.sandbox?.backend ?? "auto",
     );
     return choice.kind === "launcher" ? choice.launcher : choice.message;
   };
