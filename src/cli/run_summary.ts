@@ -69,8 +69,12 @@ export class RunSummary {
         deletions: before.deletions + deletions,
       });
     };
-    if ((event.tool === "write" || event.tool === "edit") && typeof input.file_path === "string") {
+    const written = ["write", "edit", "file_delete"].includes(event.tool);
+    if (written && typeof input.file_path === "string") {
       change(input.file_path, count(metadata.additions), count(metadata.deletions));
+    }
+    if (event.tool === "file_copy" && typeof input.destination === "string") {
+      change(input.destination, count(metadata.additions), count(metadata.deletions));
     }
     if (event.tool === "apply_patch" && Array.isArray(metadata.files)) {
       for (

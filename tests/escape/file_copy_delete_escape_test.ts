@@ -182,9 +182,14 @@ Deno.test("e2e: file_delete is asked by default (headless: denied), and undo bri
     assertEquals(runEvents(headless.stdout).denials.map((denial) => denial.key), ["delete"]);
     assert(await exists(script), "a headless run deletes nothing without a rule");
 
-    const result = await runSkiff(["run", "--json", "--yes", "delete it"], sandbox);
+    const summaryFile = path.join(sandbox.root, "summary.md");
+    const result = await runSkiff(
+      ["run", "--json", "--yes", "--summary", summaryFile, "delete it"],
+      sandbox,
+    );
     assertEquals(result.code, 0, result.stderr);
     assert(!(await exists(script)));
+    assertStringIncludes(await Deno.readTextFile(summaryFile), "- `run.sh` +0 −2");
     const undo = await runSkiff(["undo"], sandbox);
     assertEquals(undo.code, 0, undo.stderr);
     assertEquals(await Deno.readTextFile(script), "#!/bin/sh\necho hi\n");
@@ -200,8 +205,14 @@ Deno.test("e2e: file_copy with --yes copies inside the workspace with its mode, 
     const source = path.join(sandbox.workspace, "tool.sh");
     await Deno.writeTextFile(source, "#!/bin/sh\necho tool\n");
     await Deno.chmod(source, 0o755);
-    const result = await runSkiff(["run", "--json", "--yes", "copy it"], sandbox);
+    const summaryFile = path.join(sandbox.root, "summary.md");
+    const result = await runSkiff(
+      ["run", "--json", "--yes", "--summary", summaryFile, "copy it"],
+      sandbox,
+    );
     assertEquals(result.code, 0, result.stderr);
+    // The run summary counts the copy among the files changed, as it counts an edit.
+    assertStringIncludes(await Deno.readTextFile(summaryFile), "- `bin/tool.sh` +2 −0");
     assertStringIncludes(lastToolResults(mock)[0].content, "Copied tool.sh to bin/tool.sh");
     const copied = path.join(sandbox.workspace, "bin", "tool.sh");
     assertEquals((await Deno.stat(copied)).mode! & 0o777, 0o755);

@@ -1,6 +1,6 @@
 /**
  * The files a session changed, as its tool calls name them (write, edit,
- * apply_patch). A handoff must list them: the model writing it may leave
+ * apply_patch, file_delete, file_copy's destination). A handoff must list them: the model writing it may leave
  * some out, and the ones it leaves out are added back, as the user's words
  * are. A handoff that added them back carries them in its own section, so a
  * later handoff (a resumed session's too) still knows them.
@@ -25,7 +25,8 @@ export function changedFiles(messages: readonly ChatMessage[]): string[] {
     if (message.role !== "assistant") continue;
     for (const call of message.tool_calls ?? []) {
       const input = parse(call.arguments);
-      if (call.name === "write" || call.name === "edit") add(input?.file_path);
+      if (["write", "edit", "file_delete"].includes(call.name)) add(input?.file_path);
+      if (call.name === "file_copy") add(input?.destination);
       if (call.name === "apply_patch" && typeof input?.patch === "string") {
         for (const match of input.patch.matchAll(PATCH_PATH)) add(match[1]);
       }

@@ -11,7 +11,13 @@
 import { z } from "zod";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 import { decodeText, looksBinary } from "./_file_io.ts";
-import { commitChangeSet, type FileChange, planChangeSet, withFileLocks } from "./change_set.ts";
+import {
+  commitChangeSet,
+  type FileChange,
+  planChangeSet,
+  previewChange,
+  withFileLocks,
+} from "./change_set.ts";
 import { type SymlinkAt, symlinkAt } from "./_symlink.ts";
 import { fileSystemError, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
 
@@ -110,13 +116,20 @@ export const fileDeleteTool = defineTool({
           await commitChangeSet(ctx, planChangeSet(ctx, [change]), {
             failure: (_, error) => fileSystemError(removed.display, "delete", error),
           });
+          const diff = previewChange(change);
           const what = link
             ? `the symbolic link ${removed.display} (to ${link.text})`
             : removed.display;
           return {
             output: `Deleted ${what}.${link ? " The file it pointed to is untouched." : ""}`,
             title: `${removed.display} (deleted)`,
-            metadata: { deleted: removed.display, link: link?.text ?? null },
+            metadata: {
+              deleted: removed.display,
+              link: link?.text ?? null,
+              diff: diff.diff,
+              additions: 0,
+              deletions: diff.deletions,
+            },
           };
         }),
     );

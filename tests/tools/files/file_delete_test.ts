@@ -9,6 +9,8 @@ import { undoSnapshots } from "../../../src/session/undo.ts";
 import { FileLedger, hashContent } from "../../../src/tools/files/file_ledger.ts";
 import type { ToolErrorCode } from "../../../src/tools/tool.ts";
 import { makeWorkspace, type TestWorkspace } from "../_context.ts";
+import { changedFiles } from "../../../src/session/context/changed_files.ts";
+import type { ChatMessage } from "../../../src/provider/types.ts";
 
 const exists = (file: string) => Deno.lstat(file).then(() => true, () => false);
 
@@ -129,4 +131,21 @@ Deno.test("file_delete refuses a hidden path before any rule is asked", async ()
   const error = await ws.fail(fileDeleteTool, { file_path: "secret/key" });
   assertEquals(error.code, "denied");
   assertEquals(await ws.readText("secret/key"), "k\n");
+});
+
+Deno.test("a compaction's list of changed files names deleted files and copies, as it names edits", () => {
+  const call = (name: string, args: Record<string, string>) => ({
+    id: name,
+    name,
+    arguments: JSON.stringify(args),
+  });
+  const messages: ChatMessage[] = [{
+    role: "assistant",
+    content: "",
+    tool_calls: [
+      call("file_delete", { file_path: "old.ts" }),
+      call("file_copy", { source: "a.png", destination: "public/a.png" }),
+    ],
+  }];
+  assertEquals(changedFiles(messages), ["old.ts", "public/a.png"]);
 });
