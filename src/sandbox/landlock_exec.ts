@@ -23,15 +23,15 @@ function fail(reason: string, code = 126): never {
 }
 
 /** Temp folders of commands whose process is gone. */
-function sweepTempFolders(): void {
-  for (const entry of Deno.readDirSync("/tmp")) {
+function sweepTempFolders(root: string): void {
+  for (const entry of Deno.readDirSync(root)) {
     const match = /^skiff-landlock-(\d+)$/.exec(entry.name);
     if (!match || match[1] === String(Deno.pid)) continue;
     try {
       Deno.statSync(`/proc/${match[1]}`);
     } catch {
       try {
-        Deno.removeSync(`/tmp/${entry.name}`, { recursive: true });
+        Deno.removeSync(`${root}/${entry.name}`, { recursive: true });
       } catch { /* another user's, or in use */ }
     }
   }
@@ -46,10 +46,19 @@ function main(): void {
   if (!planText || !program) fail("usage: landlock_exec.ts <plan> <program> [args…]", 2);
   const plan = JSON.parse(planText) as LandlockPlan & { probe?: boolean };
   try {
-    sweepTempFolders();
+    sweepTempFolders(plan.tempRoot ?? "/tmp");
   } catch { /* best effort */ }
-  const tempDir = `/tmp/skiff-landlock-${Deno.pid}`;
-  Deno.mkdirSync(tempDir, { recursive: true, mode: 0o700 });
+  const tempDir = `${plan.tempRoot ?? "/tmp"}/skiff-landlock-${Deno.pid}`;
+  // A stale entry of the same name (a reused pid, or a link someone planted) goes first: the
+  // folder granted to the command must be one this step made, never a link to elsewhere.
+  try {
+    Deno.removeSync(tempDir, { recursive: true });
+  } catch { /* not there */ }
+  try {
+    Deno.mkdirSync(tempDir, { mode: 0o700 });
+  } catch (error) {
+    fail(`could not make ${tempDir} (${(error as Error).message})`);
+  }
   const env: Record<string, string> = { ...Deno.env.toObject(), TMPDIR: tempDir };
   for (const name of (env.SKIFF_LANDLOCK_STEP_ENV ?? "").split(",")) delete env[name];
   delete env.SKIFF_LANDLOCK_STEP_ENV;

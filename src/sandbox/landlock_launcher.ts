@@ -35,6 +35,8 @@ export interface LandlockLauncherOptions {
   getEnv?: (name: string) => string | undefined;
   /** The user skiff runs as; 0 is root. @default Deno.uid() */
   uid?: number | null;
+  /** Where the command's temp folder is made; tests use their own. @default "/tmp" */
+  tempRoot?: string;
   /** The shell that runs the command (src/sandbox/shell.ts); not absolute means /bin/sh. @default "/bin/sh" */
   shell?: string;
 }
@@ -78,7 +80,7 @@ export function landlockExecArgv(
     "--allow-env",
     // Reading is needed to list the folders around the hidden paths; the step has FFI anyway.
     "--allow-read",
-    "--allow-write=/tmp",
+    `--allow-write=${plan.tempRoot ?? "/tmp"}`,
     fileURLToPath(LANDLOCK_EXEC_URL),
     JSON.stringify(plan),
     ...program,
@@ -112,6 +114,7 @@ export function landlockLauncher(
         env.SKIFF_LANDLOCK_STEP_ENV = "DENO_DIR";
       }
       const plan = landlockPlan({ settings, abi: options.abi, hidden: applying });
+      if (options.tempRoot) plan.tempRoot = options.tempRoot;
       const lifeline = prepareOptions.lifeline === true;
       // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead. Without a
       // user namespace RLIMIT_NPROC counts all of the user's processes.

@@ -31,6 +31,8 @@ export interface LandlockPlan {
   handled: string;
   /** Rights on the command's private temp folder, which the exec step makes. */
   tempAccess: string;
+  /** Where that folder is made (`skiff-landlock-<pid>`). @default "/tmp" */
+  tempRoot?: string;
   /**
    * Paths left unreadable. The exec step turns them into read rules itself
    * (`readRules`): listing `/` needs a read permission the engine lacks.

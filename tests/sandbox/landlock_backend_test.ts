@@ -235,3 +235,44 @@ Deno.test("e2e: a wrong --sandbox-backend is refused with exit 2", async () => {
     assert(result.stderr.includes("bwrap"), result.stderr);
   });
 });
+
+Deno.test({
+  name: "landlock: a link planted where the command's temp folder goes is not followed",
+  ...needsLandlock,
+}, async () => {
+  const ws = Deno.makeTempDirSync({ dir: "/var/tmp", prefix: "skiff-landlock-" });
+  const target = Deno.makeTempDirSync({ dir: "/var/tmp", prefix: "skiff-landlock-target-" });
+  // A temp root of the test's own, so no other command's step sweeps the planted links.
+  const root = Deno.makeTempDirSync({ dir: "/var/tmp", prefix: "skiff-landlock-root-" });
+  // The step's pid is not known in advance: plant a link for each of the next pids.
+  const last = Number(Deno.readTextFileSync("/proc/sys/kernel/ns_last_pid"));
+  const planted: string[] = [];
+  for (let pid = last + 1; pid <= last + 3000; pid++) {
+    const link = `${root}/skiff-landlock-${pid}`;
+    try {
+      Deno.symlinkSync(target, link);
+      planted.push(link);
+    } catch { /* taken */ }
+  }
+  try {
+    const launcher = landlockLauncher({ ...settings, workspace: ws }, {
+      abi: ABI ?? 1,
+      tempRoot: root,
+    });
+    const { argv, env } = await launcher.prepare(`echo x > "$TMPDIR/p"; echo "$TMPDIR"`, ws);
+    const output = await new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      env,
+      clearEnv: true,
+      cwd: ws,
+    }).output();
+    const tempDir = new TextDecoder().decode(output.stdout).trim();
+    assert(planted.includes(tempDir), `the step's pid fell outside the planted range: ${tempDir}`);
+    assert(Deno.lstatSync(tempDir).isDirectory, `${tempDir} is still a link`);
+    assertEquals([...Deno.readDirSync(target)], [], "the command wrote through the planted link");
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+    Deno.removeSync(ws, { recursive: true });
+    Deno.removeSync(target, { recursive: true });
+  }
+});
