@@ -30,7 +30,14 @@ import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
-import { addCycle, feedbackMessage, runChecks, runGateCommand, untilGate } from "./verify.ts";
+import {
+  addCycle,
+  checkSignal,
+  feedbackMessage,
+  runChecks,
+  runGateCommand,
+  untilGate,
+} from "./verify.ts";
 import { measureProposals } from "./done_criteria.ts";
 
 export type { RunResult };
@@ -242,14 +249,19 @@ export class Engine {
         spent = spent ? addCycle(spent, outcome) : outcome;
         if (!gate || outcome.kind !== "completed" || run.signal.aborted) break;
         let check = 0;
+        const stop = checkSignal(run.signal, request.deadline);
         const checked = await runChecks(gate, cycle, (command) =>
           runGateCommand(
             command,
-            parts.context(`verify_${number}_${++check}`, run.signal),
+            parts.context(`verify_${number}_${++check}`, stop.signal),
           ));
         verification = checked.summary;
         emit("verification.completed", verification);
-        if (verification.passed || cycle >= gate.maxCycles || run.signal.aborted) break;
+        // A Ctrl-C or --max-time that cut the check ends the run as it would the loop.
+        const cut = stop.outcome(spent);
+        stop.dispose();
+        if (cut) spent = cut;
+        if (cut || verification.passed || cycle >= gate.maxCycles) break;
         prompt = feedbackMessage(verification, checked.outputs);
         stored = this.store.loadHistory(session.id) as StoredMessage[];
         history = toChatHistory(stored, sources);

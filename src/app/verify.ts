@@ -67,9 +67,16 @@ export async function runGateCommand(command: string, ctx: ToolContext): Promise
     };
   } catch (error) {
     if (!(error instanceof ToolError)) throw error;
-    const metadata = (error.metadata ?? {}) as { exitCode?: number; fullOutputPath?: string };
+    const metadata = (error.metadata ?? {}) as {
+      exitCode?: number;
+      fullOutputPath?: string;
+      cancelled?: boolean;
+      timedOut?: boolean;
+    };
+    // Stopped (Ctrl-C, --max-time, its timeout): it did not end by itself.
+    const stopped = metadata.cancelled || metadata.timedOut;
     return {
-      exitCode: error.code === "timeout" ? null : metadata.exitCode ?? null,
+      exitCode: stopped ? null : metadata.exitCode ?? null,
       output: error.hint ? `${error.message}\n${error.hint}` : error.message,
       fullOutputPath: metadata.fullOutputPath,
     };
@@ -174,6 +181,33 @@ function exitText(check: VerificationCheck): string {
 function lastLines(text: string, lines: number, chars: number): string {
   const kept = text.split("\n").filter((line) => line.trim()).slice(-lines).join("\n");
   return kept.length > chars ? `…${kept.slice(-chars)}` : kept;
+}
+
+/**
+ * The signal a check runs under: the prompt's (Ctrl-C) and its deadline
+ * (`--max-time`), and the outcome a run cut by either ends with.
+ */
+export function checkSignal(interrupt: AbortSignal, deadline?: number): {
+  signal: AbortSignal;
+  outcome(spent: LoopOutcome): LoopOutcome | undefined;
+  dispose(): void;
+} {
+  const timeUp = new AbortController();
+  const timer = deadline === undefined
+    ? undefined
+    : setTimeout(() => timeUp.abort(), Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1));
+  return {
+    signal: AbortSignal.any([interrupt, timeUp.signal]),
+    outcome(spent) {
+      const { text, turns, usage } = spent;
+      if (interrupt.aborted) return { kind: "interrupted", text, turns, usage };
+      if (timeUp.signal.aborted) {
+        return { kind: "limit", reason: "time limit reached (--max-time)", text, turns, usage };
+      }
+      return undefined;
+    },
+    dispose: () => clearTimeout(timer),
+  };
 }
 
 /** One outcome for the whole run: the last cycle's, with every cycle's turns and usage. */

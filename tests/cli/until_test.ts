@@ -168,6 +168,24 @@ Deno.test("--until: a long failing output goes back cut, as tool output is, and 
   });
 });
 
+Deno.test("--until: --max-time cuts a check that hangs, and the run ends as a limit (exit 5)", async () => {
+  await withMockSandbox([{ text: "Done." }], async (sandbox) => {
+    const started = Date.now();
+    const run = await runSkiff(
+      ["run", ...sandboxFlags(), "--json", "--max-time", "8", "--until", "sleep 120", "x"],
+      sandbox,
+    );
+    assertEquals(run.code, 5, run.stderr);
+    assert(Date.now() - started < 60_000, "the check was stopped, not waited for");
+    const { checks, completed } = gateEvents(run.stdout);
+    assertEquals(checks.length, 1);
+    assertEquals(checks[0].exit_code, null, "the check did not finish");
+    assertEquals((completed.verification as { passed: boolean }).passed, false);
+    const error = parseJsonLines(run.stdout).find((event) => event.type === "error")!;
+    assertEquals(error.code, "limit");
+  });
+});
+
 Deno.test("--until and --max-cycles are refused before anything is sent when they do not fit", async () => {
   await withMockSandbox([], async (sandbox, mock) => {
     const both = await runSkiff(["run", "--until", "true", "--done", "x"], sandbox);
