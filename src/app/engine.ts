@@ -30,14 +30,8 @@ import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
-import {
-  addCycle,
-  checkSignal,
-  feedbackMessage,
-  runChecks,
-  runGateCommand,
-  untilGate,
-} from "./verify.ts";
+import { runGateCommand, untilGate } from "./verify.ts";
+import { runCycles } from "./verify_cycles.ts";
 import { measureProposals } from "./done_criteria.ts";
 
 export type { RunResult };
@@ -183,90 +177,88 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
-      const gate = untilGate(request.until, request.maxCycles);
-      let prompt = request.prompt;
-      let spent: LoopOutcome | undefined;
-      let verification: VerificationSummary | undefined;
-      // Each cycle is its own prompt (its feedback is a user message), so
-      // `skiff undo --cycle` puts back one attempt (docs/verification.md).
-      for (let cycle = 1;; cycle++) {
-        const number = run.prompt + cycle - 1;
-        ledger.beginPrompt(number);
-        if (gate) this.store.snapshots.markCycle(session.id, number, cycle);
-        let outcome: LoopOutcome;
-        try {
-          outcome = await runLoop(
-            {
-              provider: this.provider!,
-              tools: parts.tools,
-              schemas: parts.schemas,
-              gate: parts.gate,
-              recorder: run.recorder(this.store, session.id, ledger),
-              emit,
-              context: (callId, signal) => parts.context(callId, signal),
-              parseInput: parts.parseInput,
-              truncate: parts.truncate,
-              turnsSoFar: session.turns + (spent?.turns ?? 0),
+      // Each cycle of a gated run is its own prompt (src/app/verify_cycles.ts).
+      let number = run.prompt;
+      let cycled: Awaited<ReturnType<typeof runCycles>>;
+      try {
+        cycled = await runCycles(
+          {
+            gate: untilGate(request.until, request.maxCycles),
+            firstPrompt: run.prompt,
+            prompt: request.prompt,
+            signal: run.signal,
+            deadline: request.deadline,
+          },
+          {
+            markCycle: (prompt, cycle) => this.store.snapshots.markCycle(session.id, prompt, cycle),
+            checked: (summary) => emit("verification.completed", summary),
+            runCommand: (command, callId, signal) =>
+              runGateCommand(command, parts.context(callId, signal)),
+            runLoop: async (prompt, promptNumber, turnsBefore) => {
+              number = promptNumber;
+              ledger.beginPrompt(promptNumber);
+              if (promptNumber > run.prompt) {
+                // A later cycle: the history now holds the attempts before it.
+                stored = this.store.loadHistory(session.id) as StoredMessage[];
+                history = toChatHistory(stored, sources);
+              }
+              const outcome = await runLoop(
+                {
+                  provider: this.provider!,
+                  tools: parts.tools,
+                  schemas: parts.schemas,
+                  gate: parts.gate,
+                  recorder: run.recorder(this.store, session.id, ledger),
+                  emit,
+                  context: (callId, signal) => parts.context(callId, signal),
+                  parseInput: parts.parseInput,
+                  truncate: parts.truncate,
+                  turnsSoFar: session.turns + turnsBefore,
+                },
+                {
+                  model: this.spec.model,
+                  systemPrompt: await this.#systemPrompt(parts),
+                  history,
+                  sources,
+                  userWords: userWords(
+                    toChatHistory(stored.filter((message) => message.role !== "compaction")),
+                  ),
+                  compaction: compactionSettings(this.spec.config),
+                  modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
+                  prompt,
+                  maxTurns: request.maxTurns,
+                  overBudget: () => run.overBudget(),
+                  maxOutputTokens: parts.maxOutputTokens,
+                  temperature: parts.temperature,
+                  deadline: request.deadline,
+                  signal: run.signal,
+                },
+              );
+              this.#recordUndoAfterState(opened, promptNumber);
+              return outcome;
             },
-            {
-              model: this.spec.model,
-              systemPrompt: await this.#systemPrompt(parts),
-              history,
-              sources,
-              userWords: userWords(
-                toChatHistory(stored.filter((message) => message.role !== "compaction")),
-              ),
-              compaction: compactionSettings(this.spec.config),
-              modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
-              prompt,
-              maxTurns: request.maxTurns,
-              overBudget: () => run.overBudget(),
-              maxOutputTokens: parts.maxOutputTokens,
-              temperature: parts.temperature,
-              deadline: request.deadline,
-              signal: run.signal,
-            },
-          );
-        } catch (error) {
-          // A bug, not an outcome of the run; still end the stream the way
-          // docs/events.md promises: error, then session.completed last.
-          const message = error instanceof Error ? error.message : String(error);
-          const exitCode = request.exitCodes.failed;
-          emit("error", { code: "internal", message, exit_code: exitCode });
-          this.store.updateSession(session.id, { status: "failed" });
-          this.#recordUndoAfterState(opened, number);
-          emit("session.completed", {
-            text: "",
-            usage: run.spent.usage,
-            turns: run.spent.turns,
-            exit_code: exitCode,
-            denials: parts.gate.denials(),
-            attribution: attributeFailure({ code: "internal", message, denials: [] }),
-          });
-          return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
-        }
+          },
+        );
+      } catch (error) {
+        // A bug, not an outcome of the run; still end the stream the way
+        // docs/events.md promises: error, then session.completed last.
+        const message = error instanceof Error ? error.message : String(error);
+        const exitCode = request.exitCodes.failed;
+        emit("error", { code: "internal", message, exit_code: exitCode });
+        this.store.updateSession(session.id, { status: "failed" });
         this.#recordUndoAfterState(opened, number);
-        spent = spent ? addCycle(spent, outcome) : outcome;
-        if (!gate || outcome.kind !== "completed" || run.signal.aborted) break;
-        let check = 0;
-        const stop = checkSignal(run.signal, request.deadline);
-        const checked = await runChecks(gate, cycle, (command) =>
-          runGateCommand(
-            command,
-            parts.context(`verify_${number}_${++check}`, stop.signal),
-          ));
-        verification = checked.summary;
-        emit("verification.completed", verification);
-        // A Ctrl-C or --max-time that cut the check ends the run as it would the loop.
-        const cut = stop.outcome(spent);
-        stop.dispose();
-        if (cut) spent = cut;
-        if (cut || verification.passed || cycle >= gate.maxCycles) break;
-        prompt = feedbackMessage(verification, checked.outputs);
-        stored = this.store.loadHistory(session.id) as StoredMessage[];
-        history = toChatHistory(stored, sources);
+        emit("session.completed", {
+          text: "",
+          usage: run.spent.usage,
+          turns: run.spent.turns,
+          exit_code: exitCode,
+          denials: parts.gate.denials(),
+          attribution: attributeFailure({ code: "internal", message, denials: [] }),
+        });
+        return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
       }
-      const done = spent!.kind === "completed" && parts.doneProposals?.length
+      const { outcome, verification } = cycled;
+      const done = outcome.kind === "completed" && parts.doneProposals?.length
         ? await measureProposals(
           parts.doneProposals,
           session.id,
@@ -274,7 +266,7 @@ export class Engine {
             runGateCommand(command, parts.context(`done_${run.prompt}_${index}`, run.signal)),
         )
         : undefined;
-      return { ...this.#finish(opened, spent!, request.exitCodes, verification), done };
+      return { ...this.#finish(opened, outcome, request.exitCodes, verification), done };
     } finally {
       if (this.#current === run) this.#current = undefined;
     }

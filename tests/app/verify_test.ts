@@ -17,6 +17,8 @@ import {
 } from "../../src/app/verify.ts";
 import { measureProposals, readDoneChecks, writeDoneFile } from "../../src/app/done_criteria.ts";
 import type { LoopOutcome } from "../../src/session/loop.ts";
+import type { VerificationSummary } from "../../src/contracts/events.ts";
+import { type CycleHooks, runCycles } from "../../src/app/verify_cycles.ts";
 
 const ran = (exitCode: number | null, output = ""): CommandRun => ({ exitCode, output });
 
@@ -158,4 +160,98 @@ Deno.test("done criteria: measured once as they stand, written, and read back as
   } finally {
     await Deno.remove(workspace, { recursive: true });
   }
+});
+
+/** A fake agent loop: each call returns the next outcome and logs its prompt. */
+function fakeCycles(outcomes: LoopOutcome["kind"][], exits: (number | null)[]) {
+  const log: string[] = [];
+  const marks: [number, number][] = [];
+  const summaries: VerificationSummary[] = [];
+  let loops = 0;
+  let checks = 0;
+  const hooks: CycleHooks = {
+    runLoop: (prompt, number, turnsBefore) => {
+      log.push(`loop ${number} after ${turnsBefore} turns: ${prompt.split("\n")[0]}`);
+      const kind = outcomes[loops++];
+      const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 };
+      return Promise.resolve(
+        kind === "limit"
+          ? { kind, reason: "r", text: "t", turns: 2, usage }
+          : { kind: kind as "completed", text: "t", turns: 2, usage },
+      );
+    },
+    markCycle: (number, cycle) => marks.push([number, cycle]),
+    runCommand: (command, callId) => {
+      log.push(`check ${command} as ${callId}`);
+      return Promise.resolve(ran(exits[checks++], "out"));
+    },
+    checked: (summary) => summaries.push(summary),
+  };
+  return { hooks, log, marks, summaries };
+}
+
+Deno.test("runCycles: fails twice, passes the third time; each cycle a prompt of its own", async () => {
+  const fake = fakeCycles(["completed", "completed", "completed"], [1, 1, 0]);
+  const { outcome, verification } = await runCycles(
+    { gate: untilGate("t"), firstPrompt: 4, prompt: "do it", signal: new AbortController().signal },
+    fake.hooks,
+  );
+  assertEquals(fake.marks, [[4, 1], [5, 2], [6, 3]]);
+  assertEquals(fake.log, [
+    "loop 4 after 0 turns: do it",
+    "check t as verify_4_1",
+    "loop 5 after 2 turns: You said you were done, but the check judging this work failed (cycle 1 of 3; 2 attempts left).",
+    "check t as verify_5_1",
+    "loop 6 after 4 turns: You said you were done, but the check judging this work failed (cycle 2 of 3; 1 attempt left).",
+    "check t as verify_6_1",
+  ]);
+  assertEquals(fake.summaries.map((summary) => summary.passed), [false, false, true]);
+  assertEquals(verification?.cycle, 3);
+  assertEquals(outcome.kind, "completed");
+  assertEquals(outcome.turns, 6);
+});
+
+Deno.test("runCycles: stops at maxCycles, on a loop that did not complete, and without a gate", async () => {
+  const never = fakeCycles(["completed", "completed"], [1, 1]);
+  const stopped = await runCycles(
+    { gate: untilGate("t", 2), firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
+    never.hooks,
+  );
+  assertEquals(stopped.verification?.passed, false);
+  assertEquals(stopped.verification?.cycle, 2);
+  assertEquals(never.log.filter((line) => line.startsWith("loop")).length, 2);
+
+  const limited = fakeCycles(["limit"], []);
+  const limit = await runCycles(
+    { gate: untilGate("t"), firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
+    limited.hooks,
+  );
+  assertEquals(limit.outcome.kind, "limit");
+  assertEquals(limit.verification, undefined, "no check after a run that did not finish");
+
+  const plain = fakeCycles(["completed"], []);
+  const ungated = await runCycles(
+    { firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
+    plain.hooks,
+  );
+  assertEquals(ungated.outcome.kind, "completed");
+  assertEquals(plain.marks, [], "a prompt without a gate is not a cycle");
+  assertEquals(plain.log, ["loop 1 after 0 turns: p"]);
+});
+
+Deno.test("runCycles: a Ctrl-C during the check ends the run interrupted, with the check recorded", async () => {
+  const interrupt = new AbortController();
+  const fake = fakeCycles(["completed"], [null]);
+  const runCommand = fake.hooks.runCommand;
+  fake.hooks.runCommand = (command, callId, signal) => {
+    interrupt.abort();
+    assertEquals(signal.aborted, true, "the check's signal follows the prompt's");
+    return runCommand(command, callId, signal);
+  };
+  const { outcome, verification } = await runCycles(
+    { gate: untilGate("t"), firstPrompt: 1, prompt: "p", signal: interrupt.signal },
+    fake.hooks,
+  );
+  assertEquals(outcome.kind, "interrupted");
+  assertEquals(verification?.exit_code, null);
 });
