@@ -9,6 +9,7 @@
  */
 import * as path from "node:path";
 import type { DoneProposal } from "../tools/session/done_propose.ts";
+import type { EngineHandle } from "./host.ts";
 import { type CommandRun, judge, type VerifyCheck } from "./verify.ts";
 
 /** Workspace-relative home of the criteria. */
@@ -73,6 +74,22 @@ export async function writeDoneFile(workspace: string, done: DoneFile): Promise<
   await Deno.writeTextFile(temporary, JSON.stringify(done, null, 2) + "\n");
   await Deno.rename(temporary, file);
   return file;
+}
+
+/**
+ * The engine with the host writing what a plan run proposed, whichever front
+ * end runs it (run, chat, batch): the engine's Worker may not write
+ * `.skiff/`, and the agent never does. The result names the file written.
+ */
+export function savingDoneCriteria(engine: EngineHandle, workspace: string): EngineHandle {
+  return {
+    ...engine,
+    async run(request) {
+      const result = await engine.run(request);
+      if (result.done) result.doneFile = await writeDoneFile(workspace, result.done);
+      return result;
+    },
+  };
 }
 
 /** The gate `--done` runs, from `.skiff/done.json`; throws a message saying what to do. */

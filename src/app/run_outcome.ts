@@ -23,8 +23,10 @@ export interface RunResult {
   text: string;
   /** A gated run's last check (`--until`, `--done`). */
   verification?: VerificationSummary;
-  /** Criteria the plan agent proposed, measured once: the CLI writes them to .skiff/done.json. */
+  /** Criteria the plan agent proposed, measured once: the host writes them to .skiff/done.json. */
   done?: DoneFile;
+  /** Where the host wrote them (src/app/done_criteria.ts `savingDoneCriteria`). */
+  doneFile?: string;
 }
 
 export interface OutcomeReport {

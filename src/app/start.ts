@@ -9,6 +9,7 @@ import { startInWorker } from "./worker_host.ts";
 import { ensureDataDir } from "../store/data_dir.ts";
 import { currentRunOwner } from "../store/run_owner.ts";
 import { holdingSessions } from "./session_hold.ts";
+import { savingDoneCriteria } from "./done_criteria.ts";
 
 export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
   // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
@@ -18,5 +19,6 @@ export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<Engin
   const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
     ? await startInProcess(held, io)
     : await startInWorker(held, io);
-  return holdingSessions(engine, held);
+  // What a plan run proposed as done is written here, with this process's rights.
+  return savingDoneCriteria(holdingSessions(engine, held), spec.workspace);
 }

@@ -20,7 +20,7 @@ import type { Config } from "../config/schema.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { RunSummary } from "./run_summary.ts";
 import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./run_gate.ts";
-import { type DoneFile, writeDoneFile } from "../app/done_criteria.ts";
+import type { DoneFile } from "../app/done_criteria.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
@@ -174,7 +174,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
       deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
       ...gate,
     });
-    if (result.done) await saveDone(spec.workspace, result.done, options.quiet);
+    if (result.done && result.doneFile && !options.quiet) doneNotice(result.done, result.doneFile);
     return await writeOutputs(options, result, summary);
   } finally {
     clearTimeout(watchdog);
@@ -226,10 +226,8 @@ function maxTimeWatchdog(
   return timer;
 }
 
-/** The plan agent's measured criteria, written by the harness (the agent's sandbox could not). */
-async function saveDone(workspace: string, done: DoneFile, quiet?: boolean): Promise<void> {
-  const file = await writeDoneFile(workspace, done);
-  if (quiet) return;
+/** Where the plan agent's measured criteria went (the host wrote them: src/app/start.ts). */
+function doneNotice(done: DoneFile, file: string): void {
   const passing = done.criteria.filter((criterion) => criterion.current.passed).length;
   console.error(
     `skiff: wrote ${done.criteria.length} done criteria to ${file} (${passing} pass now). ` +
