@@ -13,6 +13,7 @@ import { userWords } from "../session/context/summary.ts";
 import { resolveModelLimits } from "../provider/model_limits.ts";
 import { collectInstructions, renderSystemPrompt } from "../session/system_prompt.ts";
 import { gitSummary } from "../session/git_summary.ts";
+import { memoryPromptSection } from "../session/memory_prompt.ts";
 import { type LoopOutcome, runLoop } from "../session/loop.ts";
 import { runToolCall } from "../session/tool_call.ts";
 import { type Tool, ToolError } from "../tools/tool.ts";
@@ -358,6 +359,9 @@ export class Engine {
       gitSummary: await gitSummary(this.spec.workspace, parts.helperCommands),
       instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
       agentPrompt: parts.agentPrompt,
+      memory: this.spec.config.memory?.enabled === false
+        ? null
+        : memoryPromptSection(this.store.memory, this.spec.workspace),
     });
   }
 

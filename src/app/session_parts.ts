@@ -16,6 +16,7 @@ import { truncateOutput } from "../tools/truncate.ts";
 import { BackgroundProcesses } from "../tools/process/mod.ts";
 import {
   createDoneProposeTool,
+  createHarnessTools,
   createSkillTool,
   createTaskTool,
   type DoneProposal,
@@ -133,6 +134,9 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
   const subagents = subagentsOf(loadedAgents.agents);
   if (subagents.length) candidates.push(createTaskTool(input.subagents, subagents));
+  if (config.memory?.enabled !== false) {
+    candidates.push(...createHarnessTools(store.memory, spec.workspace, session.id));
+  }
   // Only the plan agent may define done; the agent being judged may not.
   const doneProposals: DoneProposal[] | undefined = agent.name === "plan" ? [] : undefined;
   if (doneProposals) {

@@ -37,6 +37,8 @@ export interface CommonOptions {
   yes?: boolean;
   /** `--trust-project`: the project's own allow rules apply this run. */
   trustProject?: boolean;
+  /** `--no-memory` (false): no harness memory in the prompt or the tools. */
+  memory?: boolean;
 }
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -117,6 +119,7 @@ export async function prepare(
         },
       }
       : {}),
+    ...(options.memory === false ? { memory: { enabled: false } } : {}),
   };
   const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
   let loaded = await loadConfig({ workspace, flags, readTextFile: deps.readTextFile });

@@ -27,7 +27,8 @@ function addSandboxFlags(command: Command): Command {
     .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
     .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
     .option("-y, --yes", "approve every call that would ask (a deny still wins)")
-    .option("--trust-project", "apply the allow rules of the project's own config and agent files");
+    .option("--trust-project", "apply the allow rules of the project's own config and agent files")
+    .option("--no-memory", "neither show nor offer harness memory this run (docs/memory.md)");
 }
 
 /** Flags of the interactive session (`skiff`, `skiff chat`). */

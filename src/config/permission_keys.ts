@@ -32,6 +32,11 @@ export const BUILTIN_KEYS = [
   "doom_loop",
   "skill",
   "task",
+  "remember",
+  "harness_record",
+  "harness_status",
+  "harness_handoff",
+  "harness_verify",
 ] as const;
 
 export type BuiltinKey = typeof BUILTIN_KEYS[number];

@@ -192,6 +192,8 @@ export const ConfigSchema = z.strictObject({
     commands: z.boolean().optional(),
     maxSnapshotMB: z.number().positive().optional(),
   }).optional(),
+  /** Harness memory (docs/memory.md): `enabled: false` is `--no-memory` always. */
+  memory: z.strictObject({ enabled: z.boolean().optional() }).optional(),
   /**
    * Project folders (real paths) whose own allow rules apply. Read from the
    * global config only: a project cannot vouch for itself.

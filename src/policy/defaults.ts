@@ -47,6 +47,12 @@ const DEFAULT_PERMISSION: Record<BuiltinKey, RuleLayer["permission"][string]> = 
   doom_loop: "ask",
   skill: "allow",
   task: "allow",
+  // The harness memory tools write only skiff's own store, never a workspace file.
+  remember: "allow",
+  harness_record: "allow",
+  harness_status: "allow",
+  harness_handoff: "allow",
+  harness_verify: "allow",
 };
 
 export function defaultLayer(): RuleLayer {

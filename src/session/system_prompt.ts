@@ -2,7 +2,8 @@
  * The system prompt: a short statement of how skiff works, the facts about
  * this workspace (path, date, platform, git state), the agent's own prompt,
  * and the instruction files the user keeps for agents (AGENTS.md, falling back
- * to CLAUDE.md, from the workspace up to the git root, plus the global one).
+ * to CLAUDE.md, from the workspace up to the git root, plus the global one),
+ * and last what harness memory holds for this workspace.
  */
 import * as path from "node:path";
 import { isWithin } from "../sandbox/paths.ts";
@@ -24,6 +25,8 @@ export interface PromptFacts {
   gitSummary: string | null;
   instructions: { path: string; text: string }[];
   agentPrompt?: string;
+  /** What harness memory holds for this workspace (src/session/memory_prompt.ts). */
+  memory?: string | null;
 }
 
 export function renderSystemPrompt(facts: PromptFacts): string {
@@ -43,6 +46,7 @@ export function renderSystemPrompt(facts: PromptFacts): string {
   for (const file of facts.instructions) {
     lines.push("", `<instructions from="${file.path}">`, file.text.trim(), "</instructions>");
   }
+  if (facts.memory) lines.push("", "<memory>", facts.memory, "</memory>");
   return lines.join("\n");
 }
 

@@ -1,0 +1,65 @@
+/**
+ * `harness_verify`: the outcome of a verification command — its exit code
+ * and a summary of its output — recorded as a `verification_result`, so
+ * `harness_status` shows the last one and `harness_handoff` can tell verified
+ * work from claimed work. A skip is recorded too, with its reason: negative
+ * evidence is evidence.
+ */
+import { z } from "zod";
+import { defineTool, type Tool } from "../tool.ts";
+import type { HarnessRecord } from "../../store/memory.ts";
+import { type HarnessDeps, scopePath } from "./harness_scope.ts";
+
+const schema = z.object({
+  command: z.string().min(1).max(1000).describe("The command that was run, e.g. deno task test."),
+  exit_code: z.number().int().describe("Its exit code (0 is success)."),
+  output_summary: z.string().min(1).max(500).describe('What it said, e.g. "873 passed, 0 failed".'),
+  passed: z.boolean().optional().describe("Pass or fail; exit_code == 0 when omitted."),
+  evidence_path: z.string().optional().describe("A file holding the full output."),
+  skipped_reason: z.string().max(500).optional().describe("When it was not run: why."),
+  importance: z.number().min(0).max(1).optional().describe("0 to 1; 0.8 when omitted."),
+});
+
+/** Whether a verification record says it passed (the word is in its details). */
+export function verificationPassed(record: HarnessRecord): boolean {
+  return record.details?.startsWith("passed") ?? false;
+}
+
+export function createHarnessVerifyTool(deps: HarnessDeps): Tool<z.infer<typeof schema>> {
+  return defineTool({
+    name: "harness_verify",
+    description: [
+      "Record the outcome of a verification you ran (tests, build, lint): the command, its exit code and a short summary.",
+      "Record failures and skips too. harness_status shows the last verification, and a handoff needs one to claim completion.",
+    ].join("\n"),
+    schema,
+    declare() {
+      return { key: "harness_verify", patterns: ["*"] };
+    },
+    execute(input, ctx) {
+      const passed = input.skipped_reason ? false : input.passed ?? input.exit_code === 0;
+      const verdict = input.skipped_reason
+        ? `skipped: ${input.skipped_reason}`
+        : passed
+        ? "passed"
+        : "failed";
+      const record = deps.memory.record(deps.scope, {
+        kind: "verification_result",
+        summary: `${input.command} → exit ${input.exit_code}: ${input.output_summary}`,
+        details: verdict,
+        command: input.command,
+        commitSha: deps.commit(),
+        evidenceRefs: input.evidence_path
+          ? [scopePath(deps.scope, ctx.workspace, input.evidence_path)]
+          : [],
+        importance: input.importance ?? 0.8,
+        sessionId: deps.sessionId,
+      });
+      return Promise.resolve({
+        output: `Recorded verification h${record.id}: ${verdict}.`,
+        title: `verification ${verdict.split(":")[0]}`,
+        metadata: { id: record.id, passed },
+      });
+    },
+  });
+}
