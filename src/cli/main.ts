@@ -313,7 +313,16 @@ Examples:
       setExit(await listAgents(options));
     });
 
-  program.command("mcp").description("MCP servers").command("list")
+  const mcp = program.command("mcp").description("MCP servers");
+  addSandboxFlags(mcp.command("serve"))
+    .description("offer skiff's tools to an MCP client, over stdio (default) or --http")
+    .option("--http <port>", "serve over HTTP on 127.0.0.1 with a bearer token (0: a free port)")
+    .option("--host <address>", "only a loopback address is accepted (127.0.0.1, ::1)")
+    .action(async (options) => {
+      const { mcpServeCommand } = await import("./mcp_serve.ts");
+      setExit(await mcpServeCommand(options));
+    });
+  mcp.command("list")
     .description("start each configured MCP server and show its status and tools")
     .option("--dir <path>", "workspace folder")
     .option(
