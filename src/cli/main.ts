@@ -186,6 +186,35 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
       setExit(await doctorCommand());
     });
 
+  const memory = program.command("memory")
+    .description("what sessions remembered and recorded for this workspace (docs/memory.md)");
+  memory.command("list").description("remembered entries (m<id>) and harness records (h<id>)")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option("--all", "every workspace, not only this one")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { memoryList } = await import("./memory.ts");
+      setExit(memoryList(options));
+    });
+  memory.command("show <id>").description("one entry or record in full")
+    .option("--json", "JSON output")
+    .action(async (id: string, options) => {
+      const { memoryShow } = await import("./memory.ts");
+      setExit(memoryShow(id, options));
+    });
+  memory.command("rm <ids...>").description("delete entries or records (m12 h7 …)")
+    .action(async (ids: string[]) => {
+      const { memoryRemove } = await import("./memory.ts");
+      setExit(memoryRemove(ids));
+    });
+  memory.command("export").description("everything of this workspace as JSON on stdout")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option("--all", "every workspace, not only this one")
+    .action(async (options) => {
+      const { memoryExport } = await import("./memory.ts");
+      setExit(memoryExport(options));
+    });
+
   program.command("usage")
     .description("tokens and cost over the stored sessions")
     .option("--since <age>", "only usage since then: 7d, 12h, 2w or a date (default: all)")

@@ -76,3 +76,46 @@ Deno.test("a second session sees the first one's decisions and handoff in its pr
     assert(before.includes("harness_status") && before.includes("remember"));
   });
 });
+
+Deno.test("skiff memory list, show, export and rm: the user reads and deletes what sessions stored", async () => {
+  await withMockSandbox(FIRST_SESSION, async (sandbox) => {
+    await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "a\n");
+    const run = await runSkiff(["run", "start the work"], sandbox);
+    assertEquals(run.code, 0, run.stderr);
+
+    const list = await runSkiff(["memory", "list"], sandbox);
+    assertEquals(list.code, 0, list.stderr);
+    assertStringIncludes(list.stdout, "command: tests");
+    assertStringIncludes(list.stdout, "decision: keep memory in SQLite");
+    assertStringIncludes(list.stdout, "handoff: finish the memory CLI");
+    const memoryId = /(m\d+) .*command: tests/.exec(list.stdout)![1];
+    const handoffId = /(h\d+) .*handoff:/.exec(list.stdout)![1];
+
+    const show = await runSkiff(["memory", "show", handoffId], sandbox);
+    assertEquals(show.code, 0, show.stderr);
+    assertStringIncludes(show.stdout, "Next steps:\n- write skiff memory export");
+    const entry = await runSkiff(["memory", "show", memoryId], sandbox);
+    assertStringIncludes(entry.stdout, "files: a.txt");
+    assertStringIncludes(entry.stdout, "deno task test");
+
+    const exported = JSON.parse((await runSkiff(["memory", "export"], sandbox)).stdout);
+    assertEquals(exported.scope, sandbox.workspace);
+    assertEquals(exported.memories.length, 1);
+    assertEquals(exported.records.length, 3);
+
+    const removed = await runSkiff(["memory", "rm", memoryId, handoffId], sandbox);
+    assertEquals(removed.code, 0, removed.stderr);
+    const after = await runSkiff(["memory", "list"], sandbox);
+    assertEquals(after.stdout.includes("command: tests"), false);
+    assertEquals(after.stdout.includes("handoff:"), false);
+    assertStringIncludes(after.stdout, "keep memory in SQLite");
+    const again = await runSkiff(["memory", "rm", memoryId], sandbox);
+    assertEquals(again.code, 1);
+    const bad = await runSkiff(["memory", "show", "12"], sandbox);
+    assertEquals(bad.code, 2);
+    assertStringIncludes(bad.stderr, "m<number>");
+    // Another workspace sees none of it.
+    const elsewhere = await runSkiff(["memory", "list", "--dir", sandbox.home], sandbox);
+    assertStringIncludes(elsewhere.stdout, "Nothing remembered");
+  });
+});
