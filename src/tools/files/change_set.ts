@@ -8,8 +8,8 @@
  * file_delete go through it; so should every future writer.
  */
 import { type ToolContext, ToolError } from "../tool.ts";
-import { fileSystemError, type ToolPath } from "../tool_paths.ts";
-import { diskWriter, type FileWriter } from "./_file_io.ts";
+import { fileSystemError, type ToolPath, withFileErrors } from "../tool_paths.ts";
+import { diskWriter, type FileWriter, readFileOrNull, statOrNull } from "./_file_io.ts";
 import { type FileDiff, fileDiff } from "./_file_diff.ts";
 import type { FileLedger } from "./file_ledger.ts";
 
@@ -234,4 +234,40 @@ function patchFailure(failed: FileChange, error: unknown, notRestored: string[])
         : "Every file already written was restored; no file was changed."),
     "Check that the folder is writable and the disk has space, then retry.",
   );
+}
+
+/**
+ * One file's tool call under its lock: a folder is refused (with the tool's
+ * own hint), the bytes on disk now (null when there is no file) go to
+ * `work`, and file system errors come back in the tool's words.
+ */
+export function withLockedFile<T>(
+  ctx: ToolContext,
+  target: ToolPath,
+  verb: string,
+  folderHint: string,
+  work: (before: Uint8Array | null) => Promise<T>,
+): Promise<T> {
+  return withFileErrors(
+    target.display,
+    verb,
+    () =>
+      withFileLocks(ctx.files, [target.real], async () => {
+        const info = await statOrNull(target.real);
+        if (info?.isDirectory) {
+          throw new ToolError("bad_input", `${target.display} is a directory.`, folderHint);
+        }
+        return await work(info ? await readFileOrNull(target.real) : null);
+      }),
+  );
+}
+
+/** The metadata every writing tool reports about its diff. */
+export function diffMetadata(diff: FileDiff): Record<string, unknown> {
+  return {
+    diff: diff.diff,
+    additions: diff.additions,
+    deletions: diff.deletions,
+    ...(diff.truncated ? { diff_truncated: true } : {}),
+  };
 }

@@ -16,19 +16,12 @@ import {
   keepFinalNewline,
   linesText,
   looksBinary,
-  readFileOrNull,
   statOrNull,
   toLf,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { commitFileChange, withFileLocks } from "./change_set.ts";
-import {
-  fileAccess,
-  PREVIEW_MAX_BYTES,
-  resolveToolPath,
-  type ToolPath,
-  withFileErrors,
-} from "../tool_paths.ts";
+import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
+import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, type ToolPath } from "../tool_paths.ts";
 
 const editItem = z.object({
   old_string: z.string().describe(
@@ -190,68 +183,51 @@ export const editTool = defineTool({
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
     const edits = collectEdits(input);
-    return await withFileErrors(
-      target.display,
-      "edit",
-      () =>
-        withFileLocks(ctx.files, [target.real], async () => {
-          const info = await statOrNull(target.real);
-          if (info?.isDirectory) {
-            throw new ToolError(
-              "bad_input",
-              `${target.display} is a directory.`,
-              "Give the path of a file.",
-            );
-          }
-          const before = info ? await readFileOrNull(target.real) : null;
-          if (before === null) {
-            if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx);
-            throw new ToolError(
-              "not_found",
-              `${target.display} does not exist.`,
-              "Check the path (glob can find the file), or use write to create a new file.",
-            );
-          }
-          ctx.files.assertEditable(target.real, before, target.display);
-          if (looksBinary(before)) {
-            throw new ToolError(
-              "binary_file",
-              `${target.display} is a binary file; edit changes text files only.`,
-            );
-          }
-          const doc = decodeText(before);
-          let result: { text: string; outcomes: EditOutcome[] };
-          if (isCreation(edits) && doc.text === "") {
-            result = { text: toLf(edits[0].new_string), outcomes: [] };
-          } else {
-            result = applyEdits(doc.text, edits, target.display);
-          }
-          if (result.text === doc.text) {
-            throw new ToolError(
-              "no_op_edit",
-              `The edit would leave ${target.display} exactly as it is; nothing was written.`,
-              "Put the text you want in new_string, or skip this edit.",
-            );
-          }
-          const after = encodeText(result.text, doc);
-          const change = { target, before, after, beforeText: doc.text, afterText: result.text };
-          const diff = await commitFileChange(ctx, change, "write");
-          const lines = countLines(result.text);
-          const output = result.outcomes.length
-            ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
-            : `Wrote ${target.display} (${linesText(lines)}).`;
-          return {
-            output,
-            title: `${target.display} (+${diff.additions} -${diff.deletions})`,
-            metadata: {
-              diff: diff.diff,
-              additions: diff.additions,
-              deletions: diff.deletions,
-              ...(diff.truncated ? { diff_truncated: true } : {}),
-              replacers: result.outcomes.map((o) => o.replacer),
-            },
-          };
-        }),
-    );
+    return await withLockedFile(ctx, target, "edit", "Give the path of a file.", async (before) => {
+      if (before === null) {
+        if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx);
+        throw new ToolError(
+          "not_found",
+          `${target.display} does not exist.`,
+          "Check the path (glob can find the file), or use write to create a new file.",
+        );
+      }
+      ctx.files.assertEditable(target.real, before, target.display);
+      if (looksBinary(before)) {
+        throw new ToolError(
+          "binary_file",
+          `${target.display} is a binary file; edit changes text files only.`,
+        );
+      }
+      const doc = decodeText(before);
+      let result: { text: string; outcomes: EditOutcome[] };
+      if (isCreation(edits) && doc.text === "") {
+        result = { text: toLf(edits[0].new_string), outcomes: [] };
+      } else {
+        result = applyEdits(doc.text, edits, target.display);
+      }
+      if (result.text === doc.text) {
+        throw new ToolError(
+          "no_op_edit",
+          `The edit would leave ${target.display} exactly as it is; nothing was written.`,
+          "Put the text you want in new_string, or skip this edit.",
+        );
+      }
+      const after = encodeText(result.text, doc);
+      const change = { target, before, after, beforeText: doc.text, afterText: result.text };
+      const diff = await commitFileChange(ctx, change, "write");
+      const lines = countLines(result.text);
+      const output = result.outcomes.length
+        ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
+        : `Wrote ${target.display} (${linesText(lines)}).`;
+      return {
+        output,
+        title: `${target.display} (+${diff.additions} -${diff.deletions})`,
+        metadata: {
+          ...diffMetadata(diff),
+          replacers: result.outcomes.map((o) => o.replacer),
+        },
+      };
+    });
   },
 });

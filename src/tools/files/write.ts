@@ -6,7 +6,7 @@
  * gets line counts.
  */
 import { z } from "zod";
-import { defineTool, ToolError } from "../tool.ts";
+import { defineTool } from "../tool.ts";
 import {
   countLines,
   decodeText,
@@ -14,13 +14,12 @@ import {
   keepFinalNewline,
   linesText,
   looksBinary,
-  readFileOrNull,
   statOrNull,
   toLf,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { commitFileChange, withFileLocks } from "./change_set.ts";
-import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, withFileErrors } from "../tool_paths.ts";
+import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
+import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath } from "../tool_paths.ts";
 
 export const writeSchema = z.object({
   file_path: z.string().describe(
@@ -67,60 +66,46 @@ export const writeTool = defineTool({
 
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
-    return await withFileErrors(
-      target.display,
+    return await withLockedFile(
+      ctx,
+      target,
       "write",
-      () =>
-        withFileLocks(ctx.files, [target.real], async () => {
-          const info = await statOrNull(target.real);
-          if (info?.isDirectory) {
-            throw new ToolError(
-              "bad_input",
-              `${target.display} is a directory.`,
-              "Give a file path inside it.",
-            );
-          }
-          const before = info ? await readFileOrNull(target.real) : null;
-          ctx.files.assertEditable(target.real, before, target.display);
-          const planned = plannedText(before, input.content);
-          const lines = countLines(planned.afterText);
-          if (before !== null && planned.beforeText === planned.afterText) {
-            ctx.files.markWritten(target.real, before);
-            return {
-              output: `${target.display} already has this content (${
-                linesText(lines)
-              }); nothing written.`,
-              title: `${target.display} (unchanged)`,
-              metadata: { diff: "", additions: 0, deletions: 0 },
-            };
-          }
-          const change = {
-            target,
-            before,
-            after: planned.bytes,
-            beforeText: planned.beforeText,
-            afterText: planned.afterText,
-          };
-          const diff = await commitFileChange(ctx, change, "write");
-          const output = before === null
-            ? `Created ${target.display} (${linesText(lines)}).`
-            : `Replaced ${target.display}: ${linesText(lines)}, was ${
-              countLines(planned.beforeText ?? "")
-            } (+${diff.additions} -${diff.deletions}).`;
+      "Give a file path inside it.",
+      async (before) => {
+        ctx.files.assertEditable(target.real, before, target.display);
+        const planned = plannedText(before, input.content);
+        const lines = countLines(planned.afterText);
+        if (before !== null && planned.beforeText === planned.afterText) {
+          ctx.files.markWritten(target.real, before);
           return {
-            output,
-            title: `${target.display} (${
-              before === null ? "created" : `+${diff.additions} -${diff.deletions}`
-            })`,
-            metadata: {
-              diff: diff.diff,
-              additions: diff.additions,
-              deletions: diff.deletions,
-              created: before === null,
-              ...(diff.truncated ? { diff_truncated: true } : {}),
-            },
+            output: `${target.display} already has this content (${
+              linesText(lines)
+            }); nothing written.`,
+            title: `${target.display} (unchanged)`,
+            metadata: { diff: "", additions: 0, deletions: 0 },
           };
-        }),
+        }
+        const change = {
+          target,
+          before,
+          after: planned.bytes,
+          beforeText: planned.beforeText,
+          afterText: planned.afterText,
+        };
+        const diff = await commitFileChange(ctx, change, "write");
+        const output = before === null
+          ? `Created ${target.display} (${linesText(lines)}).`
+          : `Replaced ${target.display}: ${linesText(lines)}, was ${
+            countLines(planned.beforeText ?? "")
+          } (+${diff.additions} -${diff.deletions}).`;
+        return {
+          output,
+          title: `${target.display} (${
+            before === null ? "created" : `+${diff.additions} -${diff.deletions}`
+          })`,
+          metadata: { ...diffMetadata(diff), created: before === null },
+        };
+      },
     );
   },
 });
