@@ -80,8 +80,11 @@ export interface VerificationCheck {
   output_path?: string;
 }
 
-/** Where a gate stands after one cycle: the first failing check leads. */
-export interface VerificationSummary {
+/**
+ * Where a gate stands after one cycle: the first failing check leads. A type,
+ * not an interface, so that event bodies fit `Record<string, unknown>`.
+ */
+export type VerificationSummary = {
   /** 1-based: the agent's first attempt is cycle 1. */
   cycle: number;
   max_cycles: number;
@@ -92,7 +95,7 @@ export interface VerificationSummary {
   summary: string;
   output_path?: string;
   checks: VerificationCheck[];
-}
+};
 
 export interface EventBodies {
   "session.started": {
