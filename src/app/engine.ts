@@ -17,7 +17,12 @@ import { memoryPromptSection } from "../session/memory_prompt.ts";
 import { type LoopOutcome, runLoop } from "../session/loop.ts";
 import { runToolCall } from "../session/tool_call.ts";
 import { type Tool, ToolError } from "../tools/tool.ts";
-import type { SubagentRunRequest, SubagentRunResult } from "../tools/session/mod.ts";
+import {
+  harnessDeps,
+  recordVerification,
+  type SubagentRunRequest,
+  type SubagentRunResult,
+} from "../tools/session/mod.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import { pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
@@ -192,7 +197,10 @@ export class Engine {
           },
           {
             markCycle: (prompt, cycle) => this.store.snapshots.markCycle(session.id, prompt, cycle),
-            checked: (summary) => emit("verification.completed", summary),
+            checked: (summary) => {
+              emit("verification.completed", summary);
+              this.#rememberCheck(session.id, summary);
+            },
             runCommand: (command, callId, signal) =>
               runGateCommand(command, parts.context(callId, signal)),
             runLoop: async (prompt, promptNumber, turnsBefore) => {
@@ -349,6 +357,22 @@ export class Engine {
       request.signal.removeEventListener("abort", stop);
       await child.close();
     }
+  }
+
+  /**
+   * A `--until` check goes into the workspace's harness memory as a
+   * verification, as harness_verify's do, so the next session's status and
+   * handoff see it (unless memory is off).
+   */
+  #rememberCheck(sessionId: string, summary: VerificationSummary): void {
+    if (this.spec.config.memory?.enabled === false) return;
+    recordVerification(harnessDeps(this.store.memory, this.spec.workspace, sessionId), {
+      command: summary.command,
+      exitCode: summary.exit_code,
+      outputSummary: summary.summary,
+      verdict: summary.passed ? "passed" : "failed",
+      evidence: summary.output_path ? [summary.output_path] : [],
+    });
   }
 
   async #systemPrompt(parts: SessionParts): Promise<string> {

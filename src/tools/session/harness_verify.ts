@@ -25,6 +25,35 @@ export function verificationPassed(record: HarnessRecord): boolean {
   return record.details?.startsWith("passed") ?? false;
 }
 
+/** One verification, as harness_status and handoffs read it. */
+export interface Verification {
+  command: string;
+  exitCode: number | null;
+  outputSummary: string;
+  /** "passed", "failed" or "skipped: why". */
+  verdict: string;
+  evidence: string[];
+  importance?: number;
+}
+
+/**
+ * Record a verification: the model's own (harness_verify) and each check of
+ * a `--until` gate (the engine) take this one path, so status and handoffs
+ * see both.
+ */
+export function recordVerification(deps: HarnessDeps, check: Verification): HarnessRecord {
+  return deps.memory.record(deps.scope, {
+    kind: "verification_result",
+    summary: `${check.command} → exit ${check.exitCode ?? "none"}: ${check.outputSummary}`,
+    details: check.verdict,
+    command: check.command,
+    commitSha: deps.commit(),
+    evidenceRefs: check.evidence,
+    importance: check.importance ?? 0.8,
+    sessionId: deps.sessionId,
+  });
+}
+
 export function createHarnessVerifyTool(deps: HarnessDeps): Tool<z.infer<typeof schema>> {
   return defineTool({
     name: "harness_verify",
@@ -43,17 +72,15 @@ export function createHarnessVerifyTool(deps: HarnessDeps): Tool<z.infer<typeof 
         : passed
         ? "passed"
         : "failed";
-      const record = deps.memory.record(deps.scope, {
-        kind: "verification_result",
-        summary: `${input.command} → exit ${input.exit_code}: ${input.output_summary}`,
-        details: verdict,
+      const record = recordVerification(deps, {
         command: input.command,
-        commitSha: deps.commit(),
-        evidenceRefs: input.evidence_path
+        exitCode: input.exit_code,
+        outputSummary: input.output_summary,
+        verdict,
+        evidence: input.evidence_path
           ? [scopePath(deps.scope, ctx.workspace, input.evidence_path)]
           : [],
-        importance: input.importance ?? 0.8,
-        sessionId: deps.sessionId,
+        importance: input.importance,
       });
       return Promise.resolve({
         output: `Recorded verification h${record.id}: ${verdict}.`,

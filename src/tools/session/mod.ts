@@ -15,4 +15,5 @@ export { createDoneProposeTool, type DoneProposal } from "./done_propose.ts";
 export { createHarnessTools, HARNESS_TOOL_NAMES } from "./harness_tools.ts";
 export { changedSince, type HarnessDeps, harnessDeps, memoryScope } from "./harness_scope.ts";
 export { harnessStatus } from "./harness_status.ts";
+export { recordVerification } from "./harness_verify.ts";
 export { handoffPacketText } from "./harness_handoff.ts";
