@@ -75,6 +75,13 @@ Deno.test("a summary is recorded; --continue sends the handoff, not the replaced
       assert(JSON.stringify(request.messages).length / 4 <= 16000, "no request over the window");
     }
 
+    // The mock's usage leaves the tool schemas out, so a fresh process that
+    // counts them (as real servers do) would find the resumed request near
+    // the threshold and compact again; a roomier window keeps this run about
+    // what it resumes from, not about another compaction.
+    await writeConfig(sandbox.configDir, {
+      models: { "mock-model": { context: 24000, output: 1000 } },
+    });
     const before = mock.requests.length;
     const second = await runSkiff(
       ["run", "--json", "--continue", "Now write the summary."],
