@@ -68,7 +68,8 @@ Deno.test("a summary is recorded; --continue sends the handoff, not the replaced
     const events = parseJsonLines(first.stdout);
     const compacted = events.filter((event) => event.type === "context.compacted");
     assert(compacted.some((event) => event.kind === "summary"), JSON.stringify(compacted));
-    const summaryAt = mock.requests.findIndex(isSummaryRequest);
+    // The latest handoff is the one a resumed session starts from.
+    const summaryAt = mock.requests.findLastIndex(isSummaryRequest);
     assert(summaryAt >= 0, "the model was asked for a handoff");
     const summaryText = script[summaryAt].text!;
     for (const request of mock.requests) {

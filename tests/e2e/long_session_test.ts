@@ -36,7 +36,15 @@ Deno.test(`a ${TURNS}-turn session with ~20 KB outputs in a 32k window: exit 0, 
     const completed = events.find((event) => event.type === "session.completed")!;
     const reported = completed.usage as { input_tokens: number };
     const sent = mock.requests.reduce(
-      (sum, body) => sum + Math.ceil(JSON.stringify(body.messages).length / 4),
+      // The mock counts the prompt as a server does: messages and tool schemas.
+      (sum, body) =>
+        sum +
+        Math.ceil(
+          JSON.stringify(
+            body.tools ? { messages: body.messages, tools: body.tools } : body.messages,
+          )
+            .length / 4,
+        ),
       0,
     );
     const store = openStore(sandbox.dataDir);

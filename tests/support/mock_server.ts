@@ -243,9 +243,15 @@ function toolCallId(call: MockToolCall, index: number): string {
   return call.id ?? `call_mock_${index}`;
 }
 
-/** Deterministic token counts (about four characters a token) so tests can assert them. */
+/**
+ * Deterministic token counts (about four characters a token) so tests can
+ * assert them. The prompt counts the tool schemas too, as real servers do.
+ */
 function estimateUsage(body: Record<string, unknown>, turn: MockTurn): MockUsage {
-  const prompt = Math.ceil(JSON.stringify(body.messages ?? []).length / 4);
+  const sent = body.tools
+    ? { messages: body.messages ?? [], tools: body.tools }
+    : body.messages ?? [];
+  const prompt = Math.ceil(JSON.stringify(sent).length / 4);
   const produced = (turn.text ?? "") + (turn.toolCalls ?? []).map(argumentsText).join("");
   return { prompt_tokens: prompt, completion_tokens: Math.ceil(produced.length / 4) };
 }
