@@ -242,8 +242,8 @@ async function execute(
     if (interrupted) Deno.exit(ExitCode.interrupted);
     interrupted = true;
     console.error(
-      "\nskiff: stopping: no new task starts; running ones stop after their current step " +
-        "(Ctrl-C again ends at once).",
+      "\nskiff: stopping: no new task starts; running tasks are stopped as Ctrl-C stops " +
+        "skiff run (a running command too) and recorded for --resume (Ctrl-C again ends at once).",
     );
     for (const engine of running) engine.abort();
   };
