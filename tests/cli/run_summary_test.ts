@@ -102,7 +102,8 @@ Deno.test("CI: stdin that is neither a pipe nor a file is not waited on", async 
   const reader = empty.readable.getReader();
   assertEquals((await reader.read()).done, true);
   assertEquals(promptStdin("true", () => ({ isFile: false, isFifo: true })), Deno.stdin);
-  assertEquals(promptStdin(undefined, socket), Deno.stdin);
+  assertEquals(promptStdin("", socket), Deno.stdin);
+  assertEquals(promptStdin("false", socket), Deno.stdin);
 });
 
 Deno.test("CI=true: no colour and no escape codes in the output of a run", async () => {
