@@ -15,7 +15,13 @@
  */
 import * as path from "node:path";
 import { createHash } from "node:crypto";
-import { codePathAnchors, codePathPatterns, expandCodePath } from "./code_paths.ts";
+import {
+  CODE_PATHS,
+  codePathAnchors,
+  codePathPatterns,
+  expandCodePath,
+  matchingCodePath,
+} from "./code_paths.ts";
 import {
   createMissingHooksFolders,
   type GitProtection,
@@ -100,10 +106,13 @@ export class CommandGuard {
   readonly #roots: string[];
   readonly #patterns: string[];
   readonly #anchors: Set<string>;
+  /** `sandbox.protect` and `--protect` patterns beyond the built-in list, named in refusals. */
+  readonly #ownPatterns: string[];
 
   constructor(options: CommandGuardOptions) {
     this.#roots = options.roots.map((root) => realpathLenient(path.resolve(root)));
     this.#patterns = codePathPatterns(options.protect);
+    this.#ownPatterns = this.#patterns.filter((pattern) => !CODE_PATHS.includes(pattern));
     this.#anchors = codePathAnchors(this.#patterns);
   }
 
@@ -268,8 +277,27 @@ export class CommandGuard {
       const undone = change === "created" ? "removed" : restored ? "restored" : "NOT restored";
       return `- ${shown(target)}: ${change}, ${undone}`;
     });
+    // A path only the run's own patterns cover (`--protect 'tests/**'`) is not code run later:
+    // say which protection refused it, so the model is not told a test is a git hook.
+    const ownOnly = (target: string) => {
+      const relative = shown(target);
+      return relative.split("/").every((part) => part !== ".git") &&
+        matchingCodePath(relative, CODE_PATHS) === null &&
+        matchingCodePath(relative, this.#ownPatterns) !== null;
+    };
+    const own = reverted.filter((entry) => ownOnly(entry.path)).length;
+    const codeLater =
+      "files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings, CI workflows, skiff's config)";
+    const protectedHere = `paths protected by sandbox.protect or --protect (${
+      this.#ownPatterns.join(", ")
+    })`;
+    const what = own === reverted.length
+      ? protectedHere
+      : own
+      ? `${codeLater}, nor ${protectedHere}`
+      : codeLater;
     return [
-      "Permission denied: commands may not create or change files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings, CI workflows, skiff's config). skiff reverted:",
+      `Permission denied: commands may not create or change ${what}. skiff reverted:`,
       ...lines,
     ].join("\n");
   }
