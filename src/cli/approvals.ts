@@ -8,7 +8,7 @@
  * a prompt written there would be lost in the file while the run waits.
  */
 import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
-import type { PromptFunctions } from "../ui/interactive_broker.ts";
+import type { ChoiceAnswer, PromptFunctions } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 
 /** What the collapsed question shows after Ctrl-C or Esc, instead of the option under the cursor. */
@@ -28,11 +28,12 @@ async function stderrPrompts(): Promise<PromptFunctions> {
       };
       stdin.on("keypress", relabel);
       try {
-        return await clack.select<ApprovalAnswer>({ ...options, output });
+        return await clack.select<ChoiceAnswer>({ ...options, output });
       } finally {
         stdin.off("keypress", relabel);
       }
     },
+    text: (options) => clack.text({ ...options, output }),
     note: (message, title) => clack.note(message, title, { output }),
     isCancel: (value): value is symbol => clack.isCancel(value),
   };

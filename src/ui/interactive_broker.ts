@@ -1,21 +1,27 @@
 /**
  * Asks a person at the terminal: allow once, always (this session), always
- * here (saved to the project config), or deny — with the command, diff or URL
+ * here (saved to the project config), deny, or deny and tell the model why
+ * (the typed reason is the call's result) — with the command, diff or URL
  * shown first. Prompts come from @clack/prompts, loaded only when a question
  * is actually asked; tests pass their own `prompts`.
  */
 import { neutraliseControls } from "./safe_text.ts";
 import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../policy/broker.ts";
 
-/** The answers a list can offer: a reason to type is the chat's (InlineBroker) alone. */
-export type ChoiceAnswer = Exclude<ApprovalAnswer, object>;
+/**
+ * The answers a list can offer; "reason" is deny with a reason typed next
+ * (the answer is then `{ deny: reason }`).
+ */
+export type ChoiceAnswer = Exclude<ApprovalAnswer, object> | "reason";
 
 export interface PromptFunctions {
   select(options: {
     message: string;
     options: { value: ChoiceAnswer; label: string; hint?: string }[];
     initialValue?: ChoiceAnswer;
-  }): Promise<ApprovalAnswer | symbol>;
+  }): Promise<ChoiceAnswer | ApprovalAnswer | symbol>;
+  /** A line of text typed; absent, deny-with-a-reason is not offered. */
+  text?(options: { message: string; placeholder?: string }): Promise<string | symbol>;
   note(message: string, title?: string): void;
   isCancel(value: unknown): value is symbol;
 }
@@ -24,10 +30,14 @@ async function clackPrompts(): Promise<PromptFunctions> {
   const clack = await import("@clack/prompts");
   return {
     select: (options) => clack.select<ChoiceAnswer>(options),
+    text: (options) => clack.text(options),
     note: (message, title) => clack.note(message, title),
     isCancel: (value): value is symbol => clack.isCancel(value),
   };
 }
+
+/** What a reason left empty is sent as (the chat's InlineBroker says the same). */
+export const NO_REASON = "(no reason given)";
 
 /**
  * The text shown above the question. The command, diff or URL comes from the
@@ -81,9 +91,30 @@ export class InteractiveBroker implements ApprovalBroker {
       );
     }
     options.push({ value: "deny", label: "Deny" });
-    const choice = await prompts.select({ message: "Allow this?", options, initialValue: "once" });
-    // Ctrl-C (or Esc) at the question stops the run, as it does anywhere else.
-    return prompts.isCancel(choice) ? "interrupt" : choice;
+    if (prompts.text) {
+      options.push({
+        value: "reason",
+        label: "Deny and tell the model why",
+        hint: "type the reason next; the model reads it as the call's result",
+      });
+    }
+    for (;;) {
+      const choice = await prompts.select({
+        message: "Allow this?",
+        options,
+        initialValue: "once",
+      });
+      // Ctrl-C (or Esc) at the question stops the run, as it does anywhere else.
+      if (prompts.isCancel(choice)) return "interrupt";
+      if (choice !== "reason") return choice;
+      const reason = await prompts.text!({
+        message: "Why not? (sent to the model; Esc goes back to the choices)",
+        placeholder: "for example: use the staging database, not production",
+      });
+      // Esc or Ctrl-C while typing the reason goes back to the choices, as in the chat.
+      if (prompts.isCancel(reason)) continue;
+      return { deny: reason.trim() || NO_REASON };
+    }
   }
 }
 
@@ -153,7 +184,7 @@ export class InlineBroker implements ApprovalBroker {
       const release = this.terminal.borrow((key) => {
         if (reason !== undefined) {
           if (key.kind === "enter") {
-            const why = reason.trim() || "(no reason given)";
+            const why = reason.trim() || NO_REASON;
             return done({ deny: why }, `no: ${why}`);
           }
           if (key.kind === "escape" || key.kind === "ctrl-c") reason = undefined;
