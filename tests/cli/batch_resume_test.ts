@@ -6,64 +6,32 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import * as path from "node:path";
 import { parseJsonLines, runSkiff, spawnSkiff, withMockSandbox } from "../support/cli.ts";
-import type { MockServer, MockTurn } from "../support/mock_server.ts";
+import type { MockTurn } from "../support/mock_server.ts";
+import {
+  perTask,
+  requestsReach,
+  taskOf,
+  writerTurn,
+  writeTaskFile,
+} from "../support/batch_tasks.ts";
 
 const IDS = Array.from({ length: 6 }, (_, index) => `task-${index + 1}`);
 /** The task whose first request the first run never gets an answer to. */
 const HELD = "task-3";
-
-/** The task a request belongs to (its first user message names the file it writes). */
-function taskOf(body: Record<string, unknown>): string {
-  const messages = body.messages as { role: string; content: unknown }[];
-  const first = messages.find((message) => message.role === "user");
-  return /write (\S+)\.txt/.exec(String(first?.content))?.[1] ?? "?";
-}
 
 /** Read, write, answer "done"; while `hold.on`, the held task's requests never get an answer. */
 function responder(hold: { on: boolean }) {
   return (body: Record<string, unknown>): MockTurn => {
     const task = taskOf(body);
     if (hold.on && task === HELD) return { hang: true };
-    const messages = body.messages as { role: string }[];
-    const target = `${task}.txt`;
-    const results = messages.filter((message) => message.role === "tool").length;
-    if (results === 0) return { toolCalls: [{ name: "read", arguments: { file_path: target } }] };
-    if (results === 1) {
-      return {
-        toolCalls: [{ name: "write", arguments: { file_path: target, content: `by ${task}\n` } }],
-      };
-    }
-    return { text: "done" };
+    return writerTurn(body, () => `by ${task}\n`);
   };
-}
-
-/** Wait until the mock has received `count` requests (polling its record, with a deadline). */
-async function requestsReach(mock: MockServer, count: number, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (mock.requests.length < count) {
-    if (Date.now() > deadline) {
-      throw new Error(`the mock got ${mock.requests.length} request(s), expected ${count}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function perTask(requests: Record<string, unknown>[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const body of requests) counts[taskOf(body)] = (counts[taskOf(body)] ?? 0) + 1;
-  return counts;
 }
 
 Deno.test("batch: kill -9 mid-batch, then --resume runs the rest and redoes no finished task", async () => {
   const hold = { on: true };
   await withMockSandbox([], async (sandbox, mock) => {
-    const file = path.join(sandbox.root, "tasks.jsonl");
-    for (const id of IDS) await Deno.writeTextFile(path.join(sandbox.workspace, `${id}.txt`), "");
-    await Deno.writeTextFile(
-      file,
-      IDS.map((id) => JSON.stringify({ id, prompt: `write ${id}.txt`, owns: [`${id}.txt`] }))
-        .join("\n") + "\n",
-    );
+    const file = await writeTaskFile(sandbox.root, sandbox.workspace, IDS);
 
     // One at a time, in order: tasks 1 and 2 take 3 requests each; the 7th is task 3's first.
     const child = spawnSkiff(["batch", file, "-j", "1", "--json"], sandbox);

@@ -6,44 +6,13 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import * as path from "node:path";
 import { runSkiff, withMockSandbox } from "../support/cli.ts";
-import type { MockTurn } from "../support/mock_server.ts";
-
-/** Each task reads then writes the file its prompt names, then answers "done". */
-function writerResponder(body: Record<string, unknown>): MockTurn {
-  const messages = body.messages as { role: string; content: unknown }[];
-  const first = messages.find((message) => message.role === "user");
-  const target = /write (\S+)/.exec(String(first?.content))?.[1] ?? "none.txt";
-  const results = messages.filter((message) => message.role === "tool").length;
-  if (results === 0) return { toolCalls: [{ name: "read", arguments: { file_path: target } }] };
-  if (results === 1) {
-    return {
-      toolCalls: [{
-        name: "write",
-        arguments: { file_path: target, content: `made by ${target}\n` },
-      }],
-    };
-  }
-  return { text: "done" };
-}
-
-/** The file a request's task writes (its first user message names it). */
-function taskOf(body: Record<string, unknown>): string {
-  const messages = body.messages as { role: string; content: unknown }[];
-  const first = messages.find((message) => message.role === "user");
-  return /write (\S+)/.exec(String(first?.content))?.[1] ?? "?";
-}
+import { perTask, writerResponder, writeTaskFile } from "../support/batch_tasks.ts";
 
 const IDS = Array.from({ length: 9 }, (_, index) => `task-${index + 1}`);
 
 Deno.test("batch: 3 shards cover every task once and batch merge joins their reports", async () => {
   await withMockSandbox([], async (sandbox, mock) => {
-    const file = path.join(sandbox.root, "tasks.jsonl");
-    for (const id of IDS) await Deno.writeTextFile(path.join(sandbox.workspace, `${id}.txt`), "");
-    await Deno.writeTextFile(
-      file,
-      IDS.map((id) => JSON.stringify({ id, prompt: `write ${id}.txt`, owns: [`${id}.txt`] }))
-        .join("\n") + "\n",
-    );
+    const file = await writeTaskFile(sandbox.root, sandbox.workspace, IDS);
 
     const reports: string[] = [];
     const ran: string[][] = [];
@@ -70,12 +39,7 @@ Deno.test("batch: 3 shards cover every task once and batch merge joins their rep
       );
     }
     // Each task asked the model exactly three times (read, write, answer): none ran twice.
-    const perTask = new Map<string, number>();
-    for (const body of mock.requests) {
-      const task = taskOf(body).replace(/\.txt$/, "");
-      perTask.set(task, (perTask.get(task) ?? 0) + 1);
-    }
-    assertEquals(Object.fromEntries(perTask), Object.fromEntries(IDS.map((id) => [id, 3])));
+    assertEquals(perTask(mock.requests), Object.fromEntries(IDS.map((id) => [id, 3])));
 
     // The same split every time: shard 2 again picks the same tasks (dry run, nothing sent).
     const again = await runSkiff(["batch", file, "--shard", "2/3", "--dry-run"], sandbox);

@@ -6,25 +6,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import * as path from "node:path";
 import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
-import type { MockTurn } from "../support/mock_server.ts";
-
-/** Each task writes the file its prompt names, then answers "done". */
-function writerResponder(body: Record<string, unknown>): MockTurn {
-  const messages = body.messages as { role: string; content: unknown }[];
-  const first = messages.find((message) => message.role === "user");
-  const target = /write (\S+)/.exec(String(first?.content))?.[1] ?? "none.txt";
-  const results = messages.filter((message) => message.role === "tool").length;
-  if (results === 0) return { toolCalls: [{ name: "read", arguments: { file_path: target } }] };
-  if (results === 1) {
-    return {
-      toolCalls: [{
-        name: "write",
-        arguments: { file_path: target, content: `made by ${target}\n` },
-      }],
-    };
-  }
-  return { text: "done" };
-}
+import { writerResponder } from "../support/batch_tasks.ts";
 
 Deno.test("batch: two tasks owning the same file are refused before anything runs", async () => {
   await withMockSandbox([], async (sandbox, mock) => {
