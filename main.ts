@@ -12,8 +12,23 @@ import { VERSION } from "./src/version.ts";
  */
 const CLI_MODULE = "./src/cli/main.ts";
 
+/**
+ * Hidden subcommands: steps skiff starts as its own child process (`skiff
+ * __name …`), dispatched before anything else is loaded. Each module exports
+ * `runStep(args): number | never | Promise<number>`; scripts/compile.ts
+ * includes every one (held in variables, like CLI_MODULE).
+ */
+export const HIDDEN_STEPS: ReadonlyMap<string, string> = new Map([
+  ["__landlock-exec", "./src/sandbox/landlock_exec.ts"],
+]);
+
 if (import.meta.main) {
   const args = Deno.args;
+  const step = HIDDEN_STEPS.get(args[0] ?? "");
+  if (step !== undefined) {
+    const { runStep } = await import(step);
+    Deno.exit(await runStep(args.slice(1)));
+  }
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     console.log(`skiff ${VERSION}`);
     Deno.exit(0);

@@ -12,9 +12,13 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** Loaded by a computed specifier (see main.ts) or as a Worker: not found by graph analysis. */
-const LAZY_MODULES = [
+/**
+ * Loaded by a computed specifier (see main.ts: the CLI and every hidden step
+ * in HIDDEN_STEPS) or as a Worker: not found by graph analysis.
+ */
+export const LAZY_MODULES = [
   "src/cli/main.ts",
+  "src/sandbox/landlock_exec.ts",
   "src/app/engine_worker.ts",
   "src/sandbox/confined_writer_worker.ts",
 ];

@@ -1,6 +1,8 @@
 /**
- * The exec step of the Landlock backend, run as its own short Deno process:
- * `deno run --allow-ffi … landlock_exec.ts <plan> <program> <args…>`. It makes
+ * The exec step of the Landlock backend, run as its own short process through
+ * skiff's hidden subcommand `__landlock-exec <plan> <program> <args…>`
+ * (main.ts dispatches it before importing anything else; the argv is built
+ * by landlockExecArgv in landlock_launcher.ts). It makes
  * the command's private temp folder, leaves the terminal session, drops
  * every capability (root keeps none, and cannot regain them on exec),
  * restricts itself with the plan and `no_new_privs`, and then replaces
@@ -41,9 +43,10 @@ function cString(text: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new TextEncoder().encode(`${text}\0`));
 }
 
-function main(): void {
-  const [planText, program, ...args] = Deno.args;
-  if (!planText || !program) fail("usage: landlock_exec.ts <plan> <program> [args…]", 2);
+/** The hidden subcommand's entry (main.ts): never returns; the command replaces this process. */
+export function runStep(stepArgs: string[]): never {
+  const [planText, program, ...args] = stepArgs;
+  if (!planText || !program) fail("usage: skiff __landlock-exec <plan> <program> [args…]", 2);
   const plan = JSON.parse(planText) as LandlockPlan & { probe?: boolean };
   try {
     sweepTempFolders(plan.tempRoot ?? "/tmp");
@@ -96,5 +99,3 @@ function main(): void {
   });
   fail(typeof outcome === "string" ? outcome : outcome.unavailable, 127);
 }
-
-main();

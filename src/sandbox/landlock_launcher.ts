@@ -1,11 +1,12 @@
 /**
  * Linux process sandbox without namespaces, for where bubblewrap cannot run
  * (containers whose seccomp profile or AppArmor refuses user namespaces):
- * each command starts through a short Deno step (landlock_exec.ts, the only
- * one given `--allow-ffi`) that applies a Landlock ruleset
- * (landlock_rules.ts), sets `no_new_privs`, drops every capability and then
- * execs the shell. What this covers less than bubblewrap is listed in
- * docs/security.md ("The Landlock backend").
+ * each command starts through a short exec step, skiff's hidden subcommand
+ * `__landlock-exec` (landlock_exec.ts; from source the only step given
+ * `--allow-ffi`), that applies a Landlock ruleset (landlock_rules.ts), sets
+ * `no_new_privs`, drops every capability and then execs the shell. What this
+ * covers less than bubblewrap is listed in docs/security.md ("The Landlock
+ * backend").
  */
 import { fileURLToPath } from "node:url";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
@@ -15,8 +16,11 @@ import { DEFAULT_LIMITS, nprocStep, ROOT_PIDS_STEP } from "./limits.ts";
 import { type LandlockPlan, landlockPlan } from "./landlock_rules.ts";
 import type { SandboxSettings } from "./modes.ts";
 
-/** The exec step's file; only a source checkout has one (not a compiled binary). */
-export const LANDLOCK_EXEC_URL = new URL("./landlock_exec.ts", import.meta.url);
+/** The hidden subcommand main.ts dispatches to landlock_exec.ts. */
+export const LANDLOCK_EXEC_STEP = "__landlock-exec";
+
+/** skiff's entry point in a source checkout (a compiled binary is its own entry point). */
+const MAIN_MODULE_URL = new URL("../../main.ts", import.meta.url);
 
 /**
  * The lifeline (bwrap.ts) without a pid namespace: the watchdog kills the
@@ -58,18 +62,22 @@ export function denoCacheDir(): string {
   return read("DENO_DIR") ?? (cache ? `${cache}/deno` : `${read("HOME") ?? "/root"}/.cache/deno`);
 }
 
-/** The argv that runs `program args…` under `plan`: the exec step with its permissions. */
+/**
+ * The argv that runs `program args…` under `plan`: skiff's hidden exec step.
+ * A compiled binary runs itself (`skiff __landlock-exec …`) with the
+ * permissions compiled into it, which the main process has as well; from
+ * source, `deno run` gets only what the step needs: FFI for the syscalls,
+ * the environment it passes on, reading (to list the folders around hidden
+ * paths and sweep stale temp folders) and writing in the temp root.
+ */
 export function landlockExecArgv(
   plan: LandlockPlan & { probe?: boolean },
   program: string[],
   denoPath: string = Deno.execPath(),
+  standalone: boolean = Deno.build.standalone,
 ): string[] {
-  if (LANDLOCK_EXEC_URL.protocol !== "file:") {
-    throw new Error(
-      "the Landlock backend needs skiff run from source (`deno task skiff`); " +
-        "this build has no landlock_exec.ts to run",
-    );
-  }
+  const step = [LANDLOCK_EXEC_STEP, JSON.stringify(plan), ...program];
+  if (standalone) return [denoPath, ...step];
   return [
     denoPath,
     "run",
@@ -78,12 +86,10 @@ export function landlockExecArgv(
     "--no-lock",
     "--allow-ffi",
     "--allow-env",
-    // Reading is needed to list the folders around the hidden paths; the step has FFI anyway.
     "--allow-read",
     `--allow-write=${plan.tempRoot ?? "/tmp"}`,
-    fileURLToPath(LANDLOCK_EXEC_URL),
-    JSON.stringify(plan),
-    ...program,
+    fileURLToPath(MAIN_MODULE_URL),
+    ...step,
   ];
 }
 
