@@ -309,11 +309,12 @@ class ChatSession {
     if (!command) return;
     const engine = await this.#ensureEngine();
     const result = await engine.runTool("bash", { command, description: "typed by the user" });
+    // Its tool line already shows the output (folded; Ctrl-O writes it out whole).
+    const note = result.ok
+      ? `I ran \`${command}\` myself; its output:`
+      : `I tried to run \`${command}\` myself; it did not run or failed:`;
     const output = result.ok ? result.output : result.error?.message ?? "failed";
-    this.renderer.print(neutraliseControls(output.trimEnd()));
-    this.#shellNotes.push(
-      `I ran \`${command}\` myself; its output:\n\`\`\`\n${output.trimEnd()}\n\`\`\``,
-    );
+    this.#shellNotes.push(`${note}\n\`\`\`\n${output.trimEnd()}\n\`\`\``);
   }
 
   #registry(): Promise<CommandRegistry<SessionControls>> {

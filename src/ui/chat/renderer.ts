@@ -266,6 +266,8 @@ class InlineChatRenderer implements ChatRenderer {
     });
     this.#screen.scroll(lines.join("\n") + "\n");
     this.#finished.set(event.call_id, { event, input });
+    // Turn 0: a call no model turn asked for (`!command`, `@path`): no turn ends it.
+    if (event.turn === 0 && !this.#running.size) this.#stopWorking();
     if (this.#finished.size > KEPT_CALLS) {
       this.#finished.delete(this.#finished.keys().next().value!);
     }
