@@ -8,7 +8,8 @@ import {
   acceptUnsandboxed,
   type AvailableSandboxes,
   chooseLauncher,
-  probeSandboxes,
+  probeSandboxesFor,
+  type SandboxBackend,
 } from "../sandbox/choose.ts";
 import type { SandboxSettings } from "../sandbox/modes.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
@@ -63,7 +64,8 @@ function holdsProtected(workspace: string, owned: string): boolean {
 export async function chooseSessionLauncher(
   spec: EngineSpec,
   warnings: string[],
-  probe: () => Promise<AvailableSandboxes> = () => probeSandboxes(),
+  /** Probes only what `backend` can use: no Landlock probe where bubblewrap works. */
+  probe: (backend: SandboxBackend) => Promise<AvailableSandboxes> = probeSandboxesFor,
 ): Promise<{ launcher: ProcessLauncher; state: SandboxState }> {
   const settings = sandboxSettings(spec);
   if (spec.owns.length && settings.mode === "workspace-write") {
@@ -83,10 +85,10 @@ export async function chooseSessionLauncher(
       settings.addDirs = existing.slice(1);
     }
   }
+  const backend = spec.config.sandbox?.backend ?? "auto";
   const available = spec.sandbox.mode === "full-access"
     ? { bwrap: null, sandboxExec: null }
-    : await probe();
-  const backend = spec.config.sandbox?.backend ?? "auto";
+    : await probe(backend);
   const choice = chooseLauncher(settings, Deno.build.os, available, undefined, backend);
   const readOnlyChoice = chooseLauncher(
     {

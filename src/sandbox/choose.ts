@@ -145,6 +145,21 @@ export function acceptUnsandboxed(
 }
 
 /**
+ * Which backends a probe tries: `all` (skiff doctor, the tests), or what a
+ * session with this `sandbox.backend` needs — `auto` tries Landlock only
+ * when bubblewrap does not work, a forced backend only itself.
+ */
+export type ProbeScope = "all" | SandboxBackend;
+
+/**
+ * The probe a session starts with: only the backends `backend` can use, so
+ * where bubblewrap works no Landlock probe process is started.
+ */
+export function probeSandboxesFor(backend: SandboxBackend): Promise<AvailableSandboxes> {
+  return probeSandboxes(Deno.build.os, runQuietly, undefined, backend);
+}
+
+/**
  * Finds the sandbox programs and checks they actually work (bubblewrap
  * fails in containers without user namespaces). Needs `--allow-run` for
  * them. `run` is injectable for tests.
@@ -156,10 +171,13 @@ export async function probeSandboxes(
   landlock: (() => Promise<number | string>) | null = run === runQuietly
     ? () => probeLandlock(runOutput)
     : null,
+  /** @default "all" */
+  scope: ProbeScope = "all",
 ): Promise<AvailableSandboxes> {
   const found: AvailableSandboxes = { bwrap: null, sandboxExec: null };
   if (platform === "linux") {
     for (const candidate of ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "bwrap"]) {
+      if (scope === "landlock") break;
       if (await run([candidate, "--ro-bind", "/", "/", "--unshare-net", "--", "true"])) {
         found.bwrap = candidate;
         break;
@@ -168,12 +186,20 @@ export async function probeSandboxes(
     if (landlock) {
       found.reasons = {};
       if (!found.bwrap) {
-        found.reasons.bwrap = "not installed, or it cannot create namespaces here " +
-          "(a container's seccomp profile, or AppArmor restricting unprivileged user namespaces)";
+        found.reasons.bwrap = scope === "landlock"
+          ? "not probed (sandbox.backend is 'landlock')"
+          : "not installed, or it cannot create namespaces here (a container's seccomp " +
+            "profile, or AppArmor restricting unprivileged user namespaces)";
       }
-      const abi = await landlock();
-      found.landlock = typeof abi === "number" ? abi : null;
-      if (typeof abi === "string") found.reasons.landlock = abi;
+      if (scope === "all" || scope === "landlock" || (scope === "auto" && !found.bwrap)) {
+        const abi = await landlock();
+        found.landlock = typeof abi === "number" ? abi : null;
+        if (typeof abi === "string") found.reasons.landlock = abi;
+      } else {
+        found.reasons.landlock = scope === "bwrap"
+          ? "not probed (sandbox.backend is 'bwrap')"
+          : "not probed (bubblewrap works)";
+      }
     }
   }
   if (
