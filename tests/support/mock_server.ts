@@ -117,7 +117,14 @@ export interface MockServerOptions {
    * back to the script.
    */
   respond?(body: Record<string, unknown>, index: number): MockTurn | undefined;
+  /**
+   * Called as each chat completion request arrives, before its body is read:
+   * a bench times the client's side without the mock's own parsing.
+   */
+  onArrival?(): void;
   port?: number;
+  /** The ids `GET /v1/models` lists. @default ["mock-model"] */
+  models?: string[];
 }
 
 const MODEL_FALLBACK = "mock-model";
@@ -138,12 +145,18 @@ export function startMockServer(script: MockTurn[], options: MockServerOptions =
       if (request.method === "GET" && path === "/v1/models") {
         return json(200, {
           object: "list",
-          data: [{ id: MODEL_FALLBACK, object: "model", created: 0, owned_by: "mock" }],
+          data: (options.models ?? [MODEL_FALLBACK]).map((id) => ({
+            id,
+            object: "model",
+            created: 0,
+            owned_by: "mock",
+          })),
         });
       }
       if (request.method !== "POST" || path !== "/v1/chat/completions") {
         return json(404, errorBody(`mock server: no route for ${request.method} ${path}`));
       }
+      options.onArrival?.();
       let body: Record<string, unknown>;
       try {
         body = await request.json();
