@@ -72,7 +72,7 @@ async function chat(promptArgs: string[], options: ChatOptions): Promise<number>
   else if (options.resume) {
     const picked = pickSession(spec);
     if (!picked) return ExitCode.ok;
-    selector = { sessionId: picked };
+    selector = picked;
   }
   return await new ChatSession(spec, selector).run(promptArgs.join(" ").trim());
 }

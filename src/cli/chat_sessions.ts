@@ -4,6 +4,7 @@
  * sessions. Reads the store directly; the engine writes it.
  */
 import type { EngineSpec } from "../app/engine_types.ts";
+import type { SessionSelector } from "../app/host.ts";
 import type { StoredMessage } from "../session/history.ts";
 import { openStore } from "../store/store.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
@@ -51,12 +52,19 @@ export function pickerLines(
   return sessions.map((session, index) =>
     `${String(index + 1).padStart(2)}. ${(session.title || "(untitled)").slice(0, 50).padEnd(50)} ${
       age(session.updated_at, now).padStart(8)
-    }  ${session.turns} turns, ${session.total_tokens} tokens`
+    }  ${session.turns} turn${session.turns === 1 ? "" : "s"}, ${session.total_tokens} tokens`
   );
 }
 
-/** Asks which of this folder's sessions to resume; undefined: none chosen. */
-export function pickSession(spec: EngineSpec): string | undefined {
+/**
+ * Asks which of this folder's sessions to resume: `{ sessionId }` for the one
+ * picked, `{}` for a new session when there is none yet, undefined when the
+ * person ended the question (Ctrl-D). A number not on the list is asked again.
+ */
+export function pickSession(
+  spec: EngineSpec,
+  ask: (question: string) => string | null = prompt,
+): SessionSelector | undefined {
   const store = openStore(spec.dataDir);
   let sessions;
   try {
@@ -66,12 +74,18 @@ export function pickSession(spec: EngineSpec): string | undefined {
     store.close();
   }
   if (!sessions.length) {
-    console.log(`No earlier session in ${spec.workspace}; starting a new one.`);
-    return undefined;
+    console.log(neutraliseControls(`No earlier session in ${spec.workspace}; starting a new one.`));
+    return {};
   }
   console.log(neutraliseControls(pickerLines(sessions).join("\n")));
-  const answer = prompt("Resume which (number, Enter for 1)?");
-  if (answer === null) return undefined;
-  const index = answer.trim() ? Number(answer.trim()) - 1 : 0;
-  return sessions[index]?.id;
+  for (;;) {
+    const answer = ask(`Resume which (1-${sessions.length}, Enter for 1)?`);
+    if (answer === null) return undefined;
+    const number = answer.trim() ? Number(answer.trim()) : 1;
+    const picked = Number.isInteger(number) ? sessions[number - 1] : undefined;
+    if (picked) return { sessionId: picked.id };
+    console.log(
+      neutraliseControls(`No session number ${answer.trim()}: type 1 to ${sessions.length}.`),
+    );
+  }
 }
