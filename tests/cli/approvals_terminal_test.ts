@@ -1,0 +1,59 @@
+/**
+ * `skiff run`'s approval question at a real terminal (tmux) against the mock:
+ * "Deny and tell the model why" takes a typed reason, and the model reads it
+ * as the call's result; nothing runs.
+ */
+import { assert, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox } from "../support/cli.ts";
+import { startMockServer } from "../support/mock_server.ts";
+import {
+  hasTmux,
+  newSession,
+  press,
+  removeWhenQuiet,
+  sessionName,
+  shows,
+  skiffLine,
+  tmux,
+  type,
+  warnWithoutTmux,
+} from "../support/chat_tmux.ts";
+
+warnWithoutTmux("skiff run's approval question in a real terminal");
+
+Deno.test({
+  name:
+    "run approval: 'Deny and tell the model why' sends the typed reason to the model as the tool result",
+  ignore: !hasTmux,
+  async fn() {
+    const marker = `sleep 4${Math.floor(Math.random() * 9)}.${Date.now() % 1000}`;
+    const mock = startMockServer([
+      { toolCalls: [{ name: "bash", arguments: { command: marker } }] },
+      { text: "Understood, no nap." },
+    ]);
+    const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+    const session = sessionName("skiff-run-ask");
+    try {
+      await newSession(session, skiffLine(sandbox, "run 'take a nap'"));
+      await shows(session, "Deny and tell the model why");
+      await press(session, "Up");
+      await shows(session, "type the reason next");
+      await press(session, "Enter");
+      await shows(session, "Why not?");
+      await type(session, "naps are for cats");
+      await press(session, "Enter");
+      const screen = await shows(session, "SKIFF_EXIT=");
+      assertStringIncludes(screen, "Understood, no nap.");
+      assertStringIncludes(screen, "denied: The user denied this: naps are for cats");
+      // A refusal like a plain "Deny": the run ends with the refused-call code.
+      assertStringIncludes(screen, "SKIFF_EXIT=3");
+      const result = JSON.stringify(mock.requests[1]?.messages);
+      assertStringIncludes(result, "The user denied this: naps are for cats");
+      assert(mock.requests.length === 2, `${mock.requests.length} requests`);
+    } finally {
+      await tmux("kill-session", "-t", session);
+      await mock.close();
+      await removeWhenQuiet(sandbox);
+    }
+  },
+});
