@@ -10,6 +10,7 @@
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAZY_LOADED_MODULES } from "../src/cli/lazy_modules.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /**
@@ -21,6 +22,8 @@ export const LAZY_MODULES = [
   "src/sandbox/landlock_exec.ts",
   "src/app/engine_worker.ts",
   "src/sandbox/confined_writer_worker.ts",
+  // Each command's module, the engine and the model client (src/cli/lazy_modules.ts).
+  ...LAZY_LOADED_MODULES,
 ];
 
 /** The flags `deno task skiff` passes to `deno run`, before the entry point. */

@@ -6,12 +6,26 @@
 /// <reference lib="deno.worker" />
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { ApprovalAnswer } from "./engine_types.ts";
-import { type EngineHandle, startInProcess } from "./host.ts";
+import { type EngineHandle, type EngineModules, startInProcess } from "./host.ts";
 import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
+/**
+ * Written out, so they are in this Worker's module graph (its permissions do
+ * not let it read skiff's sources to load anything else); evaluated only
+ * when called, so `skiff tool` never evaluates the openai SDK.
+ */
+const modules: EngineModules = {
+  engine: () => import("./engine.ts"),
+  provider: () =>
+    Promise.all([
+      import("../provider/openai_provider.ts"),
+      import("../provider/cost.ts"),
+      import("../provider/rate_gate.ts"),
+    ]),
+};
 let starting: Promise<EngineHandle> | undefined;
 let nextQuestion = 1;
 const questions = new Map<number, (answer: ApprovalAnswer) => void>();
@@ -39,7 +53,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
             questions.set(id, resolve);
             post({ type: "ask", id, request });
           }),
-      });
+      }, modules);
       break;
     case "open":
       void answer(data.id, async () => (await ready()).open(data.selector));

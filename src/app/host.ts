@@ -8,6 +8,7 @@ import { openStore } from "../store/store.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
+import type { ChatProvider } from "../provider/types.ts";
 
 export interface SessionSelector {
   sessionId?: string;
@@ -35,21 +36,56 @@ function rateGateOf(spec: EngineSpec): SharedArrayBuffer | undefined {
   return (spec.provider as { rateGate?: SharedArrayBuffer }).rateGate;
 }
 
-/** The engine in this thread. */
-export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
-  const { Engine } = await import("./engine.ts");
-  const store = openStore(spec.dataDir);
-  let engine: InstanceType<typeof Engine> | undefined;
-  // Ctrl-C can come while the session is still opening (MCP servers start
-  // then); remember it so the run that follows stops at once.
-  let aborted = false;
-  return {
-    async open(selector) {
-      const existing = selectSession(store, spec.workspace, selector);
-      const { createOpenAIProvider } = await import("../provider/openai_provider.ts");
-      const { priceFor } = await import("../provider/cost.ts");
-      const { RateGate } = await import("../provider/rate_gate.ts");
-      const provider = createOpenAIProvider({
+/** The engine's own modules, and the model client's, loaded when needed. */
+export interface EngineModules {
+  engine(): Promise<typeof import("./engine.ts")>;
+  provider(): Promise<ProviderModules>;
+}
+
+export type ProviderModules = [
+  typeof import("../provider/openai_provider.ts"),
+  typeof import("../provider/cost.ts"),
+  typeof import("../provider/rate_gate.ts"),
+];
+
+/**
+ * Computed specifiers, for an engine on the terminal side (SKIFF_ENGINE=inline,
+ * tests): Deno loads every statically written `import()` when it builds the
+ * module graph, and this module is in the terminal side's graph, which runs
+ * the engine in a Worker and must not pay for it. scripts/compile.ts
+ * includes them (src/cli/lazy_modules.ts).
+ */
+function loadModule<Module>(specifier: string): Promise<Module> {
+  return import(new URL(specifier, import.meta.url).href);
+}
+
+const computedModules: EngineModules = {
+  engine: () => loadModule("./engine.ts"),
+  provider: () =>
+    Promise.all([
+      loadModule<ProviderModules[0]>("../provider/openai_provider.ts"),
+      loadModule<ProviderModules[1]>("../provider/cost.ts"),
+      loadModule<ProviderModules[2]>("../provider/rate_gate.ts"),
+    ]),
+};
+
+/**
+ * The session's model client. It loads the openai SDK only when a request is
+ * made: `skiff tool` and `skiff mcp serve` (agent "tool") never make one, so
+ * they never load it; a run with a model starts loading it at once, beside
+ * the engine's own modules.
+ */
+export function lazyProvider(
+  spec: EngineSpec,
+  loadModules: EngineModules["provider"],
+): { provider: ChatProvider; ready(): Promise<ChatProvider> } {
+  let modules: Promise<ProviderModules> | undefined;
+  const load = () => modules ??= loadModules();
+  if (spec.agent !== "tool") void load().catch(() => {}); // the first request reports a failure
+  let client: Promise<ChatProvider> | undefined;
+  const made = () =>
+    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateGate }]) =>
+      createOpenAIProvider({
         baseURL: spec.provider.baseURL,
         apiKey: spec.provider.apiKey,
         requestTimeoutMs: spec.provider.requestTimeoutMs,
@@ -58,7 +94,39 @@ export async function startInProcess(spec: EngineSpec, io: EngineIO): Promise<En
         // A batch's shared endpoint pace (src/cli/batch.ts); shared, not copied, into the Worker.
         gate: rateGateOf(spec) ? new RateGate(rateGateOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.config.models)?.price,
-      });
+      })
+    );
+  const provider: ChatProvider = {
+    baseURL: spec.provider.baseURL.replace(/\/+$/, ""),
+    stream: async (request, handlers, signal) => (await made()).stream(request, handlers, signal),
+  };
+  return { provider, ready: made };
+}
+
+/**
+ * The engine in this thread. `modules` loads the engine's and the model
+ * client's modules: the Worker passes statically written imports (they are
+ * in its module graph, which its permissions let it load; it may not read
+ * skiff's sources otherwise); by default computed ones (SKIFF_ENGINE=inline),
+ * so the terminal side's graph holds neither.
+ */
+export async function startInProcess(
+  spec: EngineSpec,
+  io: EngineIO,
+  modules: EngineModules = computedModules,
+): Promise<EngineHandle> {
+  const { provider, ready } = lazyProvider(spec, modules.provider);
+  const { Engine } = await modules.engine();
+  const store = openStore(spec.dataDir);
+  let engine: InstanceType<typeof Engine> | undefined;
+  // Ctrl-C can come while the session is still opening (MCP servers start
+  // then); remember it so the run that follows stops at once.
+  let aborted = false;
+  return {
+    async open(selector) {
+      const existing = selectSession(store, spec.workspace, selector);
+      // A model run's client is ready (or has failed, saying why) before the session opens.
+      if (spec.agent !== "tool") await ready();
       engine = new Engine(spec, io, store, provider);
       if (aborted) engine.abort();
       const session = await engine.open(existing);

@@ -10,15 +10,59 @@ import { ensureDataDir } from "../store/data_dir.ts";
 import { currentRunOwner } from "../store/run_owner.ts";
 import { holdingSessions } from "./session_hold.ts";
 import { savingDoneCriteria } from "./done_criteria.ts";
+import { mark } from "../contracts/timings.ts";
 
 export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+  mark("config");
   // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
   ensureDataDir(spec.dataDir);
   // The sessions this run writes are held for it (src/app/session_hold.ts).
   const held = { ...spec, run: currentRunOwner() };
+  const marked = markedIO(io);
   const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
-    ? await startInProcess(held, io)
-    : await startInWorker(held, io);
+    ? await startInProcess(held, marked)
+    : await startInWorker(held, marked);
+  mark("engine-started");
   // What a plan run proposed as done is written here, with this process's rights.
-  return savingDoneCriteria(holdingSessions(engine, held), spec.workspace);
+  return markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace));
+}
+
+/** SKIFF_TIMINGS phases the events show: the first model request and its answer. */
+function markedIO(io: EngineIO): EngineIO {
+  let requested = false;
+  let answered = false;
+  return {
+    ...io,
+    event(event) {
+      if (!requested && event.type === "turn.started") {
+        requested = true;
+        mark("first-request");
+      } else if (!answered && event.type === "message.completed") {
+        answered = true;
+        mark("first-answer");
+      }
+      io.event(event);
+    },
+  };
+}
+
+/** SKIFF_TIMINGS phases of the handle: session opened, first tool result. */
+function markedHandle(engine: EngineHandle): EngineHandle {
+  let toolDone = false;
+  return {
+    ...engine,
+    async open(selector) {
+      const id = await engine.open(selector);
+      mark("session-open");
+      return id;
+    },
+    async runTool(name, input) {
+      const result = await engine.runTool(name, input);
+      if (!toolDone) {
+        toolDone = true;
+        mark("first-tool");
+      }
+      return result;
+    },
+  };
 }

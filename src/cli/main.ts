@@ -7,6 +7,21 @@ import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { mark, reportTimings } from "../contracts/timings.ts";
+
+mark("cli-loaded");
+
+/**
+ * A command's module, loaded when that command runs. The specifier is
+ * computed on purpose: Deno loads every statically written `import()` when it
+ * builds the module graph, which would make every command pay for all of
+ * them (scripts/compile.ts includes them from src/cli/lazy_modules.ts).
+ */
+function load<Module>(specifier: string): Promise<Module> {
+  mark("cli-parsed");
+  const url = new URL(specifier, import.meta.url).href;
+  return import(url).finally(() => mark("command-loaded"));
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -65,7 +80,7 @@ Docs: README.md and docs/ in the skiff repository.`,
   // `skiff` alone (or with -c / --resume) opens the interactive session.
   addChatFlags(addSandboxFlags(program.enablePositionalOptions()))
     .action(async (options) => {
-      const { chatCommand } = await import("./chat.ts");
+      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
       setExit(await chatCommand([], options));
     });
   addChatFlags(
@@ -75,7 +90,7 @@ Docs: README.md and docs/ in the skiff repository.`,
   )
     .description("talk with the agent in this terminal (the default command)")
     .action(async (prompt: string[], options) => {
-      const { chatCommand } = await import("./chat.ts");
+      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
       setExit(await chatCommand(prompt, options));
     });
 
@@ -135,7 +150,7 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
 4 provider unreachable, 5 limit hit, 130 interrupted.`,
     )
     .action(async (prompt: string[], options) => {
-      const { runCommand } = await import("./run.ts");
+      const { runCommand } = await load<typeof import("./run.ts")>("./run.ts");
       setExit(await runCommand(prompt, options));
     });
   void run;
@@ -166,14 +181,14 @@ Exit codes: 0 every task succeeded, 1 some failed (counts on stderr), 3/4/5 when
 every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
     .action(async (file: string | undefined, options) => {
-      const { batchCommand } = await import("./batch.ts");
+      const { batchCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
       setExit(await batchCommand(file, options));
     });
   batch.command("merge").argument("<reports...>", "JSON reports of a batch's shards")
     .description("join the shards' reports into one summary")
     .option("--report <file>", "also write the merged summary to a .md or .json file")
     .action(async (files: string[], options) => {
-      const { mergeCommand } = await import("./batch.ts");
+      const { mergeCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
       setExit(await mergeCommand(files, options));
     });
 
@@ -182,7 +197,7 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
       "what works here: sandbox backends, versions, folders, whether the endpoint answers",
     )
     .action(async () => {
-      const { doctorCommand } = await import("./doctor.ts");
+      const { doctorCommand } = await load<typeof import("./doctor.ts")>("./doctor.ts");
       setExit(await doctorCommand());
     });
 
@@ -193,25 +208,25 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .option("--all", "every workspace, not only this one")
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { memoryList } = await import("./memory.ts");
+      const { memoryList } = await load<typeof import("./memory.ts")>("./memory.ts");
       setExit(memoryList(options));
     });
   memory.command("show <id>").description("one entry or record in full")
     .option("--json", "JSON output")
     .action(async (id: string, options) => {
-      const { memoryShow } = await import("./memory.ts");
+      const { memoryShow } = await load<typeof import("./memory.ts")>("./memory.ts");
       setExit(memoryShow(id, options));
     });
   memory.command("rm <ids...>").description("delete entries or records (m12 h7 …)")
     .action(async (ids: string[]) => {
-      const { memoryRemove } = await import("./memory.ts");
+      const { memoryRemove } = await load<typeof import("./memory.ts")>("./memory.ts");
       setExit(memoryRemove(ids));
     });
   memory.command("export").description("everything of this workspace as JSON on stdout")
     .option("--dir <path>", "workspace folder (default: the current folder)")
     .option("--all", "every workspace, not only this one")
     .action(async (options) => {
-      const { memoryExport } = await import("./memory.ts");
+      const { memoryExport } = await load<typeof import("./memory.ts")>("./memory.ts");
       setExit(memoryExport(options));
     });
 
@@ -221,7 +236,7 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .option("--by <what>", "one row per model, day (UTC) or project", "model")
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { usageCommand } = await import("./usage.ts");
+      const { usageCommand } = await load<typeof import("./usage.ts")>("./usage.ts");
       setExit(await usageCommand(options));
     });
 
@@ -234,12 +249,12 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .option("-n, --limit <n>", "how many", "20")
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { listSessions } = await import("./sessions.ts");
+      const { listSessions } = await load<typeof import("./sessions.ts")>("./sessions.ts");
       setExit(await listSessions(options));
     });
   sessions.command("show").argument("<id>").description("print a session's transcript")
     .action(async (id: string) => {
-      const { showSession } = await import("./sessions.ts");
+      const { showSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
       setExit(await showSession(id));
     });
   sessions.command("export").argument("<id>").description("export a session")
@@ -247,7 +262,7 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
       new Option("--format <format>", "output format").choices(["json", "md"]).default("json"),
     )
     .action(async (id: string, options) => {
-      const { exportSession } = await import("./sessions.ts");
+      const { exportSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
       setExit(await exportSession(id, options.format));
     });
   sessions.command("stats")
@@ -258,12 +273,14 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { sessionsStats } = await import("./sessions_stats.ts");
+      const { sessionsStats } = await load<typeof import("./sessions_stats.ts")>(
+        "./sessions_stats.ts",
+      );
       setExit(await sessionsStats(options));
     });
   sessions.command("rm").argument("<id>").description("delete a session and its history")
     .action(async (id: string) => {
-      const { removeSession } = await import("./sessions.ts");
+      const { removeSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
       setExit(await removeSession(id));
     });
 
@@ -287,7 +304,7 @@ Examples:
   skiff compact ses_4wos --focus "the migration plan and the failing test"`,
     )
     .action(async (session: string, options) => {
-      const { compactCommand } = await import("./compact.ts");
+      const { compactCommand } = await load<typeof import("./compact.ts")>("./compact.ts");
       setExit(await compactCommand(session, options));
     });
 
@@ -309,7 +326,7 @@ Files changed on disk since skiff changed them are left alone and named, and so
 are files whose path now leads elsewhere (a folder on it became a symlink).`,
     )
     .action(async (options) => {
-      const { undoCommand } = await import("./undo.ts");
+      const { undoCommand } = await load<typeof import("./undo.ts")>("./undo.ts");
       setExit(await undoCommand(options));
     });
 
@@ -330,7 +347,7 @@ Examples:
     '{"tool":"edit","input":{"file_path":"a.ts","old_string":"x","new_string":"y"}}' | skiff tool`,
     )
     .action(async (name: string | undefined, input: string | undefined, options) => {
-      const { toolCommand } = await import("./tool.ts");
+      const { toolCommand } = await load<typeof import("./tool.ts")>("./tool.ts");
       setExit(await toolCommand(name, input, options));
     });
 
@@ -338,7 +355,7 @@ Examples:
     .description("list built-in and user-defined agents")
     .option("--dir <path>", "workspace folder")
     .action(async (options) => {
-      const { listAgents } = await import("./agents.ts");
+      const { listAgents } = await load<typeof import("./agents.ts")>("./agents.ts");
       setExit(await listAgents(options));
     });
 
@@ -348,7 +365,7 @@ Examples:
     .option("--http <port>", "serve over HTTP on 127.0.0.1 with a bearer token (0: a free port)")
     .option("--host <address>", "only a loopback address is accepted (127.0.0.1, ::1)")
     .action(async (options) => {
-      const { mcpServeCommand } = await import("./mcp_serve.ts");
+      const { mcpServeCommand } = await load<typeof import("./mcp_serve.ts")>("./mcp_serve.ts");
       setExit(await mcpServeCommand(options));
     });
   mcp.command("list")
@@ -360,7 +377,7 @@ Examples:
       collect,
     )
     .action(async (options) => {
-      const { listMcp } = await import("./mcp.ts");
+      const { listMcp } = await load<typeof import("./mcp.ts")>("./mcp.ts");
       setExit(await listMcp(options));
     });
 
@@ -386,5 +403,8 @@ export async function main(args: string[]): Promise<number> {
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
     return reportFatal(error);
+  } finally {
+    mark("exit");
+    reportTimings();
   }
 }

@@ -1,0 +1,28 @@
+/**
+ * Modules loaded by a computed specifier, so that Deno does not load them
+ * when it builds the module graph (a statically written `import()` is loaded
+ * then, whether it runs or not): each command's module (src/cli/main.ts), the
+ * engine and the model client for SKIFF_ENGINE=inline (src/app/start.ts). Graph analysis cannot see
+ * them, so scripts/compile.ts includes this list in the binary;
+ * tests/cli/startup_graph_test.ts checks it against those two files.
+ */
+export const LAZY_LOADED_MODULES = [
+  "src/cli/agents.ts",
+  "src/cli/batch.ts",
+  "src/cli/chat.ts",
+  "src/cli/compact.ts",
+  "src/cli/doctor.ts",
+  "src/cli/mcp.ts",
+  "src/cli/mcp_serve.ts",
+  "src/cli/memory.ts",
+  "src/cli/run.ts",
+  "src/cli/sessions.ts",
+  "src/cli/sessions_stats.ts",
+  "src/cli/tool.ts",
+  "src/cli/undo.ts",
+  "src/cli/usage.ts",
+  "src/app/engine.ts",
+  "src/provider/openai_provider.ts",
+  "src/provider/cost.ts",
+  "src/provider/rate_gate.ts",
+];

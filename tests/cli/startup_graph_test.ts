@@ -1,0 +1,35 @@
+/**
+ * Modules loaded by a computed specifier are invisible to graph analysis, so
+ * `deno task compile` includes them from src/cli/lazy_modules.ts; a module
+ * missing there would be missing from the binary. This checks the list
+ * against the loaders in src/cli/main.ts and src/app/host.ts.
+ */
+import * as path from "node:path";
+import { assertEquals } from "../support/assert.ts";
+import { LAZY_LOADED_MODULES } from "../../src/cli/lazy_modules.ts";
+import { MAIN } from "../support/cli.ts";
+
+const ROOT = path.dirname(MAIN);
+
+/** The modules `file` loads through `loader("<specifier>")`, as paths from the repository root. */
+async function loadedBy(file: string, loader: RegExp): Promise<string[]> {
+  const text = await Deno.readTextFile(path.join(ROOT, file));
+  return [...text.matchAll(loader)].map((match) =>
+    path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), match[1]))
+  );
+}
+
+Deno.test("every module loaded by a computed specifier is in the compile list", async () => {
+  const loaded = new Set([
+    ...await loadedBy("src/cli/main.ts", /await load<[^>]*>\(\s*"([^"]+)"/g),
+    ...await loadedBy("src/app/host.ts", /loadModule(?:<[^>]*>)?\(\s*"([^"]+)"/g),
+  ]);
+  assertEquals([...loaded].sort(), [...LAZY_LOADED_MODULES].sort());
+  for (const module of LAZY_LOADED_MODULES) await Deno.stat(path.join(ROOT, module));
+});
+
+Deno.test("src/cli/main.ts loads no command module by a written-out import()", async () => {
+  // A written-out import() is loaded with the module graph, so every command would pay for it.
+  const text = await Deno.readTextFile(path.join(ROOT, "src/cli/main.ts"));
+  assertEquals(text.match(/await import\("\.\//g), null);
+});

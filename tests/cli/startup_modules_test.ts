@@ -1,0 +1,163 @@
+/**
+ * Start-up loads only what the command needs (docs/performance.md, "Start-up"):
+ * `skiff tool` never evaluates the openai SDK nor the MCP SDK, and a run with
+ * no MCP server configured never evaluates the MCP SDK. Each check runs skiff
+ * with an import map that points the package at a poisoned stand-in, which
+ * fails any run that evaluates it; a control run that needs the package
+ * proves the poison bites.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
+import { startMockServer } from "../support/mock_server.ts";
+
+const ROOT = path.dirname(MAIN);
+
+if (Deno.env.get("SKIFF_BIN")) {
+  console.warn(
+    "startup_modules_test: these checks run main.ts with `deno run` even with SKIFF_BIN set " +
+      "(an import map cannot reach into a compiled binary).",
+  );
+}
+
+/** An import map like deno.json's, with `poisoned` packages pointing at modules that cannot load. */
+async function poisonedImportMap(dir: string, poisoned: ("openai" | "mcp")[]): Promise<string> {
+  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
+  const imports: Record<string, string> = { ...config.imports };
+  const poisonDir = path.join(dir, "poison");
+  await Deno.mkdir(path.join(poisonDir, "mcp"), { recursive: true });
+  const poison = (what: string) => `throw new Error("POISON: ${what} was evaluated");\n`;
+  if (poisoned.includes("openai")) {
+    await Deno.writeTextFile(path.join(poisonDir, "openai.js"), poison("the openai SDK"));
+    imports["openai"] = path.join(poisonDir, "openai.js");
+  }
+  if (poisoned.includes("mcp")) {
+    // Every module of the SDK resolves into this empty folder: loading any fails.
+    imports["@modelcontextprotocol/sdk/"] = path.join(poisonDir, "mcp") + "/";
+  }
+  const file = path.join(dir, "import_map.json");
+  await Deno.writeTextFile(file, JSON.stringify({ imports }));
+  return file;
+}
+
+async function runPoisoned(
+  sandbox: Sandbox,
+  importMap: string,
+  args: string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      "--import-map",
+      importMap,
+      MAIN,
+      ...args,
+    ],
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+Deno.test("skiff tool read evaluates neither the openai SDK nor the MCP SDK", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const map = await poisonedImportMap(sandbox.root, ["openai", "mcp"]);
+    const result = await runPoisoned(sandbox, map, [
+      "tool",
+      "read",
+      '{"file_path":"one.txt"}',
+    ]);
+    assertEquals(result.code, 0, result.stderr);
+    const [line] = parseJsonLines(result.stdout);
+    assertEquals(line.ok, true);
+    assertStringIncludes(String(line.output), "hello");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("skiff tool over JSON Lines on stdin evaluates neither SDK either", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const map = await poisonedImportMap(sandbox.root, ["openai", "mcp"]);
+    const input = path.join(sandbox.root, "calls.jsonl");
+    await Deno.writeTextFile(
+      input,
+      '{"tool":"read","input":{"file_path":"one.txt"}}\n{"tool":"glob","input":{"pattern":"*.txt"}}\n',
+    );
+    const output = await new Deno.Command("sh", {
+      args: [
+        "-c",
+        `"$0" run --allow-all --unstable-worker-options --no-prompt --import-map "$1" "$2" tool < "$3"`,
+        Deno.execPath(),
+        map,
+        MAIN,
+        input,
+      ],
+      cwd: sandbox.workspace,
+      env: sandbox.env,
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assertEquals(output.code, 0, stderr);
+    const lines = parseJsonLines(new TextDecoder().decode(output.stdout));
+    assertEquals(lines.map((line) => line.ok), [true, true]);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a run with no MCP server configured does not evaluate the MCP SDK", async () => {
+  const mock = startMockServer([{ text: "answer without mcp" }]);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    const map = await poisonedImportMap(sandbox.root, ["mcp"]);
+    const result = await runPoisoned(sandbox, map, ["run", "hello"]);
+    assertEquals(result.code, 0, result.stderr);
+    assertStringIncludes(result.stdout, "answer without mcp");
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("control: the poisoned packages do fail a run that needs them", async () => {
+  const mock = startMockServer([{ text: "never seen" }, { text: "never seen" }]);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+  try {
+    // A model run evaluates the openai SDK.
+    const openaiMap = await poisonedImportMap(sandbox.root, ["openai"]);
+    const withModel = await runPoisoned(sandbox, openaiMap, ["run", "hello"]);
+    assert(withModel.code !== 0, "a run with the openai SDK poisoned should fail");
+    assertStringIncludes(withModel.stderr, "openai");
+    // A configured MCP server makes the session load the MCP client.
+    await Deno.writeTextFile(
+      path.join(sandbox.configDir, "config.json"),
+      JSON.stringify({ mcp: { stub: { command: "true" } } }),
+    );
+    const mcpMap = await poisonedImportMap(sandbox.root, ["mcp"]);
+    const withMcp = await runPoisoned(sandbox, mcpMap, ["run", "hello"]);
+    assert(withMcp.code !== 0, "a run with an MCP server and the MCP SDK poisoned should fail");
+    assertStringIncludes(withMcp.stderr, "poison");
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+});
