@@ -10,7 +10,6 @@ import * as path from "node:path";
 import type { CommonOptions } from "../app/setup.ts";
 import { prepare, resolveWorkspace } from "../app/setup.ts";
 import type { EngineSpec } from "../app/engine_types.ts";
-import type { EngineHandle } from "../app/host.ts";
 import { RateGate } from "../provider/rate_gate.ts";
 import { ensureDataDir, resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Store } from "../store/store.ts";
@@ -29,6 +28,7 @@ import {
 import { defaultJobs, runPool } from "./batch/scheduler.ts";
 import { BatchProgress } from "./batch/progress.ts";
 import { runTask, type TaskRunOptions } from "./batch/run_task.ts";
+import { TaskStopper } from "./batch/stop.ts";
 import {
   batchExitCode,
   buildReport,
@@ -236,16 +236,23 @@ async function execute(
 
   const progress = new BatchProgress(todo.length, Deno.stderr.isTerminal() && !options.json);
   const out = (value: unknown) => console.log(JSON.stringify(value));
-  const running = new Set<EngineHandle>();
-  let interrupted = false;
+  const running = new Set<TaskStopper>();
+  let interrupted = 0;
   const onSignal = () => {
-    if (interrupted) Deno.exit(ExitCode.interrupted);
-    interrupted = true;
-    console.error(
-      "\nskiff: stopping: no new task starts; running tasks are stopped as Ctrl-C stops " +
-        "skiff run (a running command too) and recorded for --resume (Ctrl-C again ends at once).",
-    );
-    for (const engine of running) engine.abort();
+    interrupted++;
+    if (interrupted === 1) {
+      console.error(
+        "\nskiff: stopping: no new task starts; each running task ends the tool call it is " +
+          "running, then stops and is recorded for --resume (Ctrl-C again stops them at once).",
+      );
+      for (const task of running) task.stopAfterCurrentCalls();
+    } else if (interrupted === 2) {
+      console.error(
+        "\nskiff: stopping the running tasks now, a running command too; they are recorded " +
+          "for --resume (Ctrl-C again exits at once).",
+      );
+      for (const task of running) task.stopNow();
+    } else Deno.exit(ExitCode.interrupted);
   };
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
@@ -264,26 +271,30 @@ async function execute(
         const taskStart = Date.now();
         progress.taskStarted();
         if (options.json) out({ type: "batch.task.started", batch: batchId, task: task.id });
-        let handle: EngineHandle | undefined;
+        const stopper = new TaskStopper();
+        running.add(stopper);
+        if (interrupted === 1) stopper.stopAfterCurrentCalls();
+        if (interrupted > 1) stopper.stopNow();
         const outcome = await runTask(await specFor(task), task, stored.run, {
           opened: (sessionId) => store.batches.started(batchId, task.id, sessionId),
-          event: (event) => options.json && out({ ...event, task: task.id }),
-          started: (engine) => {
-            handle = engine;
-            running.add(engine);
-            if (interrupted) engine.abort();
+          event: (event) => {
+            stopper.observe(event);
+            if (options.json) out({ ...event, task: task.id });
           },
+          started: (engine) => stopper.attach(() => engine.abort()),
         });
-        if (handle) running.delete(handle);
+        running.delete(stopper);
         const stopped = outcome.exitCode === ExitCode.interrupted;
+        // Where an interrupted task stopped; --resume starts it afresh in a new session.
+        const detail = stopped ? `interrupted ${stopper.where()}`.trim() : outcome.detail;
         store.batches.ended(
           batchId,
           task.id,
           stopped ? "pending" : outcome.exitCode === 0 ? "succeeded" : "failed",
           outcome.exitCode,
-          stopped ? "interrupted" : outcome.detail,
+          detail,
         );
-        progress.taskEnded(task.id, outcome.exitCode, outcome.detail);
+        progress.taskEnded(task.id, outcome.exitCode, detail);
         if (options.json) {
           out({
             type: "batch.task.completed",
@@ -319,9 +330,11 @@ async function execute(
   } else {
     console.error(reportMarkdown(report));
   }
-  if (pool.stoppedBecause) {
+  // Ctrl-C with every task already started stops no start, yet the batch was interrupted.
+  const stoppedBecause = pool.stoppedBecause ?? (interrupted ? "interrupted" : undefined);
+  if (stoppedBecause) {
     console.error(
-      `skiff: batch ${batchId} stopped (${pool.stoppedBecause}) after starting ${pool.started} ` +
+      `skiff: batch ${batchId} stopped (${stoppedBecause}) after starting ${pool.started} ` +
         `of ${todo.length} task(s); ${
           countsLine(report)
         }. Run the rest: skiff batch --resume ${batchId}`,
