@@ -8,18 +8,22 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, runSkiff, type Sandbox } from "../support/cli.ts";
-import { type MockServer, type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { runSkiff } from "../support/cli.ts";
+import type { MockServer } from "../support/mock_server.ts";
+import {
+  hasTmux,
+  inShell as inTerminal,
+  press,
+  shows as showsOnScreen,
+  tmux,
+  type,
+  visible,
+  waitFor as waitForScreen,
+  type WaitOptions,
+  warnWithoutTmux,
+} from "../support/chat_tmux.ts";
 
-const hasTmux = await new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" })
-  .output().then((output) => output.success, () => false);
-if (!hasTmux) console.warn("SKIPPED chat terminal tests: tmux is not installed");
-
-async function tmux(...args: string[]): Promise<string> {
-  const output = await new Deno.Command("tmux", { args, stdout: "piped", stderr: "piped" })
-    .output();
-  return new TextDecoder().decode(output.stdout);
-}
+warnWithoutTmux("chat terminal tests");
 
 const DEADLINE_MS = 60_000;
 
@@ -30,123 +34,15 @@ const SGR_RESET = new RegExp(`${ESC}\\[(0|39|49)?m`, "g");
 const COLOURED_CONST = new RegExp(`${ESC}\\[[0-9;]*m\\s*const`);
 
 /** The pane (history included), polled until `until` holds; the last capture on timeout. */
-async function waitFor(
+const waitFor = (
   session: string,
   until: (screen: string) => boolean,
   what: string,
-  options: { escapes?: boolean; timeoutMs?: number } = {},
-): Promise<string> {
-  const deadline = Date.now() + (options.timeoutMs ?? DEADLINE_MS);
-  for (;;) {
-    const screen = await tmux(
-      "capture-pane",
-      "-t",
-      session,
-      "-p",
-      "-J",
-      "-S",
-      "-400",
-      ...(options.escapes ? ["-e"] : []),
-    );
-    if (until(screen)) return screen;
-    if (Date.now() > deadline) throw new Error(`${what} never happened; screen:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+  options: WaitOptions = {},
+) => waitForScreen(session, until, what, { timeoutMs: DEADLINE_MS, ...options });
 
-const shows = (session: string, text: string, options = {}) =>
-  waitFor(session, (screen) => screen.includes(text), `"${text}" on screen`, options);
-
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
-const type = (session: string, text: string) => tmux("send-keys", "-t", session, "-l", text);
-const press = (session: string, ...keys: string[]) => tmux("send-keys", "-t", session, ...keys);
-
-interface Chat {
-  session: string;
-  sandbox: Sandbox;
-  mock: MockServer;
-  /** Types a shell command line and Enter. */
-  shell(line: string): Promise<void>;
-}
-
-/**
- * A shell in tmux whose PATH starts with a `skiff` that runs this checkout,
- * with the sandbox's environment (colour on unless `env` says otherwise).
- */
-async function inTerminal(
-  script: MockTurn[],
-  drive: (chat: Chat) => Promise<void>,
-  options: {
-    env?: Record<string, string>;
-    width?: number;
-    prepare?: (s: Sandbox) => Promise<void>;
-  } = {},
-): Promise<void> {
-  const mock = startMockServer(script);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  const session = `skiff-term-${crypto.randomUUID().slice(0, 8)}`;
-  const bin = path.join(sandbox.root, "bin");
-  await Deno.mkdir(bin);
-  await Deno.writeTextFile(
-    path.join(bin, "skiff"),
-    `#!/bin/sh\nexec ${quote(Deno.execPath())} run -A --unstable-worker-options --no-prompt ${
-      quote(MAIN)
-    } "$@"\n`,
-    { mode: 0o755 },
-  );
-  await options.prepare?.(sandbox);
-  // Colour on, as at a person's terminal (the sandbox's NO_COLOR is for piped runs).
-  const { NO_COLOR: _plain, ...inherited } = sandbox.env;
-  const env: Record<string, string> = {
-    ...inherited,
-    TERM: "xterm-256color",
-    PS1: "$ ",
-    ...options.env,
-  };
-  env.PATH = `${bin}:${env.PATH}`;
-  const exports = Object.entries(env).map(([name, value]) => `${name}=${quote(value)}`).join(" ");
-  try {
-    await tmux(
-      "new-session",
-      "-d",
-      "-s",
-      session,
-      "-x",
-      String(options.width ?? 120),
-      "-y",
-      "40",
-      `cd ${quote(sandbox.workspace)} && env -i ${exports} bash --norc --noprofile -i`,
-    );
-    const chat: Chat = {
-      session,
-      sandbox,
-      mock,
-      shell: async (line) => {
-        await type(session, line);
-        await press(session, "Enter");
-      },
-    };
-    await drive(chat);
-  } finally {
-    await tmux("kill-session", "-t", session);
-    await mock.close();
-    await removeWhenQuiet(sandbox);
-  }
-}
-
-/** The killed skiff may still be writing its data folder for a moment: retry until it is gone. */
-async function removeWhenQuiet(sandbox: Sandbox): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      return await sandbox.cleanup();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
+const shows = (session: string, text: string, options: WaitOptions = {}) =>
+  showsOnScreen(session, text, { timeoutMs: DEADLINE_MS, ...options });
 
 const ready = (session: string) => shows(session, "Ctrl-D to exit");
 
@@ -240,10 +136,6 @@ Deno.test({
     );
   },
 });
-
-/** The pane's visible rows (no history). */
-const visible = async (session: string) =>
-  (await tmux("capture-pane", "-t", session, "-p")).split("\n");
 
 Deno.test({
   name:

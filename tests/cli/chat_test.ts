@@ -3,58 +3,19 @@
  * scripted mock model; the test types, then polls the screen with a deadline.
  */
 import { assert, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, type Sandbox } from "../support/cli.ts";
-import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import {
+  hasTmux,
+  inChat,
+  newSession,
+  shows,
+  skiffLine,
+  tmux,
+  warnWithoutTmux,
+} from "../support/chat_tmux.ts";
 
-const hasTmux = await new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" })
-  .output().then((output) => output.success, () => false);
-if (!hasTmux) console.warn("SKIPPED interactive chat tests: tmux is not installed");
+warnWithoutTmux("interactive chat tests");
 
-async function tmux(...args: string[]): Promise<string> {
-  const output = await new Deno.Command("tmux", { args, stdout: "piped", stderr: "piped" })
-    .output();
-  return new TextDecoder().decode(output.stdout);
-}
-
-async function screenShows(session: string, text: string, timeoutMs = 30_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const screen = await tmux("capture-pane", "-t", session, "-p", "-J", "-S", "-300");
-    if (screen.includes(text)) return screen;
-    if (Date.now() > deadline) throw new Error(`"${text}" never appeared; screen:\n${screen}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-
-function chatLine(sandbox: Sandbox, args: string): string {
-  const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`)
-    .join(" ");
-  return `cd ${quote(sandbox.workspace)} && env -i ${env} TERM=xterm ${
-    quote(Deno.execPath())
-  } run -A --unstable-worker-options --no-prompt ${
-    quote(MAIN)
-  } ${args}; echo SKIFF_EXIT=$?; sleep 60`;
-}
-
-async function inChat(
-  script: MockTurn[],
-  drive: (session: string, sandbox: Sandbox) => Promise<void>,
-): Promise<void> {
-  const mock = startMockServer(script);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  const session = `skiff-chat-${crypto.randomUUID().slice(0, 8)}`;
-  try {
-    await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", chatLine(sandbox, ""));
-    await screenShows(session, "Ctrl-D to exit");
-    await drive(session, sandbox);
-  } finally {
-    await tmux("kill-session", "-t", session);
-    await mock.close();
-    await sandbox.cleanup();
-  }
-}
+const screenShows = (session: string, text: string) => shows(session, text, { history: 300 });
 
 Deno.test({
   name: "chat: two prompts in one session, Ctrl-D exits 0 with a hint, and skiff -c shows them",
@@ -76,17 +37,7 @@ Deno.test({
         assert(id, `no continue hint on screen:\n${screen}`);
         // Back in: -c shows the earlier messages of the same session.
         const again = `${session}-c`;
-        await tmux(
-          "new-session",
-          "-d",
-          "-s",
-          again,
-          "-x",
-          "120",
-          "-y",
-          "40",
-          chatLine(sandbox, "-c"),
-        );
+        await newSession(again, skiffLine(sandbox, "-c"));
         try {
           const resumed = await screenShows(again, "Ctrl-D to exit");
           assertStringIncludes(resumed, `earlier in ${id}`);
