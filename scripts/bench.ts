@@ -106,6 +106,7 @@ if (import.meta.main) {
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
     ["search", async () => (await import("./bench_search.ts")).benchSearch()],
     ["long session", async () => (await import("./bench_long_session.ts")).benchLongSession()],
+    ["chat", async () => (await import("./bench_chat.ts")).benchChat()],
   ];
   for (const [name, run] of sections) {
     console.log(`== ${name}`);
