@@ -22,13 +22,35 @@ export const LANDLOCK_EXEC_STEP = "__landlock-exec";
 /** skiff's entry point in a source checkout (a compiled binary is its own entry point). */
 const MAIN_MODULE_URL = new URL("../../main.ts", import.meta.url);
 
+/** Names the processes of one command: each gets a fresh random value in its environment. */
+export const COMMAND_MARK_ENV = "SKIFF_COMMAND_MARK";
+
 /**
- * The lifeline (bwrap.ts) without a pid namespace: the watchdog kills the
- * command's process group, never `kill -1`, which here would reach every
- * process of the user.
+ * What the watchdog does once the lifeline closes (the command ended, was
+ * stopped, or skiff is gone): kill the command's process group (`$1`), then
+ * every process whose environment carries the command's mark (`$2`) — a
+ * child that called setsid left the group but kept the mark. It repeats
+ * while it finds some (a process may fork meanwhile), at most 20 rounds.
+ * Its own environment has no mark, nor have grep and cut.
  */
-export const LANDLOCK_LIFELINE_STEP = "IFS= read -r _ || exit 125; " +
-  "exec 3<&0 </dev/null; ( { IFS= read -r _; kill -9 0; } <&3 & ); exec 3<&-; ";
+const WATCHDOG = 'IFS= read -r _; kill -9 -"$1" 2>/dev/null; i=0; ' +
+  'while [ "$i" -lt 20 ]; do i=$((i+1)); ' +
+  `p=$(grep -lsxzF "${COMMAND_MARK_ENV}=$2" /proc/[0-9]*/environ | cut -d/ -f3); ` +
+  '[ -n "$p" ] || exit 0; kill -9 $p 2>/dev/null; done';
+
+/**
+ * The lifeline (bwrap.ts) without a pid namespace: never `kill -1`, which
+ * here would reach every process of the user. The watchdog leaves the
+ * command's session (setsid), so killing the group does not kill it, and
+ * holds the lifeline alone, with nothing else of the command open: when the
+ * pipe closes it kills the group and the marked processes (WATCHDOG). With
+ * no setsid program it stays in the group and kills the group only.
+ */
+export const LANDLOCK_LIFELINE_STEP = "IFS= read -r _ || exit 125; exec 3<&0 </dev/null; " +
+  "if command -v setsid >/dev/null && command -v grep >/dev/null; then " +
+  `( m=$${COMMAND_MARK_ENV}; unset ${COMMAND_MARK_ENV}; ` +
+  `exec setsid sh -c '${WATCHDOG}' skiff-lifeline "$$" "$m" ) <&3 >/dev/null 2>&1 & ` +
+  "else ( { IFS= read -r _; kill -9 0; } <&3 & ); fi; exec 3<&-; ";
 
 export interface LandlockLauncherOptions {
   /** The kernel's Landlock ABI (from the probe). */
@@ -112,6 +134,7 @@ export function landlockLauncher(
       const env: Record<string, string> = {
         ...childEnv(settings.envNames, options.getEnv),
         ...SANDBOX_GIT_ENV,
+        [COMMAND_MARK_ENV]: crypto.randomUUID(),
       };
       // The exec step caches its transpiled code in skiff's own Deno cache,
       // not in the command's home; the step removes the name before exec.
