@@ -6,6 +6,7 @@
  * tool call through the permission gate and for a command under bubblewrap.
  */
 import * as path from "node:path";
+import { assertEquals } from "../support/assert.ts";
 import { makeContext } from "../tools/_context.ts";
 import { createHash } from "node:crypto";
 import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../../src/policy/broker.ts";
@@ -105,6 +106,38 @@ export function snapshot(dir: string): Record<string, string> {
 /** Snapshot of the whole layout, to compare before and after an attempt. */
 export function snapshotAll(layout: Layout): Record<string, string> {
   return snapshot(layout.root);
+}
+
+/**
+ * Runs `command` with `run` (a backend's runner: bubblewrap's runSandboxed,
+ * the Landlock suite's) on a fresh layout, after `prepare`; asserts nothing
+ * on disk changed and returns what the command printed.
+ */
+export async function unchangedBy<Options>(
+  run: (layout: Layout, command: string, options: Options) => Promise<CommandResult>,
+  command: (layout: Layout) => string,
+  options: Options,
+  prepare: (layout: Layout) => void = () => {},
+): Promise<CommandResult> {
+  const layout = makeLayout();
+  try {
+    prepare(layout);
+    const before = snapshotAll(layout);
+    const result = await run(layout, command(layout), options);
+    assertEquals(snapshotAll(layout), before, `something changed on disk: ${result.stderr}`);
+    return result;
+  } finally {
+    layout.cleanup();
+  }
+}
+
+/** The command's last line of output must be "blocked", printed when its attempt failed. */
+export function blocked(result: CommandResult): void {
+  assertEquals(
+    result.stdout.trim().split("\n").pop(),
+    "blocked",
+    `output: ${result.stdout} ${result.stderr}`,
+  );
 }
 
 export function toolContext(layout: Layout): ToolContext {

@@ -9,7 +9,7 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
-import { type CommandResult, type Layout, makeLayout, snapshotAll } from "./_harness.ts";
+import { blocked, type CommandResult, type Layout, makeLayout, unchangedBy } from "./_harness.ts";
 
 const found = await probeSandboxes();
 const ABI = found.landlock ?? null;
@@ -63,29 +63,13 @@ async function runLandlocked(
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
 }
 
-async function unchanged(
+/** Run `command` under Landlock on a fresh layout; assert nothing on disk changed. */
+function unchanged(
   command: (layout: Layout) => string,
   options: Parameters<typeof runLandlocked>[2] = {},
-  prepare: (layout: Layout) => void = () => {},
+  prepare?: (layout: Layout) => void,
 ): Promise<CommandResult> {
-  const layout = makeLayout();
-  try {
-    prepare(layout);
-    const before = snapshotAll(layout);
-    const result = await runLandlocked(layout, command(layout), options);
-    assertEquals(snapshotAll(layout), before, `something changed on disk: ${result.stderr}`);
-    return result;
-  } finally {
-    layout.cleanup();
-  }
-}
-
-function blocked(result: CommandResult) {
-  assertEquals(
-    result.stdout.trim().split("\n").pop(),
-    "blocked",
-    `output: ${result.stdout} ${result.stderr}`,
-  );
+  return unchangedBy(runLandlocked, command, options, prepare);
 }
 
 Deno.test(
