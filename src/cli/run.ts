@@ -207,6 +207,17 @@ export function promptStdin(
 const MAX_TIME_GRACE_MS = 15_000;
 
 /**
+ * The grace; the tests of the backstop shorten it with
+ * SKIFF_TEST_MAX_TIME_GRACE_MS (it can only be shortened, never lengthened).
+ */
+export function maxTimeGraceMs(shortened = Deno.env.get("SKIFF_TEST_MAX_TIME_GRACE_MS")): number {
+  const value = Number(shortened);
+  return shortened && Number.isFinite(value) && value >= 0
+    ? Math.min(value, MAX_TIME_GRACE_MS)
+    : MAX_TIME_GRACE_MS;
+}
+
+/**
  * The deadline already cuts a model request and a running command; this is
  * the backstop for anything that still does not return (a CI job must end),
  * exiting with the limit's code.
@@ -214,14 +225,15 @@ const MAX_TIME_GRACE_MS = 15_000;
 function maxTimeWatchdog(
   maxSeconds: number | undefined,
 ): ReturnType<typeof setTimeout> | undefined {
-  if (!maxSeconds || maxSeconds * 1000 + MAX_TIME_GRACE_MS > 2 ** 31 - 1) return undefined;
+  const grace = maxTimeGraceMs();
+  if (!maxSeconds || maxSeconds * 1000 + grace > 2 ** 31 - 1) return undefined;
   const timer = setTimeout(() => {
     console.error(
       `skiff: --max-time ${maxSeconds} passed and the run did not stop within ` +
-        `${MAX_TIME_GRACE_MS / 1000} s more; ending the process (exit ${ExitCode.limit}).`,
+        `${grace / 1000} s more; ending the process (exit ${ExitCode.limit}).`,
     );
     Deno.exit(ExitCode.limit);
-  }, maxSeconds * 1000 + MAX_TIME_GRACE_MS);
+  }, maxSeconds * 1000 + grace);
   Deno.unrefTimer(timer);
   return timer;
 }
