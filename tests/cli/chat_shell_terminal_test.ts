@@ -15,6 +15,7 @@ import {
   waitFor,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
+import { hasBwrap } from "../escape/_harness.ts";
 
 warnWithoutTmux("the chat's !command tests in a real terminal");
 
@@ -81,5 +82,36 @@ Deno.test({
           JSON.stringify({ permission: { bash: { "touch *": "deny" } } }),
         ),
     });
+  },
+});
+
+Deno.test({
+  name:
+    "chat !command: runs in the agent's sandbox, so a write outside the workspace fails and nothing is made there",
+  ignore: !hasTmux || !hasBwrap,
+  async fn() {
+    // /var/tmp, not /tmp: the sandbox gives a command its own /tmp, where a write would prove nothing.
+    const outside = `/var/tmp/skiff-bang-${crypto.randomUUID().slice(0, 8)}`;
+    try {
+      await inChat([{ text: "Fine." }], async (session, _sandbox, mock) => {
+        await typeLine(session, `!touch ${outside}; echo TOUCH-DONE`);
+        await shows(session, "wants permission");
+        await press(session, "y");
+        const screen = await waitFor(
+          session,
+          (text) => text.includes("TOUCH-DONE") && /^mock-model · build/m.test(text),
+          "the command's output and an idle status line",
+        );
+        // It ran (the policy let it), and the sandbox kept it from writing there.
+        assertStringIncludes(screen, "Read-only file system");
+        const made = await Deno.stat(outside).then(() => true, () => false);
+        assertEquals(made, false, `${outside} was written from a !command`);
+        await typeLine(session, "and?");
+        await shows(session, "Fine.");
+        assertStringIncludes(sent(mock.requests, 0), "Read-only file system");
+      });
+    } finally {
+      await Deno.remove(outside).catch(() => {});
+    }
   },
 });
