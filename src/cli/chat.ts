@@ -361,6 +361,7 @@ class ChatSession {
           model: model ?? this.spec.model,
           agent: agent ?? this.spec.agent,
         };
+        this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
         this.#sessionId = sessionId ?? this.#sessionId;
         this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
         if (sessionId) this.#shellNotes = [];

@@ -7,7 +7,14 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { hasTmux, inChat, shows, typeLine, warnWithoutTmux } from "../support/chat_tmux.ts";
+import {
+  hasTmux,
+  inChat,
+  shows,
+  typeLine,
+  visible,
+  warnWithoutTmux,
+} from "../support/chat_tmux.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import type { Sandbox } from "../support/cli.ts";
 import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
@@ -24,7 +31,7 @@ const globalConfig = (config: unknown) => (sandbox: Sandbox) =>
 
 Deno.test({
   name:
-    "chat /model: lists the endpoint's GET /models with the current one marked, and /model <name> switches the next request",
+    "chat /model: lists the endpoint's GET /models with the current one marked; /model <name> switches the next request and the status line, as /agent does",
   ignore: !hasTmux,
   async fn() {
     await inChat([{ text: "Answered by the other one." }], async (session, _sandbox, mock) => {
@@ -38,6 +45,16 @@ Deno.test({
       await typeLine(session, "hello");
       await shows(session, "Answered by the other one.");
       assertEquals(mock.requests[0].model, "other-model");
+      const status = (await visible(session)).filter((row) => row.includes(" · build"));
+      assertStringIncludes(status.join("\n"), "other-model", "the status line names the new model");
+      await typeLine(session, "/agent plan");
+      await shows(session, "Agent: plan from the next prompt.");
+      const rows = (await visible(session)).filter((row) => row.includes("other-model · "));
+      assertStringIncludes(
+        rows.join("\n"),
+        "other-model · plan",
+        "the status line names the agent",
+      );
     }, { mock: { models: ["other-model", "mock-model"] } });
   },
 });
