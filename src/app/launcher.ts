@@ -1,6 +1,6 @@
 /**
- * How this session starts processes: bubblewrap on Linux, sandbox-exec on
- * macOS, a plain shell only in full-access mode. With no sandbox available
+ * How this session starts processes: bubblewrap on Linux (the bash tool's
+ * commands in sandboxes kept up for the session), sandbox-exec on macOS, a plain shell only in full-access mode. With no sandbox available
  * the launcher refuses until the gate has recorded a person's explicit yes —
  * two locks, so no code path runs a command unsandboxed by accident.
  */
@@ -15,6 +15,8 @@ import type { SandboxSettings } from "../sandbox/modes.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { CommandGuard } from "../sandbox/command_guard.ts";
+import { bwrapSessionLauncher } from "../sandbox/bwrap_session.ts";
+import { commandShell } from "../sandbox/shell.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
 
@@ -32,6 +34,8 @@ export interface SandboxState {
    * full-access.
    */
   readOnly?: ProcessLauncher;
+  /** Stops what the launcher keeps running for the session (its sandboxes). */
+  close?: () => Promise<void>;
 }
 
 export function sandboxSettings(spec: EngineSpec): SandboxSettings {
@@ -109,6 +113,18 @@ export async function chooseSessionLauncher(
     })
     : undefined;
   if (choice.kind === "launcher") {
+    if (choice.name === "bwrap" && available.bwrap) {
+      // Commands of the bash tool run in a sandbox that stays up for the
+      // session (same mounts and settings; src/sandbox/bwrap_pool.ts).
+      const pooled = bwrapSessionLauncher(settings, {
+        bwrapPath: available.bwrap,
+        shell: commandShell().program,
+      }, guard);
+      return {
+        launcher: pooled,
+        state: { approved: false, name: choice.name, readOnly, close: () => pooled.close() },
+      };
+    }
     return {
       launcher: { ...choice.launcher, guard },
       state: { approved: false, name: choice.name, readOnly },

@@ -176,6 +176,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const model = agent.model ?? spec.model;
 
   const readOnly = sandboxState.readOnly;
+  // Once per session, not per call: the workspace and extra folders are resolved already.
+  const hidden = hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]);
   return {
     agent,
     tools,
@@ -196,7 +198,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       extraDirs: spec.sandbox.addDirs,
       dataDir: spec.dataDir,
       readVerdict: readVerdictFor(spec, agent.permission),
-      hidden: hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]),
+      hidden,
       signal,
       files: ledger,
       todos: {
@@ -216,6 +218,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
         await background.stopAll();
       } finally {
         await closeMcp();
+        await sandboxState.close?.();
       }
     },
   };

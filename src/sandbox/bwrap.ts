@@ -189,6 +189,27 @@ function hide(args: string[], hidden: readonly HiddenMount[]): void {
   }
 }
 
+/** The environment of a sandboxed command: the allowlist, a private TMPDIR, git's safety settings. */
+export function sandboxEnv(
+  settings: SandboxSettings,
+  getEnv?: (name: string) => string | undefined,
+): Record<string, string> {
+  const env = childEnv(settings.envNames, getEnv);
+  // /tmp is private inside; a TMPDIR pointing elsewhere would be read-only.
+  env.TMPDIR = "/tmp";
+  Object.assign(env, SANDBOX_GIT_ENV);
+  return env;
+}
+
+/** The paths hidden from commands: the settings' own, else the user's keys and skiff's data. */
+export function sandboxHidden(
+  settings: SandboxSettings,
+  options: BwrapOptions = {},
+): HiddenMount[] {
+  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
+  return settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace));
+}
+
 /**
  * A launcher for bubblewrap. Spawn the returned argv with exactly the
  * returned `env` and `clearEnv: true`: inside the sandbox bwrap is pid 1, and
@@ -201,14 +222,10 @@ export function bwrapLauncher(
   const bwrap = options.bwrapPath ?? "bwrap";
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
   const limits = settings.limits ?? DEFAULT_LIMITS;
-  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
-  const hidden = settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace));
+  const hidden = sandboxHidden(settings, options);
   return {
     prepare(command: string, cwd: string, prepareOptions: { lifeline?: boolean } = {}) {
-      const env = childEnv(settings.envNames, options.getEnv);
-      // /tmp is private inside; a TMPDIR pointing elsewhere would be read-only.
-      env.TMPDIR = "/tmp";
-      Object.assign(env, SANDBOX_GIT_ENV);
+      const env = sandboxEnv(settings, options.getEnv);
       const args = bwrapArgs(settings, cwd, env, { root, hidden, tmpMB: limits.tmpMB });
       // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead.
       const lifeline = prepareOptions.lifeline === true;

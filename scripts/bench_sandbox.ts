@@ -1,0 +1,170 @@
+/**
+ * What one short sandboxed command costs through skiff's launcher, against
+ * the same command unsandboxed (the full-access launcher), and where the
+ * difference goes, measured in one run with the phases interleaved so a
+ * noisy machine hits every figure alike:
+ * - the whole bash-tool path (guard around `startGroup`) for `true` and
+ *   `echo hi`, sandboxed and not: the bar is sandboxed ≤ unsandboxed + 5 ms;
+ * - its parts: building the bwrap argv (`prepare`), starting bubblewrap
+ *   alone, the root `pids` cgroup step, the command guard's survey before
+ *   and after, and the shell parser the policy runs on the command text.
+ *
+ * The workspace is a small git repository in a temp folder outside /tmp.
+ * Run: deno run --allow-all scripts/bench_sandbox.ts
+ */
+import * as path from "node:path";
+import { bwrapLauncher } from "../src/sandbox/bwrap.ts";
+import { bwrapSessionLauncher } from "../src/sandbox/bwrap_session.ts";
+import { plainLauncher } from "../src/sandbox/plain.ts";
+import { CommandGuard } from "../src/sandbox/command_guard.ts";
+import { commandShell } from "../src/sandbox/shell.ts";
+import type { SandboxSettings } from "../src/sandbox/modes.ts";
+import type { ProcessLauncher } from "../src/contracts/process_launcher.ts";
+import { startGroup } from "../src/tools/process/_process_group.ts";
+import { alwaysPatterns } from "../src/policy/always.ts";
+import { ensureShellParser } from "../src/policy/shell_parser.ts";
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timed(work: () => Promise<unknown> | unknown): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+/** One command the way the bash tool runs it: guard, process group, output, guard check. */
+async function runLikeBash(launcher: ProcessLauncher, command: string, cwd: string) {
+  const check = launcher.guard?.before();
+  let output = "";
+  const group = await startGroup({ launcher, command, cwd, onOutput: (text) => output += text });
+  const exit = await group.done;
+  const reverted = check?.() ?? null;
+  if (exit.code !== 0 || reverted) {
+    throw new Error(`'${command}' failed (${exit.code}): ${output} ${reverted ?? ""}`);
+  }
+  return output;
+}
+
+async function spawnArgv(argv: string[], env: Record<string, string>, cwd: string) {
+  const output = await new Deno.Command(argv[0], {
+    args: argv.slice(1),
+    cwd,
+    env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
+}
+
+function makeWorkspace(): { root: string; ws: string } {
+  // Not under /tmp: the sandbox mounts its own /tmp over it.
+  const root = Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".bench-sandbox-" });
+  const ws = path.join(root, "ws");
+  Deno.mkdirSync(path.join(ws, "src"), { recursive: true });
+  for (let index = 0; index < 50; index++) {
+    Deno.writeTextFileSync(path.join(ws, "src", `f${index}.ts`), `export const n = ${index};\n`);
+  }
+  new Deno.Command("git", { args: ["init", "-q", ws], stdout: "null", stderr: "null" })
+    .outputSync();
+  return { root, ws: Deno.realPathSync(ws) };
+}
+
+export async function benchSandbox(rounds = 25): Promise<string[]> {
+  const { root, ws } = makeWorkspace();
+  const shell = commandShell().program;
+  const settings = (mode: SandboxSettings["mode"]): SandboxSettings => ({
+    mode,
+    workspace: ws,
+    addDirs: [],
+    network: false,
+    envNames: [],
+  });
+  const guard = new CommandGuard({ roots: [ws] });
+  const sandboxed: ProcessLauncher = {
+    ...bwrapLauncher(settings("workspace-write"), { shell }),
+    guard,
+  };
+  const unsandboxed = plainLauncher(settings("full-access"), { shell });
+  const pooled = bwrapSessionLauncher(settings("workspace-write"), { shell }, guard);
+  const root0 = Deno.uid() === 0;
+  await ensureShellParser();
+  const phases: [string, () => Promise<unknown> | unknown][] = [
+    ["unsandboxed `true` (bash-tool path)", () => runLikeBash(unsandboxed, "true", ws)],
+    ["sandboxed `true` (bash-tool path)", () => runLikeBash(sandboxed, "true", ws)],
+    ["unsandboxed `echo hi`", () => runLikeBash(unsandboxed, "echo hi", ws)],
+    ["sandboxed `echo hi`", () => runLikeBash(sandboxed, "echo hi", ws)],
+    ["pooled sandbox `true`", () => runLikeBash(pooled, "true", ws)],
+    ["pooled sandbox `echo hi`", () => runLikeBash(pooled, "echo hi", ws)],
+    ["  prepare (bwrap argv)", () => sandboxed.prepare("true", ws, { lifeline: true })],
+    ["  guard before + after", () => guard.before()()],
+    ["  shell parser (policy)", () => alwaysPatterns("echo hi && true")],
+    ["  sh -c true", () => spawnArgv(["sh", "-c", "true"], {}, ws)],
+    ["  bwrap alone (minimal)", () =>
+      spawnArgv(
+        [
+          "bwrap",
+          "--ro-bind",
+          "/",
+          "/",
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--unshare-all",
+          "--die-with-parent",
+          "/bin/true",
+        ],
+        {},
+        ws,
+      )],
+    ["  bwrap, skiff's argv, no cgroup step", async () => {
+      const { argv, env } = await bwrapLauncher(settings("workspace-write"), { shell, uid: 1 })
+        .prepare("true", ws);
+      // uid 1 leaves out the root-only steps but keeps --unshare-user-try; as root add them back.
+      const args = root0
+        ? argv.map((arg) => arg === "--unshare-user-try" ? "--unshare-user" : arg)
+        : argv;
+      await spawnArgv(args, env, ws);
+    }],
+  ];
+  const samples = phases.map(() => [] as number[]);
+  try {
+    for (const [, work] of phases) await work(); // warm up
+    for (let round = 0; round < rounds; round++) {
+      for (const [index, [, work]] of phases.entries()) samples[index].push(await timed(work));
+    }
+  } finally {
+    await pooled.close();
+    Deno.removeSync(root, { recursive: true });
+  }
+  const figures = samples.map(median);
+  const lines = phases.map(([name], index) =>
+    `${name.padEnd(40)} ${figures[index].toFixed(1).padStart(6)} ms`
+  );
+  const [plainTrue, boxTrue, plainEcho, boxEcho, poolTrue, poolEcho] = figures;
+  const worst = Math.max(poolTrue - plainTrue, poolEcho - plainEcho);
+  lines.push(
+    `per-command bwrap − unsandboxed: true +${(boxTrue - plainTrue).toFixed(1)} ms (${
+      (boxTrue / plainTrue).toFixed(2)
+    }×), echo hi +${(boxEcho - plainEcho).toFixed(1)} ms (${(boxEcho / plainEcho).toFixed(2)}×)`,
+  );
+  lines.push(
+    `session sandbox − unsandboxed: true +${(poolTrue - plainTrue).toFixed(1)} ms (${
+      (poolTrue / plainTrue).toFixed(2)
+    }×), echo hi +${(poolEcho - plainEcho).toFixed(1)} ms (${
+      (poolEcho / plainEcho).toFixed(2)
+    }×) (target ≤ +5 ms) ${worst <= 5 ? "OK" : "OVER"}${
+      root0 ? " [as root: cgroup step included]" : ""
+    }`,
+  );
+  return lines;
+}
+
+if (import.meta.main) {
+  for (const line of await benchSandbox()) console.log(line);
+}

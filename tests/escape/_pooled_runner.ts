@@ -1,0 +1,67 @@
+/**
+ * Runs an escape attempt the way the bash tool runs it through the
+ * session-long sandbox (src/sandbox/bwrap_pool.ts): a pool with the same
+ * settings as `runSandboxed`, a first command so the attempt runs in a
+ * sandbox that already served one (reuse is what the pool adds), then the
+ * attempt itself in that same sandbox, leased and released as bash does.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import type { SandboxMode } from "../../src/sandbox/modes.ts";
+import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
+
+async function leased(
+  launcher: ReturnType<typeof bwrapSessionLauncher>,
+  command: string,
+  cwd: string,
+): Promise<CommandResult> {
+  const after = launcher.guard!.before();
+  try {
+    const { argv, env, lifeline } = await launcher.prepare(command, cwd, { lifeline: true });
+    const output = await new Deno.Command(argv[0], {
+      args: argv.slice(1),
+      env,
+      clearEnv: true,
+      stdin: lifeline ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+      signal: AbortSignal.timeout(20_000),
+    }).output();
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+  } finally {
+    after();
+  }
+}
+
+/** Like `runSandboxed`, through a pooled sandbox that already ran a command. */
+export async function runPooled(
+  layout: Layout,
+  command: string,
+  options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
+): Promise<CommandResult> {
+  const launcher = bwrapSessionLauncher({
+    mode: options.mode ?? "workspace-write",
+    workspace: layout.ws,
+    addDirs: [],
+    network: options.network ?? false,
+    envNames: options.envNames ?? [],
+  }, {
+    bwrapPath: BWRAP ?? "bwrap",
+    getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
+  });
+  try {
+    const first = await leased(launcher, "echo warm", layout.ws);
+    assertEquals(first.stdout, "warm\n", `the session sandbox did not start: ${first.stderr}`);
+    // Let the holder empty /tmp for the next lease, so the attempt reuses this sandbox.
+    for (let wait = 0; wait < 100 && !(await launcher.pool.idle()); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const result = await leased(launcher, command, layout.ws);
+    assertEquals(launcher.pool.size, 1, "the attempt did not run in the reused sandbox");
+    return result;
+  } finally {
+    await launcher.close();
+  }
+}

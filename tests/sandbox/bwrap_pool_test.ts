@@ -1,0 +1,309 @@
+/**
+ * The session-long sandbox (src/sandbox/bwrap_pool.ts), run the way the bash
+ * tool runs commands: lease through `guard.before()`, `startGroup`, release
+ * once the group is done. Needs bubblewrap and a writable pids cgroup (skiff
+ * as root, as in CI); skipped loudly without them.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import { probeSandboxes } from "../../src/sandbox/choose.ts";
+import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import type { SandboxSettings } from "../../src/sandbox/modes.ts";
+import { startGroup } from "../../src/tools/process/_process_group.ts";
+
+const found = await probeSandboxes();
+const canPool = found.bwrap !== null && Deno.uid() === 0;
+if (!canPool) {
+  console.warn(
+    "\n!!! bwrap_pool_test: needs bubblewrap and root (a writable pids cgroup); every test " +
+      "here is SKIPPED. CI runs them as root. !!!\n",
+  );
+}
+const needsPool = { ignore: !canPool };
+
+function workspace(): { ws: string; cleanup(): void } {
+  // Not under /tmp, which the sandbox replaces.
+  const root = Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".pool-test-" });
+  const ws = path.join(root, "ws");
+  Deno.mkdirSync(path.join(ws, "sub"), { recursive: true });
+  return {
+    ws: Deno.realPathSync(ws),
+    cleanup: () => Deno.removeSync(root, { recursive: true }),
+  };
+}
+
+function settings(ws: string, network = false): SandboxSettings {
+  return { mode: "workspace-write", workspace: ws, addDirs: [], network, envNames: [] };
+}
+
+type Launcher = ReturnType<typeof bwrapSessionLauncher>;
+
+/** One command as the bash tool runs it; returns its output and exit code. */
+async function bash(launcher: Launcher, command: string, cwd: string) {
+  const after = launcher.guard!.before();
+  let output = "";
+  const group = await startGroup({ launcher, command, cwd, onOutput: (text) => output += text });
+  const exit = await group.done;
+  after();
+  return { output, code: exit.code };
+}
+
+/** Waits until the pool has emptied the last sandbox's temp folders. */
+async function settled(launcher: Launcher) {
+  for (let wait = 0; wait < 200 && !(await launcher.pool.idle()); wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Live host processes whose command line (arguments joined by spaces) starts with `prefix`. */
+function hostProcessesWith(prefix: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
+      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1][0];
+      if (cmdline.startsWith(prefix) && state !== "Z") found.push(Number(entry.name));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+Deno.test(
+  { name: "bwrap pool: runs commands in one sandbox kept up between them", ...needsPool },
+  async () => {
+    const { ws, cleanup } = workspace();
+    const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+    try {
+      const first = await bash(launcher, "echo hi; pwd; cat /proc/1/comm", path.join(ws, "sub"));
+      assertEquals(first.code, 0, first.output);
+      const [hi, cwd, init] = first.output.trim().split("\n");
+      assertEquals([hi, cwd], ["hi", path.join(ws, "sub")]);
+      assert(init.startsWith("skiff-holder"), `pid 1 is ${init}, not the pool's holder`);
+      await settled(launcher);
+      const second = await bash(launcher, "exit 7", ws);
+      assertEquals(second.code, 7);
+      assertEquals(launcher.pool.size, 1);
+    } finally {
+      await launcher.close();
+      cleanup();
+    }
+  },
+);
+
+Deno.test({
+  name: "bwrap pool: a backgrounded child and a setsid one do not survive their command",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.25`;
+  try {
+    const left = await bash(
+      launcher,
+      `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
+        `(sleep 0.3; echo late > late.txt) & echo started`,
+      ws,
+    );
+    assertEquals(left.output, "started\n");
+    assertEquals(hostProcessesWith(`sleep ${marker}`), []);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The subshell that would have written after the command ended was gone too.
+    assertEquals(Deno.statSync(path.join(ws)).isDirectory, true);
+    let late = true;
+    try {
+      Deno.statSync(path.join(ws, "late.txt"));
+    } catch {
+      late = false;
+    }
+    assertEquals(late, false, "a process of the command wrote after it had ended");
+    await settled(launcher);
+    const next = await bash(launcher, "ps -eo comm= | sort | tr '\\n' ' '", ws);
+    assertEquals(next.output.includes("sleep"), false, next.output);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: stopping a command (abort, timeout) kills its whole tree",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.5`;
+  try {
+    const after = launcher.guard!.before();
+    let output = "";
+    const group = await startGroup({
+      launcher,
+      command: `sleep ${marker} & setsid sleep ${marker} & echo up; sleep ${marker}`,
+      cwd: ws,
+      onOutput: (text) => output += text,
+    });
+    for (let wait = 0; wait < 200 && hostProcessesWith(`sleep ${marker}`).length < 3; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assertEquals(hostProcessesWith(`sleep ${marker}`).length, 3, output);
+    await group.stop(500);
+    after();
+    assertEquals(hostProcessesWith(`sleep ${marker}`), []);
+    await settled(launcher);
+    const again = await bash(launcher, "echo again", ws);
+    assertEquals(again.output, "again\n");
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test(
+  { name: "bwrap pool: commands running at once get a sandbox each", ...needsPool },
+  async () => {
+    const { ws, cleanup } = workspace();
+    const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+    try {
+      const [one, two] = await Promise.all([
+        bash(launcher, "sleep 0.3; ps -eo comm= | grep -c sleep", ws),
+        bash(launcher, "sleep 0.3; ps -eo comm= | grep -c sleep", ws),
+      ]);
+      // Each sees its own sleep only: the other command is in another sandbox.
+      assertEquals([one.output, two.output], ["0\n", "0\n"]);
+      assertEquals(launcher.pool.size, 2);
+    } finally {
+      await launcher.close();
+      cleanup();
+    }
+  },
+);
+
+Deno.test({
+  name: "bwrap pool: the next command starts with empty private temp folders",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    await bash(
+      launcher,
+      "echo x > /tmp/left; echo y > /tmp/.hidden; echo z > /dev/shm/s; echo r > /run/r",
+      ws,
+    );
+    await settled(launcher);
+    const next = await bash(
+      launcher,
+      "ls -A /tmp /dev/shm; ls -A /run | grep -v '^skiff-' || true",
+      ws,
+    );
+    assertEquals(next.output, "/dev/shm:\n\n/tmp:\n");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a command cannot reach into the holder that outlives it",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const attempt = await bash(
+      launcher,
+      [
+        "cat /proc/1/environ >/dev/null 2>&1 && echo environ-read",
+        "cat /proc/1/maps >/dev/null 2>&1 && echo maps-read",
+        "(exec 5<>/proc/1/mem) 2>/dev/null && echo mem-opened",
+        "(exec 6</proc/1/fd/0) 2>/dev/null && echo fd-opened",
+        "(exec 6</proc/1/ns/mnt) 2>/dev/null && echo ns-opened",
+        "kill -9 1; kill -STOP 1",
+        "unshare -U true 2>/dev/null && echo userns-made",
+        "grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status | tr -s '\\t' ' '",
+        "(echo $$ > /sys/fs/cgroup/pids/cgroup.procs) 2>/dev/null && echo left-cgroup",
+        "echo done",
+      ].join("; "),
+      ws,
+    );
+    assertEquals(
+      attempt.output,
+      "CapEff: 0000000000000000\nCapBnd: 0000000000000000\nNoNewPrivs: 1\ndone\n",
+    );
+    await settled(launcher);
+    // The holder ignored the signals: the same sandbox still runs commands.
+    const after = await bash(launcher, "echo alive", ws);
+    assertEquals(after.output, "alive\n");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a repository made by one command has read-only hooks in the next",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  // As in a session: the command guard searches the repositories just before each command.
+  const guard = new CommandGuard({ roots: [ws] });
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" }, guard);
+  try {
+    const made = await bash(launcher, "git init -q sub && echo made", ws);
+    assertEquals(made.output, "made\n");
+    await settled(launcher);
+    // A bwrap of its own would bind sub/.git/hooks read-only now; so must the pool.
+    const planted = await bash(
+      launcher,
+      "(printf '#!/bin/sh\\necho evil\\n' > sub/.git/hooks/pre-commit) 2>/dev/null || echo blocked",
+      ws,
+    );
+    assertEquals(planted.output, "blocked\n");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test(
+  { name: "bwrap pool: a command nobody leases runs in a bwrap of its own", ...needsPool },
+  async () => {
+    const { ws, cleanup } = workspace();
+    const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+    try {
+      // A check command or an MCP server: no lease, no lifeline from the pool.
+      const { argv } = await launcher.prepare("true", ws);
+      assert(argv.includes("--unshare-pid") && !argv.includes("--as-pid-1"), argv.join(" "));
+      assertEquals(launcher.pool.size, 0);
+    } finally {
+      await launcher.close();
+      cleanup();
+    }
+  },
+);
+
+Deno.test(
+  { name: "bwrap pool: closing the session stops its sandboxes", ...needsPool },
+  async () => {
+    const { ws, cleanup } = workspace();
+    const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+    try {
+      const seen = await bash(launcher, "echo $PPID", ws);
+      assertEquals(seen.code, 0);
+      const holders = () => hostProcessesWith(`/run/skiff-holder-`).length;
+      assert(holders() > 0, "no holder found while the pool was up");
+      const before = holders();
+      await launcher.close();
+      assertStringIncludes(String(holders() < before), "true");
+    } finally {
+      await launcher.close();
+      cleanup();
+    }
+  },
+);
