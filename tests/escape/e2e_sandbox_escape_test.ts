@@ -16,6 +16,7 @@ import {
   lastToolResults,
   needsBwrap,
   read,
+  type ToolMessage,
   withAttack,
 } from "./e2e_support.ts";
 
@@ -329,4 +330,44 @@ Deno.test({
       killAll(processesWith(token));
     }
   }
+});
+
+Deno.test({
+  name:
+    "e2e sandbox: children a command backgrounds or detaches (setsid, nohup) do not outlive it in the session sandbox",
+  ...needsBwrap,
+}, async () => {
+  const token = "654.321";
+  // The first command leaves three sleeps behind and names its sandbox (pid 1's
+  // command line holds the holder's own random name); the second, in the same
+  // sandbox, lists what runs there and names its sandbox too.
+  const leave = `sleep ${token} & setsid sleep ${token} & ` +
+    `nohup sleep ${token} >/dev/null 2>&1 & tr '\\0' '\\n' < /proc/1/cmdline | head -1`;
+  const look =
+    "tr '\\0' '\\n' < /proc/1/cmdline | head -1; ps -eo args= | grep -c '^sleep' || true";
+  let contents: string[] = [];
+  let hostLeft: number[] = [];
+  try {
+    await withAttack([
+      { toolCalls: [bash(leave)] },
+      { toolCalls: [bash(look)] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const result = await runSkiff(["run", "--json", "--yes", "go"], sandbox);
+      assert(result.code === 0, result.stderr);
+      contents = mock.requests
+        .flatMap((request) => (request as { messages: ToolMessage[] }).messages)
+        .filter((message) => message.role === "tool")
+        .map((message) => message.content);
+      hostLeft = processesWith(`sleep\0${token}`);
+    });
+  } finally {
+    killAll(processesWith(`sleep\0${token}`));
+  }
+  const first = contents[0].split("\n")[0];
+  const [second, count] = contents.at(-1)!.split("\n");
+  assert(first.startsWith("/run/skiff-holder-"), `not run in the session sandbox: ${first}`);
+  assertEquals(second, first, "the second command ran in another sandbox");
+  assertEquals(count, "0", `processes of the first command were still running: ${contents}`);
+  assertEquals(hostLeft, []);
 });
