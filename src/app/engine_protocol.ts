@@ -9,8 +9,12 @@ import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./
 import type { SessionSelector } from "./host.ts";
 
 export type ToEngine =
-  /** `files`: the confined writer's channel (src/sandbox/confined_writer.ts), when one runs. */
-  | { type: "init"; spec: EngineSpec; files?: MessagePort }
+  /**
+   * `files`: the confined writer's channel (src/sandbox/confined_writer.ts), when one runs.
+   * `events`: the event types the terminal side shows (absent: all); the others are still
+   * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
+   */
+  | { type: "init"; spec: EngineSpec; files?: MessagePort; events?: readonly string[] }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }

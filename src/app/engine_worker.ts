@@ -27,6 +27,8 @@ const modules: EngineModules = {
     ]),
 };
 let starting: Promise<EngineHandle> | undefined;
+/** The event types the terminal side wants posted (undefined: all). */
+let shown: Set<string> | undefined;
 let nextQuestion = 1;
 const questions = new Map<number, (answer: ApprovalAnswer) => void>();
 
@@ -45,8 +47,11 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       // The file tools write through the confined writer's thread, which the
       // kernel keeps inside the writable folders (docs/security.md).
       if (data.files) routeFileWrites(new ConfinedWriterClient(data.files));
+      shown = data.events ? new Set(data.events) : undefined;
       starting = startInProcess(data.spec, {
-        event: (event) => post({ type: "event", event }),
+        event: (event) => {
+          if (!shown || shown.has(event.type)) post({ type: "event", event });
+        },
         ask: (request) =>
           new Promise((resolve) => {
             const id = nextQuestion++;

@@ -11,8 +11,18 @@ import { currentRunOwner } from "../store/run_owner.ts";
 import { holdingSessions } from "./session_hold.ts";
 import { savingDoneCriteria } from "./done_criteria.ts";
 import { mark } from "../contracts/timings.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 
-export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<EngineHandle> {
+/**
+ * `options.events`: the only event types `io.event` needs (`skiff tool`
+ * shows warnings alone); the engine still stores every event.
+ * @default every type
+ */
+export async function startEngine(
+  spec: EngineSpec,
+  io: EngineIO,
+  options: { events?: readonly SkiffEvent["type"][] } = {},
+): Promise<EngineHandle> {
   mark("config");
   // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
   ensureDataDir(spec.dataDir);
@@ -21,7 +31,7 @@ export async function startEngine(spec: EngineSpec, io: EngineIO): Promise<Engin
   const marked = markedIO(io);
   const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
     ? await startInProcess(held, marked)
-    : await startInWorker(held, marked);
+    : await startInWorker(held, marked, undefined, options.events);
   mark("engine-started");
   // What a plan run proposed as done is written here, with this process's rights.
   return markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace));

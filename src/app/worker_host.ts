@@ -11,7 +11,12 @@ import { loadAgents } from "../agents/load.ts";
 import type { AgentDefinition } from "../agents/types.ts";
 import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
-import { type ConfinedWriter, startConfinedWriter } from "../sandbox/confined_writer.ts";
+import {
+  type ConfinedWriter,
+  startConfinedWriter,
+  type WriterReply,
+  type WriterRequest,
+} from "../sandbox/confined_writer.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionMcpServers } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
@@ -120,11 +125,14 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
 /**
  * `workerModule` is replaceable so a test can stand in a Worker that crashes;
  * @default the engine Worker next to this file
+ * `events`: the event types `io.event` wants (see `init` in engine_protocol.ts);
+ * @default all
  */
 export function startInWorker(
   spec: EngineSpec,
   io: EngineIO,
   workerModule: URL = new URL("./engine_worker.ts", import.meta.url),
+  events?: readonly string[],
 ): Promise<EngineHandle> {
   Deno.mkdirSync(spec.dataDir, { recursive: true });
   const permissions = permissionsFor(spec);
@@ -174,8 +182,9 @@ export function startInWorker(
     writer?.close();
   };
 
-  if (writer) worker.postMessage({ type: "init", spec, files: writer.port }, [writer.port]);
-  else send({ type: "init", spec });
+  if (writer) {
+    worker.postMessage({ type: "init", spec, files: writer.port, events }, [writer.port]);
+  } else send({ type: "init", spec, events });
   return Promise.resolve({
     open: (selector) => request({ type: "open", selector }),
     run: (runRequest) => request({ type: "run", request: runRequest }),
@@ -199,12 +208,44 @@ export function startInWorker(
  * The confined writer for the engine's file tools, writable exactly where
  * the engine may write; null (writes stay on the engine's thread) when the
  * writer cannot start, e.g. without `--allow-ffi` in this process.
+ *
+ * Its Worker starts at the first write, not with the session: a run that
+ * writes nothing (`skiff tool read`, a question) does not pay for a second
+ * thread. Until then the engine holds this side's channel; the writer, once
+ * started, gets exactly the same folders and confines itself the same way,
+ * and this side only passes the messages through.
  */
-function fileWriterFor(permissions: Deno.PermissionOptionsObject): ConfinedWriter | null {
+function fileWriterFor(
+  permissions: Deno.PermissionOptionsObject,
+): { port: MessagePort; close(): void } | null {
   if (!Array.isArray(permissions.write)) return null;
-  try {
-    return startConfinedWriter(permissions.write.map(String));
-  } catch {
-    return null;
-  }
+  if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
+  const writable = permissions.write.map(String);
+  const channel = new MessageChannel();
+  let writer: ConfinedWriter | undefined;
+  channel.port1.onmessage = (message: MessageEvent<WriterRequest>) => {
+    if (!writer) {
+      try {
+        writer = startConfinedWriter(writable);
+      } catch (error) {
+        const reply: WriterReply = {
+          id: message.data.id,
+          ok: false,
+          error: { name: "Error", message: `the file writer failed to start: ${error}` },
+        };
+        channel.port1.postMessage(reply);
+        return;
+      }
+      writer.port.onmessage = (reply: MessageEvent<WriterReply>) =>
+        channel.port1.postMessage(reply.data);
+    }
+    writer.port.postMessage(message.data);
+  };
+  return {
+    port: channel.port2,
+    close() {
+      channel.port1.close();
+      writer?.close();
+    },
+  };
 }

@@ -74,7 +74,7 @@ export async function toolCommand(
         if (event.type === "warning") console.error(`warning: ${event.message}`);
       },
       ask: approvalPrompter(spec.interactive),
-    });
+    }, { events: ["warning"] });
     let allOk = true;
     try {
       await engine.open({});

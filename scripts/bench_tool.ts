@@ -1,0 +1,122 @@
+/**
+ * Scripted tool calls (issue 15): the floor of every scripted call, `skiff
+ * tool read` of a 1-line file, as a ratio to an empty `deno run` of the same
+ * flags (interleaved, medians; target ≤ 4×), phase by phase; and the
+ * long-lived mode, JSON Lines on stdin to one process: the time per call over
+ * 200 calls (a 201-call process against a 1-call one), beside what the read
+ * itself costs in this process. Run: deno run -A --unstable-worker-options scripts/bench_tool.ts
+ */
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { runtimeFlags } from "./compile.ts";
+import { emptyScript, phaseLine, timePhases } from "./bench.ts";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** SKIFF_BENCH_MAIN: another tree's main.ts, to measure a before and an after in one sitting. */
+const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timeWithStdin(args: string[], env: Record<string, string>, input: string) {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const output = await child.output();
+  const ms = performance.now() - started;
+  const lines = new TextDecoder().decode(output.stdout).split("\n").filter(Boolean);
+  if (!output.success || lines.some((line) => !JSON.parse(line).ok)) {
+    throw new Error(`skiff tool failed: ${new TextDecoder().decode(output.stderr)}`);
+  }
+  return ms;
+}
+
+/**
+ * Calls alternate between two files: three identical calls in a row meet the
+ * doom-loop rule (docs/permissions.md), which a script would not repeat.
+ */
+function calls(count: number): string {
+  return Array.from(
+    { length: count },
+    (_, index) =>
+      JSON.stringify({ tool: "read", input: { file_path: index % 2 ? "two.txt" : "one.txt" } }),
+  ).join("\n") + "\n";
+}
+
+/** What the read itself costs, without skiff: a stat and a read of the same file. */
+async function bareRead(file: string, count = 200): Promise<number> {
+  const started = performance.now();
+  for (let index = 0; index < count; index++) {
+    await Deno.stat(file);
+    await Deno.readTextFile(file);
+  }
+  return (performance.now() - started) / count;
+}
+
+export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
+  const flags = await runtimeFlags();
+  const dir = await Deno.makeTempDir({ prefix: "skiff-bench-tool-" });
+  const workspace = path.join(dir, "work");
+  await Deno.mkdir(workspace);
+  await Deno.writeTextFile(path.join(workspace, "one.txt"), "hello\n");
+  await Deno.writeTextFile(path.join(workspace, "two.txt"), "world\n");
+  const empty = await emptyScript(dir);
+  const env = {
+    ...Deno.env.toObject(),
+    SKIFF_DATA_DIR: path.join(dir, "data"),
+    SKIFF_CONFIG_DIR: path.join(dir, "config"),
+  };
+  const tool = ["run", ...flags, MAIN, "tool", "--dir", workspace];
+  try {
+    const floor: number[] = [];
+    const baseline: number[] = [];
+    const phases: Record<string, number>[] = [];
+    const one: number[] = [];
+    const lots: number[] = [];
+    const emptyRun = async () => {
+      const started = performance.now();
+      await new Deno.Command(Deno.execPath(), { args: ["run", ...flags, empty] }).output();
+      return performance.now() - started;
+    };
+    for (let round = 0; round <= rounds; round++) {
+      const single = await timePhases([...tool, "read", '{"file_path":"one.txt"}'], env);
+      const bare = await emptyRun();
+      const oneCall = await timeWithStdin(tool, env, calls(1));
+      const manyCalls = await timeWithStdin(tool, env, calls(many + 1));
+      if (round === 0) continue; // warm-up
+      floor.push(single.ms);
+      phases.push(single.phases);
+      baseline.push(bare);
+      one.push(oneCall);
+      lots.push(manyCalls);
+    }
+    const ratio = median(floor) / median(baseline);
+    const perCall = (median(lots) - median(one)) / many;
+    const read = await bareRead(path.join(workspace, "one.txt"));
+    return [
+      `tool floor: skiff tool read (1-line file) ${median(floor).toFixed(0)} ms, empty deno run ${
+        median(baseline).toFixed(0)
+      } ms: ratio ${ratio.toFixed(2)}× (target ≤ 4×) ${ratio <= 4 ? "OK" : "OVER"}`,
+      phaseLine(phases, median(baseline)),
+      `long-lived: ${many} calls on one process (JSON Lines on stdin): ${
+        perCall.toFixed(2)
+      } ms per call (the read itself, stat + read in this process: ${read.toFixed(2)} ms)`,
+    ];
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+if (import.meta.main) {
+  for (const line of await benchTool()) console.log(line);
+}
