@@ -106,9 +106,16 @@ Deno.test({
   async fn() {
     await inChat([], async (session) => {
       await typeLine(session, "/mcp");
-      const screen = await shows(session, "everything (stdio", { timeoutMs: 90_000 });
+      const screen = await shows(session, "everything (stdio");
       assert(/everything \(stdio, [^)]*\): connected/.test(screen), screen);
       assert(/^\s+everything_echo$/m.test(screen), `its echo tool is not listed:\n${screen}`);
-    }, { prepare: globalConfig({ mcp: { everything: stdioServer() } }) });
+    }, {
+      // The server's own environment does not inherit skiff's: DENO_DIR points it at the
+      // package cache, or it fetches every npm package again into the test's empty home.
+      prepare: (sandbox) =>
+        globalConfig({
+          mcp: { everything: stdioServer({ env: { DENO_DIR: sandbox.env.DENO_DIR } }) },
+        })(sandbox),
+    });
   },
 });
