@@ -16,6 +16,7 @@ import {
   skiffLine,
   tmux,
   type,
+  waitFor,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
 
@@ -50,6 +51,50 @@ Deno.test({
       const result = JSON.stringify(mock.requests[1]?.messages);
       assertStringIncludes(result, "The user denied this: naps are for cats");
       assert(mock.requests.length === 2, `${mock.requests.length} requests`);
+    } finally {
+      await tmux("kill-session", "-t", session);
+      await mock.close();
+      await removeWhenQuiet(sandbox);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "run approval: Esc while typing the reason goes back to the list, and a plain Deny then refuses",
+  ignore: !hasTmux,
+  async fn() {
+    const mock = startMockServer([
+      { toolCalls: [{ name: "bash", arguments: { command: "sleep 23" } }] },
+      { text: "No nap then." },
+    ]);
+    const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
+    const session = sessionName("skiff-run-ask");
+    try {
+      await newSession(session, skiffLine(sandbox, "run 'take a nap'"));
+      await shows(session, "Deny and tell the model why");
+      await press(session, "Up");
+      await shows(session, "type the reason next");
+      await press(session, "Enter");
+      await shows(session, "Why not?");
+      await type(session, "never mind");
+      await press(session, "Escape");
+      // The list again, asked a second time.
+      await waitFor(
+        session,
+        (screen) => screen.split("Allow this?").length - 1 === 2,
+        "the question asked again",
+      );
+      await press(session, "Up");
+      await press(session, "Up");
+      await press(session, "Enter");
+      const screen = await shows(session, "SKIFF_EXIT=");
+      assertStringIncludes(screen, "No nap then.");
+      const result = JSON.stringify(mock.requests[1]?.messages);
+      assert(!result.includes("never mind"), "the abandoned reason reached the model");
+      assert(!result.includes("The user denied this:"), result);
+      assertStringIncludes(result, "The user refused this call");
+      assertStringIncludes(screen, "SKIFF_EXIT=3");
     } finally {
       await tmux("kill-session", "-t", session);
       await mock.close();
