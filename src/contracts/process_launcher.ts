@@ -28,6 +28,10 @@ export interface ProcessLauncher {
    * and the function it returns once the command has ended; that reverts
    * what the command changed among files that run code later (git hooks,
    * `.envrc`, CI…) and says what it did, or null (src/sandbox/command_guard.ts).
+   * The session's bubblewrap launcher sets it in every mode: `before`, called
+   * in the same tick as `prepare`, leases the command a sandbox kept up for
+   * the session, and the returned function gives it back
+   * (src/sandbox/bwrap_session.ts).
    */
   guard?: { before(): () => string | null };
 }
