@@ -91,6 +91,7 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
   };
   const unsandboxed = plainLauncher(settings("full-access"), { shell });
   const pooled = bwrapSessionLauncher(settings("workspace-write"), { shell }, guard);
+  const pooledBare = bwrapSessionLauncher(settings("workspace-write"), { shell });
   const root0 = Deno.uid() === 0;
   await ensureShellParser();
   const phases: [string, () => Promise<unknown> | unknown][] = [
@@ -100,6 +101,17 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     ["sandboxed `echo hi`", () => runLikeBash(sandboxed, "echo hi", ws)],
     ["pooled sandbox `true`", () => runLikeBash(pooled, "true", ws)],
     ["pooled sandbox `echo hi`", () => runLikeBash(pooled, "echo hi", ws)],
+    ["pooled sandbox `true`, no command guard", () => runLikeBash(pooledBare, "true", ws)],
+    ["  pooled argv alone (sh, nsenter, setpriv, bash)", async () => {
+      const after = pooledBare.guard!.before();
+      const { argv, env } = await pooledBare.prepare("true", ws, { lifeline: true });
+      await spawnArgv(argv, env, ws);
+      after();
+    }],
+    ["  unsandboxed argv alone (bash)", async () => {
+      const { argv, env } = await unsandboxed.prepare("true", ws);
+      await spawnArgv(argv, env, ws);
+    }],
     ["  prepare (bwrap argv)", () => sandboxed.prepare("true", ws, { lifeline: true })],
     ["  guard before + after", () => guard.before()()],
     ["  shell parser (policy)", () => alwaysPatterns("echo hi && true")],
@@ -140,18 +152,24 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     }
   } finally {
     await pooled.close();
+    await pooledBare.close();
     Deno.removeSync(root, { recursive: true });
   }
   const figures = samples.map(median);
   const lines = phases.map(([name], index) =>
-    `${name.padEnd(40)} ${figures[index].toFixed(1).padStart(6)} ms`
+    `${name.padEnd(48)} ${figures[index].toFixed(1).padStart(6)} ms`
   );
-  const [plainTrue, boxTrue, plainEcho, boxEcho, poolTrue, poolEcho] = figures;
+  const [plainTrue, boxTrue, plainEcho, boxEcho, poolTrue, poolEcho, bareTrue] = figures;
   const worst = Math.max(poolTrue - plainTrue, poolEcho - plainEcho);
   lines.push(
     `per-command bwrap − unsandboxed: true +${(boxTrue - plainTrue).toFixed(1)} ms (${
       (boxTrue / plainTrue).toFixed(2)
     }×), echo hi +${(boxEcho - plainEcho).toFixed(1)} ms (${(boxEcho / plainEcho).toFixed(2)}×)`,
+  );
+  lines.push(
+    `session sandbox without the command guard − unsandboxed: true +${
+      (bareTrue - plainTrue).toFixed(1)
+    } ms (${(bareTrue / plainTrue).toFixed(2)}×)`,
   );
   lines.push(
     `session sandbox − unsandboxed: true +${(poolTrue - plainTrue).toFixed(1)} ms (${
