@@ -7,7 +7,7 @@
  */
 import { McpManager, type McpManagerOptions } from "../mcp/manager.ts";
 import type { SandboxLauncherFor } from "../mcp/connection.ts";
-import { type AvailableSandboxes, chooseLauncher, probeSandboxes } from "../sandbox/choose.ts";
+import { type AvailableSandboxes, chooseLauncher, probeSandboxesFor } from "../sandbox/choose.ts";
 import { mcpSources, sessionMcpServers } from "./mcp_trust.ts";
 import type { Tool } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
@@ -33,7 +33,9 @@ export function mcpManagerSources(spec: EngineSpec): McpManagerOptions {
  */
 export function mcpSandboxLauncher(
   spec: EngineSpec,
-  probe: () => Promise<AvailableSandboxes> = probeSandboxes,
+  /** Only the backends `sandbox.backend` can use: no Landlock probe where bubblewrap works. */
+  probe: () => Promise<AvailableSandboxes> = () =>
+    probeSandboxesFor(spec.config.sandbox?.backend ?? "auto"),
 ): SandboxLauncherFor {
   let available: Promise<AvailableSandboxes> | undefined;
   return async ({ network }) => {
