@@ -1,6 +1,7 @@
 /**
- * A sandbox that stays up for the session: starting bubblewrap costs about
- * 10–30 ms per command, entering one that is already up about 2 ms. The pool
+ * A sandbox that stays up for the session: starting bubblewrap with skiff's
+ * arguments costs 10–30 ms per command on a quiet machine; entering one that
+ * is already up costs four small program starts (docs/performance.md). The pool
  * holds sandboxes built with exactly the per-command bwrap argv (same
  * mounts, hidden paths, namespaces, network setting, no capabilities,
  * environment), one per concurrently running command: each command leases
@@ -11,8 +12,8 @@
  * The pool needs a `pids` cgroup it can write (skiff as root, or a delegated
  * cgroup v2): that is what finds every process of a command. Where there is
  * none, or more commands run at once than `maxSandboxes`, or the caller does
- * not lease (a check command, an MCP server), the launcher falls back to one
- * bwrap per command — never to no sandbox.
+ * not lease (an MCP server; only the bash tool and the background table do),
+ * the launcher falls back to one bwrap per command — never to no sandbox.
  *
  * Needs `--allow-run=sh` (the steps exec bwrap, nsenter and setpriv).
  */
