@@ -81,3 +81,28 @@ Deno.test({
     } else assert(abi >= 1, `ABI ${abi}`);
   },
 });
+
+const BINARY = Deno.env.get("SKIFF_BIN");
+if (!BINARY) {
+  console.warn(
+    "\n!!! SKIPPED landlock_hidden_step_test compiled case: set SKIFF_BIN to a binary built by " +
+      "`deno task compile` to run the exec step in it !!!\n",
+  );
+}
+
+Deno.test({
+  name: "hidden step: a compiled binary runs its own exec step and restricts the command",
+  ignore: !BINARY || Deno.build.os !== "linux",
+  async fn() {
+    const argv = landlockExecArgv(
+      { ...plan, probe: true },
+      ["/bin/sh", "-c", "true"],
+      BINARY!,
+      true,
+    );
+    const output = await new Deno.Command(argv[0], { args: argv.slice(1), stdin: "null" }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
+    assert(/landlock-abi=\d+/.test(stdout), stdout);
+  },
+});
