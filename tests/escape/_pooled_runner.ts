@@ -10,6 +10,38 @@ import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
 
+/**
+ * Whether the session sandbox works here (bubblewrap, a writable pids
+ * cgroup, nsenter and setpriv); the reason when it does not. Tests of the
+ * pooled path skip loudly without it: skiff then runs one bwrap per command.
+ */
+export async function probeSessionSandbox(): Promise<string | null> {
+  if (!BWRAP) return "bubblewrap is missing or cannot create namespaces here";
+  const dir = Deno.realPathSync(Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".pool-probe-" }));
+  const launcher = bwrapSessionLauncher(
+    { mode: "read-only", workspace: dir, addDirs: [], network: false, envNames: [] },
+    { bwrapPath: BWRAP },
+  );
+  try {
+    const box = await launcher.pool.acquire();
+    const availability = launcher.pool.availability;
+    if (box) launcher.pool.release(box);
+    return availability?.usable ? null : availability?.reason ?? "the pool did not start";
+  } finally {
+    await launcher.close();
+    Deno.removeSync(dir, { recursive: true });
+  }
+}
+
+/** Null when the session sandbox works here, else why not (see `probeSessionSandbox`). */
+export const sessionSandboxMissing = await probeSessionSandbox();
+if (sessionSandboxMissing) {
+  console.warn(
+    `\n!!! SESSION SANDBOX: ${sessionSandboxMissing}; every test of the pooled path is SKIPPED ` +
+      "(skiff runs one bwrap per command here). CI runs them as root. !!!\n",
+  );
+}
+
 async function leased(
   launcher: ReturnType<typeof bwrapSessionLauncher>,
   command: string,

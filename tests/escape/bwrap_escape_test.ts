@@ -18,7 +18,7 @@ import {
   runSandboxed,
   unchangedBy,
 } from "./_harness.ts";
-import { runPooled } from "./_pooled_runner.ts";
+import { runPooled, sessionSandboxMissing } from "./_pooled_runner.ts";
 
 /** The runner of the test now running: one bwrap per command, or the session-long sandbox. */
 let run: typeof runSandboxed = runSandboxed;
@@ -32,7 +32,11 @@ function attack(definition: { name: string; ignore?: boolean }, body: () => Prom
     run = runSandboxed;
     return body();
   });
-  Deno.test({ ...definition, name: `${definition.name} [session sandbox]` }, () => {
+  Deno.test({
+    ...definition,
+    name: `${definition.name} [session sandbox]`,
+    ignore: definition.ignore || sessionSandboxMissing !== null,
+  }, () => {
     run = runPooled;
     return body();
   });

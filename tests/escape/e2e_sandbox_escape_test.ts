@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff, spawnSkiff } from "../support/cli.ts";
 import { MAX_SPILL_BYTES } from "../../src/tools/truncate.ts";
+import { sessionSandboxMissing } from "./_pooled_runner.ts";
 import {
   assertNoSecrets,
   bash,
@@ -335,7 +336,7 @@ Deno.test({
 Deno.test({
   name:
     "e2e sandbox: children a command backgrounds or detaches (setsid, nohup) do not outlive it in the session sandbox",
-  ...needsBwrap,
+  ignore: sessionSandboxMissing !== null,
 }, async () => {
   const token = "654.321";
   // The first command leaves three sleeps behind and names its sandbox (pid 1's

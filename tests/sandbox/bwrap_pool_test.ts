@@ -7,19 +7,13 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
-import { probeSandboxes } from "../../src/sandbox/choose.ts";
+import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
 import { CommandGuard } from "../../src/sandbox/command_guard.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
 
-const found = await probeSandboxes();
-const canPool = found.bwrap !== null && Deno.uid() === 0;
-if (!canPool) {
-  console.warn(
-    "\n!!! bwrap_pool_test: needs bubblewrap and root (a writable pids cgroup); every test " +
-      "here is SKIPPED. CI runs them as root. !!!\n",
-  );
-}
+// Warns loudly (once) when the session sandbox cannot run here.
+const canPool = sessionSandboxMissing === null;
 const needsPool = { ignore: !canPool };
 
 function workspace(): { ws: string; cleanup(): void } {
