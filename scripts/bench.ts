@@ -176,6 +176,7 @@ if (import.meta.main) {
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
     ["search", async () => (await import("./bench_search.ts")).benchSearch()],
     ["long session", async () => (await import("./bench_long_session.ts")).benchLongSession()],
+    ["per turn and memory", async () => (await import("./bench_turns.ts")).benchTurns()],
     ["chat", async () => (await import("./bench_chat.ts")).benchChat()],
     ["batch", async () => (await import("./bench_batch.ts")).benchBatch()],
   ];

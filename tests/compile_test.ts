@@ -20,7 +20,12 @@ if (!denort) {
 
 Deno.test("the compile task uses exactly the flags of the skiff task", async () => {
   const flags = await runtimeFlags();
-  assertEquals(flags, ["--allow-all", "--unstable-worker-options", "--no-prompt"]);
+  assertEquals(flags, [
+    "--allow-all",
+    "--unstable-worker-options",
+    "--no-prompt",
+    "--v8-flags=--max-semi-space-size=1",
+  ]);
 });
 
 Deno.test({

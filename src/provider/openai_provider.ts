@@ -23,9 +23,9 @@ import {
   type BackoffOptions,
   classifyFailure,
 } from "./retry_policy.ts";
+import { RequestBodyWriter } from "./request_body.ts";
 import { StreamAssembler, type StreamChunk, TextDeliveryGuard } from "./stream_assembler.ts";
 import {
-  type ChatMessage,
   type ChatProvider,
   type ChatRequest,
   type ChatResponse,
@@ -147,25 +147,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     return limitFieldFor.get(model) ?? options.maxTokensField ?? outputLimitField(model);
   }
 
-  function requestBody(request: ChatRequest) {
+  // Each message's JSON is made once and reused by every later request (request_body.ts).
+  const bodies = new RequestBodyWriter();
+
+  /** The request's fields but the messages and tools, which `bodies` adds to its text. */
+  function requestBody(request: ChatRequest): Record<string, unknown> {
     const askUsage = options.streamUsage !== false && !usageOptionRefused;
     return {
       model: request.model,
-      messages: request.messages.map(toWireMessage),
       stream: true as const,
       ...(askUsage ? { stream_options: { include_usage: true } } : {}),
-      ...(request.tools.length > 0
-        ? {
-          tools: request.tools.map((tool) => ({
-            type: "function" as const,
-            function: {
-              name: tool.name,
-              description: tool.description,
-              parameters: tool.parameters,
-            },
-          })),
-        }
-        : {}),
       ...(request.maxOutputTokens ? { [limitField(request.model)]: request.maxOutputTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };
@@ -177,7 +168,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
    * when the connect budget runs out.
    */
   async function attempt(
-    body: ReturnType<typeof requestBody>,
+    body: Blob,
     assembler: StreamAssembler,
     guard: TextDeliveryGuard,
     signal: AbortSignal | undefined,
@@ -206,10 +197,16 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     }, probeAfterMs);
     armIdleTimer();
     try {
-      const stream = await client.withOptions({ fetch: done.fetch }).chat.completions.create(
-        body as unknown as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-        { signal: controller.signal, maxRetries: 0 },
-      );
+      // The JSON text goes as it is: the library would serialise the whole history again.
+      const stream = await client.withOptions({ fetch: done.fetch }).post<
+        AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
+      >("/chat/completions", {
+        body,
+        headers: { "content-type": "application/json" },
+        stream: true,
+        signal: controller.signal,
+        maxRetries: 0,
+      });
       answered = true;
       clearTimeout(probeTimer);
       armIdleTimer();
@@ -238,6 +235,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     signal?: AbortSignal,
   ): Promise<ChatResponse> {
     let body = requestBody(request);
+    let json = bodies.body(body, request.messages, request.tools);
     const guard = new TextDeliveryGuard((delta) => {
       try {
         handlers.onText?.(delta);
@@ -253,7 +251,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       let failure: AttemptFailure;
       try {
         const { sawDone } = await attempt(
-          body,
+          json,
           assembler,
           guard,
           signal,
@@ -293,6 +291,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         // Ask again at once without it: usage is then unknown, but the answer comes.
         usageOptionRefused = true;
         body = requestBody(request);
+        json = bodies.body(body, request.messages, request.tools);
         retry--; // the request changed; the server did not fail
         continue;
       }
@@ -301,6 +300,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         // A reasoning model under a name we did not recognise (or the reverse): use its field.
         limitFieldFor.set(request.model, wanted);
         body = requestBody(request);
+        json = bodies.body(body, request.messages, request.tools);
         retry--;
         continue;
       }
@@ -325,20 +325,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   return { baseURL, stream };
-}
-
-/** Our message shape → the wire shape (tool calls nest under `function`). */
-function toWireMessage(message: ChatMessage): Record<string, unknown> {
-  if (message.role !== "assistant" || !message.tool_calls?.length) return message;
-  return {
-    role: "assistant",
-    content: message.content,
-    tool_calls: message.tool_calls.map((call) => ({
-      id: call.id,
-      type: "function",
-      function: { name: call.name, arguments: call.arguments },
-    })),
-  };
 }
 
 function parseEndpoint(baseURL: string): URL {

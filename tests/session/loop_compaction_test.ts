@@ -8,6 +8,7 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { startMockServer } from "../support/mock_server.ts";
+import { bigOutput, fakeReadTool } from "../support/read_session.ts";
 import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
 import {
   type ChatMessage,
@@ -18,19 +19,13 @@ import {
 } from "../../src/provider/types.ts";
 import { createOpenAIProvider } from "../../src/provider/openai_provider.ts";
 import type { EventBodies, EventType } from "../../src/contracts/events.ts";
-import type { Tool, ToolContext } from "../../src/tools/tool.ts";
+import type { ToolContext } from "../../src/tools/tool.ts";
 import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
-import { z } from "zod";
 
 const WINDOW = 8_192;
 const REPLY = 1_024;
 const TASK = "Refactor the parser in src/parse.ts so that every error names the line, " +
   "keep the public API unchanged, and make `deno task test` pass.";
-/** About 20 KB, lines of code-like text, different for each call. */
-const bigOutput = (n: number) =>
-  Array.from({ length: 400 }, (_, line) => `${n}:${line}: const value_${line} = compute(${line});`)
-    .join("\n").padEnd(20_000, "#");
-
 /** Tokens as the endpoint counts them: about four characters of the JSON body a token. */
 function countTokens(request: ChatRequest): number {
   return Math.ceil(JSON.stringify({ m: request.messages, t: request.tools }).length / 4);
@@ -86,14 +81,7 @@ function scriptedModel(turns: number, window: number, seen: Seen[]): ChatProvide
   };
 }
 
-const read = {
-  name: "read",
-  description: "read a file",
-  parameters: z.object({ path: z.string() }),
-  declare: () => ({ key: "read", patterns: ["*"] }),
-  execute: (input: { path: string }) =>
-    Promise.resolve({ output: bigOutput(Number(input.path.match(/\d+/)![0])) }),
-} as unknown as Tool;
+const read = fakeReadTool();
 
 type Emitted = { type: EventType; body: unknown };
 

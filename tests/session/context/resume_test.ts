@@ -12,13 +12,10 @@ import { SUMMARY_PROMPT } from "../../../src/session/context/summary.ts";
 import { PRUNED_MARK } from "../../../src/session/context/prune.ts";
 import { openStore } from "../../../src/store/store.ts";
 import { storeRecorder } from "../../../src/app/recorder.ts";
-import type { Tool, ToolContext } from "../../../src/tools/tool.ts";
-import { z } from "zod";
+import { fakeReadTool } from "../../support/read_session.ts";
+import type { ToolContext } from "../../../src/tools/tool.ts";
 
 const TASK = "Make every parser error name its line; keep the public API.";
-const bigOutput = (n: number) =>
-  Array.from({ length: 300 }, (_, line) => `${n}:${line}: let v${line} = f(${line});`).join("\n")
-    .padEnd(12_000, "#");
 
 /** Reads a file a turn for `turns` turns; answers a handoff request with a short note. */
 function model(turns: number, sent: ChatMessage[][]): ChatProvider {
@@ -46,14 +43,7 @@ function model(turns: number, sent: ChatMessage[][]): ChatProvider {
   };
 }
 
-const read = {
-  name: "read",
-  description: "read a file",
-  parameters: z.object({ path: z.string() }),
-  declare: () => ({ key: "read", patterns: ["*"] }),
-  execute: (input: { path: string }) =>
-    Promise.resolve({ output: bigOutput(Number(input.path.match(/\d+/)![0])) }),
-} as unknown as Tool;
+const read = fakeReadTool(12_000);
 
 Deno.test("resuming replays the recorded compactions: the history is the one the loop was sending, the store keeps everything", async () => {
   const dataDir = await Deno.makeTempDir({ prefix: "skiff-resume-" });
