@@ -55,7 +55,12 @@ export interface Sandbox {
   tell(): void;
   /** Resolves at the holder's next `clean`. */
   nextClean(): Promise<void>;
+  /** While cleaning: resolves once it is free again (or dead). */
+  freed: Promise<void>;
 }
+
+/** How long a command waits for a sandbox being emptied before it starts another. */
+const CLEAN_WAIT_MS = 100;
 
 /** Why the pool cannot be used here; set once, after the first start. */
 type Availability = { usable: true } | { usable: false; reason: string };
@@ -101,12 +106,24 @@ export class BwrapPool {
     // or hidden path made since a sandbox started is bound in a new one only.
     const args = this.#argsNow();
     const key = JSON.stringify(args);
-    for (const box of this.#sandboxes) {
-      if (box.state === "free" && box.key !== key) this.#discard(box);
-      else if (box.state === "free") {
-        box.state = "leased";
-        return box;
+    for (let waited = false;; waited = true) {
+      for (const box of this.#sandboxes) {
+        if (box.state === "free" && box.key !== key) this.#discard(box);
+        else if (box.state === "free") {
+          box.state = "leased";
+          return box;
+        }
       }
+      // One being emptied after its last command is ready in a moment; a new one takes a start.
+      // Not for long, though: a huge /tmp takes its time to empty.
+      const cleaning = [...this.#sandboxes].filter((box) => box.state === "cleaning");
+      if (cleaning.length === 0 || waited) break;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        ...cleaning.map((box) => box.freed),
+        new Promise((resolve) => timer = setTimeout(resolve, CLEAN_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
     }
     if (this.size + this.#starting >= (this.#options.maxSandboxes ?? 4)) return null;
     this.#starting++;
@@ -129,11 +146,10 @@ export class BwrapPool {
   release(box: Sandbox): void {
     if (box.state !== "leased") return;
     box.state = "cleaning";
-    const cleaned = box.nextClean();
-    box.tell();
-    cleaned.then(() => {
+    box.freed = box.nextClean().then(() => {
       if (box.state === "cleaning") box.state = "free";
-    }, () => {});
+    });
+    box.tell();
   }
 
   /** The argv that runs `script` with `shell` in `box`, in `cwd`. */
@@ -279,6 +295,7 @@ export class BwrapPool {
       state: "free",
       tell: () => void writer.write(new TextEncoder().encode("\n")).catch(() => {}),
       nextClean: () => new Promise<void>((resolve) => waiting.push(resolve)),
+      freed: Promise.resolve(),
     };
     (async () => {
       while ((line = await lines.next()) !== null) {

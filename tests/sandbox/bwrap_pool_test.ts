@@ -89,6 +89,25 @@ Deno.test(
 );
 
 Deno.test({
+  name: "bwrap pool: commands back to back reuse one sandbox (the next waits for its cleaning)",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const holders = new Set<string>();
+    for (let round = 0; round < 5; round++) {
+      const { output } = await bash(launcher, "tr '\\0' '\\n' < /proc/1/cmdline | head -1", ws);
+      holders.add(output);
+    }
+    assertEquals(holders.size, 1, [...holders].join(""));
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
   name: "bwrap pool: a backgrounded child and a setsid one do not survive their command",
   ...needsPool,
 }, async () => {
