@@ -60,7 +60,9 @@ export const HOLDER_SCRIPT = [
   "echo ready",
   "while IFS= read -r _; do",
   "  for f in /tmp/* /tmp/.[!.]* /tmp/..?* /dev/shm/* /dev/shm/.[!.]* /dev/shm/..?* /run/* /run/.[!.]* /run/..?*; do",
-  '    case $f in "$0"|"$1"|/run/systemd) ;; *) [ -e "$f" ] || [ -L "$f" ] && rm -rf -- "$f" 2>/dev/null ;; esac',
+  // --one-file-system: a workspace or --add-dir under /tmp or /run is a bind mount inside these
+  // folders (another file system than their tmpfs); emptying them must not descend into it.
+  '    case $f in "$0"|"$1"|/run/systemd) ;; *) [ -e "$f" ] || [ -L "$f" ] && rm -rf --one-file-system -- "$f" 2>/dev/null ;; esac',
   "  done",
   "  echo clean",
   "done",
