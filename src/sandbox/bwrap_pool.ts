@@ -102,8 +102,8 @@ export class BwrapPool {
    */
   async acquire(): Promise<Sandbox | null> {
     if (this.#closed || this.#availability?.usable === false) return null;
-    // The mounts a bwrap of its own would get now: a repository, a protected
-    // or hidden path made since a sandbox started is bound in a new one only.
+    // The mounts a bwrap of its own would get now: a repository or a protected
+    // path made since a sandbox started is bound in a new one only.
     const args = this.#argsNow();
     const key = JSON.stringify(args);
     for (let waited = false;; waited = true) {
