@@ -60,7 +60,7 @@ export interface Sandbox {
 }
 
 /** How long a command waits for a sandbox being emptied before it starts another. */
-const CLEAN_WAIT_MS = 100;
+const CLEAN_WAIT_MS = 250;
 
 /** Why the pool cannot be used here; set once, after the first start. */
 type Availability = { usable: true } | { usable: false; reason: string };

@@ -87,7 +87,8 @@ export async function runPooled(
     const first = await leased(launcher, "echo warm", layout.ws);
     assertEquals(first.stdout, "warm\n", `the session sandbox did not start: ${first.stderr}`);
     // Let the holder empty /tmp for the next lease, so the attempt reuses this sandbox.
-    for (let wait = 0; wait < 100 && !(await launcher.pool.idle()); wait++) {
+    const deadline = Date.now() + 10_000;
+    while (!(await launcher.pool.idle()) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     const result = await leased(launcher, command, layout.ws);

@@ -45,7 +45,8 @@ async function bash(launcher: Launcher, command: string, cwd: string) {
 
 /** Waits until the pool has emptied the last sandbox's temp folders. */
 async function settled(launcher: Launcher) {
-  for (let wait = 0; wait < 200 && !(await launcher.pool.idle()); wait++) {
+  const deadline = Date.now() + 10_000;
+  while (!(await launcher.pool.idle()) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -158,7 +159,8 @@ Deno.test({
       cwd: ws,
       onOutput: (text) => output += text,
     });
-    for (let wait = 0; wait < 200 && hostProcessesWith(`sleep ${marker}`).length < 3; wait++) {
+    const deadline = Date.now() + 10_000;
+    while (hostProcessesWith(`sleep ${marker}`).length < 3 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assertEquals(hostProcessesWith(`sleep ${marker}`).length, 3, output);
