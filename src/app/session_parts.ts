@@ -159,14 +159,12 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   candidates.push(...mcpTools);
 
   let tools: Tool[];
-  let schemas: ToolSchema[];
   let gate: ToolCallGate;
   try {
     const allowed = new Set(
       filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),
     );
     tools = candidates.filter((tool) => allowed.has(tool.name));
-    schemas = toolSchemas(tools);
     gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
   } catch (error) {
     // Nobody else holds the servers yet: stop them before giving up.
@@ -176,6 +174,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const model = agent.model ?? spec.model;
 
   const readOnly = sandboxState.readOnly;
+  let schemas: ToolSchema[] | undefined;
   // Once per session, not per call: the workspace and extra folders are resolved already.
   const hidden = hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]);
   return {
@@ -184,7 +183,10 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     mcpTools,
     mcpStatus,
     helperCommands: readOnly ? (command, cwd) => readOnly.prepare(command, cwd) : undefined,
-    schemas,
+    // Built at the first model request (one array, kept): `skiff tool` never needs them.
+    get schemas() {
+      return schemas ??= toolSchemas(tools);
+    },
     gate,
     warnings,
     agentPrompt: agent.prompt,

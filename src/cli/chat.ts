@@ -14,6 +14,7 @@ import { startEngine } from "../app/start.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { mark } from "../contracts/timings.ts";
 import { type ChatRenderer, createChatRenderer } from "../ui/chat/mod.ts";
 import { resolveModelLimits } from "../provider/model_limits.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
@@ -132,6 +133,7 @@ class ChatSession {
       ({ columns, rows }) => this.renderer.resize(columns, rows),
     );
     this.#redraw();
+    mark("prompt");
     this.#registry().catch(() => {}); // a failure shows when a command is used
     if (firstPrompt) void this.#submit(firstPrompt);
     await Promise.race([done, reading]);

@@ -2,9 +2,9 @@
  * Modules loaded by a computed specifier, so that Deno does not load them
  * when it builds the module graph (a statically written `import()` is loaded
  * then, whether it runs or not): each command's module (src/cli/main.ts), the
- * engine and the model client for SKIFF_ENGINE=inline (src/app/start.ts). Graph analysis cannot see
- * them, so scripts/compile.ts includes this list in the binary;
- * tests/cli/startup_graph_test.ts checks it against those two files.
+ * engine and the model client for SKIFF_ENGINE=inline (src/app/host.ts).
+ * Graph analysis cannot see them, so scripts/compile.ts includes this list in
+ * the binary; tests/cli/startup_graph_test.ts checks it against those files.
  */
 export const LAZY_LOADED_MODULES = [
   "src/cli/agents.ts",
