@@ -20,6 +20,7 @@
 import { bwrapArgs } from "./bwrap.ts";
 import {
   commandCd,
+  entriesHoldingMounts,
   HOLDER_SCRIPT,
   markerCheck,
   POOL_COMMAND_STEP,
@@ -241,6 +242,7 @@ export class BwrapPool {
       HOLDER_SCRIPT,
       holder,
       marker,
+      ...entriesHoldingMounts(args),
     ];
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),

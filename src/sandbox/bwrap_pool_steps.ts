@@ -53,16 +53,23 @@ export const POOL_START_STEP = [
  * asks it to empty the private temp folders for the next command (every
  * process of the last one is gone by then), answered by `clean`; end of
  * input (skiff closed it or died) ends the holder and so the sandbox.
- * `$0` is the holder's own file and `$1` the marker, both kept.
+ * `$0` is the holder's own file, `$1` the marker, then the entries of
+ * /tmp, /dev/shm and /run that hold a mount (`entriesHoldingMounts`), all
+ * kept.
  */
 export const HOLDER_SCRIPT = [
   "exec 3<&- 4>&-",
   "echo ready",
   "while IFS= read -r _; do",
   "  for f in /tmp/* /tmp/.[!.]* /tmp/..?* /dev/shm/* /dev/shm/.[!.]* /dev/shm/..?* /run/* /run/.[!.]* /run/..?*; do",
-  // --one-file-system: a workspace or --add-dir under /tmp or /run is a bind mount inside these
-  // folders (another file system than their tmpfs); emptying them must not descend into it.
-  '    case $f in "$0"|"$1"|/run/systemd) ;; *) [ -e "$f" ] || [ -L "$f" ] && rm -rf --one-file-system -- "$f" 2>/dev/null ;; esac',
+  // Kept: the holder, the marker, and every entry holding a mount of the
+  // sandbox (a workspace or --add-dir under /tmp is the user's own folder,
+  // bound there).
+  '    keep=; for k in "$0" "$@" /run/systemd; do [ "$f" = "$k" ] && keep=1; done; [ -n "$keep" ] && continue',
+  // A folder the command made unreadable (chmod 000) would stay: open it up first.
+  '    [ -d "$f" ] && [ ! -L "$f" ] && chmod -R u+rwx -- "$f" 2>/dev/null',
+  // --one-file-system: never into a mount below, should one be missed above.
+  '    { [ -e "$f" ] || [ -L "$f" ]; } && rm -rf --one-file-system -- "$f" 2>/dev/null',
   "  done",
   "  echo clean",
   "done",
@@ -115,4 +122,25 @@ export function markerCheck(marker: string): string {
 /** The command's step into its working folder, resolved inside the sandbox. */
 export function commandCd(cwd: string): string {
   return `cd -- '${cwd.replaceAll("'", "'\\''")}' || exit 126; `;
+}
+
+/** The cleaned folders: private to the sandbox, emptied between commands. */
+const CLEANED = ["/tmp", "/dev/shm", "/run"];
+
+/**
+ * The entries of the cleaned folders that hold a mount of `bwrapArgs` (a
+ * workspace under /tmp is bound at `/tmp/<name>/…`): `/tmp/<name>`. The
+ * holder keeps them whole; emptying them would delete the user's files
+ * through the bind.
+ */
+export function entriesHoldingMounts(bwrapArgs: readonly string[]): string[] {
+  const entries = new Set<string>();
+  for (const arg of bwrapArgs) {
+    for (const folder of CLEANED) {
+      if (!arg.startsWith(`${folder}/`)) continue;
+      const name = arg.slice(folder.length + 1).split("/")[0];
+      if (name) entries.add(`${folder}/${name}`);
+    }
+  }
+  return [...entries];
 }

@@ -109,6 +109,46 @@ Deno.test({
 });
 
 Deno.test({
+  name: "bwrap pool: emptying /tmp keeps a workspace that is itself a folder of /tmp",
+  ...needsPool,
+}, async () => {
+  // `/tmp/<name>` itself is the bind mount of the workspace here, not a folder above it.
+  const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-pool-ws-" }));
+  assertEquals(path.dirname(ws), "/tmp");
+  Deno.writeTextFileSync(path.join(ws, "keep.txt"), "mine\n");
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const made = await bash(launcher, "echo made > made.txt; echo junk > /tmp/junk; echo ok", ws);
+    assertEquals(made.output, "ok\n");
+    await settled(launcher);
+    const seen = await bash(launcher, "cat keep.txt made.txt; ls /tmp", ws);
+    assertEquals(seen.output, `mine\nmade\n${path.basename(ws)}\n`);
+    assertEquals(Deno.readTextFileSync(path.join(ws, "keep.txt")), "mine\n");
+    assertEquals(Deno.readTextFileSync(path.join(ws, "made.txt")), "made\n");
+  } finally {
+    await launcher.close();
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a folder a command made unreadable in /tmp is emptied too",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    await bash(launcher, "mkdir -p /tmp/d/e && touch /tmp/d/e/f && chmod 000 /tmp/d/e /tmp/d", ws);
+    await settled(launcher);
+    const next = await bash(launcher, "ls -A /tmp", ws);
+    assertEquals(next.output, "");
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
   name: "bwrap pool: a backgrounded child and a setsid one do not survive their command",
   ...needsPool,
 }, async () => {
