@@ -21,6 +21,7 @@ import { bwrapArgs } from "./bwrap.ts";
 import {
   commandCd,
   entriesHoldingMounts,
+  foldersToClean,
   HOLDER_SCRIPT,
   markerCheck,
   POOL_COMMAND_STEP,
@@ -242,6 +243,7 @@ export class BwrapPool {
       HOLDER_SCRIPT,
       holder,
       marker,
+      foldersToClean(args).join(" "),
       ...entriesHoldingMounts(args),
     ];
     const child = new Deno.Command(argv[0], {

@@ -53,15 +53,15 @@ export const POOL_START_STEP = [
  * asks it to empty the private temp folders for the next command (every
  * process of the last one is gone by then), answered by `clean`; end of
  * input (skiff closed it or died) ends the holder and so the sandbox.
- * `$0` is the holder's own file, `$1` the marker, then the entries of
- * /tmp, /dev/shm and /run that hold a mount (`entriesHoldingMounts`), all
- * kept.
+ * `$0` is the holder's own file, `$1` the marker, `$2` the folders to
+ * empty (`foldersToClean`), then the entries of those that hold a mount
+ * (`entriesHoldingMounts`); all these are kept.
  */
 export const HOLDER_SCRIPT = [
   "exec 3<&- 4>&-",
   "echo ready",
   "while IFS= read -r _; do",
-  "  for f in /tmp/* /tmp/.[!.]* /tmp/..?* /dev/shm/* /dev/shm/.[!.]* /dev/shm/..?* /run/* /run/.[!.]* /run/..?*; do",
+  '  for d in $2; do for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',
   // Kept: the holder, the marker, and every entry holding a mount of the
   // sandbox (a workspace or --add-dir under /tmp is the user's own folder,
   // bound there).
@@ -70,7 +70,7 @@ export const HOLDER_SCRIPT = [
   '    [ -d "$f" ] && [ ! -L "$f" ] && chmod -R u+rwx -- "$f" 2>/dev/null',
   // --one-file-system: never into a mount below, should one be missed above.
   '    { [ -e "$f" ] || [ -L "$f" ]; } && rm -rf --one-file-system -- "$f" 2>/dev/null',
-  "  done",
+  "  done; done",
   "  echo clean",
   "done",
 ].join("\n");
@@ -143,4 +143,35 @@ export function entriesHoldingMounts(bwrapArgs: readonly string[]): string[] {
     }
   }
   return [...entries];
+}
+
+/**
+ * The folders of `CLEANED` that are the sandbox's own tmpfs in `bwrapArgs`:
+ * made with `--tmpfs` and not bound over afterwards. A workspace that is
+ * `/tmp` itself (or a folder above it) is bound over the private one, and
+ * emptying that `/tmp` would empty the host's.
+ */
+export function foldersToClean(bwrapArgs: readonly string[]): string[] {
+  const own = new Set<string>();
+  const mounting = [
+    "--bind",
+    "--ro-bind",
+    "--bind-try",
+    "--ro-bind-try",
+    "--dev-bind",
+    "--dev-bind-try",
+  ];
+  for (let index = 0; index < bwrapArgs.length; index++) {
+    const arg = bwrapArgs[index];
+    if (arg === "--tmpfs" && CLEANED.includes(bwrapArgs[index + 1])) own.add(bwrapArgs[index + 1]);
+    if (mounting.includes(arg)) {
+      const target = bwrapArgs[index + 2] ?? "";
+      for (const folder of own) {
+        if (folder === target || folder.startsWith(target.endsWith("/") ? target : `${target}/`)) {
+          own.delete(folder);
+        }
+      }
+    }
+  }
+  return CLEANED.filter((folder) => own.has(folder));
 }

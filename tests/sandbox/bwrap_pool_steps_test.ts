@@ -1,0 +1,50 @@
+/**
+ * What the session sandbox's holder empties between commands, decided from
+ * the sandbox's bwrap arguments (src/sandbox/bwrap_pool_steps.ts): only its
+ * own tmpfs folders, and never an entry holding a mount of the user's files.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { bwrapArgs } from "../../src/sandbox/bwrap.ts";
+import { entriesHoldingMounts, foldersToClean } from "../../src/sandbox/bwrap_pool_steps.ts";
+import type { SandboxSettings } from "../../src/sandbox/modes.ts";
+
+/** read-only for real folders: workspace-write would search them for repositories. */
+function argsFor(
+  workspace: string,
+  addDirs: string[] = [],
+  mode: SandboxSettings["mode"] = "workspace-write",
+): string[] {
+  const settings: SandboxSettings = {
+    mode,
+    workspace,
+    addDirs,
+    network: false,
+    envNames: [],
+  };
+  return bwrapArgs(settings, workspace, {});
+}
+
+Deno.test("pool steps: a workspace elsewhere leaves /tmp, /dev/shm and /run to empty whole", () => {
+  const args = argsFor("/srv/project-that-does-not-exist");
+  assertEquals(foldersToClean(args), ["/tmp", "/dev/shm", "/run"]);
+  assertEquals(entriesHoldingMounts(args).filter((entry) => entry.startsWith("/tmp")), []);
+});
+
+Deno.test("pool steps: a workspace in /tmp is kept whole, at any depth", () => {
+  assertEquals(entriesHoldingMounts(argsFor("/tmp/proj")).includes("/tmp/proj"), true);
+  assertEquals(entriesHoldingMounts(argsFor("/tmp/a/b/ws")).includes("/tmp/a"), true);
+  assertEquals(
+    entriesHoldingMounts(argsFor("/srv/x", ["/dev/shm/data"])).includes("/dev/shm/data"),
+    true,
+  );
+});
+
+Deno.test("pool steps: a workspace that is /tmp itself (or above it) stops /tmp being emptied", () => {
+  assertEquals(foldersToClean(argsFor("/tmp", [], "read-only")), ["/dev/shm", "/run"]);
+  assertEquals(foldersToClean(argsFor("/run", [], "read-only")), ["/tmp", "/dev/shm"]);
+  assertEquals(foldersToClean(argsFor("/", [], "read-only")), []);
+});
+
+Deno.test("pool steps: the DNS resolver's folder under /run is kept", () => {
+  assertEquals(entriesHoldingMounts(argsFor("/srv/x")).includes("/run/systemd"), true);
+});
