@@ -71,6 +71,9 @@ export const HOLDER_SCRIPT = [
   // --one-file-system: never into a mount below, should one be missed above.
   '    { [ -e "$f" ] || [ -L "$f" ]; } && rm -rf --one-file-system -- "$f" 2>/dev/null',
   "  done; done",
+  // SysV shared memory, semaphores and queues live as long as the IPC
+  // namespace, which the next command shares: removed like the files.
+  "  ipcrm --all 2>/dev/null",
   "  echo clean",
   "done",
 ].join("\n");

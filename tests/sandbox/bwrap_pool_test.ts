@@ -237,7 +237,8 @@ Deno.test(
 );
 
 Deno.test({
-  name: "bwrap pool: the next command starts with empty private temp folders",
+  name:
+    "bwrap pool: the next command starts with empty private temp folders and no SysV IPC objects",
   ...needsPool,
 }, async () => {
   const { ws, cleanup } = workspace();
@@ -245,16 +246,18 @@ Deno.test({
   try {
     await bash(
       launcher,
-      "echo x > /tmp/left; echo y > /tmp/.hidden; echo z > /dev/shm/s; echo r > /run/r",
+      "echo x > /tmp/left; echo y > /tmp/.hidden; echo z > /dev/shm/s; echo r > /run/r; " +
+        "ipcmk -M 4096 >/dev/null; ipcmk -Q >/dev/null",
       ws,
     );
     await settled(launcher);
     const next = await bash(
       launcher,
-      "ls -A /tmp /dev/shm; ls -A /run | grep -v '^skiff-' || true",
+      "ls -A /tmp /dev/shm; ls -A /run | grep -v '^skiff-' || true; " +
+        "ipcs -m -q | grep -c '^0x' || true",
       ws,
     );
-    assertEquals(next.output, "/dev/shm:\n\n/tmp:\n");
+    assertEquals(next.output, "/dev/shm:\n\n/tmp:\n0\n");
     assertEquals(launcher.pool.size, 1);
   } finally {
     await launcher.close();
