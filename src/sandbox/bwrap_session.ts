@@ -6,7 +6,7 @@
  */
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher, type BwrapOptions, sandboxEnv, sandboxHidden } from "./bwrap.ts";
-import { BwrapPool, type Sandbox } from "./bwrap_pool.ts";
+import { BwrapPool, commandEnv, type Sandbox } from "./bwrap_pool.ts";
 import type { SandboxSettings } from "./modes.ts";
 
 /** A launcher that also stops its sandboxes when the session closes. */
@@ -63,7 +63,12 @@ export function pooledLauncher(
       lease.box = box;
       // No lifeline: when skiff dies, bwrap dies (--die-with-parent), the
       // holder with it, and with the holder every process in the sandbox.
-      return { argv: pool.commandArgv(box, command, cwd), env: env(), lifeline: false };
+      const spawn = commandEnv(env());
+      return {
+        argv: pool.commandArgv(box, command, cwd, spawn.unsetLocale),
+        env: spawn.env,
+        lifeline: false,
+      };
     },
     close: () => pool.close(),
   };

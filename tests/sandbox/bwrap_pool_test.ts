@@ -90,6 +90,34 @@ Deno.test(
 );
 
 Deno.test({
+  name: "bwrap pool: a command's environment is the allowlist, LC_ALL as configured or absent",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const show = "env | grep -E '^(LC_ALL|LANG|TMPDIR|OPENAI_API_KEY)=' | sort | tr '\\n' ' '";
+  const getEnv = (name: string) =>
+    ({ LANG: "C.UTF-8", LC_ALL: "C.UTF-8", OPENAI_API_KEY: "sk-secret" } as Record<string, string>)[
+      name
+    ];
+  const plain = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash", getEnv });
+  const withLocale = bwrapSessionLauncher(
+    { ...settings(ws), envNames: ["LC_ALL"] },
+    { shell: "/bin/bash", getEnv },
+  );
+  try {
+    assertEquals((await bash(plain, show, ws)).output, "LANG=C.UTF-8 TMPDIR=/tmp ");
+    assertEquals(
+      (await bash(withLocale, show, ws)).output,
+      "LANG=C.UTF-8 LC_ALL=C.UTF-8 TMPDIR=/tmp ",
+    );
+  } finally {
+    await plain.close();
+    await withLocale.close();
+    cleanup();
+  }
+});
+
+Deno.test({
   name: "bwrap pool: commands back to back reuse one sandbox (the next waits for its cleaning)",
   ...needsPool,
 }, async () => {
