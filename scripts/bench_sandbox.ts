@@ -90,8 +90,12 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     guard,
   };
   const unsandboxed = plainLauncher(settings("full-access"), { shell });
+  // One session sandbox per phase: a phase right after another on the same
+  // sandbox would wait for its cleaning, which a model's turn hides.
   const pooled = bwrapSessionLauncher(settings("workspace-write"), { shell }, guard);
+  const pooledEcho = bwrapSessionLauncher(settings("workspace-write"), { shell }, guard);
   const pooledBare = bwrapSessionLauncher(settings("workspace-write"), { shell });
+  const pooledArgv = bwrapSessionLauncher(settings("workspace-write"), { shell });
   const root0 = Deno.uid() === 0;
   await ensureShellParser();
   const phases: [string, () => Promise<unknown> | unknown][] = [
@@ -100,11 +104,11 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     ["unsandboxed `echo hi`", () => runLikeBash(unsandboxed, "echo hi", ws)],
     ["sandboxed `echo hi`", () => runLikeBash(sandboxed, "echo hi", ws)],
     ["pooled sandbox `true`", () => runLikeBash(pooled, "true", ws)],
-    ["pooled sandbox `echo hi`", () => runLikeBash(pooled, "echo hi", ws)],
+    ["pooled sandbox `echo hi`", () => runLikeBash(pooledEcho, "echo hi", ws)],
     ["pooled sandbox `true`, no command guard", () => runLikeBash(pooledBare, "true", ws)],
     ["  pooled argv alone (sh, nsenter, setpriv, bash)", async () => {
-      const after = pooledBare.guard!.before();
-      const { argv, env } = await pooledBare.prepare("true", ws, { lifeline: true });
+      const after = pooledArgv.guard!.before();
+      const { argv, env } = await pooledArgv.prepare("true", ws, { lifeline: true });
       await spawnArgv(argv, env, ws);
       after();
     }],
@@ -151,8 +155,7 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
       for (const [index, [, work]] of phases.entries()) samples[index].push(await timed(work));
     }
   } finally {
-    await pooled.close();
-    await pooledBare.close();
+    for (const launcher of [pooled, pooledEcho, pooledBare, pooledArgv]) await launcher.close();
     Deno.removeSync(root, { recursive: true });
   }
   const figures = samples.map(median);
