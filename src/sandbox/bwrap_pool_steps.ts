@@ -128,7 +128,7 @@ export function commandCd(cwd: string): string {
 }
 
 /** The cleaned folders: private to the sandbox, emptied between commands. */
-const CLEANED = ["/tmp", "/dev/shm", "/run"];
+const CLEANED = ["/tmp", "/dev/shm", "/run", "/var/run"];
 
 /**
  * The entries of the cleaned folders that hold a mount of `bwrapArgs` (a

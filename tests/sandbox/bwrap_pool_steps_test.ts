@@ -48,3 +48,8 @@ Deno.test("pool steps: a workspace that is /tmp itself (or above it) stops /tmp 
 Deno.test("pool steps: the DNS resolver's folder under /run is kept", () => {
   assertEquals(entriesHoldingMounts(argsFor("/srv/x")).includes("/run/systemd"), true);
 });
+
+Deno.test("pool steps: a /var/run of its own (a folder, not a link to /run) is emptied too", () => {
+  const args = ["--ro-bind", "/", "/", "--tmpfs", "/run", "--tmpfs", "/var/run", "--chdir", "/srv"];
+  assertEquals(foldersToClean(args), ["/run", "/var/run"]);
+});
