@@ -155,8 +155,11 @@ export function hiddenHolder(
   real: string,
   ownSpillFolder?: string,
 ): string | null {
-  if (ownSpillFolder && isWithin(realpathLenient(ownSpillFolder), real)) return null;
-  return hidden.find((entry) => isWithin(entry, real)) ?? null;
+  const holder = hidden.find((entry) => isWithin(entry, real)) ?? null;
+  // Resolved only for a path some entry holds: most checks are of workspace
+  // files, and the folder (which may not exist yet) costs a failing realpath.
+  if (holder === null || !ownSpillFolder) return holder;
+  return isWithin(realpathLenient(ownSpillFolder), real) ? null : holder;
 }
 
 /** Why a file tool refuses `display`, and what the user changes to allow it. */
