@@ -15,6 +15,8 @@
 import * as path from "node:path";
 import { bwrapLauncher } from "../src/sandbox/bwrap.ts";
 import { bwrapSessionLauncher } from "../src/sandbox/bwrap_session.ts";
+import { landlockAbi } from "../src/sandbox/landlock.ts";
+import { landlockLauncher } from "../src/sandbox/landlock_launcher.ts";
 import { plainLauncher } from "../src/sandbox/plain.ts";
 import { CommandGuard } from "../src/sandbox/command_guard.ts";
 import { commandShell } from "../src/sandbox/shell.ts";
@@ -97,6 +99,12 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
   const pooledBare = bwrapSessionLauncher(settings("workspace-write"), { shell });
   const pooledArgv = bwrapSessionLauncher(settings("workspace-write"), { shell });
   const root0 = Deno.uid() === 0;
+  // The Landlock backend (CI containers without user namespaces): one exec step per command.
+  const abi = landlockAbi();
+  const landlock: ProcessLauncher | null = typeof abi === "number"
+    ? { ...landlockLauncher(settings("workspace-write"), { abi, shell }), guard }
+    : null;
+  if (!landlock) console.error(`bench_sandbox: no Landlock here (${abi}); its line is left out`);
   await ensureShellParser();
   const phases: [string, () => Promise<unknown> | unknown][] = [
     ["unsandboxed `true` (bash-tool path)", () => runLikeBash(unsandboxed, "true", ws)],
@@ -106,6 +114,12 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     ["pooled sandbox `true`", () => runLikeBash(pooled, "true", ws)],
     ["pooled sandbox `echo hi`", () => runLikeBash(pooledEcho, "echo hi", ws)],
     ["pooled sandbox `true`, no command guard", () => runLikeBash(pooledBare, "true", ws)],
+    ...(landlock
+      ? [["landlock `true` (exec step per command)", () => runLikeBash(landlock, "true", ws)]] as [
+        string,
+        () => Promise<unknown>,
+      ][]
+      : []),
     ["  pooled argv alone (sh, nsenter, setpriv, bash)", async () => {
       const after = pooledArgv.guard!.before();
       const { argv, env } = await pooledArgv.prepare("true", ws, { lifeline: true });
@@ -162,7 +176,15 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
   const lines = phases.map(([name], index) =>
     `${name.padEnd(48)} ${figures[index].toFixed(1).padStart(6)} ms`
   );
-  const [plainTrue, boxTrue, plainEcho, boxEcho, poolTrue, poolEcho, bareTrue] = figures;
+  const [plainTrue, boxTrue, plainEcho, boxEcho, poolTrue, poolEcho, bareTrue, landlockTrue] =
+    figures;
+  if (landlock) {
+    lines.push(
+      `landlock (exec step per command) − unsandboxed: true +${
+        (landlockTrue - plainTrue).toFixed(1)
+      } ms (${(landlockTrue / plainTrue).toFixed(2)}×)`,
+    );
+  }
   const worst = Math.max(poolTrue - plainTrue, poolEcho - plainEcho);
   lines.push(
     `per-command bwrap − unsandboxed: true +${(boxTrue - plainTrue).toFixed(1)} ms (${

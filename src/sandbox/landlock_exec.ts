@@ -12,7 +12,8 @@
  * on stderr, never running the command unrestricted.
  */
 import { address, restrictThisThread, withSyscalls } from "./landlock.ts";
-import { type LandlockPlan, readRules } from "./landlock_rules.ts";
+import { readRules } from "./landlock_read_rules.ts";
+import type { LandlockPlan } from "./landlock_plan.ts";
 
 const PR_CAPBSET_DROP = 24n;
 const PR_CAP_AMBIENT = 47n;

@@ -8,14 +8,15 @@
  * of its folder, and a protected path inside the writable workspace cannot be
  * made read-only (the command guard reverts it when the command ends).
  */
-import * as path from "node:path";
 import { FsAccess, NetAccess, Scope, writeRights } from "./landlock.ts";
+import { READ_RIGHTS } from "./landlock_read_rules.ts";
+import type { LandlockPlan } from "./landlock_plan.ts";
 import type { SandboxSettings } from "./modes.ts";
-import { isWithin, realpathLenient } from "./paths.ts";
+import { realpathLenient } from "./paths.ts";
 
-/** Rights to read and run what is there. */
-export const READ_RIGHTS = FsAccess.readFile | FsAccess.readDir | FsAccess.execute;
-const FILE_READ = FsAccess.readFile | FsAccess.execute;
+// The exec step builds the read rules itself, from modules that load nothing of Node's.
+export { READ_RIGHTS, readRules } from "./landlock_read_rules.ts";
+export type { LandlockPlan } from "./landlock_plan.ts";
 
 /** Devices a command may write to (reading them is covered by the read grant). */
 export const WRITABLE_DEVICES: readonly string[] = [
@@ -26,74 +27,12 @@ export const WRITABLE_DEVICES: readonly string[] = [
   "/dev/urandom",
 ];
 
-/** A ruleset as the launcher passes it to its exec step: rights as decimal strings. */
-export interface LandlockPlan {
-  handled: string;
-  /** Rights on the command's private temp folder, which the exec step makes. */
-  tempAccess: string;
-  /** Where that folder is made (`skiff-landlock-<pid>`). @default "/tmp" */
-  tempRoot?: string;
-  /**
-   * Paths left unreadable. The exec step turns them into read rules itself
-   * (`readRules`): listing `/` needs a read permission the engine lacks.
-   */
-  hidden: string[];
-  handledNet?: string;
-  scoped?: string;
-  rules: [string, string][];
-}
-
 export interface PlanInput {
   settings: SandboxSettings;
   /** The kernel's Landlock ABI. */
   abi: number;
   /** Hidden paths that apply (outside the workspace and `--add-dir`s), real paths. */
   hidden: readonly string[];
-}
-
-function listFolder(dir: string): { name: string; folder: boolean }[] {
-  const entries: { name: string; folder: boolean }[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    let folder = entry.isDirectory;
-    if (entry.isSymlink) {
-      try {
-        folder = Deno.statSync(path.join(dir, entry.name)).isDirectory;
-      } catch {
-        continue; // a dangling link: nothing to grant
-      }
-    }
-    entries.push({ name: entry.name, folder });
-  }
-  return entries;
-}
-
-/**
- * Read rules for all of `/` except `hidden`: a folder holding a hidden path
- * gets only the right to list it (so the hidden names can be listed, not
- * read), and each of its other entries is granted whole.
- */
-export function readRules(
-  hidden: readonly string[],
-  list: (dir: string) => { name: string; folder: boolean }[] = listFolder,
-): [string, bigint][] {
-  const rules: [string, bigint][] = [];
-  const grant = (target: string, folder: boolean) => {
-    if (hidden.includes(target)) return;
-    if (!folder || !hidden.some((inside) => inside !== target && isWithin(target, inside))) {
-      rules.push([target, folder ? READ_RIGHTS : FILE_READ]);
-      return;
-    }
-    rules.push([target, FsAccess.readDir]);
-    let entries: { name: string; folder: boolean }[] = [];
-    try {
-      entries = list(target);
-    } catch {
-      return; // unreadable to skiff too: nothing to grant
-    }
-    for (const entry of entries) grant(path.join(target, entry.name), entry.folder);
-  };
-  grant("/", true);
-  return rules;
 }
 
 /** The ruleset for `input`; the read rules are added by the exec step (`readRules`). */

@@ -1,0 +1,24 @@
+/**
+ * The message between the Landlock launcher (landlock_rules.ts builds it)
+ * and its exec step (landlock_exec.ts applies it). A file of its own, with
+ * no imports, so the step's module graph stays free of what the launcher
+ * side loads.
+ */
+
+/** A ruleset as the launcher passes it to its exec step: rights as decimal strings. */
+export interface LandlockPlan {
+  handled: string;
+  /** Rights on the command's private temp folder, which the exec step makes. */
+  tempAccess: string;
+  /** Where that folder is made (`skiff-landlock-<pid>`). @default "/tmp" */
+  tempRoot?: string;
+  /**
+   * Paths left unreadable. The exec step turns them into read rules itself
+   * (`readRules`, landlock_read_rules.ts): listing `/` needs a read
+   * permission the engine lacks.
+   */
+  hidden: string[];
+  handledNet?: string;
+  scoped?: string;
+  rules: [string, string][];
+}
