@@ -150,7 +150,10 @@ async function runForeground(
   const metadata = {
     exitCode: exit.code,
     ...(exit.signal ? { signal: exit.signal } : {}),
-    ...(spool.spilled ? { truncated: true, fullOutputPath: spool.file } : {}),
+    ...(spool.cut ? { truncated: true } : {}),
+    ...(spool.spilled ? { fullOutputPath: spool.file } : {}),
+    // The output's notice says it too; the event carries it for the user and the logs.
+    ...(spool.notKept !== null ? { outputNotKept: spool.notKept } : {}),
     ...(printed.binary ? { binary: true } : {}),
     ...(exit.strayStopped ? { strayProcessesStopped: true } : {}),
   };
