@@ -381,7 +381,11 @@ export class Engine {
       date: new Date(),
       platform: `${Deno.build.os} ${Deno.build.arch}`,
       gitSummary: await gitSummary(this.spec.workspace, parts.helperCommands),
-      instructions: collectInstructions(this.spec.workspace, this.spec.configDir),
+      instructions: collectInstructions(
+        this.spec.workspace,
+        this.spec.configDir,
+        (message) => this.#opened?.emit("warning", { message }),
+      ),
       agentPrompt: parts.agentPrompt,
       memory: this.spec.config.memory?.enabled === false
         ? null

@@ -6,6 +6,7 @@
  * and last what harness memory holds for this workspace.
  */
 import * as path from "node:path";
+import { instructionFileWarning, readRegularTextFileSync } from "../config/regular_file.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import { findGitRoot } from "./git_summary.ts";
 
@@ -50,9 +51,17 @@ export function renderSystemPrompt(facts: PromptFacts): string {
   return lines.join("\n");
 }
 
-function readIfPresent(file: string): string | null {
+/**
+ * The file's text; null when absent or unreadable. Only a regular file is
+ * read, up to MAX_INSTRUCTION_BYTES: a FIFO there hung skiff at start.
+ * `warn` hears of one skipped or cut, by the name it was found under.
+ */
+function readIfPresent(file: string, warn: (message: string) => void, shown = file): string | null {
   try {
-    return Deno.readTextFileSync(file);
+    const read = readRegularTextFileSync(file);
+    const warning = instructionFileWarning(shown, read);
+    if (warning) warn(warning);
+    return read.kind === "text" ? read.text : null;
   } catch {
     return null;
   }
@@ -64,7 +73,11 @@ function readIfPresent(file: string): string | null {
  * `~/.ssh/id_rsa` would otherwise put the key in the prompt unasked. The
  * real path is read, so a link swapped in after the check is not followed.
  */
-function readProjectFile(file: string, root: string): string | null {
+function readProjectFile(
+  file: string,
+  root: string,
+  warn: (message: string) => void,
+): string | null {
   let real: string;
   try {
     real = Deno.realPathSync(file);
@@ -72,7 +85,7 @@ function readProjectFile(file: string, root: string): string | null {
     return null;
   }
   if (!isWithin(root, real)) return null;
-  return readIfPresent(real);
+  return readIfPresent(real, warn, file);
 }
 
 /**
@@ -84,10 +97,11 @@ function readProjectFile(file: string, root: string): string | null {
 export function collectInstructions(
   workspace: string,
   configDir: string,
+  warn: (message: string) => void = () => {},
 ): { path: string; text: string }[] {
   const found: { path: string; text: string }[] = [];
   const global = path.join(configDir, "AGENTS.md");
-  const globalText = readIfPresent(global);
+  const globalText = readIfPresent(global, warn);
   if (globalText) found.push({ path: global, text: globalText });
 
   const root = findGitRoot(workspace) ?? workspace;
@@ -103,7 +117,7 @@ export function collectInstructions(
   for (const folder of folders) {
     for (const name of ["AGENTS.md", "CLAUDE.md"]) {
       const file = path.join(folder, name);
-      const text = readProjectFile(file, realRoot);
+      const text = readProjectFile(file, realRoot, warn);
       if (text) {
         found.push({ path: file, text });
         break;

@@ -6,6 +6,7 @@
  * `:` (`git/commit.md` is `/git:commit`). A command only ever becomes text
  * sent to the model; it grants nothing.
  */
+import { readRegularTextOrThrow } from "../config/regular_file.ts";
 import * as path from "node:path";
 import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
 import { defaultConfigDir, isDirectory, listDir, projectDirs } from "../agents/discovery.ts";
@@ -130,7 +131,7 @@ function readCommand(
   warnings: string[],
 ): CustomCommand | undefined {
   try {
-    const parsed = parseFrontmatter(file, Deno.readTextFileSync(file));
+    const parsed = parseFrontmatter(file, readRegularTextOrThrow(file));
     const text = (key: string): string | undefined => {
       const value = parsed.data[key];
       if (value === undefined || value === null) return undefined;

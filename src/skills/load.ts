@@ -4,6 +4,7 @@
  * front; the body and the folder's files are handed over when the model asks
  * for the skill, so many skills cost little context.
  */
+import { readRegularTextOrThrow } from "../config/regular_file.ts";
 import * as path from "node:path";
 import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
 import { defaultConfigDir, exists, listDir, projectDirs } from "../agents/discovery.ts";
@@ -70,7 +71,7 @@ export function loadSkills(options: LoadSkillsOptions): LoadedSkills {
 
 function readSkill(file: string, folderName: string, warnings: string[]): Skill | undefined {
   try {
-    const parsed = parseFrontmatter(file, Deno.readTextFileSync(file));
+    const parsed = parseFrontmatter(file, readRegularTextOrThrow(file));
     const { name, description, ...metadata } = parsed.data;
     if (name !== undefined && typeof name !== "string") {
       throw new FrontmatterError(file, parsed.lineOf("name"), "name must be text");
