@@ -215,7 +215,7 @@ export function startInWorker(
  * started, gets exactly the same folders and confines itself the same way,
  * and this side only passes the messages through.
  */
-function fileWriterFor(
+export function fileWriterFor(
   permissions: Deno.PermissionOptionsObject,
 ): { port: MessagePort; close(): void } | null {
   if (!Array.isArray(permissions.write)) return null;

@@ -29,6 +29,7 @@ import { defaultJobs, runPool } from "./batch/scheduler.ts";
 import { BatchProgress } from "./batch/progress.ts";
 import { runTask, type TaskRunOptions } from "./batch/run_task.ts";
 import { TaskStopper } from "./batch/stop.ts";
+import { EngineWorkers } from "../app/engine_reuse.ts";
 import {
   batchExitCode,
   buildReport,
@@ -257,6 +258,11 @@ async function execute(
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   const started = Date.now();
+  // Each task's engine starts in a Worker an earlier task with the same permissions left,
+  // at most -j of them (src/app/engine_reuse.ts); SKIFF_ENGINE=inline runs every engine here.
+  const workers = Deno.env.get("SKIFF_ENGINE") === "inline"
+    ? undefined
+    : new EngineWorkers(stored.jobs);
   let pool;
   try {
     pool = await runPool(todo, {
@@ -281,7 +287,7 @@ async function execute(
             if (options.json) out({ ...event, task: task.id });
           },
           started: (engine) => stopper.attach(() => engine.abort()),
-        });
+        }, workers);
         running.delete(stopper);
         const stopped = outcome.exitCode === ExitCode.interrupted;
         // Where an interrupted task stopped; --resume starts it afresh in a new session.
@@ -307,6 +313,7 @@ async function execute(
       },
     });
   } finally {
+    workers?.close();
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
     progress.finish();

@@ -1,13 +1,15 @@
 /**
- * One batch task: its own engine (a Worker, as `skiff run` starts) with the
- * task's workspace, `owns` narrowing and the batch's shared rate gate, its
- * own stored session, headless (an approval question is refused, as in
- * `skiff run` without a terminal).
+ * One batch task: its own engine with the task's workspace, `owns` narrowing
+ * and the batch's shared rate gate, its own stored session, headless (an
+ * approval question is refused, as in `skiff run` without a terminal). The
+ * engine runs in a Worker an earlier task with the same permissions left
+ * (src/app/engine_reuse.ts), or in its own, as `skiff run` starts one.
  */
 import type { EngineHandle } from "../../app/host.ts";
 import type { EngineSpec, RunRequest } from "../../app/engine_types.ts";
 import type { SkiffEvent } from "../../contracts/events.ts";
 import { startEngine } from "../../app/start.ts";
+import type { EngineWorkers } from "../../app/engine_reuse.ts";
 import { ExitCode, OUTCOME_EXIT_CODES } from "../exit_codes.ts";
 import type { BatchTask } from "./tasks.ts";
 
@@ -38,6 +40,8 @@ export async function runTask(
   task: BatchTask,
   options: TaskRunOptions,
   hooks: TaskHooks,
+  /** Workers kept from earlier tasks; @default none, a Worker of the task's own */
+  workers?: EngineWorkers,
 ): Promise<TaskOutcome> {
   const spec: EngineSpec = {
     ...base,
@@ -47,13 +51,14 @@ export async function runTask(
   };
   let detail = "";
   let sessionId: string | null = null;
-  const engine = await startEngine(spec, {
-    event: (event) => {
+  const io = {
+    event: (event: SkiffEvent) => {
       if (event.type === "error") detail = event.message.split("\n")[0];
       hooks.event(event);
     },
-    ask: () => Promise.resolve("deny"),
-  });
+    ask: () => Promise.resolve("deny" as const),
+  };
+  const engine = workers ? workers.startEngine(spec, io) : await startEngine(spec, io);
   hooks.started(engine);
   try {
     sessionId = await engine.open({});
