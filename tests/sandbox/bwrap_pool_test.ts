@@ -17,8 +17,12 @@ const canPool = sessionSandboxMissing === null;
 const needsPool = { ignore: !canPool };
 
 function workspace(): { ws: string; cleanup(): void } {
-  // Not under /tmp, which the sandbox replaces.
-  const root = Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".pool-test-" });
+  // Not under /tmp (or another folder the sandbox replaces and empties): a
+  // workspace there is kept whole, and these tests list those folders. A
+  // checkout under /tmp (a clean clone) puts it in /var/tmp instead.
+  const inCleaned = ["/tmp/", "/dev/shm/", "/run/"].some((top) => `${Deno.cwd()}/`.startsWith(top));
+  const base = inCleaned ? "/var/tmp" : Deno.cwd();
+  const root = Deno.makeTempDirSync({ dir: base, prefix: ".pool-test-" });
   const ws = path.join(root, "ws");
   Deno.mkdirSync(path.join(ws, "sub"), { recursive: true });
   return {
@@ -384,6 +388,8 @@ Deno.test(
       const { output } = await bash(launcher, "tr '\\0' '\\n' < /proc/1/cmdline | head -1", ws);
       const holder = output.trim();
       assert(holder.startsWith("/run/skiff-holder-"), output);
+      // While it empties the temp folders the holder forks shells that share its command line.
+      await settled(launcher);
       assertEquals(hostProcessesWith(holder).length, 1, "the holder was not running");
       await launcher.close();
       assertEquals(hostProcessesWith(holder), []);
