@@ -21,6 +21,7 @@ import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { RunSummary } from "./run_summary.ts";
 import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./run_gate.ts";
 import type { DoneFile } from "../app/done_criteria.ts";
+import { beforeDeadline, startCutMessage } from "./run_deadline.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
@@ -163,15 +164,25 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
   const watchdog = maxTimeWatchdog(maxSeconds);
+  // The run's clock starts before its session opens: opening waits on MCP servers too.
+  const deadline = maxSeconds ? Date.now() + maxSeconds * 1000 : undefined;
   try {
-    await engine.open({ sessionId: options.session, continueLatest: options.continue });
+    const opened = await beforeDeadline(
+      engine.open({ sessionId: options.session, continueLatest: options.continue }),
+      deadline,
+    );
+    if (opened.kind === "time-up") {
+      engine.abort();
+      console.error(startCutMessage(maxSeconds!));
+      return ExitCode.limit;
+    }
     const result = await engine.run({
       prompt,
       exitCodes: OUTCOME_EXIT_CODES,
       maxTurns,
       maxCostUsd,
       maxTokens,
-      deadline: maxSeconds ? Date.now() + maxSeconds * 1000 : undefined,
+      deadline,
       ...gate,
     });
     if (result.done && result.doneFile && !options.quiet) doneNotice(result.done, result.doneFile);

@@ -2,8 +2,11 @@
  * The `--max-time` backstop of skiff run (src/cli/run.ts): when the run does
  * not stop by itself within the grace after the limit, the process ends with
  * the limit's exit code (5). Proven with a step the deadline does not cut:
- * an MCP server that never answers its handshake, with a connect timeout of
- * ten minutes. The tests shorten the grace (SKIFF_TEST_MAX_TIME_GRACE_MS).
+ * writing the final answer (`--output-last-message`) to a FIFO nobody reads,
+ * which waits for a reader after the run has ended. (An MCP server that never
+ * answers its handshake is now cut by the deadline itself:
+ * tests/cli/max_time_start_test.ts.) The tests shorten the grace
+ * (SKIFF_TEST_MAX_TIME_GRACE_MS).
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -26,26 +29,18 @@ for (const ci of [undefined, "true"]) {
       ci ?? "unset"
     })`,
     async () => {
-      await withMockSandbox([{ text: "never asked" }], async (sandbox, mock) => {
-        // A stdio MCP server that reads everything and never says a word: the session's start
-        // waits on its handshake for ten minutes, and --max-time's deadline does not cut it.
-        // It ends when skiff's end closes its stdin.
-        await Deno.writeTextFile(
-          path.join(sandbox.configDir, "config.json"),
-          JSON.stringify({
-            mcp: {
-              stuck: {
-                command: "sh",
-                args: ["-c", "cat > /dev/null"],
-                connect_timeout_ms: 600_000,
-              },
-            },
-          }),
-        );
+      await withMockSandbox([{ text: "hello" }], async (sandbox, mock) => {
+        // A FIFO with no reader: opening it to write the final answer waits for one, after
+        // the run (and its deadline) are over. Only the backstop ends that wait.
+        const fifo = path.join(sandbox.root, "answer.fifo");
+        const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+        assert(made.success, "mkfifo failed");
         const started = Date.now();
-        const result = await runSkiff(["run", "--max-time", "2", "say hello"], sandbox, {
-          env: { SKIFF_TEST_MAX_TIME_GRACE_MS: "500", ...(ci ? { CI: ci } : {}) },
-        });
+        const result = await runSkiff(
+          ["run", "--max-time", "2", "--output-last-message", fifo, "say hello"],
+          sandbox,
+          { env: { SKIFF_TEST_MAX_TIME_GRACE_MS: "500", ...(ci ? { CI: ci } : {}) } },
+        );
         const took = Date.now() - started;
         assertEquals(result.code, ExitCode.limit, result.stderr);
         assertStringIncludes(
@@ -55,7 +50,9 @@ for (const ci of [undefined, "true"]) {
         );
         assert(took >= 2_400, `ended before the limit and its grace: ${took} ms`);
         assert(took < 20_000, `the backstop did not end it in time: ${took} ms`);
-        assertEquals(mock.requests.length, 0, "the run never reached the model");
+        // On a loaded machine the deadline may cut the model request first; either way the
+        // run has ended and only the write to the FIFO is left.
+        assert(mock.requests.length <= 1, `${mock.requests.length} model requests`);
       });
     },
   );
