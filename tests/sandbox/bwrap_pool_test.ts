@@ -392,6 +392,12 @@ Deno.test(
       await settled(launcher);
       assertEquals(hostProcessesWith(holder).length, 1, "the holder was not running");
       await launcher.close();
+      // bwrap is gone when close() returns; its holder gets the kernel's
+      // parent-death signal a moment later.
+      const deadline = Date.now() + 2_000;
+      while (hostProcessesWith(holder).length > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       assertEquals(hostProcessesWith(holder), []);
     } finally {
       await launcher.close();
