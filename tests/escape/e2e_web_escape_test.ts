@@ -132,7 +132,8 @@ Deno.test({
           assertStringIncludes(prompt, "webfetch wants permission");
           assertStringIncludes(prompt, `GET ${secretUrl}`);
           assertEquals(allowed.hits.length, 1, "the first URL was allowed by its rule");
-          await terminal.keys("Up", "Enter");
+          // Up from the first choice wraps to the last, "Deny and tell the model why"; once more is "Deny".
+          await terminal.keys("Up", "Up", "Enter");
           assertStringIncludes(await terminal.shows("SKIFF_EXIT="), "SKIFF_EXIT=3");
         });
         assertEquals(target.hits, []);
