@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
 import { hasTmux, inTmux } from "./_tmux.ts";
-import { exists, withAttack } from "./e2e_support.ts";
+import { exists, lastToolResults, withAttack } from "./e2e_support.ts";
 
 /** Anything a terminal would act on instead of showing: C0 but tab and newline, DEL, C1, bidi. */
 // deno-lint-ignore no-control-regex -- finding control characters is the point
@@ -83,15 +83,20 @@ Deno.test({
     await withAttack([
       { toolCalls: [{ name: "bash", arguments: { command: HIDDEN_COMMAND } }] },
       { text: "finished" },
-    ], async (sandbox) => {
+    ], async (sandbox, mock) => {
       await inTmux(["run", "tidy up"], sandbox, async (terminal) => {
         const prompt = await terminal.shows("Allow this?");
         assertStringIncludes(prompt, "rm -rf ~/notes; touch pwned #\\r\\x1b[2Kgit status");
-        // Deny: the last option.
-        await terminal.keys("Up", "Enter");
+        // Deny, chosen on purpose: the cursor is seen on it (not on "Deny and tell the model
+        // why", which would wait for a reason) before Enter.
+        await terminal.shows("Deny and tell the model why");
+        await terminal.keys("Up", "Up");
+        await terminal.shows("● Deny\n");
+        await terminal.keys("Enter");
         assertStringIncludes(await terminal.shows("SKIFF_EXIT="), "SKIFF_EXIT=3");
         assert(!(await exists(path.join(sandbox.workspace, "pwned"))), "the command ran");
       });
+      assertStringIncludes(lastToolResults(mock)[0].content, "The user refused this call");
     });
   },
 });
