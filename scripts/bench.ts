@@ -171,6 +171,7 @@ if (import.meta.main) {
   const sections: [string, () => Promise<string[]>][] = [
     ["start-up", () => benchStartup()],
     ["one-shot run", () => benchOneShot()],
+    ["worker boot", async () => (await import("./bench_worker_boot.ts")).benchWorkerBoot()],
     ["scripted tool calls", async () => (await import("./bench_tool.ts")).benchTool()],
     ["sandboxed commands", async () => (await import("./bench_sandbox.ts")).benchSandbox()],
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
