@@ -63,9 +63,21 @@ async function spawnArgv(argv: string[], env: Record<string, string>, cwd: strin
   if (!output.success) throw new Error(new TextDecoder().decode(output.stderr));
 }
 
+/** How the bench's temporary workspace folders are named. */
+export const BENCH_TEMP_PREFIX = "skiff-bench-sandbox-";
+
+/**
+ * Where the bench's workspace goes: a temporary folder outside the source
+ * tree (it left `.bench-sandbox-*` folders in the current folder), and not
+ * under /tmp, which the sandbox mounts its own over. SKIFF_BENCH_TMP names
+ * another parent. @default "/var/tmp"
+ */
+function benchTempParent(): string {
+  return Deno.env.get("SKIFF_BENCH_TMP") || "/var/tmp";
+}
+
 function makeWorkspace(): { root: string; ws: string } {
-  // Not under /tmp: the sandbox mounts its own /tmp over it.
-  const root = Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".bench-sandbox-" });
+  const root = Deno.makeTempDirSync({ dir: benchTempParent(), prefix: BENCH_TEMP_PREFIX });
   const ws = path.join(root, "ws");
   Deno.mkdirSync(path.join(ws, "src"), { recursive: true });
   for (let index = 0; index < 50; index++) {
@@ -76,8 +88,24 @@ function makeWorkspace(): { root: string; ws: string } {
   return { root, ws: Deno.realPathSync(ws) };
 }
 
+/** The bench, its workspace removed however it ends: done, failed or Ctrl-C. */
 export async function benchSandbox(rounds = 25): Promise<string[]> {
   const { root, ws } = makeWorkspace();
+  const remove = () => Deno.removeSync(root, { recursive: true });
+  const onInterrupt = () => {
+    remove();
+    Deno.exit(130);
+  };
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    return await benchIn(ws, rounds);
+  } finally {
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+    remove();
+  }
+}
+
+async function benchIn(ws: string, rounds: number): Promise<string[]> {
   const shell = commandShell().program;
   const settings = (mode: SandboxSettings["mode"]): SandboxSettings => ({
     mode,
@@ -170,7 +198,6 @@ export async function benchSandbox(rounds = 25): Promise<string[]> {
     }
   } finally {
     for (const launcher of [pooled, pooledEcho, pooledBare, pooledArgv]) await launcher.close();
-    Deno.removeSync(root, { recursive: true });
   }
   const figures = samples.map(median);
   const lines = phases.map(([name], index) =>
