@@ -6,8 +6,8 @@
  * time per task in the batch (wall time minus the mock's own time, over the
  * task count) as a ratio to that one run (median of runs before and after
  * the batch), what a shell loop of 200 runs would take, the batch's peak
- * RSS, how much of a task's time its engine's start (Worker, store,
- * session) takes, and the turns and tokens of a task.
+ * RSS, how much of a task's time its engine's start (its engine in a new or
+ * kept Worker, store, session) takes, and the turns and tokens of a task.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -150,7 +150,8 @@ export async function benchBatch(tasks = 200, jobs = 8, singleRounds = 3): Promi
       `runs ≈ ${(singleMs * tasks / 1000).toFixed(0)} s`,
       `  peak RSS of the batch process ${batch.peakMb.toFixed(0)} MB`,
       `  inside the batch, per task (median): ${median(taskMs).toFixed(0)} ms start to end, of ` +
-      `which ${median(startMs).toFixed(0)} ms until its session opened (Worker, store, session: ` +
+      `which ${median(startMs).toFixed(0)} ms until its session opened (engine, in a new or ` +
+      `kept Worker; store; session: ` +
       `${(startShare * 100).toFixed(0)} %)`,
       `  per task (median): ${median(sessions.map((session) => session.turns))} turns, ${
         median(sessions.map((session) => session.usage.input_tokens))
