@@ -220,3 +220,26 @@ Deno.test("engine Workers: a crashed Worker fails its task and is not used again
     }
   });
 });
+
+Deno.test("engine Workers: an event of a closed session does not reach the next task", async () => {
+  await withRoot(async (root) => {
+    const workers = new EngineWorkers(1, {
+      workerModule: new URL("./fixtures/late_event_worker.ts", import.meta.url),
+    });
+    try {
+      const first = recordingIO();
+      const a = workers.startEngine(specIn(root), first.io);
+      assertEquals(await within(STEP_MS * 2, a.open({}), "open A"), "session-1");
+      await within(STEP_MS, a.close(), "close A");
+      const second = recordingIO();
+      const b = workers.startEngine(specIn(root), second.io);
+      assertEquals(await within(STEP_MS, b.open({}), "open B"), "session-2");
+      await within(STEP_MS, b.close(), "close B");
+      assertEquals(workers.sessionsPerWorker, [2]);
+      assertEquals(first.events.map((event) => event.session_id), ["session-1"]);
+      assertEquals(second.events.map((event) => event.session_id), ["session-2"]);
+    } finally {
+      workers.close();
+    }
+  });
+});
