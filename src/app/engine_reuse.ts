@@ -13,14 +13,11 @@
  * folders because the permissions are the same.
  */
 import { fromErrorData } from "../contracts/errors.ts";
-import { ensureDataDir } from "../store/data_dir.ts";
-import { currentRunOwner } from "../store/run_owner.ts";
-import { savingDoneCriteria } from "./done_criteria.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
-import { holdingSessions } from "./session_hold.ts";
 import { fileWriterFor, permissionsFor } from "./worker_host.ts";
+import { engineStart } from "./start.ts";
 
 /**
  * The permission descriptor as a comparable text: keys sorted, and each list
@@ -206,10 +203,8 @@ export class EngineWorkers {
    * its sessions held for this run, a plan's done criteria written here.
    */
   startEngine(spec: EngineSpec, io: EngineIO, events?: readonly string[]): EngineHandle {
-    ensureDataDir(spec.dataDir);
-    const held = { ...spec, run: currentRunOwner() };
-    const engine = this.#take(held).session(held, io, events);
-    return savingDoneCriteria(holdingSessions(engine, held), spec.workspace);
+    const start = engineStart(spec, io);
+    return start.handle(this.#take(start.spec).session(start.spec, start.io, events));
   }
 
   #take(spec: EngineSpec): KeptWorker {

@@ -24,17 +24,35 @@ export async function startEngine(
   options: { events?: readonly SkiffEvent["type"][] } = {},
 ): Promise<EngineHandle> {
   mark("config");
-  // Here, with this process's rights: a data folder that cannot be made is the user's to fix.
-  ensureDataDir(spec.dataDir);
-  // The sessions this run writes are held for it (src/app/session_hold.ts).
-  const held = { ...spec, run: currentRunOwner() };
-  const marked = markedIO(io);
+  const start = engineStart(spec, io);
   const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
-    ? await startInProcess(held, marked)
-    : await startInWorker(held, marked, undefined, options.events);
+    ? await startInProcess(start.spec, start.io)
+    : await startInWorker(start.spec, start.io, undefined, options.events);
   mark("engine-started");
-  // What a plan run proposed as done is written here, with this process's rights.
-  return markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace));
+  return start.handle(engine);
+}
+
+/**
+ * What every engine start does around the engine itself, whether it gets a
+ * new Worker or a kept one (engine_reuse.ts): the data folder made here, with
+ * this process's rights (one that cannot be made is the user's to fix); the
+ * sessions the run writes held for it (session_hold.ts); the SKIFF_TIMINGS
+ * marks; a plan run's proposed done criteria written here, with this
+ * process's rights.
+ */
+export function engineStart(spec: EngineSpec, io: EngineIO): {
+  spec: EngineSpec;
+  io: EngineIO;
+  handle(engine: EngineHandle): EngineHandle;
+} {
+  ensureDataDir(spec.dataDir);
+  const held = { ...spec, run: currentRunOwner() };
+  return {
+    spec: held,
+    io: markedIO(io),
+    handle: (engine) =>
+      markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace)),
+  };
 }
 
 /** SKIFF_TIMINGS phases the events show: the first model request and its answer. */
