@@ -6,6 +6,7 @@
  */
 import * as path from "node:path";
 import { projectDirs } from "../agents/discovery.ts";
+import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
 import type { EngineSpec } from "./engine_types.ts";
 
@@ -13,9 +14,13 @@ import type { EngineSpec } from "./engine_types.ts";
 function mcpJsonTexts(workspace: string): string[] {
   return projectDirs(workspace).flatMap((dir) => {
     try {
-      return [Deno.readTextFileSync(path.join(dir, ".mcp.json"))];
+      const read = readRegularTextFileSync(path.join(dir, ".mcp.json"), MAX_CONFIG_BYTES);
+      if (read.kind === "missing") return [];
+      // Not a regular file (a FIFO would block the read), or too large: the MCP client,
+      // which reads the same files, says so in a warning.
+      return read.kind === "text" && !read.cut ? [read.text] : ["mcpServers"];
     } catch {
-      return []; // none here
+      return []; // not readable here
     }
   });
 }

@@ -9,6 +9,7 @@
  * files again.
  */
 import * as path from "node:path";
+import { readConfigText } from "./regular_file.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
 import { validateConfig } from "./validate.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
@@ -109,7 +110,8 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const files: string[] = [];
   const warnings: string[] = [];
   const layers: ConfigLayer[] = [];
-  const read = options.readTextFile ?? Deno.readTextFile;
+  // Only a regular file: a FIFO named config.json would make skiff wait at start.
+  const read = options.readTextFile ?? readConfigText;
 
   const globalFile = path.join(configDir, GLOBAL_CONFIG_FILE);
   const globalConfig = await readConfigFile(globalFile, read);
@@ -183,7 +185,7 @@ export function assembleLayers(
  */
 export async function readConfigFile(
   file: string,
-  read: (file: string) => Promise<string> = Deno.readTextFile,
+  read: (file: string) => Promise<string> = readConfigText,
 ): Promise<Config | undefined> {
   const data = await readJsoncFile(file, read);
   if (data === undefined) return undefined;
@@ -197,7 +199,7 @@ export async function readConfigFile(
  */
 export async function readJsoncFile(
   file: string,
-  read: (file: string) => Promise<string> = Deno.readTextFile,
+  read: (file: string) => Promise<string> = readConfigText,
 ): Promise<Record<string, unknown> | undefined> {
   let text: string;
   try {

@@ -10,6 +10,9 @@
 /** Bytes read of one instruction file; the rest is left out with a warning. */
 export const MAX_INSTRUCTION_BYTES = 256 * 1024;
 
+/** Bytes a config file (config.json, .mcp.json) may hold. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 export type RegularFileRead =
   | { kind: "missing" }
   | { kind: "skipped"; reason: string }
@@ -89,4 +92,9 @@ export function readRegularTextOrThrow(
     throw new Error(`it holds ${read.size} bytes, more than the ${maxBytes} skiff reads`);
   }
   return read.text;
+}
+
+/** A config file's text, read as `readRegularTextOrThrow` does, for the async config loader. */
+export function readConfigText(file: string): Promise<string> {
+  return Promise.resolve().then(() => readRegularTextOrThrow(file, MAX_CONFIG_BYTES));
 }

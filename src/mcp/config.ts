@@ -12,6 +12,7 @@
  * expands only names the user allowed (`projectVariables`).
  */
 import * as path from "node:path";
+import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
 import { projectDirs } from "../agents/discovery.ts";
 import { INHERITED_VARIABLES } from "./environment.ts";
 
@@ -254,7 +255,17 @@ function readMcpJson(
     const file = path.join(dir, ".mcp.json");
     let text: string;
     try {
-      text = Deno.readTextFileSync(file);
+      // Only a regular file: a FIFO named .mcp.json would make skiff wait at start.
+      const read = readRegularTextFileSync(file, MAX_CONFIG_BYTES);
+      if (read.kind === "skipped" || (read.kind === "text" && read.cut)) {
+        warnings.push(
+          `${file} was not read: ${
+            read.kind === "skipped" ? read.reason : `it holds more than ${MAX_CONFIG_BYTES} bytes`
+          }. Its MCP servers are not started.`,
+        );
+      }
+      if (read.kind !== "text" || read.cut) continue;
+      text = read.text;
     } catch {
       continue;
     }
