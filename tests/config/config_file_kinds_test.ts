@@ -34,8 +34,18 @@ Deno.test("readConfigFile refuses a FIFO config file, naming it, without waiting
   try {
     const file = path.join(root, "skiff.json");
     await mkfifo(file);
-    const error = await readConfigFile(file).catch((caught) => caught as Error);
-    assert(error instanceof Error, "a FIFO config file was accepted");
+    const reading = readConfigFile(file).then(() => "accepted", (caught) => caught as Error);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<"waited">((resolve) => {
+      timer = setTimeout(() => resolve("waited"), 10_000);
+    });
+    const error = await Promise.race([reading, waited]).finally(() => clearTimeout(timer));
+    if (error === "waited") {
+      // Give the blocked read its writer, so the test ends instead of hanging.
+      (await Deno.open(file, { write: true })).close();
+      await reading;
+    }
+    assert(error instanceof Error, `a FIFO config file was not refused: ${error}`);
     assertStringIncludes(error.message, file);
     assertStringIncludes(error.message, "FIFO");
   } finally {
