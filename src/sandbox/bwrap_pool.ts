@@ -198,7 +198,9 @@ export class BwrapPool {
   }
 
   #argsNow(): string[] {
-    return bwrapArgs(this.#settings, this.#settings.workspace, this.#options.env, {
+    // Every command cds to its own folder; the holder works in "/", since the
+    // writable root may be one file (a batch task that owns a file).
+    return bwrapArgs(this.#settings, "/", this.#options.env, {
       root: this.#options.root,
       hidden: this.#options.hidden,
       tmpMB: (this.#settings.limits ?? DEFAULT_LIMITS).tmpMB,
@@ -252,7 +254,7 @@ export class BwrapPool {
     ];
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
-      cwd: settings.workspace,
+      cwd: "/",
       env: this.#options.env,
       clearEnv: true,
       stdin: "piped",

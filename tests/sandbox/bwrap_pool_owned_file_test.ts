@@ -1,0 +1,53 @@
+/**
+ * The session sandbox when a task owns one file (`skiff batch --each`): the
+ * launcher then gives the pool that file as its writable root
+ * (src/app/launcher.ts), and the pool must still start, run the command in
+ * the task's workspace, let it write the owned file and nothing else. The
+ * pool spawned its sandbox with the owned file as working folder, so every
+ * command of an `--each` task failed with "cwd is not a directory".
+ */
+import * as path from "node:path";
+import { assert, assertEquals } from "../support/assert.ts";
+import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
+import { startGroup } from "../../src/tools/process/_process_group.ts";
+
+const needsPool = { ignore: sessionSandboxMissing !== null };
+
+Deno.test(
+  { name: "bwrap pool: a task owning one file runs commands that write it alone", ...needsPool },
+  async () => {
+    const inCleaned = ["/tmp/", "/dev/shm/", "/run/"].some((top) =>
+      `${Deno.cwd()}/`.startsWith(top)
+    );
+    const root = Deno.realPathSync(
+      Deno.makeTempDirSync({ dir: inCleaned ? "/var/tmp" : Deno.cwd(), prefix: ".pool-own-" }),
+    );
+    const owned = path.join(root, "f1.txt");
+    Deno.writeTextFileSync(owned, "line 1\n");
+    const launcher = bwrapSessionLauncher(
+      { mode: "workspace-write", workspace: owned, addDirs: [], network: false, envNames: [] },
+      { shell: "/bin/bash" },
+    );
+    try {
+      const after = launcher.guard!.before();
+      let output = "";
+      const group = await startGroup({
+        launcher,
+        command: "pwd; echo appended >> f1.txt; echo other > other.txt",
+        cwd: root,
+        onOutput: (text) => output += text,
+      });
+      const exit = await group.done;
+      after();
+      assert(output.startsWith(`${root}\n`), `ran in the workspace: ${output}`);
+      assertEquals(Deno.readTextFileSync(owned), "line 1\nappended\n");
+      assert(/other\.txt: Read-only file system/.test(output), `other file refused: ${output}`);
+      assertEquals(exit.code, 1);
+      assert(launcher.pool.availability?.usable, "the session sandbox served the command");
+    } finally {
+      await launcher.close();
+      Deno.removeSync(root, { recursive: true });
+    }
+  },
+);
