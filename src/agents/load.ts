@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { builtinAgents } from "./builtin.ts";
 import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
-import { FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
+import { FrontmatterError, loadFrontmatterParserFor, parseFrontmatter } from "./frontmatter.ts";
 import { defaultConfigDir } from "./discovery.ts";
 import { type AgentFile, readAgentFiles } from "./files.ts";
 import { withoutAllows } from "../config/project_allows.ts";
@@ -30,16 +30,35 @@ export interface LoadAgentsOptions {
   untrustedProject?: boolean;
 }
 
-/** Needs --allow-read on the workspace, its parents up to the git root, and the config folders. */
-export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
-  const home = options.home ?? homeDir();
-  const configDir = options.configDir ??
-    defaultConfigDir((name) => Deno.env.get(name), home);
+/**
+ * Every agent, the YAML parser loaded first when some agent file has
+ * frontmatter; without such a file it is never evaluated.
+ * Needs --allow-read on the workspace, its parents up to the git root, and the config folders.
+ */
+export async function loadAgentsAsync(options: LoadAgentsOptions): Promise<LoadedAgents> {
+  const files = agentFilesOf(options);
+  await loadFrontmatterParserFor(files.map((file) => file.text));
   return resolveAgents({
-    files: readAgentFiles({ workspace: options.workspace, configDir, home }),
+    files,
     configAgents: options.configAgents,
     untrustedProject: options.untrustedProject,
   });
+}
+
+/** `loadAgentsAsync` for a caller that has already loaded the frontmatter parser. */
+export function loadAgents(options: LoadAgentsOptions): LoadedAgents {
+  return resolveAgents({
+    files: agentFilesOf(options),
+    configAgents: options.configAgents,
+    untrustedProject: options.untrustedProject,
+  });
+}
+
+function agentFilesOf(options: LoadAgentsOptions): AgentFile[] {
+  const home = options.home ?? homeDir();
+  const configDir = options.configDir ??
+    defaultConfigDir((name) => Deno.env.get(name), home);
+  return readAgentFiles({ workspace: options.workspace, configDir, home });
 }
 
 export interface ResolveAgentsOptions {
@@ -51,7 +70,10 @@ export interface ResolveAgentsOptions {
   untrustedProject?: boolean;
 }
 
-/** The agents from files already read: no I/O, so the host does it once for the whole run. */
+/**
+ * The agents from files already read: no I/O, so the host does it once for
+ * the whole run. A file with frontmatter needs `loadFrontmatterParser()` first.
+ */
 export function resolveAgents(options: ResolveAgentsOptions): LoadedAgents {
   const warnings: string[] = [];
   const byName = new Map<string, AgentDefinition>();

@@ -14,7 +14,7 @@ import * as path from "node:path";
 import type { Config, PermissionConfig } from "../config/schema.ts";
 import { describeAllows, projectAllows } from "../config/project_allows.ts";
 import { isTrustedProject, rememberTrustedProject } from "../config/trusted_projects.ts";
-import { parseFrontmatter } from "../agents/frontmatter.ts";
+import { FrontmatterParserNotLoaded, parseFrontmatter } from "../agents/frontmatter.ts";
 import { projectDirs } from "../agents/discovery.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "./engine_types.ts";
 import { approves } from "../policy/broker.ts";
@@ -211,7 +211,8 @@ export function findProjectAllows(
       const { data } = parseFrontmatter(file, text);
       const rules = describeAllows(data.permission as PermissionConfig | undefined);
       if (rules.length) files.push({ file, rules });
-    } catch {
+    } catch (error) {
+      if (error instanceof FrontmatterParserNotLoaded) throw error;
       // Unreadable or malformed: loading the agents reports it.
     }
   }

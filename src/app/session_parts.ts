@@ -22,10 +22,10 @@ import {
   type DoneProposal,
   type SubagentRunner,
 } from "../tools/session/mod.ts";
-import { loadAgents } from "../agents/load.ts";
+import { loadAgentsAsync } from "../agents/load.ts";
 import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../agents/filter_tools.ts";
 import type { AgentDefinition } from "../agents/types.ts";
-import { loadSkills } from "../skills/load.ts";
+import { loadSkillsAsync } from "../skills/load.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
@@ -114,7 +114,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const { spec, store, session, ledger } = input;
   const warnings: string[] = [];
   const config = spec.config;
-  const loadedAgents = spec.resolvedAgents ?? loadAgents({
+  const loadedAgents = spec.resolvedAgents ?? await loadAgentsAsync({
     workspace: spec.workspace,
     configDir: spec.configDir,
     configAgents: config.agent,
@@ -129,7 +129,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const background = new BackgroundProcesses(launcher, { commandUndo });
 
   const candidates: Tool[] = [...builtinTools()];
-  const skills = loadSkills({ workspace: spec.workspace, configDir: spec.configDir });
+  // The YAML parser is loaded only when a SKILL.md has frontmatter (docs/performance.md).
+  const skills = await loadSkillsAsync({ workspace: spec.workspace, configDir: spec.configDir });
   if (spec.depth === 0) warnings.push(...skills.warnings);
   if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
   const subagents = subagentsOf(loadedAgents.agents);

@@ -11,6 +11,7 @@ import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
 import { readAgentFiles } from "../agents/files.ts";
 import { resolveAgents } from "../agents/load.ts";
+import { loadFrontmatterParserFor } from "../agents/frontmatter.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
 import { hiddenMounts, hiddenPaths } from "../sandbox/hidden.ts";
@@ -130,6 +131,8 @@ export async function prepare(
     home: homeDir(),
     read: deps.readAgentFile,
   });
+  // The YAML parser only when some agent file has frontmatter: most starts never evaluate it.
+  await loadFrontmatterParserFor(agentFiles.map((file) => file.text));
   const projectTrust = await decideProjectTrust({
     allows: findProjectAllows(
       workspace,

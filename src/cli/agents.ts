@@ -2,7 +2,7 @@
  * `skiff agents list`: every agent skiff can run, where it came from, and
  * whether it is a primary agent (`--agent`) or a subagent (the task tool).
  */
-import { loadAgents } from "../agents/load.ts";
+import { loadAgentsAsync } from "../agents/load.ts";
 import type { ConfigAgent } from "../agents/types.ts";
 import { resolveWorkspace } from "../app/setup.ts";
 import { loadConfig } from "../config/load.ts";
@@ -13,7 +13,7 @@ export async function listAgents(options: { dir?: string }): Promise<number> {
   try {
     const workspace = resolveWorkspace(options.dir);
     const { config, configDir } = await loadConfig({ workspace, flags: {} });
-    const { agents, warnings } = loadAgents({
+    const { agents, warnings } = await loadAgentsAsync({
       workspace,
       configDir,
       configAgents: config.agent as Record<string, ConfigAgent> | undefined,

@@ -8,7 +8,12 @@
  */
 import { readRegularTextOrThrow } from "../config/regular_file.ts";
 import * as path from "node:path";
-import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
+import {
+  FrontmatterError,
+  FrontmatterParserNotLoaded,
+  loadFrontmatterParserFor,
+  parseFrontmatter,
+} from "../agents/frontmatter.ts";
 import { defaultConfigDir, isDirectory, listDir, projectDirs } from "../agents/discovery.ts";
 import { homeDir } from "../sandbox/paths.ts";
 
@@ -54,12 +59,29 @@ const PROJECT_COMMAND_FOLDERS = [
 /** Deeper than this a folder is not searched (a link loop stays harmless). */
 const MAX_DEPTH = 4;
 
+/** One command file as found and read: its text, or why it could not be read. */
+export interface CommandFile {
+  file: string;
+  name: string;
+  source: string;
+  scope: "user" | "project";
+  text?: string;
+  /** The read failed: its message (the parse turns it into a warning). */
+  error?: string;
+}
+
+export interface FoundCommands {
+  /** The user's folders first, then the project's from the git root down. */
+  files: CommandFile[];
+  /** Files whose name cannot be typed as a command. */
+  warnings: string[];
+}
+
 /**
- * The user's folders first, then the project's from the git root down; a
- * later command with the same name replaces an earlier one.
+ * Every command file, each read once. Parses nothing, so it needs no YAML parser.
  * Needs --allow-read on those folders and --allow-env for the config folder.
  */
-export function loadCustomCommands(options: LoadCommandsOptions): LoadedCommands {
+export function readCommandFiles(options: LoadCommandsOptions): FoundCommands {
   const home = options.home ?? homeDir();
   const configDir = options.configDir ?? defaultConfigDir((name) => Deno.env.get(name), home);
   const folders: { dir: string; source: string; scope: "user" | "project" }[] = [
@@ -78,8 +100,7 @@ export function loadCustomCommands(options: LoadCommandsOptions): LoadedCommands
       }))
     ),
   ];
-  const warnings: string[] = [];
-  const byName = new Map<string, CustomCommand>();
+  const found: FoundCommands = { files: [], warnings: [] };
   const seen = new Set<string>();
   for (const folder of folders) {
     if (seen.has(folder.dir) || !isDirectory(folder.dir)) continue;
@@ -88,19 +109,55 @@ export function loadCustomCommands(options: LoadCommandsOptions): LoadedCommands
       const file = path.join(folder.dir, relative);
       const name = relative.slice(0, -".md".length).split(path.sep).join(":").toLowerCase();
       if (!/^[a-z][\w:.-]*$/.test(name)) {
-        warnings.push(
+        found.warnings.push(
           `${file}: "${name}" cannot be typed as a command (start with a letter; letters, digits, - _ . only); skipped`,
         );
         continue;
       }
-      const command = readCommand(file, name, folder, warnings);
-      if (command) byName.set(name, command);
+      const entry = { file, name, source: folder.source, scope: folder.scope };
+      try {
+        found.files.push({ ...entry, text: readRegularTextOrThrow(file) });
+      } catch (error) {
+        found.files.push({ ...entry, error: (error as Error).message });
+      }
     }
+  }
+  return found;
+}
+
+/**
+ * The commands of files already read; a later command with the same name
+ * replaces an earlier one. A file with frontmatter needs
+ * `loadFrontmatterParser()` first (`loadCustomCommandsAsync` does both).
+ */
+export function parseCommands(found: FoundCommands): LoadedCommands {
+  const warnings = [...found.warnings];
+  const byName = new Map<string, CustomCommand>();
+  for (const file of found.files) {
+    const command = readCommand(file, warnings);
+    if (command) byName.set(command.name, command);
   }
   return {
     commands: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
     warnings,
   };
+}
+
+/**
+ * Every custom command, the YAML parser loaded first when some file has
+ * frontmatter; without such a file it is never evaluated.
+ */
+export async function loadCustomCommandsAsync(
+  options: LoadCommandsOptions,
+): Promise<LoadedCommands> {
+  const found = readCommandFiles(options);
+  await loadFrontmatterParserFor(found.files.map((file) => file.text));
+  return parseCommands(found);
+}
+
+/** `loadCustomCommandsAsync` for a caller that has already loaded the frontmatter parser. */
+export function loadCustomCommands(options: LoadCommandsOptions): LoadedCommands {
+  return parseCommands(readCommandFiles(options));
 }
 
 function shortHome(configDir: string, home: string): string {
@@ -125,14 +182,16 @@ function markdownFiles(dir: string, prefix = "", depth = 0): string[] {
 }
 
 function readCommand(
-  file: string,
-  name: string,
-  folder: { source: string; scope: "user" | "project" },
+  { file, name, source, scope, text, error: readError }: CommandFile,
   warnings: string[],
 ): CustomCommand | undefined {
+  if (text === undefined) {
+    warnings.push(`${file}: could not be read (${readError}); command skipped`);
+    return undefined;
+  }
   try {
-    const parsed = parseFrontmatter(file, readRegularTextOrThrow(file));
-    const text = (key: string): string | undefined => {
+    const parsed = parseFrontmatter(file, text);
+    const field = (key: string): string | undefined => {
       const value = parsed.data[key];
       if (value === undefined || value === null) return undefined;
       if (typeof value !== "string") {
@@ -150,16 +209,17 @@ function readCommand(
     return {
       name,
       // Claude Code falls back to the first line of the prompt; so do we.
-      description: text("description") ?? parsed.body.split("\n")[0].slice(0, 80),
-      argumentHint: text("argument-hint"),
-      model: text("model"),
-      agent: text("agent"),
+      description: field("description") ?? parsed.body.split("\n")[0].slice(0, 80),
+      argumentHint: field("argument-hint"),
+      model: field("model"),
+      agent: field("agent"),
       body: parsed.body,
       file,
-      source: folder.source,
-      scope: folder.scope,
+      source,
+      scope,
     };
   } catch (error) {
+    if (error instanceof FrontmatterParserNotLoaded) throw error;
     const where = error instanceof FrontmatterError
       ? `${error.file}:${error.line}: ${error.reason}`
       : `${file}: could not be read (${(error as Error).message})`;

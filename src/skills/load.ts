@@ -6,7 +6,12 @@
  */
 import { readRegularTextOrThrow } from "../config/regular_file.ts";
 import * as path from "node:path";
-import { FrontmatterError, parseFrontmatter } from "../agents/frontmatter.ts";
+import {
+  FrontmatterError,
+  FrontmatterParserNotLoaded,
+  loadFrontmatterParserFor,
+  parseFrontmatter,
+} from "../agents/frontmatter.ts";
 import { defaultConfigDir, exists, listDir, projectDirs } from "../agents/discovery.ts";
 import { homeDir } from "../sandbox/paths.ts";
 
@@ -39,12 +44,23 @@ export interface LoadedSkills {
 /** Skill folders inside a project directory, in rising priority. */
 const PROJECT_SKILL_FOLDERS = [".claude/skills", ".agents/skills", ".skiff/skills"];
 
+/** One SKILL.md as found and read: its text, or why it could not be read. */
+export interface SkillFile {
+  /** Absolute path of SKILL.md. */
+  file: string;
+  /** The skill's folder name, its name when the frontmatter gives none. */
+  folderName: string;
+  text?: string;
+  /** The read failed: its message (the parse turns it into a warning). */
+  error?: string;
+}
+
 /**
- * Global folders first, then project folders from the git root down; a later
- * skill with the same name replaces an earlier one.
+ * Every SKILL.md, global folders first, then project folders from the git
+ * root down, each read once. Parses nothing, so it needs no YAML parser.
  * Needs --allow-read on those folders.
  */
-export function loadSkills(options: LoadSkillsOptions): LoadedSkills {
+export function readSkillFiles(options: LoadSkillsOptions): SkillFile[] {
   const home = options.home ?? homeDir();
   const configDir = options.configDir ?? defaultConfigDir((name) => Deno.env.get(name), home);
   const folders = [
@@ -55,23 +71,62 @@ export function loadSkills(options: LoadSkillsOptions): LoadedSkills {
       PROJECT_SKILL_FOLDERS.map((folder) => path.join(dir, folder))
     ),
   ];
-  const warnings: string[] = [];
-  const byName = new Map<string, Skill>();
+  const found: SkillFile[] = [];
   for (const folder of new Set(folders)) {
     for (const entry of listDir(folder)) {
       if (!entry.isDirectory && !entry.isSymlink) continue;
       const file = path.join(folder, entry.name, "SKILL.md");
       if (!exists(file)) continue;
-      const skill = readSkill(file, entry.name, warnings);
-      if (skill) byName.set(skill.name, skill);
+      try {
+        found.push({ file, folderName: entry.name, text: readRegularTextOrThrow(file) });
+      } catch (error) {
+        found.push({ file, folderName: entry.name, error: (error as Error).message });
+      }
     }
+  }
+  return found;
+}
+
+/**
+ * The skills of files already read; a later skill with the same name
+ * replaces an earlier one. A file with frontmatter needs
+ * `loadFrontmatterParser()` first (`loadSkillsAsync` does both).
+ */
+export function parseSkills(files: SkillFile[]): LoadedSkills {
+  const warnings: string[] = [];
+  const byName = new Map<string, Skill>();
+  for (const found of files) {
+    const skill = readSkill(found, warnings);
+    if (skill) byName.set(skill.name, skill);
   }
   return { skills: [...byName.values()], warnings };
 }
 
-function readSkill(file: string, folderName: string, warnings: string[]): Skill | undefined {
+/**
+ * Every skill, the YAML parser loaded first when some SKILL.md has
+ * frontmatter; a workspace without skills never evaluates it.
+ */
+export async function loadSkillsAsync(options: LoadSkillsOptions): Promise<LoadedSkills> {
+  const files = readSkillFiles(options);
+  await loadFrontmatterParserFor(files.map((found) => found.text));
+  return parseSkills(files);
+}
+
+/** `loadSkillsAsync` for a caller that has already loaded the frontmatter parser. */
+export function loadSkills(options: LoadSkillsOptions): LoadedSkills {
+  return parseSkills(readSkillFiles(options));
+}
+
+function readSkill(
+  { file, folderName, text, error: readError }: SkillFile,
+  warnings: string[],
+): Skill | undefined {
+  if (text === undefined) {
+    warnings.push(`${file}: could not be read (${readError}); skill skipped`);
+    return undefined;
+  }
   try {
-    const parsed = parseFrontmatter(file, readRegularTextOrThrow(file));
+    const parsed = parseFrontmatter(file, text);
     const { name, description, ...metadata } = parsed.data;
     if (name !== undefined && typeof name !== "string") {
       throw new FrontmatterError(file, parsed.lineOf("name"), "name must be text");
@@ -92,11 +147,12 @@ function readSkill(file: string, folderName: string, warnings: string[]): Skill 
       metadata,
     };
   } catch (error) {
-    if (error instanceof FrontmatterError) {
-      warnings.push(`${error.file}:${error.line}: ${error.reason}; skill skipped`);
-      return undefined;
-    }
-    warnings.push(`${file}: could not be read (${(error as Error).message}); skill skipped`);
+    if (error instanceof FrontmatterParserNotLoaded) throw error;
+    warnings.push(
+      error instanceof FrontmatterError
+        ? `${error.file}:${error.line}: ${error.reason}; skill skipped`
+        : `${file}: could not be read (${(error as Error).message}); skill skipped`,
+    );
     return undefined;
   }
 }

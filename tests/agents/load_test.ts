@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { loadAgents } from "../../src/agents/load.ts";
+import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+
+// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+await loadFrontmatterParser();
 
 /** A git repo with a nested workspace, a fake home and a config folder. */
 function layout(): { root: string; workspace: string; home: string; configDir: string } {

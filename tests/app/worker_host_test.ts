@@ -8,6 +8,10 @@ import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
 import { startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
 import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";
+import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+
+// A spec without resolvedAgents has its agent files parsed here: the parser must be loaded.
+await loadFrontmatterParser();
 
 function spec(dataDir: string): EngineSpec {
   return testSpec({ workspace: dataDir, dataDir, configDir: dataDir });

@@ -99,7 +99,7 @@ async function withChat(
 }
 
 async function run(fake: Fake, text: string, home?: string): Promise<void> {
-  const commands = chatCommands(fake.controls, { home: home ?? "/nonexistent-home" });
+  const commands = await chatCommands(fake.controls, { home: home ?? "/nonexistent-home" });
   const parsed = CommandRegistry.parse(text)!;
   const command = commands.get(parsed.name);
   assert(command, `no command /${parsed.name}`);
@@ -130,7 +130,7 @@ Deno.test("/help lists every built-in command with its description, and completi
       assert.match(help, new RegExp(`^  /${name}\\b.*\\S`, "m"), `/${name} missing:\n${help}`);
     }
     assert.match(help, /\/model \[name\]\s+show or switch the model/);
-    const commands = chatCommands(fake.controls, { home: "/nonexistent-home" });
+    const commands = await chatCommands(fake.controls, { home: "/nonexistent-home" });
     assert.deepEqual(commands.complete("u"), ["undo", "usage"]);
     assert.deepEqual(commands.complete("pe"), ["permissions"]);
   });
@@ -256,7 +256,10 @@ Deno.test("/model lists the endpoint's models and switches for the next prompt; 
       new Response(JSON.stringify({ data: [{ id: "zeta" }, { id: "m" }] })),
     )) as typeof fetch;
   await withChat(async (fake) => {
-    const commands = chatCommands(fake.controls, { fetch: served, home: "/nonexistent-home" });
+    const commands = await chatCommands(fake.controls, {
+      fetch: served,
+      home: "/nonexistent-home",
+    });
     await commands.get("model")!.run("", fake.controls);
     assert.match(fake.printed.at(-1)!, /Model: m\nAvailable:\n {2}● m\n {4}zeta/);
     await commands.get("model")!.run("zeta", fake.controls);

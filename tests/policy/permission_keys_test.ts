@@ -16,7 +16,11 @@ import { loadConfig } from "../../src/config/load.ts";
 import { ConfigError } from "../../src/config/errors.ts";
 import { parsePermissionFlag } from "../../src/policy/flags.ts";
 import { loadAgents } from "../../src/agents/load.ts";
+import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
+
+// loadAgents parses frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+await loadFrontmatterParser();
 
 async function withWorkspace(work: (root: string, workspace: string) => Promise<void>) {
   const root = await Deno.makeTempDir({ prefix: "skiff-permission-keys-" });

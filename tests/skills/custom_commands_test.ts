@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
 import { expandCommand, loadCustomCommands, splitArguments } from "../../src/skills/commands.ts";
+import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+
+// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+await loadFrontmatterParser();
 
 function write(file: string, text: string): void {
   Deno.mkdirSync(path.dirname(file), { recursive: true });

@@ -4,7 +4,7 @@
  * custom command never replaces a built-in one: it is skipped with a note.
  */
 import { CommandRegistry, helpCommand } from "../../ui/chat/input/commands.ts";
-import { loadCustomCommands } from "../../skills/commands.ts";
+import { loadCustomCommandsAsync } from "../../skills/commands.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import type { SessionControls } from "./controls.ts";
 import { resumeCommand, sessionsCommand, undoSlashCommand } from "./sessions.ts";
@@ -22,10 +22,10 @@ export interface ChatCommandDeps {
   home?: string;
 }
 
-export function chatCommands(
+export async function chatCommands(
   controls: SessionControls,
   deps: ChatCommandDeps = {},
-): CommandRegistry<SessionControls> {
+): Promise<CommandRegistry<SessionControls>> {
   const commands = new CommandRegistry<SessionControls>();
   commands.add(helpCommand(commands));
   commands.add({
@@ -58,7 +58,7 @@ export function chatCommands(
     commands.add(command);
   }
   const spec = controls.spec();
-  const custom = loadCustomCommands({
+  const custom = await loadCustomCommandsAsync({
     workspace: spec.workspace,
     configDir: spec.configDir,
     home: deps.home,
