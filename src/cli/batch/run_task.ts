@@ -7,7 +7,8 @@
  */
 import type { EngineHandle } from "../../app/host.ts";
 import type { EngineSpec, RunRequest } from "../../app/engine_types.ts";
-import type { SkiffEvent } from "../../contracts/events.ts";
+import type { Denial, SkiffEvent } from "../../contracts/events.ts";
+import { shellLine } from "../../policy/hints.ts";
 import { startEngine } from "../../app/start.ts";
 import type { EngineWorkers } from "../../app/engine_reuse.ts";
 import { ExitCode, OUTCOME_EXIT_CODES } from "../exit_codes.ts";
@@ -54,6 +55,9 @@ export async function runTask(
   const io = {
     event: (event: SkiffEvent) => {
       if (event.type === "error") detail = event.message.split("\n")[0];
+      if (event.type === "session.completed" && !detail && event.denials.length) {
+        detail = refusedDetail(event.denials);
+      }
       hooks.event(event);
     },
     ask: () => Promise.resolve("deny" as const),
@@ -83,4 +87,19 @@ export async function runTask(
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * The first refused call of a task and the flags that allow it, on one line
+ * (`skiff run` prints the same as its denial summary): `refused: bash rm x
+ * (to allow it: --allow 'bash(rm *)')`, `… and 2 more` after it.
+ */
+export function refusedDetail(denials: Denial[]): string {
+  const [first] = denials;
+  const subject = first.patterns.length ? ` ${first.patterns[0].split("\n")[0]}` : "";
+  const allow = first.allow_with?.length
+    ? ` (to allow it: ${shellLine(first.allow_with)})`
+    : " (a deny rule; no flag allows it)";
+  const more = denials.length > 1 ? `; and ${denials.length - 1} more` : "";
+  return `refused: ${first.tool}${subject}${allow}${more}`;
 }

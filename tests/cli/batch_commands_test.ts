@@ -1,0 +1,69 @@
+/**
+ * `skiff batch --each` tasks that run commands, end to end: with the command
+ * allowed, each task's bash call appends to its own file in the session
+ * sandbox; without it, each task fails with exit 3 and its progress line and
+ * report say which call was refused and the flag that allows it, as
+ * `skiff run` does.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { runSkiff, withMockSandbox } from "../support/cli.ts";
+import type { MockTurn } from "../support/mock_server.ts";
+import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
+
+/** Per task: append to its file with bash, then answer. */
+function appender(body: Record<string, unknown>): MockTurn {
+  const messages = body.messages as { role: string; content: unknown }[];
+  const first = messages.find((message) => message.role === "user");
+  const file = /append to (\S+)/.exec(String(first?.content))?.[1] ?? "?";
+  if (!messages.some((message) => message.role === "tool")) {
+    return { toolCalls: [{ name: "bash", arguments: { command: `echo more >> ${file}` } }] };
+  }
+  return { text: "done" };
+}
+
+async function twoFiles(workspace: string): Promise<void> {
+  for (const name of ["one", "two"]) {
+    await Deno.writeTextFile(path.join(workspace, `${name}.txt`), `${name}\n`);
+  }
+}
+
+Deno.test(
+  {
+    name: "batch --each: each task's command writes its own file in the session sandbox",
+    ignore: sessionSandboxMissing !== null,
+  },
+  async () => {
+    await withMockSandbox([], async (sandbox) => {
+      await twoFiles(sandbox.workspace);
+      const result = await runSkiff(
+        ["batch", "--each", "*.txt", "--prompt", "append to {file}", "--allow", "bash(echo *)"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      for (const name of ["one", "two"]) {
+        assertEquals(
+          await Deno.readTextFile(path.join(sandbox.workspace, `${name}.txt`)),
+          `${name}\nmore\n`,
+        );
+      }
+    }, { respond: appender });
+  },
+);
+
+Deno.test("batch --each: a task whose command was refused says which and how to allow it", async () => {
+  await withMockSandbox([], async (sandbox) => {
+    await twoFiles(sandbox.workspace);
+    const report = path.join(sandbox.root, "report.md");
+    const result = await runSkiff(
+      ["batch", "--each", "*.txt", "--prompt", "append to {file}", "--report", report],
+      sandbox,
+    );
+    assertEquals(result.code, 3, result.stderr);
+    const line = result.stderr.split("\n").find((text) => text.includes("FAIL (exit 3) one.txt"));
+    assert(line, result.stderr);
+    assertStringIncludes(line, "bash echo more >> one.txt");
+    assertStringIncludes(line, "--allow 'bash(echo more *)'");
+    assertStringIncludes(await Deno.readTextFile(report), "--allow 'bash(echo more *)'");
+  }, { respond: appender });
+});
