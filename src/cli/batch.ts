@@ -15,6 +15,7 @@ import { ensureDataDir, resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { shellQuote } from "../policy/hints.ts";
 import {
   type BatchTask,
   globFiles,
@@ -87,6 +88,16 @@ export async function batchCommand(
 /** The tasks the options name (before sharding), checked. */
 async function collectTasks(file: string | undefined, options: BatchOptions): Promise<BatchTask[]> {
   const sources = [file !== undefined, options.each !== undefined, options.dirs !== undefined];
+  if (file !== undefined && (sources[1] || sources[2]) && !options.prompt) {
+    // `skiff batch --each '*.ts' 'add a header to {file}'`: the template was taken as a task file.
+    const names = options.each !== undefined
+      ? `--each ${shellQuote(options.each)}`
+      : `--dirs ${options.dirs!.map(shellQuote).join(" ")}`;
+    throw new UsageError(
+      `the template of ${names.split(" ")[0]} goes after --prompt (${shellQuote(file)} was taken ` +
+        `as a JSONL file of tasks): skiff batch ${names} --prompt ${shellQuote(file)}`,
+    );
+  }
   if (sources.filter(Boolean).length !== 1) {
     throw new UsageError(
       "name the tasks one way: a JSONL file (skiff batch tasks.jsonl), --each '<glob>' --prompt " +

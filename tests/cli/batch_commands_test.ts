@@ -67,3 +67,19 @@ Deno.test("batch --each: a task whose command was refused says which and how to 
     assertStringIncludes(await Deno.readTextFile(report), "--allow 'bash(echo more *)'");
   }, { respond: appender });
 });
+
+Deno.test("batch --each with the template as an argument says to put it after --prompt, and that works", async () => {
+  await withMockSandbox([], async (sandbox, mock) => {
+    await twoFiles(sandbox.workspace);
+    const wrong = await runSkiff(["batch", "--each", "*.txt", "append to {file}"], sandbox);
+    assertEquals(wrong.code, 2, wrong.stderr);
+    const hint = "skiff batch --each '*.txt' --prompt 'append to {file}'";
+    assertStringIncludes(wrong.stderr, hint);
+    // The hint as printed (its words as the shell splits them), with --dry-run.
+    const words = ["batch", "--each", "*.txt", "--prompt", "append to {file}", "--dry-run"];
+    const right = await runSkiff(words, sandbox);
+    assertEquals(right.code, 0, right.stderr);
+    assertStringIncludes(right.stderr, "2 task(s) would run");
+    assertEquals(mock.requests.length, 0);
+  }, { respond: appender });
+});
