@@ -75,6 +75,8 @@ export interface EngineSpec {
     /** The hidden paths that exist, for the OS sandbox to mount over. */
     hiddenMounts?: { path: string; folder: boolean }[];
     limits?: { tmpMB: number; processes: number };
+    /** Set by the host, which can read /proc (src/sandbox/landlock_probe_key.ts). */
+    landlockProbeKey?: string;
   };
   flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
   /** Found while preparing (ignored project settings…); shown as warning events. */

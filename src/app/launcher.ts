@@ -11,6 +11,7 @@ import {
   probeSandboxesFor,
   type SandboxBackend,
 } from "../sandbox/choose.ts";
+import type { LandlockProbeCache } from "../sandbox/landlock_probe_cache.ts";
 import type { SandboxSettings } from "../sandbox/modes.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
@@ -36,6 +37,12 @@ export interface SandboxState {
   readOnly?: ProcessLauncher;
   /** Stops what the launcher keeps running for the session (its sandboxes). */
   close?: () => Promise<void>;
+}
+
+/** Where a session keeps Landlock's probe answer, when the host gave the key. */
+export function landlockProbeCacheOf(spec: EngineSpec): LandlockProbeCache | undefined {
+  const key = spec.sandbox.landlockProbeKey;
+  return key ? { dataDir: spec.dataDir, key } : undefined;
 }
 
 export function sandboxSettings(spec: EngineSpec): SandboxSettings {
@@ -69,7 +76,8 @@ export async function chooseSessionLauncher(
   spec: EngineSpec,
   warnings: string[],
   /** Probes only what `backend` can use: no Landlock probe where bubblewrap works. */
-  probe: (backend: SandboxBackend) => Promise<AvailableSandboxes> = probeSandboxesFor,
+  probe: (backend: SandboxBackend) => Promise<AvailableSandboxes> = (backend) =>
+    probeSandboxesFor(backend, landlockProbeCacheOf(spec)),
 ): Promise<{ launcher: ProcessLauncher; state: SandboxState }> {
   const settings = sandboxSettings(spec);
   if (spec.owns.length && settings.mode === "workspace-write") {

@@ -11,6 +11,7 @@ import { currentRunOwner } from "../store/run_owner.ts";
 import { holdingSessions } from "./session_hold.ts";
 import { savingDoneCriteria } from "./done_criteria.ts";
 import { mark } from "../contracts/timings.ts";
+import { landlockProbeKey } from "../sandbox/landlock_probe_key.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 
 /**
@@ -47,6 +48,10 @@ export function engineStart(spec: EngineSpec, io: EngineIO): {
 } {
   ensureDataDir(spec.dataDir);
   const held = { ...spec, run: currentRunOwner() };
+  // The Worker cannot read /proc: the key of a cached Landlock probe is made here.
+  if (spec.sandbox.mode !== "full-access" && spec.sandbox.landlockProbeKey === undefined) {
+    held.sandbox = { ...spec.sandbox, landlockProbeKey: landlockProbeKey() };
+  }
   return {
     spec: held,
     io: markedIO(io),

@@ -9,6 +9,8 @@
 import { loadConfig } from "../config/load.ts";
 import { DEFAULT_BASE_URL } from "../app/setup.ts";
 import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
+import type { LandlockProbeCache } from "../sandbox/landlock_probe_cache.ts";
+import { landlockProbeKey } from "../sandbox/landlock_probe_key.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
@@ -118,13 +120,20 @@ export function doctorReport(facts: DoctorFacts): string[] {
   ];
 }
 
+function doctorCache(env: Record<string, string | undefined>): LandlockProbeCache | undefined {
+  const key = landlockProbeKey();
+  return key ? { dataDir: resolveDataDir(env), key } : undefined;
+}
+
 export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   const env = deps.env ?? Deno.env.toObject();
   const loaded = await loadConfig({ workspace: Deno.cwd(), env });
   const baseURL = (loaded.config.provider?.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   const version = deps.version ?? firstVersionLine;
   const [sandboxes, bwrap, rg] = await Promise.all([
-    (deps.probe ?? (() => probeSandboxes()))(),
+    // Always probes afresh, and refreshes the answer sessions reuse (landlock_probe_cache.ts).
+    (deps.probe ??
+      (() => probeSandboxes(Deno.build.os, undefined, undefined, "all", doctorCache(env))))(),
     version("bwrap"),
     version("rg"),
   ]);

@@ -9,6 +9,11 @@ import { bwrapLauncher } from "./bwrap.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { denoCacheDir, landlockExecArgv, landlockLauncher } from "./landlock_launcher.ts";
 import { landlockPlan } from "./landlock_rules.ts";
+import {
+  type LandlockProbeCache,
+  readCachedLandlockProbe,
+  writeCachedLandlockProbe,
+} from "./landlock_probe_cache.ts";
 import { plainLauncher } from "./plain.ts";
 import { commandShell } from "./shell.ts";
 import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
@@ -153,10 +158,14 @@ export type ProbeScope = "all" | SandboxBackend;
 
 /**
  * The probe a session starts with: only the backends `backend` can use, so
- * where bubblewrap works no Landlock probe process is started.
+ * where bubblewrap works no Landlock probe process is started; with `cache`,
+ * Landlock's answer from an earlier start in the same environment is reused.
  */
-export function probeSandboxesFor(backend: SandboxBackend): Promise<AvailableSandboxes> {
-  return probeSandboxes(Deno.build.os, runQuietly, undefined, backend);
+export function probeSandboxesFor(
+  backend: SandboxBackend,
+  cache?: LandlockProbeCache,
+): Promise<AvailableSandboxes> {
+  return probeSandboxes(Deno.build.os, runQuietly, undefined, backend, cache);
 }
 
 /**
@@ -173,6 +182,12 @@ export async function probeSandboxes(
     : null,
   /** @default "all" */
   scope: ProbeScope = "all",
+  /**
+   * Where Landlock's answer is kept (landlock_probe_cache.ts): a session's
+   * scope reuses an answer under the same key; scope `all` (skiff doctor)
+   * always probes. Every probe that runs writes its answer here.
+   */
+  cache?: LandlockProbeCache,
 ): Promise<AvailableSandboxes> {
   const found: AvailableSandboxes = { bwrap: null, sandboxExec: null };
   if (platform === "linux") {
@@ -192,7 +207,9 @@ export async function probeSandboxes(
             "profile, or AppArmor restricting unprivileged user namespaces)";
       }
       if (scope === "all" || scope === "landlock" || (scope === "auto" && !found.bwrap)) {
-        const abi = await landlock();
+        const cached = cache && scope !== "all" ? readCachedLandlockProbe(cache) : undefined;
+        const abi = cached ?? await landlock();
+        if (cache && cached === undefined) writeCachedLandlockProbe(cache, abi);
         found.landlock = typeof abi === "number" ? abi : null;
         if (typeof abi === "string") found.reasons.landlock = abi;
       } else {
