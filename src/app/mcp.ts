@@ -9,6 +9,7 @@ import { McpManager, type McpManagerOptions } from "../mcp/manager.ts";
 import type { SandboxLauncherFor } from "../mcp/connection.ts";
 import { type AvailableSandboxes, chooseLauncher, probeSandboxesFor } from "../sandbox/choose.ts";
 import { mcpSources, sessionMcpServers } from "./mcp_trust.ts";
+import { landlockProbeCacheOf } from "./launcher.ts";
 import type { Tool } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -35,7 +36,7 @@ export function mcpSandboxLauncher(
   spec: EngineSpec,
   /** Only the backends `sandbox.backend` can use: no Landlock probe where bubblewrap works. */
   probe: () => Promise<AvailableSandboxes> = () =>
-    probeSandboxesFor(spec.config.sandbox?.backend ?? "auto"),
+    probeSandboxesFor(spec.config.sandbox?.backend ?? "auto", landlockProbeCacheOf(spec)),
 ): SandboxLauncherFor {
   let available: Promise<AvailableSandboxes> | undefined;
   return async ({ network }) => {
