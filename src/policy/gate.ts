@@ -178,7 +178,10 @@ export class PermissionGate {
       tool: request.tool,
       key: request.access.key,
       patterns: request.access.patterns,
-      reason: request.decision.reason,
+      // Refused for the reason the user typed, not for the rule that asked.
+      reason: userReason === undefined
+        ? request.decision.reason
+        : `denied at the prompt: ${userReason}`,
       ...(allow.kind === "flags" ? { allow_with: allow.args } : {}),
     });
     const { message, hint } = denialMessage(request, source, allow, userReason);
