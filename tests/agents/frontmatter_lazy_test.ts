@@ -109,7 +109,7 @@ async function runScript(dir: string, code: string, importMap?: string): Promise
 
 const src = (module: string) => JSON.stringify(path.join(ROOT, "src", module));
 
-Deno.test("skiff tool read in a workspace without skill, agent or command files never evaluates yaml", async () => {
+Deno.test("skiff tool read never evaluates yaml without a skill, agent or command file with frontmatter", async () => {
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
