@@ -441,7 +441,8 @@ export class Engine {
     // Its own signal, like a prompt's; its changes go under the session's next prompt.
     const run = this.#startRun(ledger.prompt);
     const tools = new Map(parts.tools.map((tool) => [tool.name, tool]));
-    if (tools.has(name)) this.#titleToolSession(session, name);
+    // The chat's `!command` and `@file` come here too; their session keeps its title.
+    if (tools.has(name) && this.spec.agent === "tool") this.#titleToolSession(session, name);
     const call = {
       id: `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`,
       name,
