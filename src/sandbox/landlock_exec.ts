@@ -86,6 +86,12 @@ export function runStep(stepArgs: string[]): never {
   });
   if (restricted.kind !== "restricted") fail(restricted.reason);
   if (plan.probe) console.log(`landlock-abi=${restricted.abi}`);
+  else if (plan.abi !== restricted.abi) {
+    fail(
+      `its rules were made for Landlock ABI ${plan.abi}, but this kernel has ABI ` +
+        `${restricted.abi}; run \`skiff doctor\` to probe again`,
+    );
+  }
   const outcome = withSyscalls((call, numbers) => {
     const header = new Uint32Array([CAP_VERSION_3, 0]);
     const data = new Uint32Array(6);

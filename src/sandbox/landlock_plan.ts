@@ -7,6 +7,12 @@
 
 /** A ruleset as the launcher passes it to its exec step: rights as decimal strings. */
 export interface LandlockPlan {
+  /**
+   * The kernel ABI the rights were chosen for (from the probe, possibly
+   * cached). The exec step refuses a plan made for another ABI than the
+   * kernel's: one made for an older ABI would leave rights unhandled.
+   */
+  abi: number;
   handled: string;
   /** Rights on the command's private temp folder, which the exec step makes. */
   tempAccess: string;

@@ -49,6 +49,7 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
     (abi >= 3 ? FsAccess.truncate : 0n);
   for (const device of WRITABLE_DEVICES) rules.push([device, deviceRights]);
   const plan: LandlockPlan = {
+    abi,
     handled: String(handled),
     tempAccess: String(READ_RIGHTS | write),
     hidden: [...input.hidden],
