@@ -337,18 +337,18 @@ async function execute(
     Date.now() - started,
   );
   if (options.report) await writeReport(options.report, report);
+  // Ctrl-C with every task already started stops no start, yet the batch was interrupted.
+  const stoppedBecause = pool.stoppedBecause ?? (interrupted ? "interrupted" : undefined);
+  const exitCode = stoppedBecause && interrupted
+    ? ExitCode.interrupted
+    : stoppedBecause && gate.down()
+    ? ExitCode.provider
+    : batchExitCode(report);
   if (options.json) {
-    out({
-      type: "batch.completed",
-      batch: batchId,
-      counts: report.counts,
-      exit_code: batchExitCode(report),
-    });
+    out({ type: "batch.completed", batch: batchId, counts: report.counts, exit_code: exitCode });
   } else {
     console.error(reportMarkdown(report));
   }
-  // Ctrl-C with every task already started stops no start, yet the batch was interrupted.
-  const stoppedBecause = pool.stoppedBecause ?? (interrupted ? "interrupted" : undefined);
   if (stoppedBecause) {
     console.error(
       `skiff: batch ${batchId} stopped (${stoppedBecause}) after starting ${pool.started} ` +
@@ -356,12 +356,10 @@ async function execute(
           countsLine(report)
         }. Run the rest: skiff batch --resume ${batchId}`,
     );
-    if (interrupted) return ExitCode.interrupted;
-    if (gate.down()) return ExitCode.provider;
   } else if (report.counts.total !== report.counts.succeeded) {
     console.error(`skiff: batch ${batchId}: ${countsLine(report)}.`);
   }
-  return batchExitCode(report);
+  return exitCode;
 }
 
 function resultsOf(store: Store, batchId: string): TaskResult[] {

@@ -7,7 +7,8 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { runSkiff, withMockSandbox } from "../support/cli.ts";
+import { parseJsonLines, runSkiff, spawnSkiff, withMockSandbox } from "../support/cli.ts";
+import { until } from "../support/batch_tasks.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
 
@@ -82,4 +83,23 @@ Deno.test("batch --each with the template as an argument says to put it after --
     assertStringIncludes(right.stderr, "2 task(s) would run");
     assertEquals(mock.requests.length, 0);
   }, { respond: appender });
+});
+
+Deno.test("batch --json: batch.completed carries the exit code the process ends with after Ctrl-C", async () => {
+  // The model never answers: Ctrl-C finds every task waiting on it and stops them at once.
+  await withMockSandbox([], async (sandbox, mock) => {
+    await twoFiles(sandbox.workspace);
+    const child = spawnSkiff(
+      ["batch", "--each", "*.txt", "--prompt", "append to {file}", "--json"],
+      sandbox,
+    );
+    const stdout = new Response(child.stdout).text();
+    const stderr = new Response(child.stderr).text();
+    await until(() => mock.requests.length === 2, "both tasks asking the model");
+    child.kill("SIGINT");
+    const { code } = await child.status;
+    assertEquals(code, 130, await stderr);
+    const end = parseJsonLines(await stdout).find((event) => event.type === "batch.completed");
+    assertEquals(end?.exit_code, 130);
+  }, { respond: () => ({ text: "never", delayMs: 600_000 }) });
 });
