@@ -35,7 +35,10 @@ export interface ProjectConfigLocation {
 /**
  * The nearest project config file, walking up from `workspace` to the
  * filesystem root. In one folder `skiff.json` is preferred over
- * `.skiff/config.json`; the other one is reported as ignored.
+ * `.skiff/config.json`; the other one is reported as ignored. Any entry of
+ * those names counts, not only a regular file: a FIFO or a folder there is
+ * found, and reading it stops skiff with a config error naming it (its deny
+ * rules are never dropped quietly).
  */
 export async function findProjectConfig(
   workspace: string,
@@ -45,7 +48,7 @@ export async function findProjectConfig(
     const found: string[] = [];
     for (const name of PROJECT_CONFIG_FILES) {
       const candidate = path.join(folder, name);
-      if (await isFile(candidate)) found.push(candidate);
+      if (await exists(candidate)) found.push(candidate);
     }
     if (found.length) return { file: found[0], root: folder, ignored: found[1] };
     const parent = path.dirname(folder);
@@ -54,9 +57,10 @@ export async function findProjectConfig(
   }
 }
 
-async function isFile(file: string): Promise<boolean> {
+async function exists(file: string): Promise<boolean> {
   try {
-    return (await Deno.stat(file)).isFile;
+    await Deno.stat(file);
+    return true;
   } catch (error) {
     // A folder we may not look into holds no config of ours.
     if (

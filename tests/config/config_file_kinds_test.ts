@@ -4,7 +4,7 @@
  * for a writer. A config file that is not one stops the run with a usage
  * error naming it (its rules are not dropped silently); an `.mcp.json` that
  * is not one is skipped with a warning naming it. (A project's skiff.json
- * that is not a regular file was already passed over when it is looked for.)
+ * that is not a regular file: tests/config/project_config_kinds_test.ts.)
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
