@@ -50,6 +50,11 @@ export class Engine {
   #abortNext = false;
   /** Shown once, after session.started (or before the first tool call). */
   #warnings: string[] = [];
+  /**
+   * Instruction-file warnings already given: the system prompt is built again
+   * for every prompt, and a skipped AGENTS.md is told once per session.
+   */
+  #instructionWarnings = new Set<string>();
 
   constructor(
     private readonly spec: EngineSpec,
@@ -384,7 +389,11 @@ export class Engine {
       instructions: collectInstructions(
         this.spec.workspace,
         this.spec.configDir,
-        (message) => this.#opened?.emit("warning", { message }),
+        (message) => {
+          if (this.#instructionWarnings.has(message)) return;
+          this.#instructionWarnings.add(message);
+          this.#opened?.emit("warning", { message });
+        },
       ),
       agentPrompt: parts.agentPrompt,
       memory: this.spec.config.memory?.enabled === false
