@@ -10,7 +10,8 @@
  *   re-includes what a parent ignored).
  * Global excludes, `.git/info/exclude` and `.ignore` files are not read.
  */
-import ignore, { type Ignore } from "ignore";
+import type { Ignore } from "ignore";
+import { searchLibraries } from "./_search_libraries.ts";
 import * as path from "node:path";
 
 interface Layer {
@@ -111,7 +112,9 @@ function loadLayer(dir: string): Layer | null {
   }
   return {
     dir,
-    test: singlePathTest(ignore({ allowRelativePaths: true, ignorecase: false }).add(text)),
+    test: singlePathTest(
+      searchLibraries().ignore({ allowRelativePaths: true, ignorecase: false }).add(text),
+    ),
   };
 }
 

@@ -4,10 +4,10 @@
  * pattern's fixed prefix (`src/**` walks only `src`), so a narrow pattern in a
  * big tree stays cheap.
  */
-import picomatch from "picomatch";
 import * as path from "node:path";
 import { z } from "zod";
 import { globMatcher } from "./_glob_match.ts";
+import { loadSearchLibraries, searchLibraries } from "./_search_libraries.ts";
 import { walkTree } from "./_walk.ts";
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
 import { defineTool, ToolError } from "../tool.ts";
@@ -36,6 +36,7 @@ export const globTool = defineTool({
     return searchAccess("glob", root, `glob ${input.pattern} in ${root.display}`);
   },
   async execute(input, ctx) {
+    await loadSearchLibraries(); // ignore and picomatch: evaluated at the first search
     const root = resolveSearchRoot(ctx, input.path);
     const info = await statRoot(root, input.path);
     if (!info.isDirectory) {
@@ -111,7 +112,7 @@ function relativePattern(pattern: string, root: string): string {
 /** The folder the pattern's fixed prefix names, when it exists. */
 function walkStart(pattern: string, root: string): { dir: string; prefix: string } {
   if (!pattern.includes("/")) return { dir: root, prefix: "" };
-  const scan = picomatch.scan(pattern);
+  const scan = searchLibraries().picomatch.scan(pattern);
   if (scan.negated || scan.prefix) return { dir: root, prefix: "" };
   const base = scan.isGlob ? scan.base : path.posix.dirname(scan.base);
   if (!base || base === "." || base.split("/").includes("..")) return { dir: root, prefix: "" };

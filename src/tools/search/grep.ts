@@ -11,6 +11,7 @@ import { keptBackFiles, keptBackNote, withoutKeptBack } from "./_grep_kept_back.
 import { displayUnder, resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
 import { compilePattern, type GrepQuery, searchWithFallback } from "./_grep_fallback.ts";
 import { findRipgrep, searchWithRipgrep } from "./_grep_rg.ts";
+import { loadSearchLibraries } from "./_search_libraries.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 
 export type GrepEngine = "auto" | "ripgrep" | "fallback";
@@ -73,6 +74,7 @@ export function createGrepTool(options: { engine?: GrepEngine } = {}): Tool<Grep
       return searchAccess("grep", root, `grep /${input.pattern}/ in ${root.display}`);
     },
     async execute(input, ctx) {
+      await loadSearchLibraries(); // ignore and picomatch: evaluated at the first search
       const root = resolveSearchRoot(ctx, input.path);
       const info = await statRoot(root, input.path);
       const context = Math.min(input.context_lines ?? 0, MAX_CONTEXT_LINES);

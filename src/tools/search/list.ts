@@ -12,6 +12,7 @@ import { z } from "zod";
 import { IgnoreStack } from "./_gitignore.ts";
 import { readVisible } from "./_walk.ts";
 import { resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";
+import { loadSearchLibraries } from "./_search_libraries.ts";
 import { defineTool, ToolError } from "../tool.ts";
 
 export const LIST_ENTRY_LIMIT = 400;
@@ -53,6 +54,7 @@ export const listTool = defineTool({
     return searchAccess("list", root, `list ${root.display}`);
   },
   async execute(input, ctx) {
+    await loadSearchLibraries(); // ignore and picomatch: evaluated at the first search
     const root = resolveSearchRoot(ctx, input.path);
     const info = await statRoot(root, input.path);
     if (!info.isDirectory) {

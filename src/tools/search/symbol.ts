@@ -16,6 +16,7 @@ import { type GrepQuery, searchWithFallback } from "./_grep_fallback.ts";
 import { searchWithRipgrep } from "./_grep_rg.ts";
 import { chooseEngine, type GrepEngine } from "./grep.ts";
 import { languageOf, type LanguagePatterns, LANGUAGES } from "./_symbol_patterns.ts";
+import { loadSearchLibraries } from "./_search_libraries.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 
 /** At most this many lines of each kind are shown. */
@@ -150,6 +151,7 @@ export function createSymbolTool(options: { engine?: GrepEngine } = {}): Tool<Sy
       return searchAccess("grep", root, `symbol ${input.name} in ${root.display}`);
     },
     async execute(input, ctx) {
+      await loadSearchLibraries(); // ignore and picomatch: evaluated at the first search
       refuseBadName(input.name);
       const kind = input.kind ?? "any";
       const root = resolveSearchRoot(ctx, input.path);

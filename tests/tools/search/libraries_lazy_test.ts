@@ -1,0 +1,117 @@
+/**
+ * The search tools' libraries (ignore, picomatch) are evaluated at the first
+ * search call, not at every engine start (src/tools/search/_search_libraries.ts,
+ * docs/performance.md "Start-up"). skiff runs with an import map that points
+ * both at a stand-in that throws when evaluated: a `skiff tool read` must not
+ * notice, and the control shows the poison bites once a search runs, so the
+ * first test proves something. A last test runs every search tool unpoisoned
+ * through `skiff tool` (the engine's Worker), so the written-out imports do
+ * load there.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { MAIN, makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
+
+const ROOT = path.dirname(MAIN);
+
+/** deno.json's import map with "ignore" and "picomatch" pointing at modules that throw when evaluated. */
+async function poisonedSearchLibraries(dir: string): Promise<string> {
+  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
+  const imports: Record<string, string> = { ...config.imports };
+  for (const name of ["ignore", "picomatch"]) {
+    const poison = path.join(dir, "poison", `${name}.js`);
+    await Deno.mkdir(path.dirname(poison), { recursive: true });
+    await Deno.writeTextFile(poison, `throw new Error("POISON: ${name} was evaluated");\n`);
+    imports[name] = poison;
+  }
+  const file = path.join(dir, "import_map.json");
+  await Deno.writeTextFile(file, JSON.stringify({ imports }));
+  return file;
+}
+
+async function runPoisoned(sandbox: Sandbox, importMap: string, args: string[]) {
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      "--import-map",
+      importMap,
+      MAIN,
+      ...args,
+    ],
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: result.code,
+    stdout: decoder.decode(result.stdout),
+    stderr: decoder.decode(result.stderr),
+  };
+}
+
+Deno.test("skiff tool read never evaluates the search tools' libraries (ignore, picomatch)", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const map = await poisonedSearchLibraries(sandbox.root);
+    const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
+    assertEquals(result.code, 0, result.stderr);
+    const [line] = parseJsonLines(result.stdout);
+    assertEquals(line.ok, true, result.stdout);
+    assertStringIncludes(String(line.output), "hello");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("control: with the libraries poisoned, a glob call fails on the poison", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const map = await poisonedSearchLibraries(sandbox.root);
+    const result = await runPoisoned(sandbox, map, ["tool", "glob", '{"pattern":"*.txt"}']);
+    assert(result.code !== 0, `a glob with its libraries poisoned should fail: ${result.stdout}`);
+    assertStringIncludes(result.stdout + result.stderr, "POISON");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("every search tool still works through skiff tool's Worker, loading its libraries on first use", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.mkdir(path.join(sandbox.workspace, "src"));
+    await Deno.writeTextFile(
+      path.join(sandbox.workspace, "src", "greet.ts"),
+      "export function greet() {\n  return 'hi';\n}\n",
+    );
+    await Deno.writeTextFile(path.join(sandbox.workspace, ".gitignore"), "skip.ts\n");
+    await Deno.writeTextFile(path.join(sandbox.workspace, "skip.ts"), "greet();\n");
+    const calls = [
+      { tool: "glob", input: { pattern: "**/*.ts" } },
+      { tool: "grep", input: { pattern: "greet", include: "*.ts" } },
+      { tool: "list", input: {} },
+      { tool: "symbol", input: { name: "greet" } },
+    ];
+    const result = await runSkiff(["tool"], sandbox, {
+      input: calls.map((call) => JSON.stringify(call)).join("\n") + "\n",
+    });
+    assertEquals(result.code, 0, result.stderr);
+    const lines = parseJsonLines(result.stdout);
+    assertEquals(lines.map((line) => line.ok), [true, true, true, true], result.stdout);
+    for (const line of lines) {
+      assertStringIncludes(String(line.output), "greet.ts");
+      // .gitignore (ignore) and the include glob (picomatch) are applied.
+      assert(!String(line.output).includes("skip.ts"), String(line.output));
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
