@@ -9,6 +9,8 @@ import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_
 import type { RunResult } from "./engine.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import type { ChatProvider } from "../provider/types.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
+import type { StartCut } from "./start_cut.ts";
 
 export interface SessionSelector {
   sessionId?: string;
@@ -29,6 +31,12 @@ export interface EngineHandle {
   compact?(focus?: string): Promise<{ changed: boolean; text: string }>;
   /** The chat's `/mcp`: the open session's MCP servers and their state. */
   mcpStatus?(): Promise<McpServerStatus[]>;
+  /**
+   * `skiff run`'s open cut by `--max-time`: stops the engine, ends the session
+   * as cut by the limit and resolves to its closing events (start_cut.ts).
+   * Offered by the handle `startEngine` returns.
+   */
+  endCutStart?(cut: StartCut): Promise<SkiffEvent[]>;
 }
 
 /** The SharedArrayBuffer of a batch's rate gate (src/provider/rate_gate.ts), when the spec carries one. */

@@ -15,6 +15,7 @@ import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
 import type { SessionHolder } from "../store/session_locks.ts";
 import type { EngineSpec } from "./engine_types.ts";
 import { type EngineHandle, selectSession, type SessionSelector } from "./host.ts";
+import { endCutStart, type StartCut } from "./start_cut.ts";
 
 /** How long a run waits for a session another run holds. */
 export const CLAIM_WAIT_MS = 3000;
@@ -40,6 +41,7 @@ export function holdingSessions(
   const run = spec.run;
   let store: Store | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let ended = false;
   const stopHolding = () => {
     if (heartbeat !== undefined) clearInterval(heartbeat);
     heartbeat = undefined;
@@ -63,8 +65,22 @@ export function holdingSessions(
       return await engine.open(existing ? { sessionId: existing } : selector);
     },
     async close() {
+      if (ended) return;
+      ended = true;
       try {
         await engine.close();
+      } finally {
+        stopHolding();
+      }
+    },
+    // The engine is stopped first, so it writes nothing more; a later close() has nothing to do.
+    async endCutStart(cut: StartCut) {
+      ended = true;
+      try {
+        // The run ends by the limit whether or not the stopped engine closes cleanly.
+        await engine.close().catch(() => {});
+        store ??= openStore(spec.dataDir);
+        return endCutStart(store, spec, cut);
       } finally {
         stopHolding();
       }

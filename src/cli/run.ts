@@ -173,7 +173,14 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
     );
     if (opened.kind === "time-up") {
       engine.abort();
-      console.error(startCutMessage(maxSeconds!));
+      // The session is ended as a limit ends a run: status "limit", `error` and `session.completed`.
+      const closing = await engine.endCutStart?.({
+        message: startCutMessage(maxSeconds!),
+        exitCode: ExitCode.limit,
+        prompt,
+      });
+      if (closing) { for (const event of closing) io.event(event); }
+      else console.error(`skiff: ${startCutMessage(maxSeconds!)}`);
       return ExitCode.limit;
     }
     const result = await engine.run({

@@ -36,9 +36,12 @@ export async function beforeDeadline<T>(
   }
 }
 
-/** What `skiff run` says when the deadline passed while its session was still opening. */
+/**
+ * Why `skiff run` ended when the deadline passed while its session was still
+ * opening: the `error` event's message (the text renderer puts `skiff: ` before it).
+ */
 export function startCutMessage(maxSeconds: number): string {
-  return `skiff: time limit reached (--max-time ${maxSeconds}) while the session was still ` +
+  return `time limit reached (--max-time ${maxSeconds}) while the session was still ` +
     "starting (MCP servers connecting); nothing was sent to the model. Raise --max-time, " +
     "or lower connect_timeout_ms of the MCP server that does not answer (skiff mcp list shows them).";
 }

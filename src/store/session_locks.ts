@@ -75,6 +75,14 @@ export class SessionLocks {
     this.sql.run("UPDATE session_locks SET heartbeat_at = ? WHERE run_id = ?", this.now(), runId);
   }
 
+  /** The sessions `runId` holds, oldest claim first. */
+  heldBy(runId: string): string[] {
+    return this.sql.all(
+      "SELECT session_id FROM session_locks WHERE run_id = ? ORDER BY acquired_at, session_id",
+      runId,
+    ).map((row) => row.session_id as string);
+  }
+
   /** Let go of every session `runId` holds (its subagents' sessions too). */
   release(runId: string): void {
     this.sql.run("DELETE FROM session_locks WHERE run_id = ?", runId);
