@@ -128,14 +128,12 @@ export class CommandSnapshots {
 
   /** The store, this session's index (a copy of the newest one, for its stat cache), the size check. */
   async #prepare(): Promise<void> {
-    Deno.mkdirSync(this.#gitDir, { recursive: true });
-    try {
-      Deno.statSync(path.join(this.#gitDir, "HEAD"));
-    } catch {
-      await this.#git(["init", "--bare", "--quiet", this.#gitDir], { noWorkTree: true });
-    }
+    await this.#initStore();
     const newest = [...Deno.readDirSync(this.#gitDir)]
-      .filter((entry) => entry.isFile && entry.name.startsWith("index-"))
+      // Not a `.lock`: another session's git writing its index there now.
+      .filter((entry) =>
+        entry.isFile && entry.name.startsWith("index-") && !entry.name.endsWith(".lock")
+      )
       .map((entry) => path.join(this.#gitDir, entry.name))
       .sort((a, b) =>
         (Deno.statSync(b).mtime?.getTime() ?? 0) - (Deno.statSync(a).mtime?.getTime() ?? 0)
@@ -164,6 +162,37 @@ export class CommandSnapshots {
       }
     }
     this.#state = "ready";
+  }
+
+  /**
+   * The workspace's store, made whole in a folder of its own and moved into
+   * place: sessions starting together (a batch's tasks) each make it, and two
+   * `git init`s in one folder collide.
+   */
+  async #initStore(): Promise<void> {
+    const head = path.join(this.#gitDir, "HEAD");
+    if (exists(head)) return;
+    Deno.mkdirSync(path.dirname(this.#gitDir), { recursive: true });
+    const fresh = Deno.makeTempDirSync({
+      dir: path.dirname(this.#gitDir),
+      prefix: `.${path.basename(this.#gitDir)}-`,
+    });
+    try {
+      await this.#git(["init", "--bare", "--quiet", fresh], { noWorkTree: true });
+      try {
+        Deno.renameSync(fresh, this.#gitDir);
+      } catch (error) {
+        // Another session's store is in place first (or an empty folder of an older skiff).
+        if (!exists(head)) {
+          if (!isEmptyFolder(this.#gitDir)) throw error;
+          Deno.removeSync(this.#gitDir);
+          Deno.renameSync(fresh, this.#gitDir);
+        }
+      }
+    } finally {
+      // Left only when the other session's store won.
+      if (exists(fresh)) Deno.removeSync(fresh, { recursive: true });
+    }
   }
 
   async #changes(start: string, end: string): Promise<CommandChange[]> {
@@ -271,5 +300,22 @@ function pathVariable(): string {
     return Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
   } catch {
     return "/usr/local/bin:/usr/bin:/bin"; // Not readable here (a Worker's env allowlist).
+  }
+}
+
+function exists(file: string): boolean {
+  try {
+    Deno.lstatSync(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isEmptyFolder(folder: string): boolean {
+  try {
+    return [...Deno.readDirSync(folder)].length === 0;
+  } catch {
+    return false;
   }
 }
