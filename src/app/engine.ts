@@ -140,6 +140,12 @@ export class Engine {
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
         const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };
         for (const change of changes) {
+          // A session that owns some paths can write only those (its commands run
+          // only under bubblewrap): any other change was made meanwhile by another
+          // task or subagent, and is not this session's to put back.
+          if (spec.owns.length && !spec.owns.some((owned) => isWithin(owned, change.path))) {
+            continue;
+          }
           this.store.snapshots.save(
             target.sessionId,
             target.prompt,

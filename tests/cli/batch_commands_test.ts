@@ -7,7 +7,13 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { parseJsonLines, runSkiff, spawnSkiff, withMockSandbox } from "../support/cli.ts";
+import {
+  parseJsonLines,
+  runSkiff,
+  type Sandbox,
+  spawnSkiff,
+  withMockSandbox,
+} from "../support/cli.ts";
 import { until } from "../support/batch_tasks.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
@@ -103,3 +109,72 @@ Deno.test("batch --json: batch.completed carries the exit code the process ends 
     assertEquals(end?.exit_code, 130);
   }, { respond: () => ({ text: "never", delayMs: 600_000 }) });
 });
+
+Deno.test(
+  {
+    name: "batch: undoing one task's session puts back only that task's files, not another's",
+    ignore: sessionSandboxMissing !== null,
+  },
+  async () => {
+    // Task a's command spans task b's write (each waits for the other's line),
+    // so b.txt changes while a's command runs; a's undo must leave it alone.
+    const wait = (file: string, word: string) =>
+      `for i in $(seq 600); do grep -q ${word} ${file} && break; sleep 0.1; done`;
+    const commands: Record<string, string> = {
+      "a.txt": `echo start >> a.txt; ${wait("b.txt", "b")}; echo a >> a.txt`,
+      "b.txt": `${wait("a.txt", "start")}; echo b >> b.txt`,
+    };
+    const respond = (body: Record<string, unknown>): MockTurn => {
+      const messages = body.messages as { role: string; content: unknown }[];
+      const first = messages.find((message) => message.role === "user");
+      const file = /change (\S+)/.exec(String(first?.content))?.[1] ?? "?";
+      if (messages.some((message) => message.role === "tool")) return { text: "done" };
+      return { toolCalls: [{ name: "bash", arguments: { command: commands[file] } }] };
+    };
+    await withMockSandbox([], async (sandbox) => {
+      // Not under /tmp: there a task's commands see only the files it owns.
+      const workspace = Deno.realPathSync(
+        Deno.makeTempDirSync({ dir: "/var/tmp", prefix: "skiff-batch-undo-" }),
+      );
+      try {
+        await undoOneTask(sandbox, workspace);
+      } finally {
+        Deno.removeSync(workspace, { recursive: true });
+      }
+    }, { respond });
+  },
+);
+
+async function undoOneTask(sandbox: Sandbox, workspace: string): Promise<void> {
+  for (const name of ["a.txt", "b.txt"]) {
+    await Deno.writeTextFile(path.join(workspace, name), "");
+  }
+  const result = await runSkiff(
+    [
+      "batch",
+      "--each",
+      "*.txt",
+      "--prompt",
+      "change {file}",
+      "-j",
+      "2",
+      "--allow",
+      "bash",
+      "--dir",
+      workspace,
+    ],
+    sandbox,
+  );
+  assertEquals(result.code, 0, result.stderr);
+  const session = /\| a\.txt \| succeeded \| 0 \| [^|]+ \| (ses_\w+) \|/.exec(result.stderr)
+    ?.[1];
+  assert(session, result.stderr);
+  const undo = await runSkiff(["undo", "--session", session, "--dir", workspace], sandbox);
+  assertEquals(undo.code, 0, undo.stderr);
+  assertEquals(
+    await Deno.readTextFile(path.join(workspace, "a.txt")),
+    "",
+    `${undo.stdout}\n${result.stderr}`,
+  );
+  assertEquals(await Deno.readTextFile(path.join(workspace, "b.txt")), "b\n");
+}
