@@ -4,15 +4,19 @@
  * one run), and the resident memory of the chat process after 10 and after
  * 200 scripted messages (each a prompt and its streamed answer) against the
  * mock. The chat needs a terminal: it runs under `script`, which gives it a
- * pseudo-terminal. Run: deno run -A --unstable-worker-options scripts/bench_chat.ts
+ * pseudo-terminal, with the runtime flags of deno.json's `tasks.skiff` (what
+ * `deno task skiff` and the installed binary run with). Run: deno run -A
+ * --unstable-worker-options scripts/bench_chat.ts
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { makeSandbox, type Sandbox } from "../tests/support/cli.ts";
+import { runtimeFlags } from "./compile.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const MAIN = path.join(ROOT, "main.ts");
+/** SKIFF_BENCH_MAIN: another tree's main.ts, to measure a before and an after in one sitting. */
+const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
 const READY = "Ctrl-D to exit";
 
 function median(values: number[]): number {
@@ -29,13 +33,17 @@ class ChatUnderPty {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #reading: Promise<void>;
 
-  constructor(sandbox: Sandbox) {
+  constructor(sandbox: Sandbox, flags: string[]) {
     const { NO_COLOR: _plain, ...env } = sandbox.env;
-    // BENCH_V8_FLAGS (say --max-old-space-size=48) tells a leak from a lazy collector.
+    // BENCH_V8_FLAGS (say --max-semi-space-size=1,--max-old-space-size=40) replaces
+    // deno.json's V8 flags: a capped heap tells a leak from a lazy collector.
     const v8 = Deno.env.get("BENCH_V8_FLAGS");
+    const runtime = v8
+      ? [...flags.filter((flag) => !flag.startsWith("--v8-flags=")), `--v8-flags=${v8}`]
+      : flags;
     const line = `stty cols 100 rows 30; ${quote(Deno.execPath())} run ${
-      v8 ? `--v8-flags=${quote(v8)} ` : ""
-    }-A --unstable-worker-options --no-prompt ${quote(MAIN)}`;
+      runtime.map(quote).join(" ")
+    } ${quote(MAIN)}`;
     const child = new Deno.Command("script", {
       args: ["-qfec", line, "/dev/null"],
       cwd: sandbox.workspace,
@@ -121,13 +129,15 @@ function descendants(pid: number): number[] {
 }
 
 export async function benchChatStartup(): Promise<string[]> {
+  const flags = await runtimeFlags();
   const dir = await Deno.makeTempDir({ prefix: "skiff-bench-chat-" });
   const empty = path.join(dir, "empty.ts");
   await Deno.writeTextFile(empty, "");
   const emptyRuns: number[] = [];
   for (let i = 0; i < 5; i++) {
     const start = performance.now();
-    await new Deno.Command(Deno.execPath(), { args: ["run", empty], stdout: "null" }).output();
+    await new Deno.Command(Deno.execPath(), { args: ["run", ...flags, empty], stdout: "null" })
+      .output();
     emptyRuns.push(performance.now() - start);
   }
   const mock = startMockServer([]);
@@ -136,7 +146,7 @@ export async function benchChatStartup(): Promise<string[]> {
   try {
     for (let i = 0; i < 5; i++) {
       const start = performance.now();
-      const chat = new ChatUnderPty(sandbox);
+      const chat = new ChatUnderPty(sandbox, flags);
       await chat.waitFor(READY);
       readyRuns.push(performance.now() - start);
       await chat.close();
@@ -168,7 +178,7 @@ export async function benchChatMemory(messages = 200, early = 10): Promise<strin
   }));
   const mock = startMockServer(script);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  const chat = new ChatUnderPty(sandbox);
+  const chat = new ChatUnderPty(sandbox, await runtimeFlags());
   const rss: Record<number, number> = {};
   try {
     await chat.waitFor(READY);
