@@ -93,6 +93,7 @@ export async function chooseSessionLauncher(
     });
     if (existing.length === 0) settings.mode = "read-only";
     else {
+      settings.visible = [settings.workspace, ...settings.addDirs];
       settings.workspace = existing[0];
       settings.addDirs = existing.slice(1);
     }

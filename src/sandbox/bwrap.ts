@@ -110,9 +110,13 @@ export function bwrapArgs(
   if (lstatOrNull("/var/run")?.isDirectory) {
     args.push("--size", String(RUN_TMPFS_BYTES), "--tmpfs", "/var/run");
   }
+  // Bound again after the private /tmp and /run, which would otherwise hide
+  // a workspace living under them.
+  for (const dir of settings.visible ?? []) {
+    const real = realpathLenient(dir);
+    if (exists(real)) args.push("--ro-bind", real, real);
+  }
   if (settings.mode === "read-only") {
-    // Bound again after the private /tmp and /run, which would otherwise hide
-    // a workspace living under them.
     for (const dir of [settings.workspace, ...settings.addDirs]) {
       const real = realpathLenient(dir);
       args.push("--ro-bind", real, real);

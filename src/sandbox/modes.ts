@@ -22,6 +22,13 @@ export interface SandboxSettings {
   workspace: string;
   /** `--add-dir` folders: writable like the workspace (read-only in read-only mode). */
   addDirs: string[];
+  /**
+   * Folders commands see read-only, bound before the writable ones: the
+   * session's own workspace and add-dirs when a task that owns some paths
+   * gets only those as `workspace`/`addDirs` (src/app/launcher.ts), so the
+   * rest stays visible even where a private /tmp or /run would hide it.
+   */
+  visible?: string[];
   /** `sandbox.network`: may processes reach the network? Off by default. */
   network: boolean;
   /** Extra environment names children may see (never credentials). */

@@ -51,3 +51,50 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  {
+    name:
+      "bwrap pool: a task owning one file of a workspace under /tmp still sees the rest, read-only",
+    ...needsPool,
+  },
+  async () => {
+    // Under /tmp, which the sandbox replaces with its own: only what is bound
+    // again is there. The launcher passes the session's workspace as visible.
+    const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-own-tmp-" }));
+    const owned = path.join(root, "a.txt");
+    Deno.writeTextFileSync(owned, "a\n");
+    Deno.writeTextFileSync(path.join(root, "b.txt"), "b\n");
+    const launcher = bwrapSessionLauncher(
+      {
+        mode: "workspace-write",
+        workspace: owned,
+        addDirs: [],
+        visible: [root],
+        network: false,
+        envNames: [],
+      },
+      { shell: "/bin/bash" },
+    );
+    try {
+      const after = launcher.guard!.before();
+      let output = "";
+      const group = await startGroup({
+        launcher,
+        command: "cat b.txt; echo more >> a.txt; echo no >> b.txt",
+        cwd: root,
+        onOutput: (text) => output += text,
+      });
+      const exit = await group.done;
+      after();
+      assert(output.startsWith("b\n"), `the rest of the workspace is visible: ${output}`);
+      assert(/b\.txt: Read-only file system/.test(output), `and read-only: ${output}`);
+      assertEquals(Deno.readTextFileSync(owned), "a\nmore\n");
+      assertEquals(Deno.readTextFileSync(path.join(root, "b.txt")), "b\n");
+      assertEquals(exit.code, 1);
+    } finally {
+      await launcher.close();
+      Deno.removeSync(root, { recursive: true });
+    }
+  },
+);
