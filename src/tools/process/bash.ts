@@ -195,7 +195,7 @@ async function runForeground(
 }
 
 /** A process that could not even start, as an error the model can read. */
-function startFailure(error: unknown): unknown {
+export function startFailure(error: unknown): unknown {
   if (error instanceof Deno.errors.NotCapable) {
     return new ToolError(
       "not_capable",
@@ -204,10 +204,15 @@ function startFailure(error: unknown): unknown {
     );
   }
   if (error instanceof Deno.errors.NotFound) {
+    // The same error class covers a missing program and a working folder that
+    // is not there (or not a folder): the hint names the one that happened.
+    const folder = /\bcwd\b/.test(error.message);
     return new ToolError(
       "failed",
       `The shell could not be started: ${error.message}`,
-      "The sandbox or shell program is missing on this machine; tell the user.",
+      folder
+        ? "The working folder of the command is missing or is not a folder; run it in a folder that exists."
+        : "The sandbox or shell program is missing on this machine; tell the user.",
     );
   }
   return error;
