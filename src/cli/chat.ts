@@ -355,6 +355,7 @@ class ChatSession {
     return {
       spec: () => this.spec,
       engine: () => this.#ensureEngine(),
+      tellModel: (note) => this.#shellNotes.push(note),
       reopen: async ({ model, agent, sessionId }) => {
         await this.#engine?.close();
         this.#engine = undefined;

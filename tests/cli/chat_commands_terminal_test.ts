@@ -1,7 +1,8 @@
 /**
  * Slash commands in a real terminal: skiff runs in tmux against the scripted
  * mock model. A custom command from `.claude/commands/` reaches the model with
- * its argument substituted, and /undo puts back the file that prompt wrote.
+ * its argument substituted, and /undo puts back the file that prompt wrote
+ * and tells the model so with the next message.
  */
 import { assert, assertStringIncludes } from "../support/assert.ts";
 import { hasTmux, inChat, shows, tmux, typeLine, warnWithoutTmux } from "../support/chat_tmux.ts";
@@ -16,12 +17,13 @@ async function exists(file: string): Promise<boolean> {
 
 Deno.test({
   name:
-    "chat: a custom command from .claude/commands sends its prompt with the argument substituted; /undo puts back what it wrote",
+    "chat: a custom command from .claude/commands sends its prompt with the argument substituted; /undo puts back what it wrote and the model is told",
   ignore: !hasTmux,
   async fn() {
     const script = [
       { toolCalls: [{ name: "write", arguments: { file_path: "greeting.txt", content: "hi\n" } }] },
       { text: "Greeted and wrote the file." },
+      { text: "Noted the undo." },
     ];
     await inChat(script, async (session, sandbox, mock) => {
       await typeLine(session, "/help");
@@ -42,6 +44,14 @@ Deno.test({
         assert(Date.now() < deadline, "/undo did not remove the file the prompt wrote");
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
+      // The model is told with the next message, so it does not work from
+      // what it remembers writing.
+      await typeLine(session, "what now");
+      await screenShows(session, "Noted the undo.");
+      const next = JSON.stringify(mock.requests.at(-1)?.messages);
+      assertStringIncludes(next, "I undid the file changes of prompt 1");
+      assertStringIncludes(next, "greeting.txt");
+      assertStringIncludes(next, "what now");
       await tmux("send-keys", "-t", session, "C-d");
       assertStringIncludes(await screenShows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
     }, {

@@ -91,6 +91,7 @@ async function withChat(
         return Promise.resolve();
       },
       pick: () => Promise.resolve(picks.shift()),
+      tellModel: (note) => void fake.sent.push(`(note) ${note}`),
     };
     await work(fake, root);
   } finally {

@@ -20,4 +20,6 @@ export interface SessionControls extends ChatControls {
   reopen(change: { model?: string; agent?: string; sessionId?: string }): Promise<void>;
   /** Asks the person to press 1…`count`; undefined for any other key. */
   pick(question: string, count: number): Promise<number | undefined>;
+  /** A note the model gets with the next message (as a `!command`'s output is). */
+  tellModel(note: string): void;
 }

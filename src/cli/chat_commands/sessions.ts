@@ -84,7 +84,17 @@ export const undoSlashCommand: Command = {
       ),
     );
     if (!(await controls.confirm("Put these back?"))) return controls.print("Undo cancelled.");
-    await undoCommand({ session: sessionId });
+    const code = await undoCommand({ session: sessionId });
+    // The conversation still says these files were changed: the model must
+    // not edit from what it remembers of them.
+    controls.tellModel(
+      code === 0
+        ? `I undid the file changes of prompt ${preview.prompt}; these files are back as they ` +
+          `were before it: ${preview.paths.join(", ")}. Read them again before changing them.`
+        : `I tried to undo the file changes of prompt ${preview.prompt} (${
+          preview.paths.join(", ")
+        }), but not all of them could be put back; read them again before changing them.`,
+    );
   },
 };
 
