@@ -182,7 +182,7 @@ export class Engine {
     let history = toChatHistory(stored, sources);
     try {
       if (!session.title) {
-        const title = request.prompt.trim().split("\n")[0].slice(0, 80);
+        const title = (request.title ?? request.prompt).trim().split("\n")[0].slice(0, 80);
         this.store.updateSession(session.id, { title });
         session.title = title;
       }

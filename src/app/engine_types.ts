@@ -98,6 +98,12 @@ export type OutcomeKind = "completed" | "denied" | "limit" | "interrupted" | "pr
 export interface RunRequest {
   prompt: string;
   /**
+   * The session's title if it has none yet: what the person typed, when the
+   * prompt carries more (the chat's `!command` output sent with it).
+   * @default the prompt's first line
+   */
+  title?: string;
+  /**
    * The exit code of each outcome, handed in by the front end (the CLI's
    * table, src/cli/exit_codes.ts): events `error` and `session.completed`
    * carry it (docs/events.md).

@@ -302,6 +302,7 @@ class ChatSession {
     const notes = this.#shellNotes.splice(0);
     const result = await engine.run({
       prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
+      title: text,
       exitCodes: OUTCOME_EXIT_CODES,
     });
     if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
