@@ -267,6 +267,8 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     });
   sessions.command("stats")
     .description("where failed runs failed: counts and shares per layer and reason")
+    .option("--dir <path>", "only runs of this workspace")
+    .option("--all", "runs of every workspace")
     .option(
       "--since <age>",
       "only runs that ended since then: 7d, 12h, 2w or a date (default: all)",

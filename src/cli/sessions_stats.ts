@@ -1,6 +1,7 @@
 /**
- * `skiff sessions stats [--since 7d] [--json]`: where failed runs failed.
- * Every run (one prompt of a top-level session) that did not succeed counts
+ * `skiff sessions stats [--dir p] [--all] [--since 7d] [--json]`: where failed
+ * runs failed, in this workspace unless `--all` (the scope `sessions list`
+ * has). Every run (one prompt of a top-level session) that did not succeed counts
  * once, under the layer and reason its `session.completed` carries; runs
  * stored before that field existed are classified from their stored events
  * by the same table (src/app/attribution.ts) and counted as inferred. The
@@ -8,6 +9,7 @@
  */
 import { FAILURE_LAYERS, runEnds, type StoredAttribution } from "../app/attribution.ts";
 import type { FailureLayer } from "../contracts/events.ts";
+import { resolveWorkspace } from "../app/setup.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { writeAll } from "../ui/jsonl.ts";
@@ -21,6 +23,8 @@ const ALL_SESSIONS = 1_000_000;
 export interface FailureStats {
   /** ISO time, or null for the whole store. */
   since: string | null;
+  /** The workspace whose runs are counted, or null for every workspace (`--all`). */
+  workspace: string | null;
   runs: number;
   failures: number;
   /** Failures classified now from stored events (stored before the field existed). */
@@ -36,6 +40,7 @@ export function summariseFailures(
   runs: number,
   failures: readonly StoredAttribution[],
   since: string | null,
+  workspace: string | null = null,
 ): FailureStats {
   const share = (count: number) => failures.length ? count / failures.length : 0;
   const layers = FAILURE_LAYERS.map((layer) => {
@@ -54,6 +59,7 @@ export function summariseFailures(
     .map((entry) => ({ ...entry, share: share(entry.count) }));
   return {
     since,
+    workspace,
     runs,
     failures: failures.length,
     inferred: failures.filter((failure) => failure.inferred).length,
@@ -63,14 +69,18 @@ export function summariseFailures(
   };
 }
 
-/** Every top-level run ended at or after `since` (epoch ms), with the failed ones' attributions. */
+/**
+ * Every top-level run ended at or after `since` (epoch ms), in `workspace`
+ * (every workspace when undefined), with the failed ones' attributions.
+ */
 export function collectRuns(
   store: Store,
   since: number | undefined,
+  workspace?: string,
 ): { runs: number; failures: StoredAttribution[] } {
   let runs = 0;
   const failures: StoredAttribution[] = [];
-  for (const session of store.listSessions({ limit: ALL_SESSIONS })) {
+  for (const session of store.listSessions({ workspace, limit: ALL_SESSIONS })) {
     for (const end of runEnds(store.listEvents(session.id))) {
       if (since !== undefined && Date.parse(end.timestamp) < since) continue;
       runs++;
@@ -85,7 +95,12 @@ const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
 /** The stats as a person reads them. */
 export function formatFailureStats(stats: FailureStats): string[] {
   const when = stats.since ? ` since ${stats.since.slice(0, 16).replace("T", " ")} UTC` : "";
-  const lines = [`${stats.failures} of ${stats.runs} runs${when} did not succeed.`];
+  const lines = [
+    `${stats.failures} of ${stats.runs} runs${when} did not succeed.`,
+    stats.workspace
+      ? `Counted: runs in ${stats.workspace} (every workspace: --all).`
+      : "Counted: runs in every workspace.",
+  ];
   if (stats.failures === 0) return lines;
   lines.push("", "layer         runs   share");
   for (const entry of stats.layers) {
@@ -113,18 +128,22 @@ export function formatFailureStats(stats: FailureStats): string[] {
   return lines;
 }
 
-export function sessionsStats(options: { since?: string; json?: boolean }): Promise<number> {
+export function sessionsStats(
+  options: { dir?: string; all?: boolean; since?: string; json?: boolean },
+): Promise<number> {
   try {
+    const workspace = options.all ? undefined : resolveWorkspace(options.dir);
     const now = Date.now();
     const since = options.since === undefined ? undefined : parseSince(options.since, now);
     const store = openStore(resolveDataDir(Deno.env.toObject()));
     let stats: FailureStats;
     try {
-      const { runs, failures } = collectRuns(store, since);
+      const { runs, failures } = collectRuns(store, since, workspace);
       stats = summariseFailures(
         runs,
         failures,
         since === undefined ? null : new Date(since).toISOString(),
+        workspace ?? null,
       );
     } finally {
       store.close();
