@@ -51,6 +51,22 @@ export function describeRequest(request: ApprovalRequest): string {
   return neutraliseControls(`${preview}\n\n${request.decision.reason}`);
 }
 
+/**
+ * The rules "always" would store, as a person reads them (`bash(echo again *)`),
+ * or "" when there is none to remember. Both questions put them in the
+ * choice itself: the stored rule is usually wider than the call approved.
+ */
+export function describeAlwaysRules(request: ApprovalRequest): string {
+  return neutraliseControls(
+    request.always
+      .map((rule) =>
+        rule.patterns.map((p) => (p === "*" ? rule.key : `${rule.key}(${p})`)).join(", ")
+      )
+      .filter(Boolean)
+      .join(", "),
+  );
+}
+
 export class InteractiveBroker implements ApprovalBroker {
   #prompts: PromptFunctions | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -69,24 +85,17 @@ export class InteractiveBroker implements ApprovalBroker {
   async #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const prompts = this.#prompts ??= await clackPrompts();
     prompts.note(describeRequest(request), neutraliseControls(`${request.tool} wants permission`));
-    const rules = neutraliseControls(
-      request.always
-        .map((rule) =>
-          rule.patterns.map((p) => (p === "*" ? rule.key : `${rule.key}(${p})`)).join(", ")
-        )
-        .filter(Boolean)
-        .join(", "),
-    );
+    const rules = describeAlwaysRules(request);
     const options: { value: ChoiceAnswer; label: string; hint?: string }[] = [
       { value: "once", label: "Allow once" },
     ];
     if (rules) {
       options.push(
-        { value: "always", label: "Always allow in this session", hint: rules },
+        { value: "always", label: `Always allow ${rules} in this session` },
         {
           value: "always-here",
-          label: "Always allow in this project",
-          hint: `saved to the project config: ${rules}`,
+          label: `Always allow ${rules} in this project`,
+          hint: "saved to the project config",
         },
       );
     }
@@ -152,13 +161,13 @@ export class InlineBroker implements ApprovalBroker {
   }
 
   #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    const canAlways = request.always.some((rule) => rule.patterns.length);
+    const rules = describeAlwaysRules(request);
     const choices: Choice[] = [
       ["y", "once", "yes, once"],
-      ...(canAlways
+      ...(rules
         ? [
-          ["a", "always", "always (this session)"],
-          ["h", "always-here", "always here (saved to the project config)"],
+          ["a", "always", `always ${rules} (this session)`],
+          ["h", "always-here", `always ${rules} here (saved to the project config)`],
         ] as Choice[]
         : []),
       ["n", "deny", "no"],
