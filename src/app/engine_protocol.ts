@@ -22,6 +22,8 @@ export type ToEngine =
   | { type: "mcp-status"; id: number }
   | { type: "close"; id: number }
   | { type: "abort" }
+  /** Collect garbage now: the front end is idle (contracts/collect.ts). */
+  | { type: "collect" }
   | { type: "answer"; id: number; answer: ApprovalAnswer };
 
 export type FromEngine =

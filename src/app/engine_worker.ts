@@ -10,6 +10,7 @@ import { type EngineHandle, type EngineModules, startInProcess } from "./host.ts
 import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
+import { collectGarbage } from "../contracts/collect.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
 /**
@@ -81,6 +82,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "abort":
       // The engine may still be loading: abort it as soon as it exists.
       void starting?.then((started) => started.abort(), () => {});
+      break;
+    case "collect":
+      collectGarbage();
       break;
     case "answer":
       questions.get(data.id)?.(data.answer);

@@ -37,6 +37,11 @@ export interface EngineHandle {
    * Offered by the handle `startEngine` returns.
    */
   endCutStart?(cut: StartCut): Promise<SkiffEvent[]>;
+  /**
+   * The chat between turns: a full garbage collection where the engine runs
+   * (its Worker), at a moment nobody waits on (contracts/collect.ts).
+   */
+  collect?(): void;
 }
 
 /** The SharedArrayBuffer of a batch's rate gate (src/provider/rate_gate.ts), when the spec carries one. */

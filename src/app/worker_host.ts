@@ -192,6 +192,7 @@ export function startInWorker(
     compact: (focus) => request({ type: "compact", focus }),
     mcpStatus: () => request({ type: "mcp-status" }),
     abort: () => send({ type: "abort" }),
+    collect: () => send({ type: "collect" }),
     async close() {
       try {
         // A crashed engine cannot answer; terminating its Worker is all that is left.

@@ -6,6 +6,7 @@
  * the running turn and keeps the input; Ctrl-D, or Ctrl-C twice on an empty
  * input, exits with a hint to continue.
  */
+import { collectGarbage } from "../contracts/collect.ts";
 import type { CommonOptions } from "../app/setup.ts";
 import { prepare } from "../app/setup.ts";
 import type { EngineIO, EngineSpec } from "../app/engine_types.ts";
@@ -306,6 +307,10 @@ class ChatSession {
       exitCodes: OUTCOME_EXIT_CODES,
     });
     if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
+    // The person reads the answer now: collect the turn's garbage on both
+    // sides, so a long chat's memory stays flat (contracts/collect.ts).
+    engine.collect?.();
+    collectGarbage();
   }
 
   async #shell(command: string): Promise<void> {
