@@ -33,7 +33,7 @@ import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts
 import type { SessionControls } from "./chat_commands/mod.ts";
 import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
-import { earlierMessages, pickSession, resumeHint } from "./chat_sessions.ts";
+import { earlierMessages, pickSession, resumedStatus, resumeHint } from "./chat_sessions.ts";
 import { watchTerminalSize } from "../ui/chat/input/terminal_size.ts";
 import { AppendEcho } from "../ui/chat/input/append_echo.ts";
 import { canRedraw } from "../ui/chat/style.ts";
@@ -119,6 +119,7 @@ class ChatSession {
     for (const line of readHistory(this.#history)) this.editor.remember(line);
     if (this.selector.sessionId || this.selector.continueLatest) {
       await this.#ensureEngine();
+      this.renderer.setStatus(resumedStatus(this.spec, this.#sessionId!));
       const earlier = earlierMessages(this.spec, this.#sessionId!);
       if (earlier) this.renderer.print(earlier);
     }
@@ -373,7 +374,10 @@ class ChatSession {
         this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
         this.#sessionId = sessionId ?? this.#sessionId;
         this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
-        if (sessionId) this.#shellNotes = [];
+        if (sessionId) {
+          this.#shellNotes = [];
+          this.renderer.setStatus(resumedStatus(this.spec, sessionId));
+        }
       },
       pick: (question, count) =>
         new Promise((resolve) => {

@@ -7,6 +7,7 @@ import type { EngineSpec } from "../app/engine_types.ts";
 import type { SessionSelector } from "../app/host.ts";
 import type { StoredMessage } from "../session/history.ts";
 import { openStore } from "../store/store.ts";
+import type { StatusInfo } from "../ui/chat/mod.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 
 /** The command that opens this session again in the chat, as the user types it. */
@@ -32,6 +33,37 @@ export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40):
     return neutraliseControls(
       [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
     );
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * The status line of a resumed session as the last run left it, shown at
+ * once rather than after the next request: its own tokens and cost (the
+ * store's usage rows; subagents' are theirs, as in a live chat) and how full
+ * its context was, by the same events a live chat reads (the last request's
+ * input, or the size after a later compaction).
+ */
+export function resumedStatus(
+  spec: Pick<EngineSpec, "dataDir">,
+  sessionId: string,
+): Pick<StatusInfo, "contextTokens" | "totalTokens" | "costUsd"> {
+  const store = openStore(spec.dataDir);
+  try {
+    const totals = store.usage.ownTotals(sessionId);
+    let contextTokens = 0;
+    for (const event of store.listEvents(sessionId)) {
+      if (event.type === "turn.completed" && event.usage.input_tokens > 0) {
+        contextTokens = event.usage.input_tokens;
+      } else if (event.type === "context.compacted") contextTokens = event.tokens_after;
+    }
+    const priced = totals.requests - totals.unpriced_requests > 0;
+    return {
+      contextTokens,
+      totalTokens: totals.input_tokens + totals.output_tokens,
+      costUsd: priced ? totals.cost_usd : undefined,
+    };
   } finally {
     store.close();
   }
