@@ -159,10 +159,17 @@ function descendants(store: Store, id: string): Session[] {
   return store.childSessions(id).flatMap((child) => [child, ...descendants(store, child.id)]);
 }
 
-/** `--batch`: each task session's changes put back, one after another, as `--session` would. */
+/**
+ * `--batch`: every session of every task put back, one after another as
+ * `--session` would, the newest first: a task stopped by Ctrl-C and run again
+ * by `--resume` has its later session's changes undone before its earlier
+ * one's, so each file steps back to where it was before the batch. A file
+ * changed since is refused and named by each session that changed it.
+ */
 async function undoBatch(batch: string, options: UndoCommandOptions): Promise<number> {
   const store = openStore(resolveDataDir(Deno.env.toObject()));
-  let sessions: { dir: string; id: string }[];
+  let batchId: string;
+  let sessions: { dir: string; id: string; task: string }[];
   try {
     const found = store.batches.find(batch);
     if (found.length !== 1) {
@@ -173,14 +180,16 @@ async function undoBatch(batch: string, options: UndoCommandOptions): Promise<nu
       );
       return ExitCode.usage;
     }
-    sessions = store.batches.tasks(found[0]).flatMap((task) => {
-      const session = task.sessionId ? store.getSession(task.sessionId) : undefined;
-      return session ? [{ dir: session.workspace, id: session.id }] : [];
+    batchId = found[0];
+    sessions = store.batches.sessions(batchId).flatMap((run) => {
+      const session = store.getSession(run.sessionId);
+      return session ? [{ dir: session.workspace, id: session.id, task: run.taskId }] : [];
     });
   } finally {
     store.close();
   }
   let code: number = ExitCode.ok;
+  let incomplete = 0;
   for (const session of sessions) {
     const result = await undo({
       ...options,
@@ -188,8 +197,12 @@ async function undoBatch(batch: string, options: UndoCommandOptions): Promise<nu
       session: session.id,
       dir: session.dir,
     });
-    if (result !== ExitCode.ok) code = result;
+    if (result !== ExitCode.ok) [code, incomplete] = [result, incomplete + 1];
   }
-  console.log(`Undid batch ${batch}: ${sessions.length} task session(s).`);
+  const tasks = new Set(sessions.map((session) => session.task)).size;
+  console.log(
+    `Undid batch ${batchId}: ${sessions.length} session(s) of ${tasks} task(s)` +
+      (incomplete ? `; ${incomplete} session(s) not wholly put back (see above).` : "."),
+  );
   return code;
 }

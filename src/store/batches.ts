@@ -1,9 +1,11 @@
 /**
  * `skiff batch` records: one row per batch (its task list as given, so
  * `--resume` needs nothing but the id, and the shard it ran), one row per
- * task (its session, status, exit code and timing). A task's status moves
- * pending → running → succeeded | failed; a batch killed mid-way leaves
- * "running" rows, which resume runs again like pending ones.
+ * task (its latest session, status, exit code and timing), and one row per
+ * session a task ran: `--resume` runs a stopped task again in a new session,
+ * and undo must reach them all. A task's status moves pending → running →
+ * succeeded | failed; a batch killed mid-way leaves "running" rows, which
+ * resume runs again like pending ones.
  */
 import type { Statements } from "./_rows.ts";
 import { newSessionId } from "./ids.ts";
@@ -29,6 +31,13 @@ export interface BatchTaskRow {
   endedAt: number | null;
   /** Why it failed, in a line; empty otherwise. */
   detail: string;
+}
+
+/** One session a task ran in; a task run again by `--resume` has several. */
+export interface BatchTaskSession {
+  taskId: string;
+  sessionId: string;
+  startedAt: number;
 }
 
 export class BatchTable {
@@ -91,16 +100,40 @@ export class BatchTable {
       }));
   }
 
-  /** The task started in `sessionId`. */
-  started(batchId: string, taskId: string, sessionId: string): void {
-    this.sql.run(
-      `UPDATE batch_tasks SET status = 'running', session_id = ?, started_at = ?, ended_at = NULL,
-       exit_code = NULL, detail = '' WHERE batch_id = ? AND task_id = ?`,
-      sessionId,
-      this.now(),
+  /** Every session the batch's tasks ran in, the newest first (the order undo takes them back). */
+  sessions(batchId: string): BatchTaskSession[] {
+    return this.sql.all(
+      "SELECT task_id, session_id, started_at FROM batch_task_sessions WHERE batch_id = ? " +
+        "ORDER BY id DESC",
       batchId,
-      taskId,
-    );
+    ).map((row) => ({
+      taskId: String(row.task_id),
+      sessionId: String(row.session_id),
+      startedAt: Number(row.started_at),
+    }));
+  }
+
+  /** The task started in `sessionId`; the sessions it ran in before stay on record. */
+  started(batchId: string, taskId: string, sessionId: string): void {
+    const at = this.now();
+    this.sql.transaction(() => {
+      this.sql.run(
+        `UPDATE batch_tasks SET status = 'running', session_id = ?, started_at = ?, ended_at = NULL,
+         exit_code = NULL, detail = '' WHERE batch_id = ? AND task_id = ?`,
+        sessionId,
+        at,
+        batchId,
+        taskId,
+      );
+      this.sql.run(
+        `INSERT OR IGNORE INTO batch_task_sessions (batch_id, task_id, session_id, started_at)
+         VALUES (?, ?, ?, ?)`,
+        batchId,
+        taskId,
+        sessionId,
+        at,
+      );
+    });
   }
 
   /** The task ended with `exitCode`; "pending" (interrupted) runs again on resume. */

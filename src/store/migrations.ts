@@ -227,6 +227,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX harness_records_by_scope ON harness_records(scope, created_at);
     `,
   },
+  {
+    version: 10,
+    description: "batch_task_sessions: every session a batch task ran, not only its last",
+    // `--resume` runs an interrupted task again in a new session; undo --batch
+    // needs them all. Batches from before keep the one session they recorded.
+    sql: `
+      CREATE TABLE batch_task_sessions (
+        id INTEGER PRIMARY KEY,
+        batch_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        started_at INTEGER NOT NULL,
+        UNIQUE (batch_id, session_id),
+        FOREIGN KEY (batch_id, task_id) REFERENCES batch_tasks(batch_id, task_id) ON DELETE CASCADE
+      );
+      INSERT INTO batch_task_sessions (batch_id, task_id, session_id, started_at)
+        SELECT batch_id, task_id, session_id, COALESCE(started_at, 0) FROM batch_tasks
+        WHERE session_id IS NOT NULL ORDER BY started_at, batch_id, seq;
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */
