@@ -349,6 +349,8 @@ class ChatSession {
         this.#sessionId = undefined;
         this.selector = {};
         this.#shellNotes = [];
+        // The status line counts this session's tokens: the new one has none yet.
+        this.renderer.setStatus({ contextTokens: 0, totalTokens: 0, costUsd: undefined });
       },
       exit: () => this.#exit(),
       send: (text) => this.#prompt(text),

@@ -1,7 +1,8 @@
 /**
  * A resumed chat's status line shows the session as its last run left it —
  * context use and tokens from the store — at once, not "ctx 0% · 0 tok"
- * until the next request: unit level over a store, and `skiff -c` in tmux.
+ * until the next request: unit level over a store, and `skiff -c` in tmux,
+ * where `/new` then puts the counts back to 0 for the new session.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
@@ -15,6 +16,7 @@ import {
   shows,
   skiffLine,
   tmux,
+  typeLine,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
 import { resumedStatus } from "../../src/cli/chat_sessions.ts";
@@ -70,7 +72,8 @@ Deno.test("resumed status: the session's own tokens and cost, and the context of
 });
 
 Deno.test({
-  name: "chat -c: the status line shows the resumed session's tokens before any request",
+  name:
+    "chat -c: the status line shows the resumed session's tokens before any request; /new shows 0 again",
   ignore: !hasTmux,
   async fn() {
     const mock = startMockServer([{ text: "First answer." }]);
@@ -94,6 +97,11 @@ Deno.test({
       assertStringIncludes(screen, `${formatTokens(tokens)} tok`);
       assert(!/ 0 tok/.test(screen), screen);
       assertEquals(mock.requests.length, 1);
+      // /new starts a session with nothing spent: the counts go back to 0.
+      await typeLine(session, "/new");
+      const fresh = await shows(session, "New session: the next message starts it.");
+      const statusNow = fresh.split("\n").filter((line) => / tok\b/.test(line)).at(-1) ?? "";
+      assert(/ 0 tok/.test(statusNow), fresh);
       await press(session, "C-d");
       assertStringIncludes(await shows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
     } finally {
