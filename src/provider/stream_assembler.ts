@@ -135,16 +135,27 @@ function isCompleteJson(text: string): boolean {
   }
 }
 
+/**
+ * The endpoint's usage as counts. What an endpoint sends is not trusted to
+ * be what the API says: a field that is not a finite, non-negative number
+ * (null, a string, an object) counts as not reported.
+ */
 export function mapUsage(usage: NonNullable<StreamChunk["usage"]>): Usage {
-  const input = usage.prompt_tokens ?? 0;
-  const output = usage.completion_tokens ?? 0;
-  const cached = usage.prompt_tokens_details?.cached_tokens;
+  const input = tokenCount(usage.prompt_tokens) ?? 0;
+  const output = tokenCount(usage.completion_tokens) ?? 0;
+  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens);
   return {
     input_tokens: input,
     output_tokens: output,
-    total_tokens: usage.total_tokens ?? input + output,
-    ...(typeof cached === "number" ? { cached_input_tokens: cached } : {}),
+    total_tokens: tokenCount(usage.total_tokens) ?? input + output,
+    ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
   };
+}
+
+function tokenCount(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0
+    ? Math.floor(value)
+    : undefined;
 }
 
 /**
