@@ -10,15 +10,9 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import {
-  MAIN,
-  makeSandbox,
-  parseJsonLines,
-  runSkiff,
-  type Sandbox,
-  withMockSandbox,
-} from "../support/cli.ts";
+import { MAIN, makeSandbox, parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
+import { type Output, poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 
 const ROOT = path.dirname(MAIN);
 
@@ -33,25 +27,6 @@ async function write(file: string, text: string): Promise<void> {
   await Deno.writeTextFile(file, text);
 }
 
-/** deno.json's import map with "yaml" pointing at a module that throws when evaluated. */
-async function poisonedYaml(dir: string): Promise<string> {
-  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
-  const poison = path.join(dir, "poison", "yaml.js");
-  await write(poison, 'throw new Error("POISON: the yaml library was evaluated");\n');
-  const file = path.join(dir, "import_map.json");
-  await Deno.writeTextFile(
-    file,
-    JSON.stringify({ imports: { ...config.imports, yaml: poison } }),
-  );
-  return file;
-}
-
-interface Output {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 async function output(command: Deno.Command): Promise<Output> {
   const result = await command.output();
   const decoder = new TextDecoder();
@@ -60,30 +35,6 @@ async function output(command: Deno.Command): Promise<Output> {
     stdout: decoder.decode(result.stdout),
     stderr: decoder.decode(result.stderr),
   };
-}
-
-/** skiff with the poisoned import map, in the sandbox's isolated home. */
-function runPoisoned(sandbox: Sandbox, importMap: string, args: string[]): Promise<Output> {
-  return output(
-    new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        "--unstable-worker-options",
-        "--no-prompt",
-        "--import-map",
-        importMap,
-        MAIN,
-        ...args,
-      ],
-      cwd: sandbox.workspace,
-      env: sandbox.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }),
-  );
 }
 
 /** A script importing skiff's modules, in a fresh process (nothing loaded yet). */
@@ -115,7 +66,7 @@ Deno.test("skiff tool read never evaluates yaml without a skill, agent or comman
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
     // A command file without frontmatter is all prompt: it needs no parser either.
     await write(path.join(sandbox.workspace, ".skiff", "commands", "plain.md"), "Say hi\n");
-    const map = await poisonedYaml(sandbox.root);
+    const map = await poisonedImportMap(sandbox.root, ["yaml"]);
     const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
     assertEquals(result.code, 0, result.stderr);
     const [line] = parseJsonLines(result.stdout);
@@ -130,7 +81,7 @@ Deno.test("a one-shot skiff run without such files never evaluates yaml", async 
   const mock = startMockServer([{ text: "answer without yaml" }]);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   try {
-    const map = await poisonedYaml(sandbox.root);
+    const map = await poisonedImportMap(sandbox.root, ["yaml"]);
     const result = await runPoisoned(sandbox, map, ["run", "hello"]);
     assertEquals(result.code, 0, result.stderr);
     assertStringIncludes(result.stdout, "answer without yaml");
@@ -145,7 +96,7 @@ Deno.test("control: the poisoned yaml fails a run with a skill (in the Worker) o
   const mock = startMockServer([{ text: "never seen" }, { text: "never seen" }]);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   try {
-    const map = await poisonedYaml(sandbox.root);
+    const map = await poisonedImportMap(sandbox.root, ["yaml"]);
     const skill = path.join(sandbox.workspace, ".skiff", "skills", "release", "SKILL.md");
     await write(skill, SKILL);
     const withSkill = await runPoisoned(sandbox, map, ["run", "hello"]);
@@ -165,7 +116,7 @@ Deno.test("control: the poisoned yaml fails a run with a skill (in the Worker) o
 Deno.test("the async loaders evaluate yaml only when a file has frontmatter", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-lazy-yaml-" }));
   try {
-    const map = await poisonedYaml(dir);
+    const map = await poisonedImportMap(dir, ["yaml"]);
     const workspace = path.join(dir, "work");
     await Deno.mkdir(path.join(workspace, ".git"), { recursive: true });
     await write(path.join(workspace, ".skiff", "commands", "plain.md"), "Say hi\n");

@@ -8,10 +8,9 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
+import { MAIN, makeSandbox, parseJsonLines } from "../support/cli.ts";
+import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 import { startMockServer } from "../support/mock_server.ts";
-
-const ROOT = path.dirname(MAIN);
 
 if (Deno.env.get("SKIFF_BIN")) {
   console.warn(
@@ -20,62 +19,13 @@ if (Deno.env.get("SKIFF_BIN")) {
   );
 }
 
-/** An import map like deno.json's, with `poisoned` packages pointing at modules that cannot load. */
-async function poisonedImportMap(dir: string, poisoned: ("openai" | "mcp")[]): Promise<string> {
-  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
-  const imports: Record<string, string> = { ...config.imports };
-  const poisonDir = path.join(dir, "poison");
-  await Deno.mkdir(path.join(poisonDir, "mcp"), { recursive: true });
-  const poison = (what: string) => `throw new Error("POISON: ${what} was evaluated");\n`;
-  if (poisoned.includes("openai")) {
-    await Deno.writeTextFile(path.join(poisonDir, "openai.js"), poison("the openai SDK"));
-    imports["openai"] = path.join(poisonDir, "openai.js");
-  }
-  if (poisoned.includes("mcp")) {
-    // Every module of the SDK resolves into this empty folder: loading any fails.
-    imports["@modelcontextprotocol/sdk/"] = path.join(poisonDir, "mcp") + "/";
-  }
-  const file = path.join(dir, "import_map.json");
-  await Deno.writeTextFile(file, JSON.stringify({ imports }));
-  return file;
-}
-
-async function runPoisoned(
-  sandbox: Sandbox,
-  importMap: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      "--import-map",
-      importMap,
-      MAIN,
-      ...args,
-    ],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
-}
+const MCP_SDK = "@modelcontextprotocol/sdk/";
 
 Deno.test("skiff tool read evaluates neither the openai SDK nor the MCP SDK", async () => {
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["openai", "mcp"]);
+    const map = await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]);
     const result = await runPoisoned(sandbox, map, [
       "tool",
       "read",
@@ -94,7 +44,7 @@ Deno.test("skiff tool over JSON Lines on stdin evaluates neither SDK either", as
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["openai", "mcp"]);
+    const map = await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]);
     const input = path.join(sandbox.root, "calls.jsonl");
     await Deno.writeTextFile(
       input,
@@ -128,7 +78,7 @@ Deno.test("a run with no MCP server configured does not evaluate the MCP SDK", a
   const mock = startMockServer([{ text: "answer without mcp" }]);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   try {
-    const map = await poisonedImportMap(sandbox.root, ["mcp"]);
+    const map = await poisonedImportMap(sandbox.root, [MCP_SDK]);
     const result = await runPoisoned(sandbox, map, ["run", "hello"]);
     assertEquals(result.code, 0, result.stderr);
     assertStringIncludes(result.stdout, "answer without mcp");
@@ -152,7 +102,7 @@ Deno.test("control: the poisoned packages do fail a run that needs them", async 
       path.join(sandbox.configDir, "config.json"),
       JSON.stringify({ mcp: { stub: { command: "true" } } }),
     );
-    const mcpMap = await poisonedImportMap(sandbox.root, ["mcp"]);
+    const mcpMap = await poisonedImportMap(sandbox.root, [MCP_SDK]);
     const withMcp = await runPoisoned(sandbox, mcpMap, ["run", "hello"]);
     assert(withMcp.code !== 0, "a run with an MCP server and the MCP SDK poisoned should fail");
     assertStringIncludes(withMcp.stderr, "poison");

@@ -10,57 +10,14 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
-
-const ROOT = path.dirname(MAIN);
-
-/** deno.json's import map with "ignore" and "picomatch" pointing at modules that throw when evaluated. */
-async function poisonedSearchLibraries(dir: string): Promise<string> {
-  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
-  const imports: Record<string, string> = { ...config.imports };
-  for (const name of ["ignore", "picomatch"]) {
-    const poison = path.join(dir, "poison", `${name}.js`);
-    await Deno.mkdir(path.dirname(poison), { recursive: true });
-    await Deno.writeTextFile(poison, `throw new Error("POISON: ${name} was evaluated");\n`);
-    imports[name] = poison;
-  }
-  const file = path.join(dir, "import_map.json");
-  await Deno.writeTextFile(file, JSON.stringify({ imports }));
-  return file;
-}
-
-async function runPoisoned(sandbox: Sandbox, importMap: string, args: string[]) {
-  const result = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      "--import-map",
-      importMap,
-      MAIN,
-      ...args,
-    ],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  return {
-    code: result.code,
-    stdout: decoder.decode(result.stdout),
-    stderr: decoder.decode(result.stderr),
-  };
-}
+import { makeSandbox, parseJsonLines, runSkiff } from "../../support/cli.ts";
+import { poisonedImportMap, runPoisoned } from "../../support/poisoned_imports.ts";
 
 Deno.test("skiff tool read never evaluates the search tools' libraries (ignore, picomatch)", async () => {
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedSearchLibraries(sandbox.root);
+    const map = await poisonedImportMap(sandbox.root, ["ignore", "picomatch"]);
     const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
     assertEquals(result.code, 0, result.stderr);
     const [line] = parseJsonLines(result.stdout);
@@ -75,7 +32,7 @@ Deno.test("control: with the libraries poisoned, a glob call fails on the poison
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedSearchLibraries(sandbox.root);
+    const map = await poisonedImportMap(sandbox.root, ["ignore", "picomatch"]);
     const result = await runPoisoned(sandbox, map, ["tool", "glob", '{"pattern":"*.txt"}']);
     assert(result.code !== 0, `a glob with its libraries poisoned should fail: ${result.stdout}`);
     assertStringIncludes(result.stdout + result.stderr, "POISON");

@@ -1,0 +1,72 @@
+/**
+ * Proof that start-up leaves a package unevaluated: skiff runs with deno.json's
+ * import map, in which each poisoned package points at a stand-in that throws
+ * when evaluated (a name ending in `/`, a whole package folder, points at an
+ * empty folder, so loading any of its modules fails). A run that evaluates
+ * one fails; each test file keeps a control run showing its poison bites.
+ */
+import * as path from "node:path";
+import { MAIN, type Sandbox } from "./cli.ts";
+
+const ROOT = path.dirname(MAIN);
+
+export interface Output {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Writes the import map under `dir` and returns its path. `poisoned`: import-map names. */
+export async function poisonedImportMap(dir: string, poisoned: string[]): Promise<string> {
+  const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
+  const imports: Record<string, string> = { ...config.imports };
+  const poisonDir = path.join(dir, "poison");
+  for (const name of poisoned) {
+    const stem = name.replace(/[^a-z0-9]+/gi, "_");
+    if (name.endsWith("/")) {
+      const folder = path.join(poisonDir, stem);
+      await Deno.mkdir(folder, { recursive: true });
+      imports[name] = `${folder}/`;
+    } else {
+      const file = path.join(poisonDir, `${stem}.js`);
+      await Deno.mkdir(poisonDir, { recursive: true });
+      await Deno.writeTextFile(file, `throw new Error("POISON: ${name} was evaluated");\n`);
+      imports[name] = file;
+    }
+  }
+  const file = path.join(dir, "import_map.json");
+  await Deno.writeTextFile(file, JSON.stringify({ imports }));
+  return file;
+}
+
+/** skiff (main.ts from source) with `importMap`, in the sandbox's isolated home. */
+export async function runPoisoned(
+  sandbox: Sandbox,
+  importMap: string,
+  args: string[],
+): Promise<Output> {
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      "--import-map",
+      importMap,
+      MAIN,
+      ...args,
+    ],
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: result.code,
+    stdout: decoder.decode(result.stdout),
+    stderr: decoder.decode(result.stderr),
+  };
+}
