@@ -44,38 +44,46 @@ Deno.test({
     const turns = Array.from({ length: 8 }, (_, turn) => ({
       toolCalls: Array.from({ length: 50 }, (_, i) => write(`d/f${turn * 50 + i}.txt`, "x\n")),
     }));
-    await withAttack([...turns, { text: "done" }], async (sandbox) => {
-      const flipper = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-read",
-          "--allow-write",
-          "--allow-ffi",
-          new URL("./fixtures/folder_flipper.ts", import.meta.url).pathname,
-          sandbox.workspace,
-          sandbox.outside,
-        ],
-        stdout: "piped",
-      }).spawn();
-      while (!(await exists(path.join(sandbox.workspace, "d.link")))) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      const before = guarded(sandbox);
-      let result;
-      try {
-        result = await runSkiff(["run", "--json", "write them"], sandbox);
-      } finally {
-        await Deno.writeTextFile(`${sandbox.workspace}.stop`, "");
-        await flipper.output();
-        await Deno.remove(`${sandbox.workspace}.stop`);
-      }
-      const inside = [...Deno.readDirSync(path.join(sandbox.workspace, "d"))].length;
-      const outside = [...Deno.readDirSync(sandbox.outside)].length - 1; // less secret.txt
-      console.log(`whole stack: of 400 writes ${inside} landed inside, ${outside} outside`);
-      assertUnchanged(before, guarded(sandbox));
-      assert(result.code === 0 || result.code === 3, result.stderr);
-      assert(inside > 0, "no write got through: the race never ran");
-    });
+    // Every attempt must land nothing outside. A run ends at its first
+    // refusal, so few writes get through and now and then none does: then the
+    // race did not run, and the attack is tried again (at most 5 times).
+    let inside = 0;
+    for (let attempt = 1; attempt <= 5 && inside === 0; attempt++) {
+      await withAttack([...turns, { text: "done" }], async (sandbox) => {
+        const flipper = new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "--allow-read",
+            "--allow-write",
+            "--allow-ffi",
+            new URL("./fixtures/folder_flipper.ts", import.meta.url).pathname,
+            sandbox.workspace,
+            sandbox.outside,
+          ],
+          stdout: "piped",
+        }).spawn();
+        while (!(await exists(path.join(sandbox.workspace, "d.link")))) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const before = guarded(sandbox);
+        let result;
+        try {
+          result = await runSkiff(["run", "--json", "write them"], sandbox);
+        } finally {
+          await Deno.writeTextFile(`${sandbox.workspace}.stop`, "");
+          await flipper.output();
+          await Deno.remove(`${sandbox.workspace}.stop`);
+        }
+        inside = [...Deno.readDirSync(path.join(sandbox.workspace, "d"))].length;
+        const outside = [...Deno.readDirSync(sandbox.outside)].length - 1; // less secret.txt
+        console.log(
+          `whole stack, attempt ${attempt}: of 400 writes ${inside} landed inside, ${outside} outside`,
+        );
+        assertUnchanged(before, guarded(sandbox));
+        assert(result.code === 0 || result.code === 3, result.stderr);
+      });
+    }
+    assert(inside > 0, "no write got through in 5 attempts: the race never ran");
   },
 });
 
