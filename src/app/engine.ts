@@ -30,6 +30,7 @@ import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.
 import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
+import type { AvailableSandboxes } from "../sandbox/choose.ts";
 import type { Session, Store } from "../store/store.ts";
 import { type ExitCodes, reportOutcome, type RunResult } from "./run_outcome.ts";
 import { compactSession, describeCompaction } from "./compact_session.ts";
@@ -41,6 +42,7 @@ import { runCycles } from "./verify_cycles.ts";
 import { measureProposals } from "./done_criteria.ts";
 
 export type { RunResult };
+export { startSandboxProbe } from "./session_parts.ts";
 
 export class Engine {
   #opened?: EngineSession;
@@ -102,8 +104,14 @@ export class Engine {
     return stored.filter((message) => message.role === "user").length + 1;
   }
 
-  /** Open (or create) the session and build its tools. */
-  async open(sessionId?: string): Promise<EngineSession> {
+  /**
+   * Open (or create) the session and build its tools. `sandboxes`: the
+   * sandbox probe already started for it (`startSandboxProbe`).
+   */
+  async open(
+    sessionId?: string,
+    sandboxes?: Promise<AvailableSandboxes>,
+  ): Promise<EngineSession> {
     const spec = this.spec;
     const session = sessionId ? this.store.getSession(sessionId)! : this.store.createSession({
       workspace: spec.workspace,
@@ -136,6 +144,7 @@ export class Engine {
       emit,
       subagents: { run: (request) => this.#runSubagent(request) },
       sharedTools: this.sharedTools,
+      sandboxes,
       recordCommandChanges: (changes) => {
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
         const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };

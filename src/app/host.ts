@@ -129,7 +129,10 @@ export async function startInProcess(
   modules: EngineModules = computedModules,
 ): Promise<EngineHandle> {
   const { provider, ready } = lazyProvider(spec, modules.provider);
-  const { Engine } = await modules.engine();
+  const { Engine, startSandboxProbe } = await modules.engine();
+  // Probing the sandbox runs a process: it goes on while the store and the
+  // session open. Only the first session takes it; a later one probes again.
+  let sandboxes = startSandboxProbe(spec);
   const store = openStore(spec.dataDir);
   let engine: InstanceType<typeof Engine> | undefined;
   // Ctrl-C can come while the session is still opening (MCP servers start
@@ -142,7 +145,9 @@ export async function startInProcess(
       if (spec.agent !== "tool") await ready();
       engine = new Engine(spec, io, store, provider);
       if (aborted) engine.abort();
-      const session = await engine.open(existing);
+      const probe = sandboxes;
+      sandboxes = undefined;
+      const session = await engine.open(existing, probe);
       return session.id;
     },
     run: (request) => engine!.run(request),

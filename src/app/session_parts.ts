@@ -30,7 +30,8 @@ import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import { buildGate, readVerdictFor } from "./gate.ts";
-import { chooseSessionLauncher } from "./launcher.ts";
+import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
+import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
 import { type CommandChange, CommandSnapshots } from "../session/command_snapshots.ts";
 
@@ -74,6 +75,19 @@ export interface PartsInput {
   sharedTools: Tool[];
   /** Files what a command changed as undo snapshots of the prompt running now. */
   recordCommandChanges(changes: CommandChange[]): void;
+  /** The sandbox probe `startSandboxProbe` began for this session; absent: probe now. */
+  sandboxes?: Promise<AvailableSandboxes>;
+}
+
+/**
+ * Starts the probe of which sandboxes work here (a short bubblewrap run, or
+ * the Landlock step), the one `buildSessionParts` would run, so that it goes
+ * on beside the store's opening and the session's (host.ts). Undefined in
+ * full-access mode, which probes nothing.
+ */
+export function startSandboxProbe(spec: EngineSpec): Promise<AvailableSandboxes> | undefined {
+  if (spec.sandbox.mode === "full-access") return undefined;
+  return probeSandboxesFor(spec.config.sandbox?.backend ?? "auto", landlockProbeCacheOf(spec));
 }
 
 /** Snapshots around commands for undo, unless commands cannot write or config says no. */
@@ -124,7 +138,12 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const agent = pickAgent(loadedAgents.agents, spec.agent, spec.depth);
   const maxDepth = config.subagents?.maxDepth ?? DEFAULT_MAX_DEPTH;
 
-  const { launcher, state: sandboxState } = await chooseSessionLauncher(spec, warnings);
+  const started = input.sandboxes;
+  const { launcher, state: sandboxState } = await chooseSessionLauncher(
+    spec,
+    warnings,
+    started ? () => started : undefined,
+  );
   const commandUndo = commandUndoFor(input);
   const background = new BackgroundProcesses(launcher, { commandUndo });
 
