@@ -4,6 +4,7 @@
  * other command loads the CLI lazily.
  */
 import { VERSION } from "./src/version.ts";
+import { prewarmEngine } from "./src/app/prewarm.ts";
 
 /**
  * Held in a variable on purpose: Deno loads every statically written dynamic
@@ -33,6 +34,8 @@ if (import.meta.main) {
     console.log(`skiff ${VERSION}`);
     Deno.exit(0);
   }
+  // The engine's Worker starts now, beside the CLI's own start (src/app/prewarm.ts).
+  prewarmEngine(args);
   const { main } = await import(CLI_MODULE);
   Deno.exit(await main(args));
 }

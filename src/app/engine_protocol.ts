@@ -15,6 +15,12 @@ export type ToEngine =
    * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
    */
   | { type: "init"; spec: EngineSpec; files?: MessagePort; events?: readonly string[] }
+  /**
+   * Sent to a Worker started before the config was loaded (prewarm.ts): load
+   * the engine's modules now, and the model client's when `provider`. Nothing
+   * else reaches it until its permissions prove to be the derived ones.
+   */
+  | { type: "warm"; provider: boolean }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }

@@ -19,18 +19,8 @@ import type { EngineHandle } from "./host.ts";
 import { fileWriterFor, permissionsFor } from "./worker_host.ts";
 import { engineStart } from "./start.ts";
 
-/**
- * The permission descriptor as a comparable text: keys sorted, and each list
- * sorted (Deno reads a list as a set), so two specs that derive the same
- * permissions get the same key and any difference gives another.
- */
-export function permissionKey(permissions: Deno.PermissionOptionsObject): string {
-  const entries = Object.entries(permissions)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => [name, Array.isArray(value) ? value.map(String).sort() : value])
-    .sort(([a], [b]) => String(a).localeCompare(String(b)));
-  return JSON.stringify(entries);
-}
+export { permissionKey } from "./permission_key.ts";
+import { permissionKey } from "./permission_key.ts";
 
 /** Drops what a session's events and questions would reach once it has closed. */
 const CLOSED_IO: EngineIO = { event: () => {}, ask: () => Promise.resolve("deny") };

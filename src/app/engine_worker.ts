@@ -44,6 +44,11 @@ async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
 self.onmessage = (message: MessageEvent<ToEngine>) => {
   const data = message.data;
   switch (data.type) {
+    case "warm":
+      // A failure shows where it matters: when `init` loads the same modules.
+      void modules.engine().catch(() => {});
+      if (data.provider) void modules.provider().catch(() => {});
+      break;
     case "init":
       // The file tools write through the confined writer's thread, which the
       // kernel keeps inside the writable folders (docs/security.md).

@@ -22,6 +22,7 @@ import { sessionMcpServers } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
+import { ENGINE_WORKER_MODULE, takePrewarmed } from "./prewarm.ts";
 
 /** A request to the engine before it gets its id. */
 type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
@@ -131,12 +132,13 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
 export function startInWorker(
   spec: EngineSpec,
   io: EngineIO,
-  workerModule: URL = new URL("./engine_worker.ts", import.meta.url),
+  workerModule: URL = ENGINE_WORKER_MODULE,
   events?: readonly string[],
 ): Promise<EngineHandle> {
   Deno.mkdirSync(spec.dataDir, { recursive: true });
   const permissions = permissionsFor(spec);
-  const worker = new Worker(workerModule, {
+  // The Worker main.ts started with these very permissions, when it did (prewarm.ts).
+  const worker = takePrewarmed(permissions, workerModule) ?? new Worker(workerModule, {
     type: "module",
     name: "skiff-engine",
     deno: { permissions },

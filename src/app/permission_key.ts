@@ -1,0 +1,18 @@
+/**
+ * Comparing two Deno permission descriptors whole: a kept batch Worker
+ * (engine_reuse.ts) and a Worker started before the CLI loaded (prewarm.ts)
+ * are used only for a spec that derives exactly their permissions.
+ */
+
+/**
+ * The permission descriptor as a comparable text: keys sorted, and each list
+ * sorted (Deno reads a list as a set), so two specs that derive the same
+ * permissions get the same key and any difference gives another.
+ */
+export function permissionKey(permissions: Deno.PermissionOptionsObject): string {
+  const entries = Object.entries(permissions)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => [name, Array.isArray(value) ? value.map(String).sort() : value])
+    .sort(([a], [b]) => String(a).localeCompare(String(b)));
+  return JSON.stringify(entries);
+}

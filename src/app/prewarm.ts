@@ -1,0 +1,163 @@
+/**
+ * The engine's Worker started at the very beginning of a process, so that
+ * its start (a second isolate loading and evaluating the engine's modules,
+ * most of a short command's time) runs beside the CLI's own start instead of
+ * after it.
+ *
+ * A Worker's Deno permissions are fixed when it is created, and the ones the
+ * engine gets are derived from the config, which is not loaded yet. So the
+ * Worker is started with the permissions derived the last time the same
+ * command ran in the same folder (kept in the data folder), and it is used
+ * only if the permissions derived now are exactly the same
+ * (`permissionKey`); otherwise it is ended and a new one starts, as without
+ * this. Until then it only loads skiff's own modules: it is sent nothing
+ * else, so a stale or edited file can cost a wasted start, never a Worker
+ * with other permissions than the derived ones.
+ *
+ * No module here but the Worker's own: this runs before anything else loads.
+ */
+import { resolveDataDir } from "../store/data_dir_path.ts";
+import { permissionKey } from "./permission_key.ts";
+import { mark } from "../contracts/timings.ts";
+import type { ToEngine } from "./engine_protocol.ts";
+
+/** The engine's Worker module, the one `startInWorker` starts by default. */
+export const ENGINE_WORKER_MODULE = new URL("./engine_worker.ts", import.meta.url);
+
+/** The file, in the data folder, of the permissions last derived per command and folder. */
+export const PERMISSIONS_FILE = "engine-permissions.json";
+const MAX_ENTRIES = 32;
+/** A file larger than this is not read: it was not written by skiff. */
+const MAX_FILE_BYTES = 256 * 1024;
+
+/** The commands that start one engine (`skiff` alone opens the chat). */
+type EngineCommand = "run" | "tool" | "chat";
+
+interface Remembered {
+  key: string;
+  permissions: Deno.PermissionOptionsObject;
+}
+
+let intent: { file: string; key: string; entries: Remembered[] } | undefined;
+let warm: { worker: Worker; key: string; failed: boolean } | undefined;
+
+/** The command `args` run, if it starts an engine and is not a request for help. */
+export function engineCommandOf(args: readonly string[]): EngineCommand | undefined {
+  if (args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
+  const first = args[0];
+  if (first === "run" || first === "tool" || first === "chat") return first;
+  return first === undefined ? "chat" : undefined;
+}
+
+/**
+ * Starts the engine's Worker for `args` with the permissions remembered for
+ * this command in this folder, if any. Does nothing for SKIFF_ENGINE=inline,
+ * or SKIFF_PREWARM=0 (the bench's "before"); any failure leaves the engine
+ * to start as it would without this.
+ */
+export function prewarmEngine(args: readonly string[]): void {
+  const command = engineCommandOf(args);
+  if (command === undefined) return;
+  try {
+    if (Deno.env.get("SKIFF_ENGINE") === "inline" || Deno.env.get("SKIFF_PREWARM") === "0") return;
+    const file = `${resolveDataDir(Deno.env.toObject())}/${PERMISSIONS_FILE}`;
+    const key = `${command}\n${Deno.cwd()}`;
+    const entries = readRemembered(file);
+    intent = { file, key, entries };
+    const permissions = entries.find((entry) => entry.key === key)?.permissions;
+    if (permissions === undefined) return;
+    const worker = new Worker(ENGINE_WORKER_MODULE, {
+      type: "module",
+      name: "skiff-engine",
+      deno: { permissions },
+    });
+    const started = { worker, key: permissionKey(permissions), failed: false };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      started.failed = true;
+    };
+    const message: ToEngine = { type: "warm", provider: command !== "tool" };
+    worker.postMessage(message);
+    warm = started;
+  } catch {
+    // No env or cwd, no --unstable-worker-options: the engine starts as before.
+  }
+}
+
+/**
+ * The pre-started Worker, if its permissions are exactly `permissions` and
+ * it is the module asked for; else undefined (a Worker that does not fit is
+ * ended). Remembers `permissions` for the next start of this command here.
+ * Only the first engine of a process is asked for.
+ */
+export function takePrewarmed(
+  permissions: Deno.PermissionOptionsObject,
+  workerModule: URL,
+): Worker | undefined {
+  const started = warm;
+  const wanted = intent;
+  warm = undefined;
+  intent = undefined;
+  const engineModule = workerModule.href === ENGINE_WORKER_MODULE.href;
+  if (wanted && engineModule) remember(wanted, permissions);
+  if (started === undefined) return undefined;
+  if (started.failed || !engineModule || started.key !== permissionKey(permissions)) {
+    started.worker.terminate();
+    mark("prewarm-discarded");
+    return undefined;
+  }
+  mark("prewarm-used");
+  return started.worker;
+}
+
+/** The remembered entries, newest first; none when the file is missing or not skiff's. */
+function readRemembered(file: string): Remembered[] {
+  try {
+    if (Deno.statSync(file).size > MAX_FILE_BYTES) return [];
+    const parsed: unknown = JSON.parse(Deno.readTextFileSync(file));
+    const entries = (parsed as { entries?: unknown })?.entries;
+    return Array.isArray(entries) ? entries.filter(isRemembered).slice(0, MAX_ENTRIES) : [];
+  } catch {
+    return [];
+  }
+}
+
+const PERMISSION_NAMES = new Set(["read", "write", "net", "env", "run", "ffi", "sys", "import"]);
+
+/** An entry whose permissions are lists of names or booleans, as `permissionsFor` derives. */
+function isRemembered(value: unknown): value is Remembered {
+  const entry = value as Partial<Remembered> | null;
+  if (typeof entry?.key !== "string" || typeof entry.permissions !== "object") return false;
+  if (entry.permissions === null || Array.isArray(entry.permissions)) return false;
+  return Object.entries(entry.permissions).every(([name, given]) =>
+    PERMISSION_NAMES.has(name) &&
+    (typeof given === "boolean" ||
+      (Array.isArray(given) && given.every((item) => typeof item === "string")))
+  );
+}
+
+/**
+ * Keeps `permissions` first for the command and folder, if they changed. A
+ * file that cannot be written costs the next start its head start, nothing
+ * else, so a failure is not reported.
+ */
+function remember(
+  wanted: { file: string; key: string; entries: Remembered[] },
+  permissions: Deno.PermissionOptionsObject,
+): void {
+  const before = wanted.entries.find((entry) => entry.key === wanted.key);
+  if (before && permissionKey(before.permissions) === permissionKey(permissions)) return;
+  const entries = [
+    { key: wanted.key, permissions },
+    ...wanted.entries.filter((entry) => entry !== before),
+  ].slice(0, MAX_ENTRIES);
+  const temporary = `${wanted.file}.${Deno.pid}.tmp`;
+  try {
+    Deno.writeTextFileSync(temporary, JSON.stringify({ entries }));
+    Deno.renameSync(temporary, wanted.file);
+  } catch {
+    try {
+      Deno.removeSync(temporary);
+    } catch { /* never written */ }
+  }
+}
