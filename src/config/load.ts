@@ -11,7 +11,7 @@
 import * as path from "node:path";
 import { readConfigText } from "./regular_file.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
-import { validateConfig } from "./validate.ts";
+import { checkConfigLayer } from "./check.ts";
 import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import {
   type EnvMap,
@@ -21,7 +21,7 @@ import {
   resolveConfigDir,
 } from "./locations.ts";
 import { deepMerge, isPlainObject, withoutUndefined } from "./merge.ts";
-import { type Config, ConfigSchema, type PermissionConfig } from "./schema.ts";
+import type { Config, PermissionConfig } from "./schema.ts";
 
 export type LayerSource = "global" | "project" | "env" | "flags";
 
@@ -141,11 +141,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     }
   }
 
-  const envConfig = configFromEnv(env);
+  const envConfig = await configFromEnv(env);
   if (envConfig) layers.push({ source: "env", config: envConfig });
 
   if (options.flags) {
-    const flags = validateConfig(ConfigSchema, withoutUndefined(options.flags), "command line");
+    const flags = await checkConfigLayer(withoutUndefined(options.flags), "command line");
     layers.push({ source: "flags", config: anchorPaths(flags, workspace, home) });
   }
 
@@ -189,7 +189,7 @@ export async function readConfigFile(
 ): Promise<Config | undefined> {
   const data = await readJsoncFile(file, read);
   if (data === undefined) return undefined;
-  return validateConfig(ConfigSchema, data, file);
+  return await checkConfigLayer(data, file);
 }
 
 /**
@@ -281,7 +281,7 @@ export function mergeLayers(configs: Config[]): Config {
   return merged;
 }
 
-function configFromEnv(env: EnvMap): Config | undefined {
+async function configFromEnv(env: EnvMap): Promise<Config | undefined> {
   const provider: Record<string, string> = {};
   for (const [name, key] of ENV_KEYS) {
     const value = env[name]?.trim();
@@ -289,7 +289,7 @@ function configFromEnv(env: EnvMap): Config | undefined {
   }
   if (!Object.keys(provider).length) return undefined;
   try {
-    return validateConfig(ConfigSchema, { provider }, "environment");
+    return await checkConfigLayer({ provider }, "environment");
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     // Name the variable the user set, not the key it maps to.
