@@ -4,7 +4,7 @@
  * on function names). A name cut short gets a short hash so two long names
  * stay apart.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 export const MAX_TOOL_NAME_LENGTH = 63;
 
@@ -15,6 +15,6 @@ export function sanitizeName(part: string): string {
 export function mcpToolName(server: string, tool: string): string {
   const full = `${sanitizeName(server)}_${sanitizeName(tool)}`;
   if (full.length <= MAX_TOOL_NAME_LENGTH) return full;
-  const hash = createHash("sha256").update(`${server}\u0000${tool}`).digest("hex").slice(0, 8);
+  const hash = sha256Hex(`${server}\u0000${tool}`).slice(0, 8);
   return `${full.slice(0, MAX_TOOL_NAME_LENGTH - 9)}_${hash}`;
 }

@@ -1,10 +1,11 @@
 /**
  * Where the file ledger files a file's content before a prompt changes it,
  * and the hash both sides compare: the store keeps the snapshots, the tools
- * layer writes them, undo checks a file still shows what skiff wrote. Only a
- * Node built-in is imported.
+ * layer writes them, undo checks a file still shows what skiff wrote. SHA-256
+ * in plain TypeScript: `node:crypto` would start Deno's Node layer in the
+ * engine's Worker (sha256.ts).
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "./sha256.ts";
 
 /** Where snapshots go; the store provides the persistent one. */
 export interface SnapshotSink {
@@ -13,5 +14,5 @@ export interface SnapshotSink {
 }
 
 export function hashContent(content: Uint8Array | string): string {
-  return createHash("sha256").update(content).digest("hex");
+  return sha256Hex(content);
 }

@@ -14,7 +14,7 @@
  * Needs `--allow-read` and `--allow-write` for the workspace.
  */
 import * as path from "node:path";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../contracts/sha256.ts";
 import {
   CODE_PATHS,
   codePathAnchors,
@@ -28,6 +28,7 @@ import {
   rememberGitProtection,
 } from "./protected.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
+import type { Listings } from "./_dir_entries.ts";
 
 export interface CommandGuardOptions {
   /** The workspace and `--add-dir`s. */
@@ -81,7 +82,7 @@ function stateOf(target: string, budget: { bytes: number }): EntryState | null {
   } catch {
     return { kind: "file", mode: info.mode, digest: `unreadable:${info.size}`, bytes: null };
   }
-  const digest = createHash("sha256").update(bytes).digest("hex");
+  const digest = sha256Hex(bytes);
   const keep = bytes.length <= KEEP_BYTES && budget.bytes >= bytes.length;
   if (keep) budget.bytes -= bytes.length;
   return { kind: "file", mode: info.mode, digest, bytes: keep ? bytes : null };
@@ -136,15 +137,20 @@ export class CommandGuard {
   /** The protected entries now: code paths found by name, git's code entries, `.git` files. */
   #survey(protection: GitProtection): Survey {
     const targets = new Set<string>();
+    const listings: Listings = new Map();
     for (const anchor of protection.named) {
       const name = path.basename(anchor);
       for (const pattern of this.#patterns) {
         if (pattern.split("/")[0] !== name) continue;
-        for (const found of expandCodePath(anchor, pattern)) targets.add(found);
+        for (const found of expandCodePath(anchor, pattern, undefined, listings)) {
+          targets.add(found);
+        }
       }
     }
     for (const target of [...protection.paths, ...protection.pointers]) {
-      for (const found of expandCodePath(target, `${path.basename(target)}/**`)) {
+      for (
+        const found of expandCodePath(target, `${path.basename(target)}/**`, undefined, listings)
+      ) {
         targets.add(found);
       }
     }

@@ -21,7 +21,7 @@
  * write access to the workspace and the data folder.
  */
 import * as path from "node:path";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../contracts/sha256.ts";
 
 /** One change a command made, as undo needs it. */
 export interface CommandChange {
@@ -78,7 +78,7 @@ export class CommandSnapshots {
 
   constructor(options: CommandSnapshotOptions) {
     this.#options = options;
-    const key = createHash("sha256").update(options.workspace).digest("hex").slice(0, 16);
+    const key = sha256Hex(options.workspace).slice(0, 16);
     this.#gitDir = path.join(options.dataDir, "undo", key);
     this.#index = path.join(this.#gitDir, `index-${options.sessionId.replace(/[^\w.-]/g, "_")}`);
   }

@@ -1,0 +1,90 @@
+/**
+ * Deno's Node layer for `node:crypto` is not started by skiff: file contents
+ * are hashed with the plain-TypeScript SHA-256 (src/contracts/sha256.ts),
+ * which saves the engine's Worker its ~25–45 ms start (docs/performance.md,
+ * Start-up). skiff runs with an import map that points `node:crypto` at a
+ * stand-in that throws when evaluated (and exports nothing, so a module
+ * importing a name from it fails to link): a read, a write and an edit (the
+ * file ledger and the undo snapshots hash each file) and `skiff undo` (which
+ * compares hashes) must not notice. The control shows the poison bites.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
+import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+
+/** `skiff tool` with `importMap`, reading `calls` as JSON Lines on stdin. */
+async function toolCalls(sandbox: Sandbox, importMap: string, calls: unknown[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      "--import-map",
+      importMap,
+      MAIN,
+      "tool",
+      "--yes",
+    ],
+    cwd: sandbox.workspace,
+    env: sandbox.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode(calls.map((call) => JSON.stringify(call)).join("\n")),
+  );
+  await writer.close();
+  const result = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: result.code,
+    stdout: decoder.decode(result.stdout),
+    stderr: decoder.decode(result.stderr),
+  };
+}
+
+Deno.test("skiff tool read, write, edit and undo never load node:crypto", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const map = await poisonedImportMap(sandbox.root, ["node:crypto"]);
+    const calls = [
+      { tool: "read", input: { file_path: "one.txt" } },
+      { tool: "edit", input: { file_path: "one.txt", old_string: "hello", new_string: "bye" } },
+      { tool: "write", input: { file_path: "two.txt", content: "new\n" } },
+    ];
+    const result = await toolCalls(sandbox, map, calls);
+    assertEquals(result.code, 0, result.stderr);
+    const lines = parseJsonLines(result.stdout);
+    assertEquals(lines.map((line) => line.ok), [true, true, true], result.stdout);
+    assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "one.txt")), "bye\n");
+    const undo = await runPoisoned(sandbox, map, ["undo"]);
+    assertEquals(undo.code, 0, undo.stderr + undo.stdout);
+    assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "one.txt")), "hello\n");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("control: a module that imports from the poisoned node:crypto fails", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    const map = await poisonedImportMap(sandbox.root, ["node:crypto"]);
+    const script = path.join(sandbox.root, "uses_crypto.ts");
+    await Deno.writeTextFile(script, 'import "node:crypto";\n');
+    const result = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--import-map", map, script],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert(!result.success, "importing the poisoned node:crypto should fail");
+    assertStringIncludes(new TextDecoder().decode(result.stderr), "POISON");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
