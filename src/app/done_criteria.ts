@@ -10,7 +10,7 @@
 import * as path from "node:path";
 import type { DoneProposal } from "../tools/session/done_propose.ts";
 import type { EngineHandle } from "./host.ts";
-import { type CommandRun, judge, type VerifyCheck } from "./verify.ts";
+import type { CommandRun, VerifyCheck } from "./verify.ts";
 
 /** Workspace-relative home of the criteria. */
 export const DONE_FILE = ".skiff/done.json";
@@ -40,6 +40,8 @@ export async function measureProposals(
   run: (command: string, index: number) => Promise<CommandRun>,
   now: () => Date = () => new Date(),
 ): Promise<DoneFile> {
+  // verify.ts brings the bash tool and zod: evaluated by a plan run's end, not at every start.
+  const { judge } = await import("./verify.ts");
   const criteria: DoneCriterion[] = [];
   for (const [index, proposal] of proposals.entries()) {
     const check: VerifyCheck = {

@@ -11,6 +11,7 @@ import { addUsage, type VerificationCheck, type VerificationSummary } from "../c
 import type { LoopOutcome } from "../session/loop.ts";
 import { bashTool, MAX_TIMEOUT_MS } from "../tools/process/bash.ts";
 import { type ToolContext, ToolError } from "../tools/tool.ts";
+import { DEFAULT_MAX_CYCLES } from "./verify_defaults.ts";
 
 /** One criterion: a command and what it must show. */
 export interface VerifyCheck {
@@ -29,7 +30,7 @@ export interface UntilGate {
   maxCycles: number;
 }
 
-export const DEFAULT_MAX_CYCLES = 3;
+export { DEFAULT_MAX_CYCLES };
 
 /**
  * The gate of a run request: `until` is a command (`--until 'npm test'`) or

@@ -7,7 +7,8 @@
 import { codePathProblem } from "../sandbox/code_paths.ts";
 import type { EngineSpec } from "../app/engine_types.ts";
 import { readDoneChecks } from "../app/done_criteria.ts";
-import { DEFAULT_MAX_CYCLES, type VerifyCheck } from "../app/verify.ts";
+import type { VerifyCheck } from "../app/verify.ts";
+import { DEFAULT_MAX_CYCLES } from "../app/verify_defaults.ts";
 import { UsageError } from "./exit_codes.ts";
 
 export interface GateFlags {
