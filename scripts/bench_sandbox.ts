@@ -10,6 +10,9 @@
  *   and after, and the shell parser the policy runs on the command text.
  *
  * The workspace is a small git repository in a temp folder outside /tmp.
+ * SKIFF_BENCH_BEFORE=<tree> adds the session sandbox, the guard and
+ * `prepare` of another checkout (a before-tree, `git worktree add`) to the
+ * same interleaved rounds, and their paired differences.
  * Run: deno run --allow-all scripts/bench_sandbox.ts
  */
 import * as path from "node:path";
@@ -133,6 +136,7 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
     ? { ...landlockLauncher(settings("workspace-write"), { abi, shell }), guard }
     : null;
   if (!landlock) console.error(`bench_sandbox: no Landlock here (${abi}); its line is left out`);
+  const before = await beforeTree(ws, settings("workspace-write"), shell);
   await ensureShellParser();
   const phases: [string, () => Promise<unknown> | unknown][] = [
     ["unsandboxed `true` (bash-tool path)", () => runLikeBash(unsandboxed, "true", ws)],
@@ -148,6 +152,7 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
         () => Promise<unknown>,
       ][]
       : []),
+    ...(before?.phases ?? []),
     ["  pooled argv alone (sh, nsenter, setpriv, bash)", async () => {
       const after = pooledArgv.guard!.before();
       const { argv, env } = await pooledArgv.prepare("true", ws, { lifeline: true });
@@ -198,6 +203,7 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
     }
   } finally {
     for (const launcher of [pooled, pooledEcho, pooledBare, pooledArgv]) await launcher.close();
+    await before?.close();
   }
   const figures = samples.map(median);
   const lines = phases.map(([name], index) =>
@@ -232,7 +238,48 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
       root0 ? " [as root: cgroup step included]" : ""
     }`,
   );
+  if (before) {
+    const at = (name: string) => figures[phases.findIndex(([phase]) => phase === name)];
+    const pairs: [string, string][] = [
+      ["pooled sandbox `true`", "pooled sandbox `true` [before tree]"],
+      ["  guard before + after", "  guard before + after [before tree]"],
+      ["  prepare (bwrap argv)", "  prepare (bwrap argv) [before tree]"],
+    ];
+    for (const [now, then] of pairs) {
+      lines.push(
+        `${now.trim()}: this tree − before tree ${(at(now) - at(then)).toFixed(2)} ms (${
+          (at(now) / at(then)).toFixed(2)
+        }×)`,
+      );
+    }
+  }
+  lines.push(`${rounds} interleaved rounds, medians; load average ${Deno.loadavg().join(", ")}`);
   return lines;
+}
+
+/**
+ * The before-tree's session launcher, guard and `prepare`, as phases of the
+ * same rounds; null without SKIFF_BENCH_BEFORE.
+ */
+async function beforeTree(ws: string, settings: SandboxSettings, shell: string) {
+  const tree = Deno.env.get("SKIFF_BENCH_BEFORE");
+  if (!tree) return null;
+  const root = path.resolve(tree);
+  const guardModule = await import(path.join(root, "src/sandbox/command_guard.ts"));
+  const bwrapModule = await import(path.join(root, "src/sandbox/bwrap.ts"));
+  const sessionModule = await import(path.join(root, "src/sandbox/bwrap_session.ts"));
+  const guard = new guardModule.CommandGuard({ roots: [ws] });
+  const perCommand: ProcessLauncher = bwrapModule.bwrapLauncher(settings, { shell });
+  const pooled = sessionModule.bwrapSessionLauncher(settings, { shell }, guard);
+  const phases: [string, () => Promise<unknown> | unknown][] = [
+    ["pooled sandbox `true` [before tree]", () => runLikeBash(pooled, "true", ws)],
+    ["  guard before + after [before tree]", () => guard.before()()],
+    [
+      "  prepare (bwrap argv) [before tree]",
+      () => perCommand.prepare("true", ws, { lifeline: true }),
+    ],
+  ];
+  return { phases, close: () => pooled.close() as Promise<void> };
 }
 
 if (import.meta.main) {

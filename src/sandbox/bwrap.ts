@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES }
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
 import { createMissingHooksFolders, protectedPaths, recentGitProtection } from "./protected.ts";
+import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 export interface BwrapOptions {
   /** The bwrap binary. @default "bwrap" */
@@ -135,17 +136,21 @@ export function bwrapArgs(
     const git = recentGitProtection([settings.workspace, ...settings.addDirs]);
     createMissingHooksFolders(git);
     for (const dir of git.gitDirs) args.push("--bind", dir, dir);
+    // Most of the paths below do not exist: one listing per folder answers
+    // for them instead of a failed lstat each (_dir_entries.ts).
+    const listings: Listings = new Map();
+    const present = (target: string) => presenceOf(target, listings) !== "absent";
     // The same for the folders holding project agents: renamed, a fresh
     // `agents/` folder beside the read-only one would be loaded next time.
     for (const name of [".claude", ".opencode"]) {
       const dir = path.join(realpathLenient(settings.workspace), name);
-      if (lstatOrNull(dir)?.isDirectory) args.push("--bind", dir, dir);
+      if (present(dir) && lstatOrNull(dir)?.isDirectory) args.push("--bind", dir, dir);
     }
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
     // the command guard reverts such a path when a command creates it.
     for (const target of protectedPaths(settings.workspace, settings.addDirs, git)) {
-      if (exists(target)) args.push("--ro-bind", target, target);
+      if (present(target) && exists(target)) args.push("--ro-bind", target, target);
     }
   }
   const applying = hiddenAround(

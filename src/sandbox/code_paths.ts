@@ -12,7 +12,7 @@
  * is literal, so the guard finds candidates by name while it searches for
  * repositories, without a second walk. Config `sandbox.protect` adds more.
  */
-import { dirEntriesOrNone } from "./_dir_entries.ts";
+import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
 
 /** The built-in list; docs/security.md and docs/config.md show it. */
 export const CODE_PATHS: readonly string[] = [
@@ -115,8 +115,16 @@ function matchesFrom(parts: string[], wanted: string[]): boolean {
  * name) that `pattern` covers, with the folders passed on the way, found with
  * lstat and readdir only (no symlink is followed). At most `limit` entries.
  */
-export function expandCodePath(anchor: string, pattern: string, limit = 2_000): string[] {
+export function expandCodePath(
+  anchor: string,
+  pattern: string,
+  limit = 2_000,
+  listings: Listings = new Map(),
+): string[] {
   const found: string[] = [];
+  // Anchors are often missing (`config.worktree`, `commondir`): a listing of
+  // their folder says so without a failed lstat each (_dir_entries.ts).
+  if (presenceOf(anchor, listings) === "absent") return found;
   const visit = (current: string, rest: string[]) => {
     if (found.length >= limit) return;
     let info: Deno.FileInfo;

@@ -28,6 +28,7 @@ import {
   rememberGitProtection,
 } from "./protected.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
+import type { Listings } from "./_dir_entries.ts";
 
 export interface CommandGuardOptions {
   /** The workspace and `--add-dir`s. */
@@ -136,15 +137,20 @@ export class CommandGuard {
   /** The protected entries now: code paths found by name, git's code entries, `.git` files. */
   #survey(protection: GitProtection): Survey {
     const targets = new Set<string>();
+    const listings: Listings = new Map();
     for (const anchor of protection.named) {
       const name = path.basename(anchor);
       for (const pattern of this.#patterns) {
         if (pattern.split("/")[0] !== name) continue;
-        for (const found of expandCodePath(anchor, pattern)) targets.add(found);
+        for (const found of expandCodePath(anchor, pattern, undefined, listings)) {
+          targets.add(found);
+        }
       }
     }
     for (const target of [...protection.paths, ...protection.pointers]) {
-      for (const found of expandCodePath(target, `${path.basename(target)}/**`)) {
+      for (
+        const found of expandCodePath(target, `${path.basename(target)}/**`, undefined, listings)
+      ) {
         targets.add(found);
       }
     }

@@ -11,7 +11,7 @@
  * The config is read here, not with `git config`: git run on a hostile
  * repository can run code. Needs `--allow-read` for the folders searched.
  */
-import { dirEntriesOrNone } from "./_dir_entries.ts";
+import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
 import * as path from "node:path";
 
 /** Files and folders of one git folder that redirect git or hold code it runs. */
@@ -134,21 +134,26 @@ export function findRepositories(
  * `HEAD` is a repository, and may have `modules/` of its own), and each
  * linked worktree's folder under `worktrees/`.
  */
-export function gitFolders(dotGit: string): string[] {
+export function gitFolders(dotGit: string, listings: Listings = new Map()): string[] {
   const found = [dotGit];
+  // `modules/` and `worktrees/` are mostly missing: a listing of the folder
+  // above says so without a failed read each (_dir_entries.ts).
+  const present = (target: string) => presenceOf(target, listings) !== "absent";
   const visitModules = (folder: string, depth: number) => {
-    if (depth > 8) return;
+    if (depth > 8 || !present(folder)) return;
     for (const entry of dirEntriesOrNone(folder)) {
       if (!entry.isDirectory) continue;
       const full = path.join(folder, entry.name);
-      if (lstatOrNull(path.join(full, "HEAD"))?.isFile) {
+      const head = path.join(full, "HEAD");
+      if (present(head) && lstatOrNull(head)?.isFile) {
         found.push(full);
         visitModules(path.join(full, "modules"), depth + 1);
       } else visitModules(full, depth + 1);
     }
   };
   visitModules(path.join(dotGit, "modules"), 0);
-  for (const entry of dirEntriesOrNone(path.join(dotGit, "worktrees"))) {
+  const worktrees = path.join(dotGit, "worktrees");
+  for (const entry of present(worktrees) ? dirEntriesOrNone(worktrees) : []) {
     if (entry.isDirectory) found.push(path.join(dotGit, "worktrees", entry.name));
   }
   return found;
@@ -218,9 +223,18 @@ export function readGitConfigValue(
  * unset. A relative value is relative to the working tree (`core.worktree`
  * when set, else `worktreeRoot`); `~/` is the home folder.
  */
-export function hooksPathOf(gitFolder: string, worktreeRoot: string): string | null {
-  const value = readGitConfigValue(path.join(gitFolder, "config.worktree"), "core", "hookspath") ??
-    readGitConfigValue(path.join(gitFolder, "config"), "core", "hookspath");
+export function hooksPathOf(
+  gitFolder: string,
+  worktreeRoot: string,
+  listings: Listings = new Map(),
+): string | null {
+  // `config.worktree` is mostly missing: see _dir_entries.ts.
+  const worktreeConfig = path.join(gitFolder, "config.worktree");
+  const value =
+    (presenceOf(worktreeConfig, listings) === "absent"
+      ? null
+      : readGitConfigValue(worktreeConfig, "core", "hookspath")) ??
+      readGitConfigValue(path.join(gitFolder, "config"), "core", "hookspath");
   if (!value) return null;
   if (value.startsWith("~/")) {
     try {

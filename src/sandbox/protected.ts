@@ -16,6 +16,7 @@ import {
   hooksPathOf,
 } from "./git_dirs.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
+import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 /** Workspace-relative paths that are protected, folder or file. */
 export const PROTECTED_RELATIVE: readonly string[] = [
@@ -68,12 +69,16 @@ export function gitProtection(
   const search = findRepositories(realRoots, names);
   const inRoots = (target: string) => realRoots.some((root) => isWithin(root, target));
   const folders = new Map<string, string>();
+  // Shared by the lookups below, which mostly ask about missing entries (_dir_entries.ts).
+  const listings: Listings = new Map();
   const gitDirs: string[] = [];
   const pointers: string[] = [];
   for (const repository of search.repositories) {
     if (repository.kind === "dir") {
       gitDirs.push(repository.dotGit);
-      for (const folder of gitFolders(repository.dotGit)) folders.set(folder, repository.root);
+      for (const folder of gitFolders(repository.dotGit, listings)) {
+        folders.set(folder, repository.root);
+      }
     } else {
       pointers.push(repository.dotGit);
       // A repository kept elsewhere in the roots (`--separate-git-dir`).
@@ -84,7 +89,7 @@ export function gitProtection(
   const paths = new Set<string>();
   for (const [folder, worktree] of folders) {
     for (const entry of GIT_CODE_ENTRIES) paths.add(path.join(folder, entry));
-    const hooks = hooksPathOf(folder, worktree);
+    const hooks = hooksPathOf(folder, worktree, listings);
     if (!hooks || !inRoots(hooks)) continue;
     for (const target of hookTargets(hooks, [worktree, ...realRoots])) paths.add(target);
   }
@@ -147,7 +152,10 @@ function hookTargets(hooks: string, trees: string[]): string[] {
  * folder on `git init`.
  */
 export function createMissingHooksFolders(protection: GitProtection): void {
+  const listings: Listings = new Map();
   for (const folder of protection.gitFolders) {
+    // Most exist: a listing tells so without a failed mkdir each (_dir_entries.ts).
+    if (presenceOf(path.join(folder, "hooks"), listings) === "listed") continue;
     try {
       Deno.mkdirSync(path.join(folder, "hooks"));
     } catch {
