@@ -124,7 +124,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     });
   }
 
-  const project = await findProjectConfig(workspace);
+  const project = findProjectConfig(workspace);
   if (project) {
     if (project.ignored) {
       warnings.push(`${project.ignored} is ignored because ${project.file} is in the same folder.`);

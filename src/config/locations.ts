@@ -38,17 +38,17 @@ export interface ProjectConfigLocation {
  * `.skiff/config.json`; the other one is reported as ignored. Any entry of
  * those names counts, not only a regular file: a FIFO or a folder there is
  * found, and reading it stops skiff with a config error naming it (its deny
- * rules are never dropped quietly).
+ * rules are never dropped quietly). Synchronous on purpose: a handful of
+ * `stat`s of absent names, each far cheaper than a trip through the runtime's
+ * thread pool, which a loaded machine makes slow at every start.
  */
-export async function findProjectConfig(
-  workspace: string,
-): Promise<ProjectConfigLocation | undefined> {
+export function findProjectConfig(workspace: string): ProjectConfigLocation | undefined {
   let folder = path.resolve(workspace);
   for (;;) {
     const found: string[] = [];
     for (const name of PROJECT_CONFIG_FILES) {
       const candidate = path.join(folder, name);
-      if (await exists(candidate)) found.push(candidate);
+      if (exists(candidate)) found.push(candidate);
     }
     if (found.length) return { file: found[0], root: folder, ignored: found[1] };
     const parent = path.dirname(folder);
@@ -57,9 +57,9 @@ export async function findProjectConfig(
   }
 }
 
-async function exists(file: string): Promise<boolean> {
+function exists(file: string): boolean {
   try {
-    await Deno.stat(file);
+    Deno.statSync(file);
     return true;
   } catch (error) {
     // A folder we may not look into holds no config of ours.
