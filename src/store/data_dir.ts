@@ -2,7 +2,6 @@
  * Where skiff keeps its data (the session database, spilled tool output):
  * `$SKIFF_DATA_DIR`, else `$XDG_DATA_HOME/skiff`, else `~/.local/share/skiff`.
  */
-import { mkdirSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { StoreError } from "./errors.ts";
 
@@ -19,7 +18,7 @@ export const DATABASE_FILE = "skiff.db";
  */
 export function ensureDataDir(dataDir: string): void {
   try {
-    mkdirSync(dataDir, { recursive: true });
+    Deno.mkdirSync(dataDir, { recursive: true });
   } catch (error) {
     throw new StoreError(
       `cannot create the data folder ${dataDir} (${whyNotAFolder(dataDir, error as Error)}). ` +
@@ -32,7 +31,7 @@ export function ensureDataDir(dataDir: string): void {
 function whyNotAFolder(dataDir: string, error: Error): string {
   for (let at = dataDir; at !== path.dirname(at); at = path.dirname(at)) {
     try {
-      if (!statSync(at).isDirectory()) return `${at} is a file, not a folder`;
+      if (!Deno.statSync(at).isDirectory) return `${at} is a file, not a folder`;
     } catch { /* missing, or not reachable: look further up */ }
   }
   return error.message;
