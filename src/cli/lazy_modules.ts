@@ -1,7 +1,8 @@
 /**
  * Modules loaded by a computed specifier, so that Deno does not load them
  * when it builds the module graph (a statically written `import()` is loaded
- * then, whether it runs or not): each command's module (src/cli/main.ts), the
+ * then, whether it runs or not): the parser and each command's module
+ * (src/cli/main.ts, src/cli/program.ts, src/cli/command_loader.ts), the
  * engine and the model client for SKIFF_ENGINE=inline (src/app/host.ts).
  * Graph analysis cannot see them, so scripts/compile.ts includes this list in
  * the binary; tests/cli/startup_graph_test.ts checks it against those files.
@@ -14,6 +15,7 @@ export const LAZY_LOADED_MODULES = [
   "src/cli/doctor.ts",
   "src/cli/mcp.ts",
   "src/cli/mcp_serve.ts",
+  "src/cli/program.ts",
   "src/cli/memory.ts",
   "src/cli/run.ts",
   "src/cli/sessions.ts",

@@ -48,9 +48,9 @@ async function staticGraph(roots: string[]): Promise<Set<string>> {
   );
 }
 
-/** The terminal side of `command`: the entry point, the CLI and the command's module. */
+/** The terminal side of `command`: the entry point, the CLI, its parser and the command's module. */
 const terminalSide = (command: string) =>
-  staticGraph(["main.ts", "src/cli/main.ts", `src/cli/${command}.ts`]);
+  staticGraph(["main.ts", "src/cli/main.ts", "src/cli/program.ts", `src/cli/${command}.ts`]);
 
 const NOT_BEFORE_THE_ENGINE = [
   "npm:zod",

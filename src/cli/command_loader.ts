@@ -1,0 +1,49 @@
+/**
+ * Each command's module, loaded when that command runs, by a computed
+ * specifier: Deno loads every statically written `import()` when it builds
+ * the module graph, which would make every command pay for all of them
+ * (scripts/compile.ts includes them from src/cli/lazy_modules.ts).
+ *
+ * The module of the command the arguments most likely run (`run`, `tool`,
+ * the chat) starts loading before the command line is parsed, so its graph
+ * loads while commander does; parsing still decides what runs, and a guess
+ * that parsing overrules (a usage error) only loaded a module for nothing.
+ */
+import { mark } from "../contracts/timings.ts";
+
+/** Commands whose module is worth starting early: those that start an engine. */
+const PRELOADED_COMMANDS = new Set(["run", "tool", "chat"]);
+
+/** Arguments that end in help or a version, never in a command's module. */
+const NO_COMMAND = new Set(["--help", "-h", "--version", "-V", "help"]);
+
+const started = new Map<string, Promise<unknown>>();
+
+/** The module `args` will most likely load (`./run.ts`), if it is worth starting early. */
+export function likelyCommandModule(args: readonly string[]): string | undefined {
+  if (args.some((arg) => NO_COMMAND.has(arg))) return undefined;
+  const first = args[0] ?? "chat"; // `skiff` alone opens the chat
+  return PRELOADED_COMMANDS.has(first) ? `./${first}.ts` : undefined;
+}
+
+/**
+ * Starts loading (and evaluating) the likely command's module now; an error
+ * is reported where the command awaits it.
+ */
+export function preloadCommandModule(args: readonly string[]): void {
+  const specifier = likelyCommandModule(args);
+  if (specifier === undefined) return;
+  const url = new URL(specifier, import.meta.url).href;
+  const loading = import(url);
+  loading.catch(() => {});
+  started.set(url, loading);
+}
+
+/** A command's module: the one started early, or loaded now. */
+export function loadCommandModule<Module>(specifier: string): Promise<Module> {
+  mark("cli-parsed");
+  const url = new URL(specifier, import.meta.url).href;
+  const loading = started.get(url) ?? import(url);
+  started.delete(url);
+  return (loading as Promise<Module>).finally(() => mark("command-loaded"));
+}

@@ -1,0 +1,396 @@
+/**
+ * The command line: parses argv with commander and hands each command to its
+ * own module (src/cli/command_loader.ts), loaded only when that command runs.
+ * Loaded by src/cli/main.ts once the likely command's module has started
+ * loading, so the two load side by side.
+ */
+import { Command, CommanderError, Option } from "commander";
+import { VERSION } from "../version.ts";
+import { ExitCode } from "./exit_codes.ts";
+import { reportFatal } from "./report_fatal.ts";
+import { mark, reportTimings } from "../contracts/timings.ts";
+import { loadCommandModule as load } from "./command_loader.ts";
+
+mark("cli-loaded");
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Flags shared by every command that runs tools (`run`, `tool`). */
+function addSandboxFlags(command: Command): Command {
+  return command
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .addOption(
+      new Option("--sandbox <mode>", "what commands and tools may change")
+        .choices(["read-only", "workspace-write", "full-access"]),
+    )
+    .addOption(
+      new Option("--sandbox-backend <name>", "the OS sandbox for commands on Linux (default: auto)")
+        .choices(["auto", "bwrap", "landlock"]),
+    )
+    .option("--add-dir <path>", "another folder tools may use (repeatable)", collect)
+    .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
+    .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
+    .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
+    .option("-y, --yes", "approve every call that would ask (a deny still wins)")
+    .option("--trust-project", "apply the allow rules of the project's own config and agent files")
+    .option("--no-memory", "neither show nor offer harness memory this run (docs/memory.md)");
+}
+
+/** Flags of the interactive session (`skiff`, `skiff chat`). */
+function addChatFlags(command: Command): Command {
+  return command
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent to run as (default: build)")
+    .option("-c, --continue", "resume the latest session in this folder")
+    .option("--resume [id]", "resume a session: pick from this folder's, or name one");
+}
+
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command("skiff")
+    .description("A coding agent for any OpenAI-compatible endpoint, in one binary.")
+    .version(`skiff ${VERSION}`, "-V, --version", "print the version")
+    .showHelpAfterError("(run with --help for usage)")
+    // Set before subcommands are added so they inherit it: usage errors
+    // return here (exit 2) instead of ending the process.
+    .exitOverride()
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff run "explain what src/main.ts does"
+  echo "fix the failing test" | skiff run --json
+  skiff run --continue "now add a test for it"
+  skiff sessions list
+  skiff undo
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SKIFF_MODEL, SKIFF_CONFIG_DIR, SKIFF_DATA_DIR.
+Docs: README.md and docs/ in the skiff repository.`,
+    );
+
+  // `skiff` alone (or with -c / --resume) opens the interactive session.
+  addChatFlags(addSandboxFlags(program.enablePositionalOptions()))
+    .action(async (options) => {
+      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
+      setExit(await chatCommand([], options));
+    });
+  addChatFlags(
+    addSandboxFlags(
+      program.command("chat").argument("[prompt...]", "a first message (optional)"),
+    ),
+  )
+    .description("talk with the agent in this terminal (the default command)")
+    .action(async (prompt: string[], options) => {
+      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
+      setExit(await chatCommand(prompt, options));
+    });
+
+  const run = addSandboxFlags(
+    program.command("run").argument("[prompt...]", "what to do (default: read from piped stdin)"),
+  )
+    .description("run the agent on one prompt, headless, and exit")
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent to run as (default: build)")
+    .option(
+      "--max-turns <n>",
+      "stop after this many model turns (default: config maxTurns, else no limit)",
+    )
+    .option(
+      "--max-time <seconds>",
+      "stop after this much wall-clock time (default: config maxTime, else no limit)",
+    )
+    .option(
+      "--max-cost <usd>",
+      "stop once this prompt has cost this many US dollars (default: config maxCost, else no limit)",
+    )
+    .option(
+      "--max-tokens <n>",
+      "stop once this prompt has used this many tokens, in + out (default: config maxTokens)",
+    )
+    .option("-c, --continue", "continue the latest session in this workspace")
+    .option("-s, --session <id>", "continue the given session")
+    .option("--json", "print one JSON event per line on stdout (see docs/events.md)")
+    .option("-o, --output-last-message <file>", "also write the final answer to this file")
+    .option(
+      "--summary <file.md>",
+      "also write a Markdown summary (answer, files changed, checks, tokens, denials) to this file",
+    )
+    .option("-q, --quiet", "print only the final answer (no tool activity on stderr)")
+    .option(
+      "--until <command>",
+      "when the agent says it is done, run this check; on failure its output goes back to the agent",
+    )
+    .option("--max-cycles <n>", "attempts the agent gets at the --until/--done check (default 3)")
+    .option("--done", "use the criteria in .skiff/done.json (from the plan agent) as the check")
+    .option(
+      "--protect <glob>",
+      "the agent may not change these paths this run, e.g. 'tests/**' (repeatable)",
+      collect,
+    )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff run "add input validation to src/api.ts"
+  git diff | skiff run "review this change"
+  skiff run --json --max-turns 20 "make the tests pass" > events.jsonl
+  skiff run --until 'npm test' --protect 'tests/**' "make the tests pass"
+  skiff run --sandbox read-only "where is the config loaded?"
+
+Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
+4 provider unreachable, 5 limit hit, 130 interrupted.`,
+    )
+    .action(async (prompt: string[], options) => {
+      const { runCommand } = await load<typeof import("./run.ts")>("./run.ts");
+      setExit(await runCommand(prompt, options));
+    });
+  void run;
+
+  const batch = addSandboxFlags(
+    program.command("batch").argument("[tasks]", "a JSONL file of tasks ('-': stdin)"),
+  )
+    .description("run many tasks, -j at once, each its own session (docs/batch.md)")
+    .option("--each <glob>", "one task per file matching the glob (needs --prompt)")
+    .option("--dirs <folders...>", "one task per folder or repository, listed or matched")
+    .option("--prompt <template>", "the prompt of --each/--dirs tasks; {file} {dir} {name}")
+    .option("-j, --jobs <n>", "tasks at once (default: min(4, 2 x cores))")
+    .option("-m, --model <name>", 'model to use (a task\'s own "model" wins)')
+    .option("--agent <name>", 'agent to run as (a task\'s own "agent" wins)')
+    .option("--max-turns <n>", "each task stops after this many model turns")
+    .option("--max-time <seconds>", "each task stops after this much wall-clock time")
+    .option("--until <command>", "verification command for tasks that name none")
+    .option("--max-cycles <n>", "verification cycles with --until")
+    .option("--dry-run", "list the tasks it would run, run nothing")
+    .option("--json", "one JSON event per line on stdout, each task's tagged with its id")
+    .option("--report <file>", "write the summary to a .md or .json file")
+    .option("--resume <batch>", "run what a stopped batch did not finish")
+    .option("--shard <K/N>", "run a stable 1/N of the tasks (for a CI matrix)")
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 every task succeeded, 1 some failed (counts on stderr), 3/4/5 when
+every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
+    )
+    .action(async (file: string | undefined, options) => {
+      const { batchCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
+      setExit(await batchCommand(file, options));
+    });
+  batch.command("merge").argument("<reports...>", "JSON reports of a batch's shards")
+    .description("join the shards' reports into one summary")
+    .option("--report <file>", "also write the merged summary to a .md or .json file")
+    .action(async (files: string[], options) => {
+      const { mergeCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
+      setExit(await mergeCommand(files, options));
+    });
+
+  program.command("doctor")
+    .description(
+      "what works here: sandbox backends, versions, folders, whether the endpoint answers",
+    )
+    .action(async () => {
+      const { doctorCommand } = await load<typeof import("./doctor.ts")>("./doctor.ts");
+      setExit(await doctorCommand());
+    });
+
+  const memory = program.command("memory")
+    .description("what sessions remembered and recorded for this workspace (docs/memory.md)");
+  memory.command("list").description("remembered entries (m<id>) and harness records (h<id>)")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option("--all", "every workspace, not only this one")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { memoryList } = await load<typeof import("./memory.ts")>("./memory.ts");
+      setExit(memoryList(options));
+    });
+  memory.command("show <id>").description("one entry or record in full")
+    .option("--json", "JSON output")
+    .action(async (id: string, options) => {
+      const { memoryShow } = await load<typeof import("./memory.ts")>("./memory.ts");
+      setExit(memoryShow(id, options));
+    });
+  memory.command("rm <ids...>").description("delete entries or records (m12 h7 …)")
+    .action(async (ids: string[]) => {
+      const { memoryRemove } = await load<typeof import("./memory.ts")>("./memory.ts");
+      setExit(memoryRemove(ids));
+    });
+  memory.command("export").description("everything of this workspace as JSON on stdout")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option("--all", "every workspace, not only this one")
+    .action(async (options) => {
+      const { memoryExport } = await load<typeof import("./memory.ts")>("./memory.ts");
+      setExit(memoryExport(options));
+    });
+
+  program.command("usage")
+    .description("tokens and cost over the stored sessions")
+    .option("--since <age>", "only usage since then: 7d, 12h, 2w or a date (default: all)")
+    .option("--by <what>", "one row per model, day (UTC) or project", "model")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { usageCommand } = await load<typeof import("./usage.ts")>("./usage.ts");
+      setExit(await usageCommand(options));
+    });
+
+  const sessions = program.command("sessions").description(
+    "list, show, export, delete or count the outcomes of stored sessions",
+  );
+  sessions.command("list").description("list sessions, newest first")
+    .option("--dir <path>", "only sessions of this workspace")
+    .option("--all", "sessions of every workspace")
+    .option("-n, --limit <n>", "how many", "20")
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { listSessions } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      setExit(await listSessions(options));
+    });
+  sessions.command("show").argument("<id>").description("print a session's transcript")
+    .action(async (id: string) => {
+      const { showSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      setExit(await showSession(id));
+    });
+  sessions.command("export").argument("<id>").description("export a session")
+    .addOption(
+      new Option("--format <format>", "output format").choices(["json", "md"]).default("json"),
+    )
+    .action(async (id: string, options) => {
+      const { exportSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      setExit(await exportSession(id, options.format));
+    });
+  sessions.command("stats")
+    .description("where failed runs failed: counts and shares per layer and reason")
+    .option("--dir <path>", "only runs of this workspace")
+    .option("--all", "runs of every workspace")
+    .option(
+      "--since <age>",
+      "only runs that ended since then: 7d, 12h, 2w or a date (default: all)",
+    )
+    .option("--json", "JSON output")
+    .action(async (options) => {
+      const { sessionsStats } = await load<typeof import("./sessions_stats.ts")>(
+        "./sessions_stats.ts",
+      );
+      setExit(await sessionsStats(options));
+    });
+  sessions.command("rm").argument("<id>").description("delete a session and its history")
+    .action(async (id: string) => {
+      const { removeSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      setExit(await removeSession(id));
+    });
+
+  program.command("compact").argument("<session>", "session id (or a prefix that names one)")
+    .description("summarise a stored session's older turns now, so continuing it sends less")
+    .option("--focus <text>", 'what the summary must keep, e.g. "the failing parser test"')
+    .option("-m, --model <name>", "model that writes the summary (default: the session's)")
+    .addHelpText(
+      "after",
+      `
+The model writes a structured handoff of the older turns (the task in your
+words, decisions, files, commands and results, open problems, next steps);
+the last two model turns stay verbatim. The next \`skiff run --session <id>\`
+(or --continue) sends the handoff instead of the turns it replaced. Nothing is
+deleted: \`skiff sessions show <id>\` still prints every message and marks the
+compaction. A summary that fails is not used: old tool outputs are pruned
+instead, and the command says so (exit 1).
+Runs also compact on their own near the model's window (docs/context.md).
+Examples:
+  skiff compact ses_4wos
+  skiff compact ses_4wos --focus "the migration plan and the failing test"`,
+    )
+    .action(async (session: string, options) => {
+      const { compactCommand } = await load<typeof import("./compact.ts")>("./compact.ts");
+      setExit(await compactCommand(session, options));
+    });
+
+  program.command("undo")
+    .description("put back the files the last prompt (or --until run) of a session changed")
+    .option("--session <id>", "session to undo (default: latest in this workspace)")
+    .option("--batch <id>", "put back every task's changes of a `skiff batch`")
+    .option("--cycle", "only the last --until cycle (plain undo takes back every cycle of the run)")
+    .option("--dir <path>", "workspace folder (default: the current folder)")
+    .option(
+      "--add-dir <folder>",
+      "a folder outside the workspace that undo may write in (repeatable)",
+      collect,
+    )
+    .addHelpText(
+      "after",
+      `
+Files changed on disk since skiff changed them are left alone and named, and so
+are files whose path now leads elsewhere (a folder on it became a symlink).`,
+    )
+    .action(async (options) => {
+      const { undoCommand } = await load<typeof import("./undo.ts")>("./undo.ts");
+      setExit(await undoCommand(options));
+    });
+
+  addSandboxFlags(
+    program.command("tool")
+      .argument("[name]", "tool to run once")
+      .argument("[input]", "its input as JSON"),
+  )
+    .description("run tools without a model (JSON Lines in, JSON Lines out)")
+    .addHelpText(
+      "after",
+      `
+Reads {"tool": "read", "input": {...}} lines from stdin when no name is given.
+Prints one {"tool","ok","output","error","metadata"} line per call.
+Examples:
+  skiff tool read '{"file_path":"src/app.ts"}'
+  printf '%s\\n' '{"tool":"read","input":{"file_path":"a.ts"}}' \\
+    '{"tool":"edit","input":{"file_path":"a.ts","old_string":"x","new_string":"y"}}' | skiff tool`,
+    )
+    .action(async (name: string | undefined, input: string | undefined, options) => {
+      const { toolCommand } = await load<typeof import("./tool.ts")>("./tool.ts");
+      setExit(await toolCommand(name, input, options));
+    });
+
+  program.command("agents").description("agents you can run").command("list")
+    .description("list built-in and user-defined agents")
+    .option("--dir <path>", "workspace folder")
+    .action(async (options) => {
+      const { listAgents } = await load<typeof import("./agents.ts")>("./agents.ts");
+      setExit(await listAgents(options));
+    });
+
+  const mcp = program.command("mcp").description("MCP servers");
+  addSandboxFlags(mcp.command("serve"))
+    .description("offer skiff's tools to an MCP client, over stdio (default) or --http")
+    .option("--http <port>", "serve over HTTP on 127.0.0.1 with a bearer token (0: a free port)")
+    .option("--host <address>", "only a loopback address is accepted (127.0.0.1, ::1)")
+    .action(async (options) => {
+      const { mcpServeCommand } = await load<typeof import("./mcp_serve.ts")>("./mcp_serve.ts");
+      setExit(await mcpServeCommand(options));
+    });
+  mcp.command("list")
+    .description("start each configured MCP server and show its status and tools")
+    .option("--dir <path>", "workspace folder")
+    .option(
+      "--allow <rule>",
+      "start a project-defined server: 'mcp_server(name)' (repeatable)",
+      collect,
+    )
+    .action(async (options) => {
+      const { listMcp } = await load<typeof import("./mcp.ts")>("./mcp.ts");
+      setExit(await listMcp(options));
+    });
+
+  return program;
+}
+
+/** Parses `args` and runs the command; returns the exit code. */
+export async function runProgram(args: string[]): Promise<number> {
+  let code: number = ExitCode.ok;
+  const program = buildProgram((value) => (code = value));
+  try {
+    await program.parseAsync(args, { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    }
+    return reportFatal(error);
+  } finally {
+    mark("exit");
+    reportTimings();
+  }
+}
