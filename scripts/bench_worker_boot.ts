@@ -1,21 +1,18 @@
 /**
- * What the engine Worker's start costs, and whether one bundled module would
- * start it faster than the source graph (docs/performance.md, "Start-up").
- * Bundles src/app/engine_worker.ts (npm packages included) into a temp
- * folder with `deno bundle --minify` (which fetches esbuild from the npm
- * registry the first time), then times, each in a fresh process and
- * interleaved round by round (medians): an engine started in a Worker from
- * the source graph, the same Worker started from the bundle (same Deno
- * permissions: the terminal side loads a Worker's module), the engine on
- * this thread (no Worker), the source graph again without V8's code cache,
- * and an empty `deno run`. Each start opens a session and runs one `read`
- * of a 1-line file, as `skiff tool read` does; reported: start → session
- * open, start → tool result, whole process, CPU (user + system) and peak RSS.
+ * What the engine Worker's start costs (docs/performance.md, "Start-up"):
+ * each in a fresh process, interleaved round by round (medians), an engine
+ * started in a Worker from the source graph, the same engine on this thread
+ * (no Worker), and an empty `deno run`; with SKIFF_BENCH_MAIN=<tree>/main.ts
+ * also that tree's Worker, for before/after figures of one run. Each start
+ * opens a session and runs one `read` of a 1-line file, as `skiff tool read`
+ * does; reported: start → session open, start → tool result, whole process,
+ * CPU (user + system) and peak RSS. (A bundled Worker module was measured
+ * here and not shipped; the section says why.)
  *
  * Run: deno run -A --unstable-worker-options scripts/bench_worker_boot.ts [rounds]
  */
 import * as path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { runtimeFlags } from "./compile.ts";
 import { startInWorker } from "../src/app/worker_host.ts";
 import { startInProcess } from "../src/app/host.ts";
@@ -24,8 +21,7 @@ import type { EngineSpec } from "../src/app/engine_types.ts";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SELF = fileURLToPath(import.meta.url);
 
-type Variant = "source" | "bundle" | "inline" | "source-no-code-cache";
-const VARIANTS: Variant[] = ["source", "bundle", "inline", "source-no-code-cache"];
+type Variant = "source" | "inline" | "other tree";
 
 interface Sample {
   open: number;
@@ -61,14 +57,18 @@ function benchSpec(dir: string): EngineSpec {
   };
 }
 
-/** In the child process: start one engine, open a session, read one file; print the times. */
-async function once(variant: Variant, bundle: string, dir: string): Promise<void> {
+/**
+ * In the child process: start one engine, open a session, read one file;
+ * print the times. The second argument is unused (it named a bundle once;
+ * kept so that trees before and after this change take the same arguments).
+ */
+async function once(variant: Variant, _unused: string, dir: string): Promise<void> {
   const spec = benchSpec(dir);
   const io = { event() {}, ask: () => Promise.resolve("deny" as const) };
   const started = performance.now();
   const engine = variant === "inline"
     ? await startInProcess(spec, io)
-    : await startInWorker(spec, io, variant === "bundle" ? new URL(bundle) : undefined);
+    : await startInWorker(spec, io);
   await engine.open({});
   const opened = performance.now();
   const result = await engine.runTool("read", { file_path: "one.txt" });
@@ -105,26 +105,6 @@ async function spawn(args: string[]): Promise<{ stdout: string; wall: number; cp
   return { stdout: new TextDecoder().decode(output.stdout), wall, cpu: cpuMs() - cpuBefore };
 }
 
-async function buildBundle(dir: string): Promise<string> {
-  const file = path.join(dir, "engine_worker.js");
-  const started = performance.now();
-  await spawn([
-    "bundle",
-    "--quiet",
-    "--platform",
-    "deno",
-    "--minify",
-    "-o",
-    file,
-    "src/app/engine_worker.ts",
-  ]);
-  const ms = performance.now() - started;
-  console.error(
-    `bundled in ${ms.toFixed(0)} ms: ${(Deno.statSync(file).size / 1e6).toFixed(1)} MB`,
-  );
-  return pathToFileURL(file).href;
-}
-
 export async function benchWorkerBoot(rounds = 11): Promise<string[]> {
   const flags = await runtimeFlags();
   const dir = await Deno.makeTempDir({ prefix: "skiff-bench-worker-" });
@@ -133,27 +113,21 @@ export async function benchWorkerBoot(rounds = 11): Promise<string[]> {
     await Deno.writeTextFile(path.join(dir, "workspace", "one.txt"), "hello\n");
     const empty = path.join(dir, "empty.ts");
     await Deno.writeTextFile(empty, "");
-    const bundle = await buildBundle(dir);
+    const other = Deno.env.get("SKIFF_BENCH_MAIN");
+    const otherScript = other && path.join(path.dirname(other), "scripts", "bench_worker_boot.ts");
+    const variants: Variant[] = other ? ["source", "other tree", "inline"] : ["source", "inline"];
     const samples = new Map<Variant | "empty", Sample[]>();
     const measure = async (variant: Variant | "empty") => {
       if (variant === "empty") {
         const run = await spawn(["run", ...flags, empty]);
         return { open: 0, tool: 0, wall: run.wall, cpu: run.cpu, rssMb: 0 };
       }
-      const cacheFlags = variant === "source-no-code-cache" ? ["--no-code-cache"] : [];
-      const run = await spawn([
-        "run",
-        ...flags,
-        ...cacheFlags,
-        SELF,
-        "--once",
-        variant,
-        bundle,
-        dir,
-      ]);
+      const script = variant === "other tree" ? otherScript! : SELF;
+      const asVariant = variant === "other tree" ? "source" : variant;
+      const run = await spawn(["run", ...flags, script, "--once", asVariant, "-", dir]);
       return { ...JSON.parse(run.stdout), wall: run.wall, cpu: run.cpu };
     };
-    const all: (Variant | "empty")[] = ["empty", ...VARIANTS];
+    const all: (Variant | "empty")[] = ["empty", ...variants];
     for (const variant of all) await measure(variant); // warm the caches once
     for (let round = 0; round < rounds; round++) {
       for (const variant of all) {
@@ -163,16 +137,31 @@ export async function benchWorkerBoot(rounds = 11): Promise<string[]> {
       }
     }
     const emptyMs = median(samples.get("empty")!.map((sample) => sample.wall));
-    const lines = [`worker boot: ${rounds} rounds, empty deno run ${emptyMs.toFixed(0)} ms`];
-    for (const variant of VARIANTS) {
+    const load = Deno.loadavg()[0].toFixed(1);
+    const lines = [
+      `worker boot: ${rounds} rounds, load ${load}, empty deno run ${emptyMs.toFixed(0)} ms` +
+      (other ? `; other tree: ${other}` : ""),
+    ];
+    for (const variant of variants) {
       const list = samples.get(variant)!;
       const pick = (key: keyof Sample) => median(list.map((sample) => sample[key]));
       lines.push(
-        `  ${variant.padEnd(21)} open ${pick("open").toFixed(0)} ms, tool ${
+        `  ${variant.padEnd(10)} open ${pick("open").toFixed(0)} ms, tool ${
           pick("tool").toFixed(0)
         } ms; process ${pick("wall").toFixed(0)} ms (${
           (pick("wall") / emptyMs).toFixed(2)
         }×), CPU ${pick("cpu").toFixed(0)} ms, peak RSS ${pick("rssMb").toFixed(0)} MB`,
+      );
+    }
+    if (other) {
+      const mine = samples.get("source")!;
+      const theirs = samples.get("other tree")!;
+      const paired = mine.map((sample, round) => sample.tool - theirs[round].tool);
+      const faster = paired.filter((difference) => difference < 0).length;
+      lines.push(
+        `  source − other tree, start → tool result, paired: median ${
+          median(paired).toFixed(0)
+        } ms, faster in ${faster} of ${rounds}`,
       );
     }
     return lines;
