@@ -8,6 +8,7 @@ import type { ChatMessage, ChatProvider, ToolCall, ToolSchema } from "../provide
 import { ProviderError } from "../provider/types.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
 import { addUsage, emptyUsage } from "../contracts/events.ts";
+import { collectIfGrown } from "../contracts/collect.ts";
 import type { EventBodies, EventType, Usage } from "../contracts/events.ts";
 import { type CompactionPart, resultText, type StoredPart } from "./history.ts";
 import { type ModelLimits, resolveModelLimits } from "../provider/model_limits.ts";
@@ -53,6 +54,12 @@ export interface LoopDeps {
   truncate(output: string, callId: string): Promise<string>;
   /** Turn counter before this run (a resumed session keeps counting). */
   turnsSoFar?: number;
+  /**
+   * Asked before each model request: a full garbage collection when the
+   * heap has grown enough since the last one (contracts/collect.ts), or
+   * nothing. @default collectIfGrown
+   */
+  collectGarbage?: () => void;
   clock?: () => number;
 }
 
@@ -202,6 +209,7 @@ async function loop(
     turns++;
     const turn = (deps.turnsSoFar ?? 0) + turns;
     deps.emit("turn.started", { turn });
+    (deps.collectGarbage ?? collectIfGrown)();
 
     const ready = await context.prepare(history, turn);
     if (!ready.ok) return stopped() ?? full(ready.reason);
