@@ -32,9 +32,10 @@ export type Listings = Map<string, Listing | null>;
  *
  * `absent` only when the folder was listed and none of its names could be
  * `target`'s: names are compared ignoring ASCII case, and a folder holding
- * a non-ASCII name answers `unknown` (a case-insensitive filesystem finds
- * `.Claude` for `.claude`); also when a listing already kept in `listings`
- * says the folder itself is absent. `listed`: the exact name is there.
+ * a non-ASCII name, or a non-ASCII `target`, answers `unknown` (a
+ * case-insensitive filesystem finds `.Claude` for `.claude`, and folds
+ * more than ASCII); also when a listing already kept in `listings` says
+ * the folder itself is absent. `listed`: the exact name is there.
  * `unknown` (the folder cannot be listed: missing, no read permission, not
  * a folder): the caller asks the filesystem as before. `listings` is the
  * caller's, kept for one search only, never across commands.
@@ -79,7 +80,8 @@ function listFolder(folder: string): Listing | null {
 function judge(name: string, listing: Listing | null): Presence {
   if (listing === null) return "unknown";
   if (listing.names.has(name)) return "listed";
-  if (listing.nonAscii) return "unknown";
+  // deno-lint-ignore no-control-regex
+  if (listing.nonAscii || /[^\x00-\x7f]/.test(name)) return "unknown";
   // Only ASCII names are left: a name that equals it ignoring case has its length.
   const lower = name.toLowerCase();
   for (const other of listing.names) {

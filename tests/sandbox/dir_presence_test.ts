@@ -43,6 +43,18 @@ Deno.test("presenceOf: a non-ASCII name in the folder makes every missing name u
   }
 });
 
+Deno.test("presenceOf: a non-ASCII name asked for is unknown (case folding beyond ASCII)", () => {
+  const { dir, cleanup } = folder();
+  try {
+    Deno.writeTextFileSync(path.join(dir, "hooks-s"), "");
+    // U+017F folds to 's' on a case-insensitive filesystem.
+    assertEquals(presenceOf(path.join(dir, "hooks-\u017f")), "unknown");
+    assertEquals(presenceOf(path.join(dir, "hooks-t")), "absent");
+  } finally {
+    cleanup();
+  }
+});
+
 Deno.test("presenceOf: a kept listing answers for the folder below it, and listings are reused", () => {
   const { dir, cleanup } = folder();
   try {
