@@ -14,12 +14,12 @@
  * else, so a stale or edited file can cost a wasted start, never a Worker
  * with other permissions than the derived ones.
  *
- * No module here but the Worker's own: this runs before anything else loads.
+ * Nothing here imports more than a few small modules of no dependencies: this
+ * runs before anything else loads, and main.ts's graph stays small.
  */
 import { resolveDataDir } from "../store/data_dir_path.ts";
 import { permissionKey } from "./permission_key.ts";
 import { mark } from "../contracts/timings.ts";
-import type { ToEngine } from "./engine_protocol.ts";
 
 /** The engine's Worker module, the one `startInWorker` starts by default. */
 export const ENGINE_WORKER_MODULE = new URL("./engine_worker.ts", import.meta.url);
@@ -76,8 +76,9 @@ export function prewarmEngine(args: readonly string[]): void {
       event.preventDefault();
       started.failed = true;
     };
-    const message: ToEngine = { type: "warm", provider: command !== "tool" };
-    worker.postMessage(message);
+    // ToEngine's "warm" (engine_protocol.ts), written out: even a type import would put the
+    // engine's modules in main.ts's graph, which `deno info` and the exec step's test read.
+    worker.postMessage({ type: "warm", provider: command !== "tool" });
     warm = started;
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
