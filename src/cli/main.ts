@@ -1,11 +1,19 @@
 /**
- * The command line's entry, loaded lazily by main.ts: starts loading the
- * module of the command the arguments most likely run, then the parser
- * (commander, src/cli/program.ts), so the two graphs load side by side
- * instead of one after the other (src/cli/command_loader.ts). Returns the
- * exit code; the entry point exits with it.
+ * The command line's entry, loaded lazily by main.ts. `skiff run` and `skiff
+ * tool` in their plain forms are read without commander
+ * (src/cli/engine_options.ts); any other command line goes to the parser,
+ * src/cli/program.ts (commander), loaded by a computed specifier after the
+ * likely command's module has started loading, so the two load side by side
+ * (src/cli/command_loader.ts). Returns the exit code; the entry point exits
+ * with it.
  */
+import { mark, reportTimings } from "../contracts/timings.ts";
 import { preloadCommandModule } from "./command_loader.ts";
+import { runEngineCommand } from "./engine_commands.ts";
+import { parseEngineCommand } from "./engine_options.ts";
+import { reportFatal } from "./report_fatal.ts";
+
+mark("cli-loaded");
 
 /**
  * Computed on purpose, like the commands' modules: a written-out `import()`
@@ -20,6 +28,17 @@ export async function main(args: string[]): Promise<number> {
     try {
       Deno.chdir(initCwd);
     } catch { /* keep the current folder */ }
+  }
+  const parsed = parseEngineCommand(args);
+  if (parsed) {
+    try {
+      return await runEngineCommand(parsed);
+    } catch (error) {
+      return reportFatal(error);
+    } finally {
+      mark("exit");
+      reportTimings();
+    }
   }
   preloadCommandModule(args);
   const program: typeof import("./program.ts") = await import(

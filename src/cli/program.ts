@@ -10,30 +10,25 @@ import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { mark, reportTimings } from "../contracts/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
-
-mark("cli-loaded");
+import { type OptionSpec, RUN_OPTIONS, SANDBOX_OPTIONS } from "./engine_options.ts";
+import { runEngineCommand } from "./engine_commands.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** Adds `specs` (src/cli/engine_options.ts) to `command`, in order. */
+function addOptions(command: Command, specs: readonly OptionSpec[]): Command {
+  for (const spec of specs) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.choices) option.choices(spec.choices);
+    if (spec.repeatable) option.argParser(collect);
+    command.addOption(option);
+  }
+  return command;
+}
+
 /** Flags shared by every command that runs tools (`run`, `tool`). */
 function addSandboxFlags(command: Command): Command {
-  return command
-    .option("--dir <path>", "workspace folder (default: the current folder)")
-    .addOption(
-      new Option("--sandbox <mode>", "what commands and tools may change")
-        .choices(["read-only", "workspace-write", "full-access"]),
-    )
-    .addOption(
-      new Option("--sandbox-backend <name>", "the OS sandbox for commands on Linux (default: auto)")
-        .choices(["auto", "bwrap", "landlock"]),
-    )
-    .option("--add-dir <path>", "another folder tools may use (repeatable)", collect)
-    .option("--allow <rule>", "allow rule, e.g. 'bash(npm test *)' (repeatable)", collect)
-    .option("--ask <rule>", "ask rule, e.g. 'edit(*.lock)' (repeatable)", collect)
-    .option("--deny <rule>", "deny rule, e.g. 'webfetch' (repeatable)", collect)
-    .option("-y, --yes", "approve every call that would ask (a deny still wins)")
-    .option("--trust-project", "apply the allow rules of the project's own config and agent files")
-    .option("--no-memory", "neither show nor offer harness memory this run (docs/memory.md)");
+  return addOptions(command, SANDBOX_OPTIONS);
 }
 
 /** Flags of the interactive session (`skiff`, `skiff chat`). */
@@ -87,45 +82,8 @@ Docs: README.md and docs/ in the skiff repository.`,
   const run = addSandboxFlags(
     program.command("run").argument("[prompt...]", "what to do (default: read from piped stdin)"),
   )
-    .description("run the agent on one prompt, headless, and exit")
-    .option("-m, --model <name>", "model to use (overrides config)")
-    .option("--agent <name>", "agent to run as (default: build)")
-    .option(
-      "--max-turns <n>",
-      "stop after this many model turns (default: config maxTurns, else no limit)",
-    )
-    .option(
-      "--max-time <seconds>",
-      "stop after this much wall-clock time (default: config maxTime, else no limit)",
-    )
-    .option(
-      "--max-cost <usd>",
-      "stop once this prompt has cost this many US dollars (default: config maxCost, else no limit)",
-    )
-    .option(
-      "--max-tokens <n>",
-      "stop once this prompt has used this many tokens, in + out (default: config maxTokens)",
-    )
-    .option("-c, --continue", "continue the latest session in this workspace")
-    .option("-s, --session <id>", "continue the given session")
-    .option("--json", "print one JSON event per line on stdout (see docs/events.md)")
-    .option("-o, --output-last-message <file>", "also write the final answer to this file")
-    .option(
-      "--summary <file.md>",
-      "also write a Markdown summary (answer, files changed, checks, tokens, denials) to this file",
-    )
-    .option("-q, --quiet", "print only the final answer (no tool activity on stderr)")
-    .option(
-      "--until <command>",
-      "when the agent says it is done, run this check; on failure its output goes back to the agent",
-    )
-    .option("--max-cycles <n>", "attempts the agent gets at the --until/--done check (default 3)")
-    .option("--done", "use the criteria in .skiff/done.json (from the plan agent) as the check")
-    .option(
-      "--protect <glob>",
-      "the agent may not change these paths this run, e.g. 'tests/**' (repeatable)",
-      collect,
-    )
+    .description("run the agent on one prompt, headless, and exit");
+  addOptions(run, RUN_OPTIONS)
     .addHelpText(
       "after",
       `
@@ -140,10 +98,8 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
 4 provider unreachable, 5 limit hit, 130 interrupted.`,
     )
     .action(async (prompt: string[], options) => {
-      const { runCommand } = await load<typeof import("./run.ts")>("./run.ts");
-      setExit(await runCommand(prompt, options));
+      setExit(await runEngineCommand({ command: "run", prompt, options }));
     });
-  void run;
 
   const batch = addSandboxFlags(
     program.command("batch").argument("[tasks]", "a JSONL file of tasks ('-': stdin)"),
@@ -339,8 +295,7 @@ Examples:
     '{"tool":"edit","input":{"file_path":"a.ts","old_string":"x","new_string":"y"}}' | skiff tool`,
     )
     .action(async (name: string | undefined, input: string | undefined, options) => {
-      const { toolCommand } = await load<typeof import("./tool.ts")>("./tool.ts");
-      setExit(await toolCommand(name, input, options));
+      setExit(await runEngineCommand({ command: "tool", name, input, options }));
     });
 
   program.command("agents").description("agents you can run").command("list")

@@ -2,7 +2,8 @@
  * Modules loaded by a computed specifier are invisible to graph analysis, so
  * `deno task compile` includes them from src/cli/lazy_modules.ts; a module
  * missing there would be missing from the binary. This checks the list
- * against the loaders in src/cli/main.ts, src/cli/program.ts and src/app/host.ts.
+ * against the loaders in src/cli/main.ts, program.ts, engine_commands.ts and
+ * src/app/host.ts.
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
@@ -23,6 +24,7 @@ Deno.test("every module loaded by a computed specifier is in the compile list", 
   const loaded = new Set([
     ...await loadedBy("src/cli/main.ts", /PROGRAM_MODULE = "([^"]+)"/g),
     ...await loadedBy("src/cli/program.ts", /await load<[^>]*>\(\s*"([^"]+)"/g),
+    ...await loadedBy("src/cli/engine_commands.ts", /await load<[^>]*>\(\s*"([^"]+)"/g),
     ...await loadedBy("src/app/host.ts", /loadModule(?:<[^>]*>)?\(\s*"([^"]+)"/g),
   ]);
   assertEquals([...loaded].sort(), [...LAZY_LOADED_MODULES].sort());
@@ -31,7 +33,14 @@ Deno.test("every module loaded by a computed specifier is in the compile list", 
 
 Deno.test("the CLI loads neither the parser nor a command module by a written-out import()", async () => {
   // A written-out import() is loaded with the module graph, so every command would pay for it.
-  for (const file of ["src/cli/main.ts", "src/cli/program.ts", "src/cli/command_loader.ts"]) {
+  for (
+    const file of [
+      "src/cli/main.ts",
+      "src/cli/program.ts",
+      "src/cli/command_loader.ts",
+      "src/cli/engine_commands.ts",
+    ]
+  ) {
     const text = await Deno.readTextFile(path.join(ROOT, file));
     assertEquals(text.match(/await import\(\s*"\.\//g), null, file);
   }

@@ -1,0 +1,17 @@
+/**
+ * Running `skiff run` or `skiff tool` once their command line is read, by
+ * commander's action (src/cli/program.ts) or without commander
+ * (`parseEngineCommand`, src/cli/engine_options.ts): the same call either way.
+ */
+import { loadCommandModule as load } from "./command_loader.ts";
+import type { ParsedEngineCommand } from "./engine_options.ts";
+
+/** Loads the command's module and runs it; returns its exit code. */
+export async function runEngineCommand(parsed: ParsedEngineCommand): Promise<number> {
+  if (parsed.command === "run") {
+    const { runCommand } = await load<typeof import("./run.ts")>("./run.ts");
+    return await runCommand(parsed.prompt, parsed.options);
+  }
+  const { toolCommand } = await load<typeof import("./tool.ts")>("./tool.ts");
+  return await toolCommand(parsed.name, parsed.input, parsed.options);
+}
