@@ -141,7 +141,23 @@ export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
  * other contents are then not hidden; docs/security.md says so).
  */
 export function hiddenAround(hidden: readonly string[], workDirs: readonly string[]): string[] {
-  return hidden.filter((entry) => !workDirs.some((dir) => isWithin(entry, realpathLenient(dir))));
+  const roots = workDirs.map((dir) => realpathLenient(dir));
+  return hidden.filter((entry) =>
+    !roots.some((root) => couldHold(entry, root) && isWithin(entry, root))
+  );
+}
+
+/**
+ * Whether `entry` holds `dir` with case ignored, which it must to hold it on
+ * any filesystem: when not, `isWithin` need not ask how the entry's
+ * filesystem treats case (two stats of a path the engine's Worker may not
+ * read, each a thrown error: ~10 ms for the default list). A wrong no would
+ * only keep an entry hidden.
+ */
+function couldHold(entry: string, dir: string): boolean {
+  const relative = path.relative(entry.toLowerCase(), dir.toLowerCase());
+  return relative === "" ||
+    (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
 }
 
 /**
