@@ -148,14 +148,15 @@ export function hiddenAround(hidden: readonly string[], workDirs: readonly strin
 }
 
 /**
- * Whether `entry` holds `dir` with case ignored, which it must to hold it on
- * any filesystem: when not, `isWithin` need not ask how the entry's
- * filesystem treats case (two stats of a path the engine's Worker may not
- * read, each a thrown error: ~10 ms for the default list). A wrong no would
- * only keep an entry hidden.
+ * Whether `entry` holds `target` with case ignored, which it must to hold it
+ * on any filesystem (both absolute: lowercasing keeps every `/` and segment
+ * where it is): when not, `isWithin` need not ask how the entry's filesystem
+ * treats case (two stats of a path the engine's Worker may not read, each a
+ * thrown error: ~10 ms for the default list, at session open and at the
+ * first file tool call).
  */
-function couldHold(entry: string, dir: string): boolean {
-  const relative = path.relative(entry.toLowerCase(), dir.toLowerCase());
+function couldHold(entry: string, target: string): boolean {
+  const relative = path.relative(entry.toLowerCase(), target.toLowerCase());
   return relative === "" ||
     (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
 }
@@ -171,7 +172,7 @@ export function hiddenHolder(
   real: string,
   ownSpillFolder?: string,
 ): string | null {
-  const holder = hidden.find((entry) => isWithin(entry, real)) ?? null;
+  const holder = hidden.find((entry) => couldHold(entry, real) && isWithin(entry, real)) ?? null;
   // Resolved only for a path some entry holds: most checks are of workspace
   // files, and the folder (which may not exist yet) costs a failing realpath.
   if (holder === null || !ownSpillFolder) return holder;
