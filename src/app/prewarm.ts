@@ -17,7 +17,7 @@
  * Nothing here imports more than a few small modules of no dependencies: this
  * runs before anything else loads, and main.ts's graph stays small.
  */
-import { resolveDataDir } from "../store/data_dir_path.ts";
+import { normalize, resolveDataDir } from "../store/data_dir_path.ts";
 import { permissionKey } from "./permission_key.ts";
 import { mark } from "../contracts/timings.ts";
 
@@ -60,8 +60,10 @@ export function prewarmEngine(args: readonly string[]): void {
   if (command === undefined) return;
   try {
     if (Deno.env.get("SKIFF_ENGINE") === "inline" || Deno.env.get("SKIFF_PREWARM") === "0") return;
-    const file = `${resolveDataDir(Deno.env.toObject())}/${PERMISSIONS_FILE}`;
-    const key = `${command}\n${Deno.cwd()}`;
+    const env = Deno.env.toObject();
+    const folder = userFolder(env);
+    const file = `${resolveDataDir(env, () => folder)}/${PERMISSIONS_FILE}`;
+    const key = `${command}\n${folder}${workspaceFlag(args)}`;
     const entries = readRemembered(file);
     intent = { file, key, entries };
     const permissions = entries.find((entry) => entry.key === key)?.permissions;
@@ -83,6 +85,26 @@ export function prewarmEngine(args: readonly string[]): void {
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
   }
+}
+
+/**
+ * The folder the CLI will work in: `deno task skiff` starts in the
+ * repository and the CLI moves to INIT_CWD, where the user was
+ * (src/cli/main.ts), before it resolves the data folder or the workspace.
+ */
+function userFolder(env: Record<string, string>): string {
+  const initCwd = env.INIT_CWD;
+  return initCwd?.startsWith("/") ? normalize(initCwd) : Deno.cwd();
+}
+
+/** `--dir`'s value (the workspace, the last one given) as a part of the key, or "". */
+function workspaceFlag(args: readonly string[]): string {
+  let dir: string | undefined;
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    if (args[i] === "--dir") dir = args[++i];
+    else if (args[i].startsWith("--dir=")) dir = args[i].slice("--dir=".length);
+  }
+  return dir === undefined ? "" : `\n--dir ${dir}`;
 }
 
 /**
