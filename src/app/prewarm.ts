@@ -41,9 +41,17 @@ interface Remembered {
 let intent: { file: string; key: string; entries: Remembered[] } | undefined;
 let warm: { worker: Worker; key: string; failed: boolean } | undefined;
 
-/** The command `args` run, if it starts an engine and is not a request for help. */
+/** Arguments that end in help or a version, never in a command. */
+const NO_COMMAND = new Set(["--help", "-h", "--version", "-V", "help"]);
+
+/**
+ * The command `args` most likely run, if it starts an engine and is not a
+ * request for help: the one guess both this Worker and the CLI's early load
+ * of the command's module (src/cli/command_loader.ts) are made on. Parsing
+ * still decides what runs.
+ */
 export function engineCommandOf(args: readonly string[]): EngineCommand | undefined {
-  if (args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")) return undefined;
+  if (args.some((arg) => NO_COMMAND.has(arg))) return undefined;
   const first = args[0];
   if (first === "run" || first === "tool" || first === "chat") return first;
   return first === undefined ? "chat" : undefined;

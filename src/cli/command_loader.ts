@@ -10,20 +10,14 @@
  * that parsing overrules (a usage error) only loaded a module for nothing.
  */
 import { mark } from "../contracts/timings.ts";
-
-/** Commands whose module is worth starting early: those that start an engine. */
-const PRELOADED_COMMANDS = new Set(["run", "tool", "chat"]);
-
-/** Arguments that end in help or a version, never in a command's module. */
-const NO_COMMAND = new Set(["--help", "-h", "--version", "-V", "help"]);
+import { engineCommandOf } from "../app/prewarm.ts";
 
 const started = new Map<string, Promise<unknown>>();
 
 /** The module `args` will most likely load (`./run.ts`), if it is worth starting early. */
 export function likelyCommandModule(args: readonly string[]): string | undefined {
-  if (args.some((arg) => NO_COMMAND.has(arg))) return undefined;
-  const first = args[0] ?? "chat"; // `skiff` alone opens the chat
-  return PRELOADED_COMMANDS.has(first) ? `./${first}.ts` : undefined;
+  const command = engineCommandOf(args);
+  return command === undefined ? undefined : `./${command}.ts`;
 }
 
 /**

@@ -38,6 +38,8 @@ Deno.test("engineCommandOf: run, tool and the chat start one engine; help and ot
   assertEquals(engineCommandOf(["chat"]), "chat");
   assertEquals(engineCommandOf(["run", "--help"]), undefined);
   assertEquals(engineCommandOf(["tool", "-h"]), undefined);
+  assertEquals(engineCommandOf(["help", "run"]), undefined);
+  assertEquals(engineCommandOf(["-V"]), undefined);
   assertEquals(engineCommandOf(["sessions", "list"]), undefined);
   assertEquals(engineCommandOf(["batch", "tasks.jsonl"]), undefined);
 });
