@@ -168,9 +168,11 @@ function isRemembered(value: unknown): value is Remembered {
 }
 
 /**
- * Keeps `permissions` first for the command and folder, if they changed. A
- * file that cannot be written costs the next start its head start, nothing
- * else, so a failure is not reported.
+ * Keeps `permissions` first for the command and folder, if they changed. The
+ * file is read again first: this start may have waited (a prompt on stdin,
+ * the chat's first message) while other starts wrote theirs. A file that
+ * cannot be written costs the next start its head start, nothing else, so a
+ * failure is not reported.
  */
 function remember(
   wanted: { file: string; key: string; entries: Remembered[] },
@@ -180,7 +182,7 @@ function remember(
   if (before && permissionKey(before.permissions) === permissionKey(permissions)) return;
   const entries = [
     { key: wanted.key, permissions },
-    ...wanted.entries.filter((entry) => entry !== before),
+    ...readRemembered(wanted.file).filter((entry) => entry.key !== wanted.key),
   ].slice(0, MAX_ENTRIES);
   const temporary = `${wanted.file}.${Deno.pid}.tmp`;
   try {

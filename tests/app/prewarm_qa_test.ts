@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
 import { PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
+import { startMockServer } from "../support/mock_server.ts";
 
 const READ_ONE = ["tool", "read", '{"file_path":"one.txt"}'];
 
@@ -96,6 +97,42 @@ Deno.test("skiff tool --dir A, then --dir B, then --dir A from one folder: A's s
     assertStringIncludes(backToA, "prewarm-used=");
     assertEquals(rememberedKeys(sandbox.dataDir).length, 2);
   } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a start that waited (a prompt still coming on stdin) keeps what another folder's start remembered meanwhile", async () => {
+  const sandbox = await makeSandbox({ SKIFF_MODEL: "mock-model" });
+  const mock = startMockServer([{ text: "done" }]);
+  try {
+    const other = path.join(sandbox.root, "other");
+    await Deno.mkdir(other);
+    await Deno.writeTextFile(path.join(other, "one.txt"), "hello\n");
+    // A run in the workspace reads the remembered permissions at once, then waits for its prompt.
+    const waiting = new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--unstable-worker-options", "--no-prompt", MAIN, "run"],
+      cwd: sandbox.workspace,
+      env: { ...sandbox.env, OPENAI_BASE_URL: mock.url },
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    // Meanwhile a start in another folder remembers its permissions.
+    await skiffIn(other, READ_ONE, sandbox);
+    assertEquals(rememberedKeys(sandbox.dataDir), [`tool\n${other}`]);
+    const writer = waiting.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("go on"));
+    await writer.close();
+    const output = await waiting.output();
+    assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
+    assertEquals(rememberedKeys(sandbox.dataDir).sort(), [
+      `run\n${sandbox.workspace}`,
+      `tool\n${other}`,
+    ]);
+    assertStringIncludes(await skiffIn(other, READ_ONE, sandbox), "prewarm-used=");
+  } finally {
+    await mock.close();
     await sandbox.cleanup();
   }
 });
