@@ -186,7 +186,11 @@ function remember(
   ].slice(0, MAX_ENTRIES);
   const temporary = `${wanted.file}.${Deno.pid}.tmp`;
   try {
-    Deno.writeTextFileSync(temporary, JSON.stringify({ entries }));
+    // createNew: never through a link or a file left at that name (removed below for next time).
+    Deno.writeTextFileSync(temporary, JSON.stringify({ entries }), {
+      createNew: true,
+      mode: 0o600,
+    });
     Deno.renameSync(temporary, wanted.file);
   } catch {
     try {

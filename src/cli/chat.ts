@@ -88,6 +88,8 @@ class ChatSession {
   #engine?: EngineHandle;
   #sessionId?: string;
   #busy = false;
+  /** Ctrl-C or Esc came during this turn, perhaps before its engine was up to hear it. */
+  #stopRequested = false;
   #queued: string[] = [];
   /** Output of `!command`s, handed to the model with the next message. */
   #shellNotes: string[] = [];
@@ -166,6 +168,7 @@ class ChatSession {
   async #onKey(key: Key): Promise<void> {
     // While a turn runs, Ctrl-C stops it whatever the input holds.
     if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) {
+      this.#stopRequested = true;
       this.#engine?.abort();
       return;
     }
@@ -262,6 +265,7 @@ class ChatSession {
   async #submit(text: string): Promise<void> {
     const command = CommandRegistry.parse(text);
     this.#busy = true;
+    this.#stopRequested = false;
     this.#redraw();
     try {
       const slash = command && (await this.#registry()).get(command.name);
@@ -301,6 +305,12 @@ class ChatSession {
           : { ok: false, why: result.error?.message ?? "refused" };
       },
     );
+    if (this.#stopRequested) {
+      // Stopped while the engine was still starting: the model is not asked.
+      this.renderer.print(this.#stopped());
+      if (!this.editor.text) this.editor.set(text);
+      return;
+    }
     const notes = this.#shellNotes.splice(0);
     const result = await engine.run({
       prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
@@ -314,9 +324,15 @@ class ChatSession {
     collectGarbage();
   }
 
+  /** What a turn stopped before the model was asked shows: what a stopped run's error says. */
+  #stopped(): string {
+    return "skiff: interrupted";
+  }
+
   async #shell(command: string): Promise<void> {
     if (!command) return;
     const engine = await this.#ensureEngine();
+    if (this.#stopRequested) return this.renderer.print(this.#stopped());
     const result = await engine.runTool("bash", { command, description: "typed by the user" });
     // Its tool line already shows the output (folded; Ctrl-O writes it out whole).
     const note = result.ok
