@@ -54,7 +54,8 @@ export function engineCommandOf(args: readonly string[]): EngineCommand | undefi
   if (args.some((arg) => NO_COMMAND.has(arg))) return undefined;
   const first = args[0];
   if (first === "run" || first === "tool" || first === "chat") return first;
-  return first === undefined ? "chat" : undefined;
+  // `skiff` alone, or with the chat's own options first (`-c`, `--resume`, `-m x`), is the chat.
+  return first === undefined || first.startsWith("-") ? "chat" : undefined;
 }
 
 /**

@@ -36,6 +36,8 @@ Deno.test("engineCommandOf: run, tool and the chat start one engine; help and ot
   assertEquals(engineCommandOf(["tool", "read", "{}"]), "tool");
   assertEquals(engineCommandOf([]), "chat");
   assertEquals(engineCommandOf(["chat"]), "chat");
+  assertEquals(engineCommandOf(["-c"]), "chat");
+  assertEquals(engineCommandOf(["-m", "gpt", "hello"]), "chat");
   assertEquals(engineCommandOf(["run", "--help"]), undefined);
   assertEquals(engineCommandOf(["tool", "-h"]), undefined);
   assertEquals(engineCommandOf(["help", "run"]), undefined);

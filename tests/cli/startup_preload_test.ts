@@ -19,6 +19,8 @@ Deno.test("the arguments that start a command's module early", () => {
   assertEquals(likelyCommandModule(["tool", "read", "{}"]), "./tool.ts");
   assertEquals(likelyCommandModule(["chat"]), "./chat.ts");
   assertEquals(likelyCommandModule([]), "./chat.ts");
+  assertEquals(likelyCommandModule(["-c"]), "./chat.ts");
+  assertEquals(likelyCommandModule(["--resume", "abc"]), "./chat.ts");
   for (
     const args of [
       ["run", "--help"],
@@ -26,7 +28,6 @@ Deno.test("the arguments that start a command's module early", () => {
       ["--version"],
       ["help", "run"],
       ["sessions", "list"],
-      ["-c"],
       ["undo"],
     ]
   ) {
