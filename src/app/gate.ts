@@ -246,8 +246,10 @@ export function readVerdictFor(
   spec: EngineSpec,
   agentPermission?: PermissionConfig,
 ): (real: string, display: string) => ReadVerdict {
-  const layers = ruleLayers(spec, agentPermission);
+  // Built at the first verdict: every call gets this in its context, few search.
+  let layers: RuleLayer[] | undefined;
   return (_real, display) => {
+    layers ??= ruleLayers(spec, agentPermission);
     const check = checkSubject(layers, "read", display);
     return { action: check.action, reason: check.reason, pattern: check.rule?.pattern };
   };

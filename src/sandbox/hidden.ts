@@ -10,7 +10,7 @@
  * counts only when the user's global config says it as well.
  */
 import * as path from "node:path";
-import { isWithin, realpathLenient } from "./paths.ts";
+import { isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
 
 /** Hidden by default, relative to the home folder. */
 export const DEFAULT_HIDDEN_IN_HOME: readonly string[] = [
@@ -156,9 +156,7 @@ export function hiddenAround(hidden: readonly string[], workDirs: readonly strin
  * first file tool call).
  */
 function couldHold(entry: string, target: string): boolean {
-  const relative = path.relative(entry.toLowerCase(), target.toLowerCase());
-  return relative === "" ||
-    (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
+  return lexicallyWithin(entry.toLowerCase(), target.toLowerCase());
 }
 
 /**

@@ -110,11 +110,34 @@ export function isCaseInsensitive(dir: string): boolean {
 
 export function isWithin(root: string, candidate: string): boolean {
   const fold = isCaseInsensitive(root);
-  const a = fold ? root.toLowerCase() : root;
-  const b = fold ? candidate.toLowerCase() : candidate;
-  const relative = path.relative(a, b);
+  return lexicallyWithin(
+    fold ? root.toLowerCase() : root,
+    fold ? candidate.toLowerCase() : candidate,
+  );
+}
+
+/**
+ * Whether `candidate` is `root` or lies under it, by the strings alone (no
+ * case folding, no filesystem). Two plain absolute POSIX paths (what the
+ * resolver returns) are compared as strings; anything else goes through
+ * `path.relative`, whose answer the string test gives for plain paths at a
+ * fraction of the cost (a file tool's call checks dozens of hidden entries).
+ */
+export function lexicallyWithin(root: string, candidate: string): boolean {
+  if (isPlainAbsolute(root) && isPlainAbsolute(candidate)) {
+    return candidate === root || candidate.startsWith(root === "/" ? "/" : root + "/");
+  }
+  const relative = path.relative(root, candidate);
   return relative === "" ||
     (relative !== ".." && !relative.startsWith(".." + path.sep) && !path.isAbsolute(relative));
+}
+
+/** An absolute POSIX path `path.resolve` leaves as it is: no `.`, `..`, empty segment or trailing `/`. */
+function isPlainAbsolute(value: string): boolean {
+  if (path.sep !== "/" || !value.startsWith("/")) return false;
+  if (value === "/") return true;
+  return !value.endsWith("/") && !value.endsWith("/.") && !value.endsWith("/..") &&
+    !value.includes("//") && !value.includes("/./") && !value.includes("/../");
 }
 
 export function resolveWorkspacePath(
