@@ -19,6 +19,7 @@ import { todoReadTool, todoWriteTool } from "./session/mod.ts";
 import { webfetchTool } from "./web/mod.ts";
 import { type Tool, ToolError } from "./tool.ts";
 import { issueProblems } from "../config/errors.ts";
+import { BUILTIN_TOOL_PARAMETERS } from "./builtin_tool_parameters.ts";
 
 /** Every tool that needs nothing but a ToolContext (task, skill and MCP tools are added by the app). */
 export function builtinTools(): Tool[] {
@@ -49,15 +50,39 @@ export interface ToolSchemaEntry {
 
 /** A tool's parameters as JSON Schema (without the `$schema` marker providers do not want). */
 export function parametersOf(tool: Tool): Record<string, unknown> {
-  // MCP tools bring their schema as JSON; it is the one the server checks against.
-  const schema = tool.jsonSchema
-    ? { ...tool.jsonSchema }
-    : z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
-      string,
-      unknown
-    >;
+  if (tool.jsonSchema) {
+    // MCP tools bring their schema as JSON; it is the one the server checks against.
+    const schema = { ...tool.jsonSchema };
+    delete schema.$schema;
+    return schema;
+  }
+  // A built-in tool's, converted ahead (zod's converter costs ~5-20 ms at each start); a copy.
+  const converted = builtinParameters().get(tool.schema);
+  return converted ? structuredClone(converted) : convertParameters(tool);
+}
+
+/** zod's conversion of the tool's schema (scripts/gen_tool_parameters.ts writes the built-ins'). */
+export function convertParameters(tool: Tool): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   return schema;
+}
+
+let builtinByZodSchema: Map<unknown, Record<string, unknown>> | undefined;
+
+/**
+ * The generated parameters, keyed by the very zod schema they were made
+ * from: a tool under a built-in's name with another schema is converted.
+ */
+function builtinParameters(): Map<unknown, Record<string, unknown>> {
+  return builtinByZodSchema ??= new Map(
+    builtinTools()
+      .filter((tool) => Object.hasOwn(BUILTIN_TOOL_PARAMETERS, tool.name))
+      .map((tool) => [tool.schema, BUILTIN_TOOL_PARAMETERS[tool.name]]),
+  );
 }
 
 export function toolSchemas(tools: Tool[]): ToolSchemaEntry[] {
