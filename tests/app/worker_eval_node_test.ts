@@ -12,42 +12,13 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
 import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 
-/** `skiff tool` with `importMap`, reading `calls` as JSON Lines on stdin. */
-async function toolCalls(sandbox: Sandbox, importMap: string, calls: unknown[]) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      "--import-map",
-      importMap,
-      MAIN,
-      "tool",
-      "--yes",
-    ],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(
-    new TextEncoder().encode(calls.map((call) => JSON.stringify(call)).join("\n")),
-  );
-  await writer.close();
-  const result = await child.output();
-  const decoder = new TextDecoder();
-  return {
-    code: result.code,
-    stdout: decoder.decode(result.stdout),
-    stderr: decoder.decode(result.stderr),
-  };
+/** `skiff tool --yes` with `importMap`, reading `calls` as JSON Lines on stdin. */
+function toolCalls(sandbox: Sandbox, importMap: string, calls: unknown[]) {
+  const lines = calls.map((call) => JSON.stringify(call)).join("\n");
+  return runPoisoned(sandbox, importMap, ["tool", "--yes"], lines);
 }
 
 const POISONED = ["node:crypto", "node:fs"];

@@ -39,13 +39,17 @@ export async function poisonedImportMap(dir: string, poisoned: string[]): Promis
   return file;
 }
 
-/** skiff (main.ts from source) with `importMap`, in the sandbox's isolated home. */
+/**
+ * skiff (main.ts from source) with `importMap`, in the sandbox's isolated
+ * home; `input` is written to its stdin (else stdin is empty).
+ */
 export async function runPoisoned(
   sandbox: Sandbox,
   importMap: string,
   args: string[],
+  input?: string,
 ): Promise<Output> {
-  const result = await new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--allow-all",
@@ -59,10 +63,16 @@ export async function runPoisoned(
     cwd: sandbox.workspace,
     env: sandbox.env,
     clearEnv: true,
-    stdin: "null",
+    stdin: input === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
+  const result = await child.output();
   const decoder = new TextDecoder();
   return {
     code: result.code,
