@@ -15,11 +15,11 @@ import {
 } from "./files/mod.ts";
 import { globTool, grepTool, listTool, symbolTool } from "./search/mod.ts";
 import { bashTool, processTool } from "./process/mod.ts";
-import { todoReadTool, todoWriteTool } from "./session/mod.ts";
+import { SESSION_TOOL_SCHEMAS, todoReadTool, todoWriteTool } from "./session/mod.ts";
 import { webfetchTool } from "./web/mod.ts";
 import { type Tool, ToolError } from "./tool.ts";
 import { issueProblems } from "../config/errors.ts";
-import { BUILTIN_TOOL_PARAMETERS } from "./builtin_tool_parameters.ts";
+import { GENERATED_TOOL_PARAMETERS } from "./generated_tool_parameters.ts";
 
 /** Every tool that needs nothing but a ToolContext (task, skill and MCP tools are added by the app). */
 export function builtinTools(): Tool[] {
@@ -56,13 +56,13 @@ export function parametersOf(tool: Tool): Record<string, unknown> {
     delete schema.$schema;
     return schema;
   }
-  // A built-in tool's, converted ahead (zod's converter costs ~5-20 ms at each start); a copy.
-  const converted = builtinParameters().get(tool.schema);
+  // A built-in or session tool's, converted ahead (zod's converter costs ~5-20 ms per start); a copy.
+  const converted = generatedParameters().get(tool.schema);
   return converted ? structuredClone(converted) : convertParameters(tool);
 }
 
-/** zod's conversion of the tool's schema (scripts/gen_tool_parameters.ts writes the built-ins'). */
-export function convertParameters(tool: Tool): Record<string, unknown> {
+/** zod's conversion of a tool's schema (scripts/gen_tool_parameters.ts writes the table's). */
+export function convertParameters(tool: Pick<Tool, "schema">): Record<string, unknown> {
   const schema = z.toJSONSchema(tool.schema as z.ZodType, { unrepresentable: "any" }) as Record<
     string,
     unknown
@@ -71,17 +71,29 @@ export function convertParameters(tool: Tool): Record<string, unknown> {
   return schema;
 }
 
-let builtinByZodSchema: Map<unknown, Record<string, unknown>> | undefined;
+/**
+ * The tools whose parameters are converted ahead of time: the built-in ones
+ * and the session tools (task, skill, done_propose, harness memory), whose
+ * zod schemas are module constants.
+ */
+export function generatedToolSchemas(): (readonly [string, Tool["schema"]])[] {
+  return [
+    ...builtinTools().map((tool) => [tool.name, tool.schema] as const),
+    ...SESSION_TOOL_SCHEMAS,
+  ];
+}
+
+let generatedByZodSchema: Map<unknown, Record<string, unknown>> | undefined;
 
 /**
  * The generated parameters, keyed by the very zod schema they were made
- * from: a tool under a built-in's name with another schema is converted.
+ * from: a tool under one of these names with another schema is converted.
  */
-function builtinParameters(): Map<unknown, Record<string, unknown>> {
-  return builtinByZodSchema ??= new Map(
-    builtinTools()
-      .filter((tool) => Object.hasOwn(BUILTIN_TOOL_PARAMETERS, tool.name))
-      .map((tool) => [tool.schema, BUILTIN_TOOL_PARAMETERS[tool.name]]),
+function generatedParameters(): Map<unknown, Record<string, unknown>> {
+  return generatedByZodSchema ??= new Map(
+    generatedToolSchemas()
+      .filter(([name]) => Object.hasOwn(GENERATED_TOOL_PARAMETERS, name))
+      .map(([name, schema]) => [schema, GENERATED_TOOL_PARAMETERS[name]]),
   );
 }
 

@@ -78,3 +78,6 @@ export function createDoneProposeTool(submit: (criteria: DoneProposal[]) => void
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as doneProposeSchema };

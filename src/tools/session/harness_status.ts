@@ -110,3 +110,6 @@ export function createHarnessStatusTool(deps: HarnessDeps): Tool<z.infer<typeof 
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as statusSchema };

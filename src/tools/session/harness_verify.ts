@@ -90,3 +90,6 @@ export function createHarnessVerifyTool(deps: HarnessDeps): Tool<z.infer<typeof 
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as verifySchema };

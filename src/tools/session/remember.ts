@@ -55,3 +55,6 @@ export function createRememberTool(deps: HarnessDeps): Tool<z.infer<typeof schem
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as rememberSchema };

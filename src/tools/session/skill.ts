@@ -56,3 +56,6 @@ export function createSkillTool(skills: Skill[]): Tool<z.infer<typeof schema>> {
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as skillSchema };

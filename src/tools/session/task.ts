@@ -176,3 +176,6 @@ export function createTaskTool(
     },
   });
 }
+
+/** The tool's zod schema, a module constant (the registry converts it ahead of time). */
+export { schema as taskSchema };

@@ -1,6 +1,6 @@
 /**
- * The built-in tools' parameters are converted ahead of time
- * (src/tools/builtin_tool_parameters.ts, written by
+ * The built-in and session tools' parameters are converted ahead of time
+ * (src/tools/generated_tool_parameters.ts, written by
  * scripts/gen_tool_parameters.ts): what the model is sent must stay byte for
  * byte what zod's converter makes of each tool's schema today.
  */
@@ -9,23 +9,42 @@ import { assert, assertEquals, assertNotEquals } from "../support/assert.ts";
 import {
   builtinTools,
   convertParameters,
+  generatedToolSchemas,
   parametersOf,
   parseToolInput,
   toolSchemas,
 } from "../../src/tools/registry.ts";
-import { BUILTIN_TOOL_PARAMETERS } from "../../src/tools/builtin_tool_parameters.ts";
+import { GENERATED_TOOL_PARAMETERS } from "../../src/tools/generated_tool_parameters.ts";
+import {
+  createDoneProposeTool,
+  createHarnessTools,
+  createSkillTool,
+  createTaskTool,
+} from "../../src/tools/session/mod.ts";
+import type { MemoryTable } from "../../src/store/memory.ts";
 import { RequestBodyWriter } from "../../src/provider/request_body.ts";
 import type { Tool } from "../../src/tools/tool.ts";
 import { PARAMETERS_FILE, parametersModule } from "../../scripts/gen_tool_parameters.ts";
 
 const REGENERATE = "run: deno run -A scripts/gen_tool_parameters.ts";
 
-Deno.test("each built-in tool's generated parameters are byte for byte zod's conversion of its schema", () => {
-  const tools = builtinTools();
+/** Every tool whose parameters are generated, made the way a session makes them. */
+function sessionTools(): Tool[] {
+  return [
+    ...builtinTools(),
+    createTaskTool({ run: () => Promise.reject(new Error("not run")) }, []),
+    createSkillTool([]),
+    createDoneProposeTool(() => {}),
+    ...createHarnessTools({} as MemoryTable, Deno.cwd(), "session"),
+  ] as Tool[];
+}
+
+Deno.test("each generated entry is byte for byte zod's conversion of the tool's schema", () => {
+  const tools = sessionTools();
   assertEquals(
-    Object.keys(BUILTIN_TOOL_PARAMETERS),
+    Object.keys(GENERATED_TOOL_PARAMETERS),
     tools.map((tool) => tool.name),
-    `the generated table lists exactly the built-in tools, in order; ${REGENERATE}`,
+    `the generated table lists exactly the built-in and session tools, in order; ${REGENERATE}`,
   );
   for (const tool of tools) {
     assertEquals(
@@ -33,6 +52,13 @@ Deno.test("each built-in tool's generated parameters are byte for byte zod's con
       JSON.stringify(convertParameters(tool)),
       `${tool.name}: the generated parameters differ from its schema; ${REGENERATE}`,
     );
+  }
+});
+
+Deno.test("the tools a session builds carry the very schemas the table was made from", () => {
+  const listed = new Map(generatedToolSchemas());
+  for (const tool of sessionTools()) {
+    assert(listed.get(tool.name) === tool.schema, `${tool.name}: not the listed zod schema`);
   }
 });
 
@@ -55,7 +81,7 @@ Deno.test("the generated file is what the generator writes now", async () => {
 });
 
 Deno.test("a model request's body is the same with the generated parameters as with converted ones", () => {
-  const tools = builtinTools();
+  const tools = sessionTools();
   const converted = tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
