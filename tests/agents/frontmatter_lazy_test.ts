@@ -10,9 +10,14 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
+import { MAIN, makeSandbox, runSkiff, withMockSandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
-import { type Output, poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+import {
+  type Output,
+  poisonedImportMap,
+  readsWithPoison,
+  runPoisoned,
+} from "../support/poisoned_imports.ts";
 
 const ROOT = path.dirname(MAIN);
 
@@ -63,15 +68,9 @@ const src = (module: string) => JSON.stringify(path.join(ROOT, "src", module));
 Deno.test("skiff tool read never evaluates yaml without a skill, agent or command file with frontmatter", async () => {
   const sandbox = await makeSandbox();
   try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
     // A command file without frontmatter is all prompt: it needs no parser either.
     await write(path.join(sandbox.workspace, ".skiff", "commands", "plain.md"), "Say hi\n");
-    const map = await poisonedImportMap(sandbox.root, ["yaml"]);
-    const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
-    assertEquals(result.code, 0, result.stderr);
-    const [line] = parseJsonLines(result.stdout);
-    assertEquals(line.ok, true);
-    assertStringIncludes(String(line.output), "hello");
+    await readsWithPoison(sandbox, await poisonedImportMap(sandbox.root, ["yaml"]));
   } finally {
     await sandbox.cleanup();
   }

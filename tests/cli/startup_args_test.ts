@@ -8,8 +8,8 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
-import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+import { makeSandbox, type Sandbox } from "../support/cli.ts";
+import { poisonedImportMap, readsWithPoison, runPoisoned } from "../support/poisoned_imports.ts";
 import { parseEngineCommand } from "../../src/cli/engine_options.ts";
 import { buildProgram } from "../../src/cli/program.ts";
 
@@ -148,11 +148,8 @@ async function commanderPoisoned(sandbox: Sandbox): Promise<string> {
 Deno.test("skiff tool read and skiff run run without evaluating commander", async () => {
   const sandbox = await makeSandbox({ SKIFF_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
   try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
     const map = await commanderPoisoned(sandbox);
-    const read = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
-    assertEquals(read.code, 0, read.stderr);
-    assertEquals(parseJsonLines(read.stdout)[0].ok, true);
+    await readsWithPoison(sandbox, map);
     // A run whose endpoint does not answer: it gets as far as the model request (exit 4).
     const run = await runPoisoned(sandbox, map, ["run", "--max-time", "20", "hello"]);
     assertEquals(run.stderr.includes("POISON"), false, run.stderr);

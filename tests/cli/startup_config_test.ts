@@ -8,8 +8,8 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
-import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+import { MAIN, makeSandbox, type Sandbox } from "../support/cli.ts";
+import { poisonedImportMap, readsWithPoison, runPoisoned } from "../support/poisoned_imports.ts";
 import { startMockServer } from "../support/mock_server.ts";
 
 const SCHEMA = new URL("../../src/config/schema.ts", import.meta.url).href;
@@ -38,13 +38,7 @@ if (Deno.env.get("SKIFF_BIN")) {
 Deno.test("skiff tool read with no config file does not evaluate the config schema", async () => {
   const sandbox = await makeSandbox();
   try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await schemaPoisoned(sandbox);
-    const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
-    assertEquals(result.code, 0, result.stderr);
-    const [line] = parseJsonLines(result.stdout);
-    assertEquals(line.ok, true);
-    assertStringIncludes(String(line.output), "hello");
+    await readsWithPoison(sandbox, await schemaPoisoned(sandbox));
   } finally {
     await sandbox.cleanup();
   }

@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines } from "../support/cli.ts";
-import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+import { poisonedImportMap, readsWithPoison, runPoisoned } from "../support/poisoned_imports.ts";
 import { startMockServer } from "../support/mock_server.ts";
 
 if (Deno.env.get("SKIFF_BIN")) {
@@ -24,17 +24,7 @@ const MCP_SDK = "@modelcontextprotocol/sdk/";
 Deno.test("skiff tool read evaluates neither the openai SDK nor the MCP SDK", async () => {
   const sandbox = await makeSandbox();
   try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]);
-    const result = await runPoisoned(sandbox, map, [
-      "tool",
-      "read",
-      '{"file_path":"one.txt"}',
-    ]);
-    assertEquals(result.code, 0, result.stderr);
-    const [line] = parseJsonLines(result.stdout);
-    assertEquals(line.ok, true);
-    assertStringIncludes(String(line.output), "hello");
+    await readsWithPoison(sandbox, await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]));
   } finally {
     await sandbox.cleanup();
   }

@@ -6,7 +6,8 @@
  * one fails; each test file keeps a control run showing its poison bites.
  */
 import * as path from "node:path";
-import { MAIN, type Sandbox } from "./cli.ts";
+import { assertEquals, assertStringIncludes } from "./assert.ts";
+import { MAIN, parseJsonLines, type Sandbox } from "./cli.ts";
 
 const ROOT = path.dirname(MAIN);
 
@@ -79,4 +80,19 @@ export async function runPoisoned(
     stdout: decoder.decode(result.stdout),
     stderr: decoder.decode(result.stderr),
   };
+}
+
+/**
+ * `skiff tool read` of a one-line file (one.txt, written here) with
+ * `importMap`: it must succeed and show the file, else a poisoned package
+ * was evaluated. Returns the run's output for further checks.
+ */
+export async function readsWithPoison(sandbox: Sandbox, importMap: string): Promise<Output> {
+  await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+  const result = await runPoisoned(sandbox, importMap, ["tool", "read", '{"file_path":"one.txt"}']);
+  assertEquals(result.code, 0, result.stderr);
+  const [line] = parseJsonLines(result.stdout);
+  assertEquals(line.ok, true, result.stdout);
+  assertStringIncludes(String(line.output), "hello");
+  return result;
 }

@@ -11,18 +11,12 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { makeSandbox, parseJsonLines, runSkiff } from "../../support/cli.ts";
-import { poisonedImportMap, runPoisoned } from "../../support/poisoned_imports.ts";
+import { poisonedImportMap, readsWithPoison, runPoisoned } from "../../support/poisoned_imports.ts";
 
 Deno.test("skiff tool read never evaluates the search tools' libraries (ignore, picomatch)", async () => {
   const sandbox = await makeSandbox();
   try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["ignore", "picomatch"]);
-    const result = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
-    assertEquals(result.code, 0, result.stderr);
-    const [line] = parseJsonLines(result.stdout);
-    assertEquals(line.ok, true, result.stdout);
-    assertStringIncludes(String(line.output), "hello");
+    await readsWithPoison(sandbox, await poisonedImportMap(sandbox.root, ["ignore", "picomatch"]));
   } finally {
     await sandbox.cleanup();
   }
