@@ -32,6 +32,11 @@ export class Statements {
     return this.#statement(sql).get(...params) as Record<string, unknown> | undefined;
   }
 
+  /** True inside a transaction not yet committed or rolled back. */
+  get inTransaction(): boolean {
+    return this.db.isTransaction;
+  }
+
   /** `work` in one write transaction, taken at once (BEGIN IMMEDIATE) or waited for. */
   transaction<T>(work: () => T): T {
     this.db.exec("BEGIN IMMEDIATE");

@@ -24,6 +24,8 @@ import { BatchTable } from "./batches.ts";
 import { MemoryTable } from "./memory.ts";
 import { processLiveness } from "./run_owner.ts";
 import { SessionLocks } from "./session_locks.ts";
+import { EventLog } from "./event_log.ts";
+import { FileReads } from "./file_reads.ts";
 import type {
   HistoryMessage,
   NewSession,
@@ -86,6 +88,8 @@ export class Store {
   readonly batches: BatchTable;
   /** Harness memory: remembered entries and harness records (src/store/memory.ts). */
   readonly memory: MemoryTable;
+  readonly #events: EventLog;
+  readonly #reads: FileReads;
 
   constructor(
     private readonly db: DatabaseSync,
@@ -98,6 +102,8 @@ export class Store {
     this.usage = new UsageTable(this.#sql, now);
     this.batches = new BatchTable(this.#sql, now);
     this.memory = new MemoryTable(this.#sql, now);
+    this.#events = new EventLog(this.#sql, now, (id) => this.#exists(id));
+    this.#reads = new FileReads(this.#sql, (id) => this.#requireSession(id));
   }
 
   /** A row as a session, its status as it stands now (a dead run's is "stopped"). */
@@ -222,6 +228,9 @@ export class Store {
 
   /** Delete a session with everything it holds, its subagent sessions included. */
   deleteSession(id: string): boolean {
+    // Its subagent sessions go too: forget what is known of every session.
+    this.#events.forget();
+    this.#reads.forget();
     return Number(this.#sql.run("DELETE FROM sessions WHERE id = ?", id).changes) > 0;
   }
 
@@ -259,39 +268,12 @@ export class Store {
 
   /** Path → content hash the model has seen (the read-before-edit ledger), in the order first seen. */
   getFileReads(id: string): [string, string][] {
-    this.#requireSession(id);
-    return this.#sql.all(
-      "SELECT path, hash FROM file_reads WHERE session_id = ? ORDER BY rowid",
-      id,
-    )
-      .map((row) => [row.path as string, row.hash as string]);
+    return this.#reads.get(id);
   }
 
-  /**
-   * The ledger becomes `entries`. Only what differs from the stored one is
-   * written (a row a file), so saving after every tool result costs what the
-   * result changed, not the size of the ledger.
-   */
+  /** The ledger becomes `entries`, writing only what changed (src/store/file_reads.ts). */
   saveFileReads(id: string, entries: [string, string][]): void {
-    const stored = new Map(this.getFileReads(id));
-    const wanted = new Map(entries);
-    const changed = entries.filter(([path, hash]) => stored.get(path) !== hash);
-    const gone = [...stored.keys()].filter((path) => !wanted.has(path));
-    if (changed.length === 0 && gone.length === 0) return;
-    this.#sql.transaction(() => {
-      for (const [path, hash] of changed) {
-        this.#sql.run(
-          `INSERT INTO file_reads (session_id, path, hash) VALUES (?, ?, ?)
-           ON CONFLICT (session_id, path) DO UPDATE SET hash = excluded.hash`,
-          id,
-          path,
-          hash,
-        );
-      }
-      for (const path of gone) {
-        this.#sql.run("DELETE FROM file_reads WHERE session_id = ? AND path = ?", id, path);
-      }
-    });
+    this.#reads.save(id, entries);
   }
 
   // --- messages and parts -----------------------------------------------
@@ -371,29 +353,11 @@ export class Store {
    * (something that happened before any session existed) is not stored.
    */
   appendEvent(event: SkiffEvent): void {
-    if (!event.session_id) return;
-    const at = Date.parse(event.timestamp);
-    try {
-      this.#sql.run(
-        `INSERT INTO events (session_id, seq, type, payload, created_at)
-         SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ? FROM events WHERE session_id = ?`,
-        event.session_id,
-        event.type,
-        JSON.stringify(event),
-        Number.isFinite(at) ? at : this.now(),
-        event.session_id,
-      );
-    } catch (error) {
-      if (!this.#exists(event.session_id)) {
-        throw new StoreError(`no session ${event.session_id} to record a ${event.type} event in.`);
-      }
-      throw error;
-    }
+    this.#events.append(event);
   }
 
   listEvents(sessionId: string): SkiffEvent[] {
-    return this.#sql.all("SELECT payload FROM events WHERE session_id = ? ORDER BY seq", sessionId)
-      .map((row) => JSON.parse(row.payload as string) as SkiffEvent);
+    return this.#events.list(sessionId);
   }
 
   // --- helpers ------------------------------------------------------------
