@@ -57,6 +57,8 @@ export class Engine {
    * for every prompt, and a skipped AGENTS.md is told once per session.
    */
   #instructionWarnings = new Set<string>();
+  /** The git summary begun while the session opened, for the prompt sent right after (taken once). */
+  #openingGitSummary?: Promise<string | null>;
 
   constructor(
     private readonly spec: EngineSpec,
@@ -106,11 +108,13 @@ export class Engine {
 
   /**
    * Open (or create) the session and build its tools. `sandboxes`: the
-   * sandbox probe already started for it (`startSandboxProbe`).
+   * sandbox probe already started for it (`startSandboxProbe`). `promptNext`:
+   * a prompt follows at once (SessionSelector), so its git summary starts now.
    */
   async open(
     sessionId?: string,
     sandboxes?: Promise<AvailableSandboxes>,
+    promptNext = false,
   ): Promise<EngineSession> {
     const spec = this.spec;
     const session = sessionId ? this.store.getSession(sessionId)! : this.store.createSession({
@@ -145,6 +149,7 @@ export class Engine {
       subagents: { run: (request) => this.#runSubagent(request) },
       sharedTools: this.sharedTools,
       sandboxes,
+      promptNext,
       recordCommandChanges: (changes) => {
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
         const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };
@@ -166,6 +171,7 @@ export class Engine {
       },
     });
     this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...parts.warnings];
+    this.#openingGitSummary = parts.openingGitSummary;
     this.#opened = new EngineSession(session, ledger, parts, emit);
     return this.#opened;
   }
@@ -396,11 +402,13 @@ export class Engine {
   }
 
   async #systemPrompt(parts: SessionParts): Promise<string> {
+    const opening = this.#openingGitSummary;
+    this.#openingGitSummary = undefined;
     return renderSystemPrompt({
       workspace: this.spec.workspace,
       date: new Date(),
       platform: `${Deno.build.os} ${Deno.build.arch}`,
-      gitSummary: await gitSummary(this.spec.workspace, parts.helperCommands),
+      gitSummary: await (opening ?? gitSummary(this.spec.workspace, parts.helperCommands)),
       instructions: collectInstructions(
         this.spec.workspace,
         this.spec.configDir,
@@ -461,6 +469,7 @@ export class Engine {
   async runTool(name: string, input: unknown): Promise<ToolCallResult> {
     const opened = this.#requireOpen();
     const { session, parts, ledger, emit } = opened;
+    this.#openingGitSummary = undefined; // a call may change what git would see
     this.#flushWarnings(emit);
     // Its own signal, like a prompt's; its changes go under the session's next prompt.
     const run = this.#startRun(ledger.prompt);

@@ -15,6 +15,12 @@ import type { StartCut } from "./start_cut.ts";
 export interface SessionSelector {
   sessionId?: string;
   continueLatest?: boolean;
+  /**
+   * A prompt is sent as soon as the session is open (`skiff run`): the
+   * engine starts what that prompt's system prompt needs (the git summary)
+   * while the session opens. Never for a session opened ahead of its prompt.
+   */
+  promptNext?: boolean;
 }
 
 export interface EngineHandle {
@@ -147,7 +153,7 @@ export async function startInProcess(
       if (aborted) engine.abort();
       const probe = sandboxes;
       sandboxes = undefined;
-      const session = await engine.open(existing, probe);
+      const session = await engine.open(existing, probe, selector.promptNext);
       return session.id;
     },
     run: (request) => engine!.run(request),

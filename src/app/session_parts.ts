@@ -34,6 +34,7 @@ import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
 import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
 import { type CommandChange, CommandSnapshots } from "../session/command_snapshots.ts";
+import { gitSummary } from "../session/git_summary.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -47,6 +48,12 @@ export interface SessionParts {
     command: string,
     cwd: string,
   ) => Promise<{ argv: string[]; env: Record<string, string> }>;
+  /**
+   * The git summary of the system prompt, begun as soon as its contained
+   * launcher existed, when a prompt follows the opening at once
+   * (`PartsInput.promptNext`); it runs while the rest of the session opens.
+   */
+  openingGitSummary?: Promise<string | null>;
   schemas: ToolSchema[];
   gate: ToolCallGate;
   warnings: string[];
@@ -77,6 +84,8 @@ export interface PartsInput {
   recordCommandChanges(changes: CommandChange[]): void;
   /** The sandbox probe `startSandboxProbe` began for this session; absent: probe now. */
   sandboxes?: Promise<AvailableSandboxes>;
+  /** A prompt is sent right after the opening: its git summary starts here. @default false */
+  promptNext?: boolean;
 }
 
 /**
@@ -144,6 +153,14 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     warnings,
     started ? () => started : undefined,
   );
+  const readOnly = sandboxState.readOnly;
+  const helperCommands: SessionParts["helperCommands"] = readOnly
+    ? (command, cwd) => readOnly.prepare(command, cwd)
+    : undefined;
+  // git runs (contained) while the tools, skills, MCP servers and gate are set up.
+  const openingGitSummary = input.promptNext
+    ? gitSummary(spec.workspace, helperCommands)
+    : undefined;
   const commandUndo = commandUndoFor(input);
   const background = new BackgroundProcesses(launcher, { commandUndo });
 
@@ -193,7 +210,6 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   }
   const model = agent.model ?? spec.model;
 
-  const readOnly = sandboxState.readOnly;
   let schemas: ToolSchema[] | undefined;
   // Once per session, not per call: the workspace and extra folders are resolved already.
   const hidden = hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]);
@@ -202,7 +218,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     tools,
     mcpTools,
     mcpStatus,
-    helperCommands: readOnly ? (command, cwd) => readOnly.prepare(command, cwd) : undefined,
+    helperCommands,
+    openingGitSummary,
     // Built at the first model request (one array, kept): `skiff tool` never needs them.
     get schemas() {
       return schemas ??= toolSchemas(tools);

@@ -168,7 +168,11 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const deadline = maxSeconds ? Date.now() + maxSeconds * 1000 : undefined;
   try {
     const opened = await beforeDeadline(
-      engine.open({ sessionId: options.session, continueLatest: options.continue }),
+      engine.open({
+        sessionId: options.session,
+        continueLatest: options.continue,
+        promptNext: true,
+      }),
       deadline,
     );
     if (opened.kind === "time-up") {
