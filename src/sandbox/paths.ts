@@ -140,19 +140,45 @@ function isPlainAbsolute(value: string): boolean {
     !value.includes("//") && !value.includes("/./") && !value.includes("/../");
 }
 
+/** Workspace and extra folders whose path was its own realpath (no symlink in it) when resolved. */
+const plainFolders = new Set<string>();
+
+/**
+ * The realpath of a workspace or extra folder. A folder whose path held no
+ * symlink is not resolved again: a path inside it is then judged inside only
+ * when its own realpath (always fresh) lies under that very path, which
+ * resolving the folder again would answer the same; were the folder swapped
+ * for a symlink since, nothing's realpath lies under it and every path is
+ * outside: stricter, never looser (docs/security.md, "Paths").
+ */
+function folderRealpath(dir: string): string {
+  const absolute = path.resolve(dir);
+  if (plainFolders.has(absolute)) return absolute;
+  const real = realpathLenient(absolute);
+  if (real === absolute) plainFolders.add(absolute);
+  return real;
+}
+
 export function resolveWorkspacePath(
   workspace: string,
   input: string,
   extraDirs: string[] = [],
 ): ResolvedPath {
-  const root = realpathLenient(path.resolve(workspace));
+  const root = folderRealpath(workspace);
   const requested = path.resolve(root, expandHome(input));
   const real = realpathLenient(requested);
   const inWorkspace = isWithin(root, real);
-  const inside = inWorkspace ||
-    extraDirs.some((dir) => isWithin(realpathLenient(path.resolve(dir)), real));
-  const relative = inWorkspace ? path.relative(root, real).split(path.sep).join("/") || "." : null;
+  const inside = inWorkspace || extraDirs.some((dir) => isWithin(folderRealpath(dir), real));
+  const relative = inWorkspace ? relativeInside(root, real) : null;
   return { requested, real, relative, inside };
+}
+
+/** `real` relative to `root`, which holds it, with forward slashes ("." for the root itself). */
+function relativeInside(root: string, real: string): string {
+  if (path.sep === "/" && real.startsWith(root === "/" ? "/" : root + "/")) {
+    return real.slice(root === "/" ? 1 : root.length + 1) || ".";
+  }
+  return path.relative(root, real).split(path.sep).join("/") || ".";
 }
 
 /**
