@@ -74,13 +74,33 @@ function subjectMatches(rule: Rule, key: string, subject: string): boolean {
     wildcardMatch(rule.pattern, subject.split("/").pop() ?? subject);
 }
 
+/**
+ * The rules of `layer` whose key matches `key`, in the order written: the
+ * rules of other keys could never match, and a call's check would otherwise
+ * build every rule of every layer.
+ */
+function rulesForKey(layer: RuleLayer, key: string): Rule[] {
+  const rules: Rule[] = [];
+  for (const [ruleKey, value] of Object.entries(layer.permission)) {
+    if (!wildcardMatch(ruleKey, key)) continue;
+    if (typeof value === "string") {
+      rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
+      continue;
+    }
+    for (const [pattern, action] of Object.entries(value)) {
+      rules.push({ layer: layer.name, key: ruleKey, pattern, action });
+    }
+  }
+  return rules;
+}
+
 /** The rule table's answer for one key and subject. */
 export function checkSubject(layers: RuleLayer[], key: string, subject: string): Check {
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
   for (const layer of layers) {
     let layerVerdict: Rule | undefined;
-    for (const rule of flattenLayer(layer)) {
+    for (const rule of rulesForKey(layer, key)) {
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
     }
     if (!layerVerdict) continue;

@@ -81,6 +81,8 @@ function wildcardRegex(pattern: string): RegExp {
  */
 export function wildcardMatch(pattern: string, text: string): boolean {
   if (pattern === "*") return true;
+  // No wildcard: the pattern's regex would match this text alone.
+  if (!pattern.includes("*") && !pattern.includes("?")) return pattern === text;
   return wildcardRegex(pattern).test(text);
 }
 

@@ -64,8 +64,11 @@ export function refuseHidden(
   real: string,
   display: string,
 ): void {
+  const hidden = ctx.hidden ?? [];
+  // The spill folder matters only for a path some entry holds (never a workspace file).
+  if (hiddenHolder(hidden, real) === null) return;
   const own = ctx.sessionId ? spillFolder(ctx.dataDir, ctx.sessionId) : undefined;
-  const holder = hiddenHolder(ctx.hidden ?? [], real, own);
+  const holder = hiddenHolder(hidden, real, own);
   if (holder === null) return;
   const { reason, hint } = hiddenRefusal(display, holder);
   throw new ToolError("denied", reason, hint);
