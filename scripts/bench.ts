@@ -189,6 +189,7 @@ if (import.meta.main) {
   const sections: [string, () => Promise<string[]>][] = [
     ["start-up", () => benchStartup()],
     ["one-shot run", () => benchOneShot()],
+    ["one-shot, git", async () => (await import("./bench_one_shot_git.ts")).benchOneShotGit()],
     ["worker boot", async () => (await import("./bench_worker_boot.ts")).benchWorkerBoot()],
     ["scripted tool calls", async () => (await import("./bench_tool.ts")).benchTool()],
     ["sandboxed commands", async () => (await import("./bench_sandbox.ts")).benchSandbox()],
