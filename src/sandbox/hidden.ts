@@ -10,7 +10,7 @@
  * counts only when the user's global config says it as well.
  */
 import * as path from "node:path";
-import { isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
+import { isPlainAbsolute, isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
 
 /** Hidden by default, relative to the home folder. */
 export const DEFAULT_HIDDEN_IN_HOME: readonly string[] = [
@@ -142,8 +142,13 @@ export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
  */
 export function hiddenAround(hidden: readonly string[], workDirs: readonly string[]): string[] {
   const roots = workDirs.map((dir) => realpathLenient(dir));
-  return hidden.filter((entry) =>
-    !roots.some((root) => couldHold(entry, root) && isWithin(entry, root))
+  const folded = foldedEntries(hidden);
+  return hidden.filter((entry, index) =>
+    !roots.some((root) => {
+      const foldedRoot = root.toLowerCase();
+      return couldHold(folded[index], foldedRoot, isPlainAbsolute(foldedRoot)) &&
+        isWithin(entry, root);
+    })
   );
 }
 
@@ -153,10 +158,44 @@ export function hiddenAround(hidden: readonly string[], workDirs: readonly strin
  * where it is): when not, `isWithin` need not ask how the entry's filesystem
  * treats case (two stats of a path the engine's Worker may not read, each a
  * thrown error: ~10 ms for the default list, at session open and at the
- * first file tool call).
+ * first file tool call). `foldedTarget` is the target lowercased.
  */
-function couldHold(entry: string, target: string): boolean {
-  return lexicallyWithin(entry.toLowerCase(), target.toLowerCase());
+function couldHold(entry: FoldedEntry, foldedTarget: string, plainTarget: boolean): boolean {
+  if (plainTarget && entry.plain) {
+    return foldedTarget === entry.folded || foldedTarget.startsWith(entry.prefix);
+  }
+  return lexicallyWithin(entry.folded, foldedTarget);
+}
+
+/** A hidden entry lowercased, and whether it is a plain absolute path (then `prefix` holds what lies under it). */
+interface FoldedEntry {
+  folded: string;
+  plain: boolean;
+  prefix: string;
+}
+
+/** Each list's entries folded once (a session checks every file path against the same list). */
+const foldedLists = new WeakMap<readonly string[], { entries: string[]; folded: FoldedEntry[] }>();
+
+function foldedEntries(hidden: readonly string[]): FoldedEntry[] {
+  const known = foldedLists.get(hidden);
+  // The list is compared entry by entry: one changed since is folded again.
+  if (
+    known && known.entries.length === hidden.length &&
+    known.entries.every((entry, index) => entry === hidden[index])
+  ) {
+    return known.folded;
+  }
+  const folded = hidden.map((entry) => {
+    const lower = entry.toLowerCase();
+    return {
+      folded: lower,
+      plain: isPlainAbsolute(lower),
+      prefix: lower === "/" ? "/" : lower + "/",
+    };
+  });
+  foldedLists.set(hidden, { entries: [...hidden], folded });
+  return folded;
 }
 
 /**
@@ -170,7 +209,13 @@ export function hiddenHolder(
   real: string,
   ownSpillFolder?: string,
 ): string | null {
-  const holder = hidden.find((entry) => couldHold(entry, real) && isWithin(entry, real)) ?? null;
+  const foldedTarget = real.toLowerCase();
+  const plainTarget = isPlainAbsolute(foldedTarget);
+  const folded = foldedEntries(hidden);
+  const holder =
+    hidden.find((entry, index) =>
+      couldHold(folded[index], foldedTarget, plainTarget) && isWithin(entry, real)
+    ) ?? null;
   // Resolved only for a path some entry holds: most checks are of workspace
   // files, and the folder (which may not exist yet) costs a failing realpath.
   if (holder === null || !ownSpillFolder) return holder;

@@ -133,7 +133,7 @@ export function lexicallyWithin(root: string, candidate: string): boolean {
 }
 
 /** An absolute POSIX path `path.resolve` leaves as it is: no `.`, `..`, empty segment or trailing `/`. */
-function isPlainAbsolute(value: string): boolean {
+export function isPlainAbsolute(value: string): boolean {
   if (path.sep !== "/" || !value.startsWith("/")) return false;
   if (value === "/") return true;
   return !value.endsWith("/") && !value.endsWith("/.") && !value.endsWith("/..") &&

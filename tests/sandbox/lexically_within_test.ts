@@ -6,7 +6,7 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import * as path from "node:path";
-import { lexicallyWithin } from "../../src/sandbox/paths.ts";
+import { isWithin, lexicallyWithin } from "../../src/sandbox/paths.ts";
 import { hiddenHolder } from "../../src/sandbox/hidden.ts";
 
 /** What containment was computed as before: `path.relative` alone. */
@@ -78,4 +78,42 @@ Deno.test("hiddenHolder names the same holder for hidden, neighbouring and works
   for (const [real, holder] of cases) assertEquals(hiddenHolder(hidden, real), holder, real);
   // An entry of `/` holds everything.
   assertEquals(hiddenHolder(["/"], "/work/ws/a.ts"), "/");
+});
+
+/** hiddenHolder as it was: each entry compared with path.relative, case folded, then isWithin. */
+function holderBefore(hidden: readonly string[], real: string): string | null {
+  return hidden.find((entry) =>
+    byRelative(entry.toLowerCase(), real.toLowerCase()) && isWithin(entry, real)
+  ) ?? null;
+}
+
+Deno.test("hiddenHolder with its folded entries kept per list names the holder it named before, also after the list changes", () => {
+  const hidden = [
+    "/home/u/.ssh",
+    "/home/u/./.aws",
+    "/home/u/.config/gcloud/",
+    "/HOME/U/.KUBE",
+    "/data//skiff",
+    "relative/entry",
+  ];
+  const targets = [
+    ...PATHS,
+    "/home/u/.aws/credentials",
+    "/home/u/.config/gcloud/x.json",
+    "/home/u/.kube/config",
+    "/HOME/U/.KUBE/config",
+    "/data/skiff/skiff.db",
+    "/home/u/.gnupg/key",
+  ];
+  const check = () => {
+    for (const real of targets) {
+      assertEquals(hiddenHolder(hidden, real), holderBefore(hidden, real), real);
+    }
+  };
+  check();
+  check(); // the folded entries of the same list, reused
+  hidden[0] = "/home/u/.gnupg";
+  check(); // an entry changed in place: folded again
+  hidden.push("/work/ws/src");
+  check(); // and one added
 });
