@@ -5,6 +5,11 @@
  * long-lived mode, JSON Lines on stdin to one process: the time per call over
  * 200 calls (a 201-call process against a 1-call one), beside what the read
  * itself costs in this process. Run: deno run -A --unstable-worker-options scripts/bench_tool.ts
+ *
+ * SKIFF_BENCH_BEFORE=<another tree>/main.ts measures instead the long-lived
+ * mode's time per call of that tree and this one, interleaved round by round
+ * (SKIFF_BENCH_ROUNDS rounds, SKIFF_BENCH_CALLS calls), with the paired
+ * differences and the load average.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -117,6 +122,78 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
   }
 }
 
+/** Time per call of the long-lived mode for each `main.ts`, interleaved; medians and paired differences. */
+export async function benchPerCall(
+  mains: { name: string; main: string }[],
+  rounds = 7,
+  many = 1000,
+): Promise<string[]> {
+  const flags = await runtimeFlags();
+  const dir = await Deno.makeTempDir({ prefix: "skiff-bench-percall-" });
+  const workspace = path.join(dir, "work");
+  await Deno.mkdir(workspace);
+  await Deno.writeTextFile(path.join(workspace, "one.txt"), "hello\n");
+  await Deno.writeTextFile(path.join(workspace, "two.txt"), "world\n");
+  const env = {
+    ...Deno.env.toObject(),
+    SKIFF_DATA_DIR: path.join(dir, "data"),
+    SKIFF_CONFIG_DIR: path.join(dir, "config"),
+  };
+  const perCall: number[][] = mains.map(() => []);
+  const loads: string[] = [];
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      loads.push((await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0]);
+      for (const [index, { main }] of mains.entries()) {
+        const tool = ["run", ...flags, main, "tool", "--dir", workspace];
+        const one = await timeWithStdin(tool, env, calls(1));
+        const lots = await timeWithStdin(tool, env, calls(many + 1));
+        if (round > 0) perCall[index].push((lots - one) / many); // round 0 warms up
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const read = await (async () => {
+    const file = await Deno.makeTempFile();
+    await Deno.writeTextFile(file, "hello\n");
+    try {
+      return await bareRead(file, 2000);
+    } finally {
+      await Deno.remove(file);
+    }
+  })();
+  const lines = mains.map(({ name }, index) =>
+    `${name}: ${median(perCall[index]).toFixed(3)} ms per call (rounds: ${
+      perCall[index].map((ms) => ms.toFixed(2)).join(", ")
+    })`
+  );
+  for (let index = 1; index < mains.length; index++) {
+    const paired = perCall[index].map((ms, round) => ms - perCall[0][round]);
+    lines.push(
+      `${mains[index].name} − ${mains[0].name}: median ${
+        median(paired).toFixed(3)
+      } ms per call, ratio ${(median(perCall[index]) / median(perCall[0])).toFixed(2)} (paired: ${
+        paired.map((ms) => ms.toFixed(2)).join(", ")
+      })`,
+    );
+  }
+  lines.push(
+    `${rounds} rounds × ${many} calls, load average (1 min) per round: ${
+      loads.join(" ")
+    }; the read itself (stat + read): ${read.toFixed(3)} ms`,
+  );
+  return lines;
+}
+
 if (import.meta.main) {
-  for (const line of await benchTool()) console.log(line);
+  const before = Deno.env.get("SKIFF_BENCH_BEFORE");
+  const lines = before
+    ? await benchPerCall(
+      [{ name: "before", main: before }, { name: "after", main: MAIN }],
+      Number(Deno.env.get("SKIFF_BENCH_ROUNDS") ?? 7),
+      Number(Deno.env.get("SKIFF_BENCH_CALLS") ?? 1000),
+    )
+    : await benchTool();
+  for (const line of lines) console.log(line);
 }
