@@ -7,6 +7,12 @@
  * the session was summarised, and whether every handoff held the task and
  * the changed files. (That no turn writes the history to SQLite again is
  * asserted in tests/e2e/turn_writes_test.ts, with the bytes each turn writes.)
+ * The CPU time of the skiff process (user + system, all threads) is reported
+ * with the wall time: what the engine's collections cost shows there
+ * (contracts/collect.ts, docs/performance.md "Per turn and memory").
+ *
+ * `deno run -A scripts/bench_long_session.ts [turns] [flags for skiff's
+ * process]`; SKIFF_BENCH_MAIN measures another tree's main.ts.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,9 +21,11 @@ import { makeSandbox } from "../tests/support/cli.ts";
 import { LONG_CONFIG, LONG_TASK, LONG_WINDOW, LongSession } from "../tests/support/long_session.ts";
 import { openStore } from "../src/store/store.ts";
 import { runtimeFlags } from "./compile.ts";
+import { childCpuSeconds, cpuBetween } from "./bench_turns.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const MAIN = path.join(ROOT, "main.ts");
+/** SKIFF_BENCH_MAIN: another tree's main.ts, to measure a before and an after in one sitting. */
+const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
 const RSS_TARGET_MB = 150;
 
 function median(values: number[]): number {
@@ -36,7 +44,10 @@ function peakRssMb(pid: number): number {
   }
 }
 
-export async function benchLongSession(turns = 300): Promise<string[]> {
+export async function benchLongSession(
+  turns = 300,
+  extraFlags: string[] = [],
+): Promise<string[]> {
   const session = new LongSession({ turns });
   const mock = startMockServer([], { respond: session.respond });
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
@@ -44,8 +55,18 @@ export async function benchLongSession(turns = 300): Promise<string[]> {
     await LongSession.prepare(sandbox.workspace);
     await Deno.writeTextFile(`${sandbox.configDir}/config.json`, JSON.stringify(LONG_CONFIG));
     const started = performance.now();
+    const cpuBefore = childCpuSeconds();
     const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...(await runtimeFlags()), MAIN, "run", "--json", "-y", LONG_TASK],
+      args: [
+        "run",
+        ...(await runtimeFlags()),
+        ...extraFlags,
+        MAIN,
+        "run",
+        "--json",
+        "-y",
+        LONG_TASK,
+      ],
       cwd: sandbox.workspace,
       env: sandbox.env,
       clearEnv: true,
@@ -58,6 +79,7 @@ export async function benchLongSession(turns = 300): Promise<string[]> {
     const output = await child.output();
     clearInterval(poll);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuBetween(cpuBefore, childCpuSeconds());
     if (output.code !== 0) {
       throw new Error(
         `skiff run ended with ${output.code}: ${
@@ -81,7 +103,11 @@ export async function benchLongSession(turns = 300): Promise<string[]> {
     const largest = Math.max(...session.sizes);
     const ratio = last / first;
     return [
-      `long session: ${turns} turns in ${seconds.toFixed(1)} s, exit 0; ${mock.requests.length} ` +
+      `long session: ${turns} turns in ${seconds.toFixed(1)} s (${
+        cpu.total.toFixed(1)
+      } s of CPU: ` +
+      `user ${cpu.user.toFixed(1)}, system ${cpu.system.toFixed(1)}), ` +
+      `exit 0; ${mock.requests.length} ` +
       `requests (${session.summaries} summaries), ${rows} usage rows, ${stored} messages stored`,
       `  largest request ${largest} tokens of a ${LONG_WINDOW} window ` +
       `${largest <= LONG_WINDOW ? "OK" : "OVER"}; handoffs checked ${session.handoffsChecked}, ` +
@@ -102,6 +128,6 @@ export async function benchLongSession(turns = 300): Promise<string[]> {
 }
 
 if (import.meta.main) {
-  const turns = Number(Deno.args[0] ?? 300);
-  for (const line of await benchLongSession(turns)) console.log(line);
+  const [turns, ...flags] = Deno.args;
+  for (const line of await benchLongSession(Number(turns ?? 300), flags)) console.log(line);
 }

@@ -13,7 +13,8 @@
  * skiff's: reading the answer, running the tool, storing, measuring the
  * context, and building the next request's JSON and starting to send it.
  * The mean of all turns is reported too: a cost paid on a few turns only
- * (a garbage collection, contracts/collect.ts) shows there, not in a median.
+ * (a garbage collection, contracts/collect.ts) shows there, not in a median;
+ * and the CPU time of the skiff process (user + system, all its threads).
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -41,6 +42,24 @@ function peakRssMb(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/** User and system seconds of this process's children that have been waited for (cutime, cstime). */
+export function childCpuSeconds(): { user: number; system: number } {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // Fields 16 and 17 of proc(5), counted from the state (field 3) here; clock ticks of 1/100 s.
+  return { user: Number(fields[13]) / 100, system: Number(fields[14]) / 100 };
+}
+
+/** The CPU a child used between two readings of `childCpuSeconds`. */
+export function cpuBetween(
+  before: { user: number; system: number },
+  after: { user: number; system: number },
+): { user: number; system: number; total: number } {
+  const user = after.user - before.user;
+  const system = after.system - before.system;
+  return { user, system, total: user + system };
 }
 
 /** One file a turn, each different, so no read is answered from anything cached. */
@@ -71,6 +90,8 @@ export interface TurnFigures {
   last: number;
   peakMb: number;
   seconds: number;
+  /** User + system CPU of the skiff process, every thread, s. */
+  cpu: { user: number; system: number; total: number };
   largestKb: number;
 }
 
@@ -107,6 +128,7 @@ export async function measureTurns(turns = 100, extraFlags: string[] = []): Prom
       JSON.stringify({ models: { "mock-model": { context: 4_000_000, output: 4_096 } } }),
     );
     const started = performance.now();
+    const cpuBefore = childCpuSeconds();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", ...(await runtimeFlags()), ...extraFlags, MAIN, "run", "--json", "-y", TASK],
       cwd: sandbox.workspace,
@@ -121,6 +143,7 @@ export async function measureTurns(turns = 100, extraFlags: string[] = []): Prom
     const output = await child.output();
     clearInterval(poll);
     const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuBetween(cpuBefore, childCpuSeconds());
     if (output.code !== 0) {
       const stderr = new TextDecoder().decode(output.stderr).slice(-800);
       throw new Error(`skiff run ended with ${output.code}: ${stderr}`);
@@ -135,6 +158,7 @@ export async function measureTurns(turns = 100, extraFlags: string[] = []): Prom
       last: median(overheads.slice(-10)),
       peakMb,
       seconds,
+      cpu,
       largestKb: largestChars / 1024,
     };
   } finally {
@@ -147,7 +171,9 @@ export async function benchTurns(turns = 100, extraFlags: string[] = []): Promis
   const figures = await measureTurns(turns, extraFlags);
   const ratio = figures.last / figures.first;
   return [
-    `turns: ${turns} turns × ${FILE_BYTES / 1000} KB read in ${figures.seconds.toFixed(1)} s, ` +
+    `turns: ${turns} turns × ${FILE_BYTES / 1000} KB read in ${figures.seconds.toFixed(1)} s ` +
+    `(${figures.cpu.total.toFixed(2)} s of CPU: user ${figures.cpu.user.toFixed(2)}, ` +
+    `system ${figures.cpu.system.toFixed(2)}), ` +
     `the last request holding ${figures.largestKb.toFixed(0)} KB of messages`,
     `  skiff's own overhead per turn: first 10 median ${figures.first.toFixed(1)} ms, ` +
     `last 10 median ${figures.last.toFixed(1)} ms, ratio ${ratio.toFixed(2)}× ` +
