@@ -25,9 +25,14 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function timeWithStdin(args: string[], env: Record<string, string>, input: string) {
+async function timeWithStdin(
+  args: string[],
+  env: Record<string, string>,
+  input: string,
+  program = Deno.execPath(),
+) {
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(program, {
     args,
     env,
     stdin: "piped",
@@ -44,6 +49,24 @@ async function timeWithStdin(args: string[], env: Record<string, string>, input:
     throw new Error(`skiff tool failed: ${new TextDecoder().decode(output.stderr)}`);
   }
   return ms;
+}
+
+/**
+ * Like `timeWithStdin`, under /usr/bin/time: the wall time and the CPU time
+ * (user + system, every thread) of the process, which the machine's other
+ * work disturbs less than the wall time.
+ */
+async function cpuWithStdin(args: string[], env: Record<string, string>, input: string) {
+  const report = await Deno.makeTempFile();
+  try {
+    const timed = ["-f", "%U %S", "-o", report, Deno.execPath(), ...args];
+    const wall = await timeWithStdin(timed, env, input, "/usr/bin/time");
+    const last = (await Deno.readTextFile(report)).trim().split("\n").at(-1)!;
+    const [user, system] = last.split(" ").map(Number);
+    return { wall, cpu: (user + system) * 1000 };
+  } finally {
+    await Deno.remove(report);
+  }
 }
 
 /**
@@ -140,15 +163,18 @@ export async function benchPerCall(
     SKIFF_CONFIG_DIR: path.join(dir, "config"),
   };
   const perCall: number[][] = mains.map(() => []);
+  const cpuPerCall: number[][] = mains.map(() => []);
   const loads: string[] = [];
   try {
     for (let round = 0; round <= rounds; round++) {
       loads.push((await Deno.readTextFile("/proc/loadavg").catch(() => "?")).split(" ")[0]);
       for (const [index, { main }] of mains.entries()) {
         const tool = ["run", ...flags, main, "tool", "--dir", workspace];
-        const one = await timeWithStdin(tool, env, calls(1));
-        const lots = await timeWithStdin(tool, env, calls(many + 1));
-        if (round > 0) perCall[index].push((lots - one) / many); // round 0 warms up
+        const one = await cpuWithStdin(tool, env, calls(1));
+        const lots = await cpuWithStdin(tool, env, calls(many + 1));
+        if (round === 0) continue; // warm-up
+        perCall[index].push((lots.wall - one.wall) / many);
+        cpuPerCall[index].push((lots.cpu - one.cpu) / many);
       }
     }
   } finally {
@@ -163,20 +189,23 @@ export async function benchPerCall(
       await Deno.remove(file);
     }
   })();
-  const lines = mains.map(({ name }, index) =>
-    `${name}: ${median(perCall[index]).toFixed(3)} ms per call (rounds: ${
-      perCall[index].map((ms) => ms.toFixed(2)).join(", ")
-    })`
-  );
-  for (let index = 1; index < mains.length; index++) {
-    const paired = perCall[index].map((ms, round) => ms - perCall[0][round]);
-    lines.push(
-      `${mains[index].name} − ${mains[0].name}: median ${
-        median(paired).toFixed(3)
-      } ms per call, ratio ${(median(perCall[index]) / median(perCall[0])).toFixed(2)} (paired: ${
-        paired.map((ms) => ms.toFixed(2)).join(", ")
-      })`,
-    );
+  const lines: string[] = [];
+  for (const [label, figures] of [["wall", perCall], ["CPU", cpuPerCall]] as const) {
+    for (const [index, { name }] of mains.entries()) {
+      const rounds = figures[index].map((ms) => ms.toFixed(2)).join(", ");
+      lines.push(`${label}, ${name}: ${median(figures[index]).toFixed(3)} ms per call (${rounds})`);
+    }
+    for (let index = 1; index < mains.length; index++) {
+      const paired = figures[index].map((ms, round) => ms - figures[0][round]);
+      const ratio = median(figures[index]) / median(figures[0]);
+      lines.push(
+        `${label}, ${mains[index].name} − ${mains[0].name}: median ${
+          median(paired).toFixed(3)
+        } ms per call, ratio of medians ${ratio.toFixed(2)} (paired: ${
+          paired.map((ms) => ms.toFixed(2)).join(", ")
+        })`,
+      );
+    }
   }
   lines.push(
     `${rounds} rounds × ${many} calls, load average (1 min) per round: ${
