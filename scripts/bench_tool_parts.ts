@@ -133,7 +133,10 @@ export async function benchToolParts(
     const times = trees.map(() => built[0].map(() => [] as number[]));
     for (let round = 0; round <= rounds; round++) {
       for (let part = 0; part < built[0].length; part++) {
-        for (let tree = 0; tree < trees.length; tree++) {
+        // Each round in the other order, so neither tree always goes first.
+        const order = trees.map((_, index) => index);
+        if (round % 2) order.reverse();
+        for (const tree of order) {
           const { run } = built[tree][part];
           const started = performance.now();
           for (let call = 0; call < calls; call++) await run();
