@@ -11,7 +11,7 @@ import { permissionsFor } from "../../src/app/worker_host.ts";
 import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import type { ApprovalAnswer } from "../../src/policy/broker.ts";
-import { testSpec } from "./_spec.ts";
+import { testSpec, toolSpecIn, withSpecRoot } from "./_spec.ts";
 
 /** Fails the test instead of hanging it. */
 function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
@@ -22,27 +22,9 @@ function within<T>(ms: number, work: Promise<T>, what: string): Promise<T> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A root with work/, data/ and config/ folders, removed after `body`. */
-async function withRoot(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-reuse-" }));
-  try {
-    for (const dir of ["work", "other", "data", "config"]) await Deno.mkdir(`${root}/${dir}`);
-    await body(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
-
-function specIn(root: string, overrides: Partial<EngineSpec> = {}): EngineSpec {
-  return testSpec({
-    workspace: `${root}/work`,
-    dataDir: `${root}/data`,
-    configDir: `${root}/config`,
-    // No model is asked here: every call goes through runTool, as `skiff tool` does.
-    agent: "tool",
-    ...overrides,
-  });
-}
+/** A root with work/, other/, data/ and config/ folders, removed after `body`. */
+const withRoot = (body: (root: string) => Promise<void>) => withSpecRoot(body, ["other"]);
+const specIn = toolSpecIn;
 
 /** An EngineIO that keeps the events it gets and answers every question with `answer`. */
 function recordingIO(answer: ApprovalAnswer = "deny") {

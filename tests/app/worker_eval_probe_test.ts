@@ -8,29 +8,12 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { type EngineModules, startInProcess } from "../../src/app/host.ts";
 import { startSandboxProbe } from "../../src/app/session_parts.ts";
 import type { AvailableSandboxes } from "../../src/sandbox/choose.ts";
-import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
+import type { EngineIO } from "../../src/app/engine_types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
-import { testSpec } from "./_spec.ts";
+import { toolSpecIn, withSpecRoot } from "./_spec.ts";
 
-async function withFolders(test: (root: string) => Promise<void>): Promise<void> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-early-probe-" }));
-  try {
-    for (const dir of ["work", "data", "config"]) await Deno.mkdir(`${root}/${dir}`);
-    await test(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
-
-function specIn(root: string, overrides: Partial<EngineSpec> = {}): EngineSpec {
-  return testSpec({
-    workspace: `${root}/work`,
-    dataDir: `${root}/data`,
-    configDir: `${root}/config`,
-    agent: "tool",
-    ...overrides,
-  });
-}
+const withFolders = withSpecRoot;
+const specIn = toolSpecIn;
 
 Deno.test("the sandbox probe starts with the engine, before open(), and the session uses its answer", async () => {
   await withFolders(async (root) => {
