@@ -134,13 +134,7 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
   const dir = await Deno.makeTempDir({ prefix: "skiff-bench-" });
   const empty = await emptyScript(dir);
   const mock = startMockServer(Array.from({ length: 2 * rounds + 4 }, () => ({ text: "ok" })));
-  const env = {
-    ...Deno.env.toObject(),
-    OPENAI_BASE_URL: mock.url,
-    SKIFF_MODEL: "mock-model",
-    SKIFF_DATA_DIR: path.join(dir, "data"),
-    SKIFF_CONFIG_DIR: path.join(dir, "config"),
-  };
+  const env = mockRunEnv(dir, mock.url);
   try {
     const phases: Record<string, number>[] = [];
     const args = ["run", ...flags, MAIN, "run", "--dir", dir, "hi"];
@@ -170,6 +164,17 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
     await mock.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** The environment of a bench's `skiff run` against the mock at `url`, its data and config under `dir`. */
+export function mockRunEnv(dir: string, url: string): Record<string, string> {
+  return {
+    ...Deno.env.toObject(),
+    OPENAI_BASE_URL: url,
+    SKIFF_MODEL: "mock-model",
+    SKIFF_DATA_DIR: path.join(dir, "data"),
+    SKIFF_CONFIG_DIR: path.join(dir, "config"),
+  };
 }
 
 /** Like `compare`, for any number of commands: one warm-up each, then round by round; medians. */

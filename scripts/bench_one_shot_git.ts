@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { runtimeFlags } from "./compile.ts";
-import { emptyScript, interleave, phaseLine, timePhases } from "./bench.ts";
+import { emptyScript, interleave, mockRunEnv, phaseLine, timePhases } from "./bench.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
@@ -24,13 +24,7 @@ export async function benchOneShotGit(rounds = 9): Promise<string[]> {
   await Deno.writeTextFile(path.join(workspace, "a.txt"), "a\n");
   const empty = await emptyScript(dir);
   const mock = startMockServer(Array.from({ length: rounds + 2 }, () => ({ text: "ok" })));
-  const env = {
-    ...Deno.env.toObject(),
-    OPENAI_BASE_URL: mock.url,
-    SKIFF_MODEL: "mock-model",
-    SKIFF_DATA_DIR: path.join(dir, "data"),
-    SKIFF_CONFIG_DIR: path.join(dir, "config"),
-  };
+  const env = mockRunEnv(dir, mock.url);
   try {
     const phases: Record<string, number>[] = [];
     const run = async () => {
