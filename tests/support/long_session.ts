@@ -11,6 +11,7 @@
 import * as path from "node:path";
 import type { MockTurn } from "./mock_server.ts";
 import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { INTERRUPTED_RESULT } from "../../src/session/history.ts";
 
 export const LONG_TASK = "Go through the five logs under data/ one at a time, again and again,\n" +
   "and every tenth step write what you found to out/step_<n>.txt. Keep every log's name.";
@@ -26,7 +27,7 @@ const HANDOFF =
   "## Commands\n- none\n\n## Verified\n- nothing yet\n\n## Open problems\n- none\n\n" +
   "## Next steps\n- read the next log";
 
-type Message = { role: string; content: string | null };
+type Message = { role: string; content: string | null; tool_call_id?: string };
 
 /** What the model "thinks" at each step: prose pruning leaves alone. */
 const thought = (step: number, doing: string) =>
@@ -46,7 +47,10 @@ export class LongSession {
   readonly sizes: number[] = [];
   /** performance.now() of each turn request's arrival. */
   readonly arrivals: number[] = [];
+  /** Files whose write came back done (its result reached a later request). */
   readonly written: string[] = [];
+  /** Writes asked for whose result has not been seen: a run killed before it ran changed nothing. */
+  #pending = new Map<string, string>();
   readonly problems: string[] = [];
   summaries = 0;
   /** Handoffs seen in requests (each checked). */
@@ -80,6 +84,7 @@ export class LongSession {
   /** For MockServerOptions.respond. */
   respond = (body: Record<string, unknown>): MockTurn => {
     const messages = body.messages as Message[];
+    this.#confirmWrites(messages);
     const size = Math.ceil(JSON.stringify({ messages, tools: body.tools ?? [] }).length / 4);
     this.sizes.push(size);
     if (size > LONG_WINDOW) {
@@ -100,7 +105,7 @@ export class LongSession {
     if (step >= this.turns) return { text: "Done." };
     if (step % 10 === 0) {
       const file = `out/step_${step}.txt`;
-      this.written.push(file);
+      this.#pending.set(`call_${step}`, file);
       return {
         text: thought(step, "writing what I found."),
         toolCalls: [{
@@ -119,6 +124,20 @@ export class LongSession {
       }],
     };
   };
+
+  /**
+   * A write counts as changed once a request carries its result, unless
+   * that result says the call was cut off by the process stopping (skiff
+   * then tells the model the effect is unknown, and lists no change).
+   */
+  #confirmWrites(messages: Message[]): void {
+    for (const message of messages) {
+      const file = message.tool_call_id && this.#pending.get(message.tool_call_id);
+      if (!file) continue;
+      this.#pending.delete(message.tool_call_id!);
+      if (!message.content?.includes(INTERRUPTED_RESULT)) this.written.push(file);
+    }
+  }
 
   /** A handoff in the request must hold the task verbatim and every file changed before it. */
   #checkHandoff(messages: Message[]): void {
