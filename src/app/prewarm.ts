@@ -38,7 +38,14 @@ interface Remembered {
   permissions: Deno.PermissionOptionsObject;
 }
 
-let intent: { file: string; key: string; entries: Remembered[] } | undefined;
+/** This start's file and key, and the permissions remembered under the key when it began. */
+interface Intent {
+  file: string;
+  key: string;
+  remembered?: Deno.PermissionOptionsObject;
+}
+
+let intent: Intent | undefined;
 let warm: { worker: Worker; key: string; failed: boolean } | undefined;
 
 /** Arguments that end in help or a version, never in a command. */
@@ -73,9 +80,8 @@ export function prewarmEngine(args: readonly string[]): void {
     const folder = userFolder(env);
     const file = `${resolveDataDir(env, () => folder)}/${PERMISSIONS_FILE}`;
     const key = `${command}\n${folder}${workspaceFlag(args)}`;
-    const entries = readRemembered(file);
-    intent = { file, key, entries };
-    const permissions = entries.find((entry) => entry.key === key)?.permissions;
+    const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
+    intent = { file, key, remembered: permissions };
     if (permissions === undefined) return;
     const worker = new Worker(ENGINE_WORKER_MODULE, {
       type: "module",
@@ -175,12 +181,9 @@ function isRemembered(value: unknown): value is Remembered {
  * cannot be written costs the next start its head start, nothing else, so a
  * failure is not reported.
  */
-function remember(
-  wanted: { file: string; key: string; entries: Remembered[] },
-  permissions: Deno.PermissionOptionsObject,
-): void {
-  const before = wanted.entries.find((entry) => entry.key === wanted.key);
-  if (before && permissionKey(before.permissions) === permissionKey(permissions)) return;
+function remember(wanted: Intent, permissions: Deno.PermissionOptionsObject): void {
+  const before = wanted.remembered;
+  if (before && permissionKey(before) === permissionKey(permissions)) return;
   const entries = [
     { key: wanted.key, permissions },
     ...readRemembered(wanted.file).filter((entry) => entry.key !== wanted.key),
