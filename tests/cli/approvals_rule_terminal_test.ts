@@ -4,19 +4,7 @@
  * `bash(echo again *)`), on the screen before anything is chosen.
  */
 import { assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox } from "../support/cli.ts";
-import { startMockServer } from "../support/mock_server.ts";
-import {
-  hasTmux,
-  newSession,
-  press,
-  removeWhenQuiet,
-  sessionName,
-  shows,
-  skiffLine,
-  tmux,
-  warnWithoutTmux,
-} from "../support/chat_tmux.ts";
+import { hasTmux, inTerminal, press, shows, warnWithoutTmux } from "../support/chat_tmux.ts";
 
 warnWithoutTmux("skiff run's approval choices in a real terminal");
 
@@ -24,23 +12,20 @@ Deno.test({
   name: "run approval: the always choices show the rule they store before one is chosen",
   ignore: !hasTmux,
   async fn() {
-    const mock = startMockServer([
-      { toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] },
-      { text: "Said it." },
-    ]);
-    const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-    const session = sessionName("skiff-run-rule");
-    try {
-      await newSession(session, skiffLine(sandbox, "run 'say it again'"));
-      const screen = await shows(session, "Deny and tell the model why");
-      assertStringIncludes(screen, "Always allow bash(echo again *) in this session");
-      assertStringIncludes(screen, "Always allow bash(echo again *) in this project");
-      await press(session, "Enter");
-      assertStringIncludes(await shows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
-    } finally {
-      await tmux("kill-session", "-t", session);
-      await mock.close();
-      await removeWhenQuiet(sandbox);
-    }
+    await inTerminal(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo again" } }] },
+        { text: "Said it." },
+      ],
+      "run 'say it again'",
+      async (session) => {
+        const screen = await shows(session, "Deny and tell the model why");
+        assertStringIncludes(screen, "Always allow bash(echo again *) in this session");
+        assertStringIncludes(screen, "Always allow bash(echo again *) in this project");
+        await press(session, "Enter");
+        assertStringIncludes(await shows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
+      },
+      { prefix: "skiff-run-rule" },
+    );
   },
 });

@@ -6,17 +6,12 @@
  * opens as the picker says.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff, type Sandbox } from "../support/cli.ts";
-import { startMockServer } from "../support/mock_server.ts";
+import { runSkiff, type Sandbox } from "../support/cli.ts";
 import {
   hasTmux,
-  newSession,
+  inTerminal,
   press,
-  removeWhenQuiet,
-  sessionName,
   shows,
-  skiffLine,
-  tmux,
   typeLine,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
@@ -28,24 +23,20 @@ async function withPicker(
   prompts: string[],
   drive: (session: string, sandbox: Sandbox) => Promise<void>,
 ): Promise<void> {
-  const mock = startMockServer([
-    ...prompts.map((prompt) => ({ text: `Answer to ${prompt}.` })),
-    { text: "Picked up again." },
-  ]);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-  const session = sessionName("skiff-pick");
-  try {
-    for (const prompt of prompts) {
-      const run = await runSkiff(["run", prompt], sandbox);
-      assertEquals(run.code, 0, run.stderr);
-    }
-    await newSession(session, skiffLine(sandbox, "--resume"));
-    await drive(session, sandbox);
-  } finally {
-    await tmux("kill-session", "-t", session);
-    await mock.close();
-    await removeWhenQuiet(sandbox);
-  }
+  await inTerminal(
+    [...prompts.map((prompt) => ({ text: `Answer to ${prompt}.` })), { text: "Picked up again." }],
+    "--resume",
+    (session, sandbox) => drive(session, sandbox),
+    {
+      prefix: "skiff-pick",
+      async prepare(sandbox) {
+        for (const prompt of prompts) {
+          const run = await runSkiff(["run", prompt], sandbox);
+          assertEquals(run.code, 0, run.stderr);
+        }
+      },
+    },
+  );
 }
 
 Deno.test({

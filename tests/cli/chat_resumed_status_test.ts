@@ -5,17 +5,12 @@
  * where `/new` then puts the counts back to 0 for the new session.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff } from "../support/cli.ts";
-import { startMockServer } from "../support/mock_server.ts";
+import { runSkiff } from "../support/cli.ts";
 import {
   hasTmux,
-  newSession,
+  inTerminal,
   press,
-  removeWhenQuiet,
-  sessionName,
   shows,
-  skiffLine,
-  tmux,
   typeLine,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
@@ -76,38 +71,39 @@ Deno.test({
     "chat -c: the status line shows the resumed session's tokens before any request; /new shows 0 again",
   ignore: !hasTmux,
   async fn() {
-    const mock = startMockServer([{ text: "First answer." }]);
-    const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
-    const session = sessionName("skiff-resumed-status");
-    try {
-      const run = await runSkiff(["run", "a first question"], sandbox);
-      assertEquals(run.code, 0, run.stderr);
-      const store = openStore(sandbox.dataDir);
-      let tokens: number;
-      try {
-        const stored = store.listSessions({ workspace: sandbox.workspace })[0];
-        tokens = stored.input_tokens + stored.output_tokens;
-      } finally {
-        store.close();
-      }
-      assert(tokens > 0, "the first run stored no tokens");
-      await newSession(session, skiffLine(sandbox, "-c"));
-      const screen = await shows(session, "Ctrl-D to exit");
-      assertStringIncludes(screen, "First answer.");
-      assertStringIncludes(screen, `${formatTokens(tokens)} tok`);
-      assert(!/ 0 tok/.test(screen), screen);
-      assertEquals(mock.requests.length, 1);
-      // /new starts a session with nothing spent: the counts go back to 0.
-      await typeLine(session, "/new");
-      const fresh = await shows(session, "New session: the next message starts it.");
-      const statusNow = fresh.split("\n").filter((line) => / tok\b/.test(line)).at(-1) ?? "";
-      assert(/ 0 tok/.test(statusNow), fresh);
-      await press(session, "C-d");
-      assertStringIncludes(await shows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
-    } finally {
-      await tmux("kill-session", "-t", session);
-      await mock.close();
-      await removeWhenQuiet(sandbox);
-    }
+    let tokens = 0;
+    await inTerminal(
+      [{ text: "First answer." }],
+      "-c",
+      async (session, _sandbox, mock) => {
+        const screen = await shows(session, "Ctrl-D to exit");
+        assertStringIncludes(screen, "First answer.");
+        assertStringIncludes(screen, `${formatTokens(tokens)} tok`);
+        assert(!/ 0 tok/.test(screen), screen);
+        assertEquals(mock.requests.length, 1);
+        // /new starts a session with nothing spent: the counts go back to 0.
+        await typeLine(session, "/new");
+        const fresh = await shows(session, "New session: the next message starts it.");
+        const statusNow = fresh.split("\n").filter((line) => / tok\b/.test(line)).at(-1) ?? "";
+        assert(/ 0 tok/.test(statusNow), fresh);
+        await press(session, "C-d");
+        assertStringIncludes(await shows(session, "SKIFF_EXIT="), "SKIFF_EXIT=0");
+      },
+      {
+        prefix: "skiff-resumed-status",
+        async prepare(sandbox) {
+          const run = await runSkiff(["run", "a first question"], sandbox);
+          assertEquals(run.code, 0, run.stderr);
+          const store = openStore(sandbox.dataDir);
+          try {
+            const stored = store.listSessions({ workspace: sandbox.workspace })[0];
+            tokens = stored.input_tokens + stored.output_tokens;
+          } finally {
+            store.close();
+          }
+          assert(tokens > 0, "the first run stored no tokens");
+        },
+      },
+    );
   },
 });

@@ -135,29 +135,49 @@ export async function removeWhenQuiet(sandbox: Sandbox): Promise<void> {
   }
 }
 
+/** What `inTerminal` and `inChat` may be given besides the script. */
+export interface TerminalOptions {
+  prefix?: string;
+  mock?: MockServerOptions;
+  prepare?: (sandbox: Sandbox) => Promise<void>;
+}
+
 /**
- * `skiff` (no arguments) in a 120×40 pane against a mock playing `script`,
- * driven once its input is ready; tmux, mock and sandbox go away after.
+ * `skiff <args>` in a 120×40 pane against a mock playing `script`, driven
+ * from its start; tmux, mock and sandbox go away after.
  */
-export async function inChat(
+export async function inTerminal(
   script: MockTurn[],
+  args: string,
   drive: (session: string, sandbox: Sandbox, mock: MockServer) => Promise<void>,
-  options: { prefix?: string; mock?: MockServerOptions; prepare?: (s: Sandbox) => Promise<void> } =
-    {},
+  options: TerminalOptions = {},
 ): Promise<void> {
   const mock = startMockServer(script, options.mock);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   const session = sessionName(options.prefix ?? "skiff-chat");
   try {
     await options.prepare?.(sandbox);
-    await newSession(session, skiffLine(sandbox));
-    await shows(session, "Ctrl-D to exit");
+    await newSession(session, skiffLine(sandbox, args));
     await drive(session, sandbox, mock);
   } finally {
     await tmux("kill-session", "-t", session);
     await mock.close();
     await removeWhenQuiet(sandbox);
   }
+}
+
+/**
+ * `skiff` (no arguments), as `inTerminal`, driven once its input is ready.
+ */
+export function inChat(
+  script: MockTurn[],
+  drive: (session: string, sandbox: Sandbox, mock: MockServer) => Promise<void>,
+  options: TerminalOptions = {},
+): Promise<void> {
+  return inTerminal(script, "", async (session, sandbox, mock) => {
+    await shows(session, "Ctrl-D to exit");
+    await drive(session, sandbox, mock);
+  }, options);
 }
 
 export interface Shell {
