@@ -44,7 +44,8 @@ export class FrontmatterParserNotLoaded extends Error {
 const OPENING = /^\uFEFF?---[ \t]*\r?\n/;
 const CLOSING = /^---[ \t]*$/m;
 
-let yaml: typeof Yaml | undefined;
+/** The package's exports (its CommonJS module.exports). */
+let yaml: typeof Yaml.default | undefined;
 let loading: Promise<void> | undefined;
 
 /**
@@ -54,7 +55,9 @@ let loading: Promise<void> | undefined;
 export function loadFrontmatterParser(): Promise<void> {
   // Written out, not computed: the engine's Worker may only import what its module graph holds.
   return loading ??= import("yaml").then((module) => {
-    yaml = module;
+    // yaml is a CommonJS package: `default` is its module.exports, in Deno's
+    // namespace and in the bundled engine's (`deno task build`), which has no other.
+    yaml = module.default;
   });
 }
 

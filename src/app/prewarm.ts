@@ -20,9 +20,7 @@
 import { normalize, resolveDataDir } from "../store/data_dir_path.ts";
 import { permissionKey } from "./permission_key.ts";
 import { mark } from "../contracts/timings.ts";
-
-/** The engine's Worker module, the one `startInWorker` starts by default. */
-export const ENGINE_WORKER_MODULE = new URL("./engine_worker.ts", import.meta.url);
+import { bundleCandidate, engineWorkerModule, SOURCE_ENGINE_WORKER } from "./engine_bundle.ts";
 
 /** The file, in the data folder, of the permissions last derived per command and folder. */
 export const PERMISSIONS_FILE = "engine-permissions.json";
@@ -46,7 +44,7 @@ interface Intent {
 }
 
 let intent: Intent | undefined;
-let warm: { worker: Worker; key: string; failed: boolean } | undefined;
+let warm: { worker: Worker; module: URL; key: string; failed: boolean } | undefined;
 
 /** Arguments that end in help or a version, never in a command. */
 const NO_COMMAND = new Set(["--help", "-h", "--version", "-V", "help"]);
@@ -83,23 +81,39 @@ export function prewarmEngine(args: readonly string[]): void {
     const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
     intent = { file, key, remembered: permissions };
     if (permissions === undefined) return;
-    const worker = new Worker(ENGINE_WORKER_MODULE, {
-      type: "module",
-      name: "skiff-engine",
-      deno: { permissions },
-    });
-    const started = { worker, key: permissionKey(permissions), failed: false };
-    worker.onerror = (event) => {
-      event.preventDefault();
-      started.failed = true;
-    };
-    // ToEngine's "warm" (engine_protocol.ts), written out: even a type import would put the
-    // engine's modules in main.ts's graph, which `deno info` and the exec step's test read.
-    worker.postMessage({ type: "warm", provider: command !== "tool" });
-    warm = started;
+    // A build is started on before its stamp is checked (~4 ms of file stats,
+    // done while the Worker loads); a stale one is ended and the sources start.
+    const candidate = bundleCandidate() ?? SOURCE_ENGINE_WORKER;
+    warm = startWarm(candidate, permissions, command);
+    const module = engineWorkerModule();
+    if (module.href !== candidate.href) {
+      warm.worker.terminate();
+      warm = startWarm(module, permissions, command);
+    }
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
   }
+}
+
+function startWarm(
+  module: URL,
+  permissions: Deno.PermissionOptionsObject,
+  command: EngineCommand,
+): NonNullable<typeof warm> {
+  const worker = new Worker(module, {
+    type: "module",
+    name: "skiff-engine",
+    deno: { permissions },
+  });
+  const started = { worker, module, key: permissionKey(permissions), failed: false };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    started.failed = true;
+  };
+  // ToEngine's "warm" (engine_protocol.ts), written out: even a type import would put the
+  // engine's modules in main.ts's graph, which `deno info` and the exec step's test read.
+  worker.postMessage({ type: "warm", provider: command !== "tool" });
+  return started;
 }
 
 /**
@@ -136,10 +150,13 @@ export function takePrewarmed(
   const wanted = intent;
   warm = undefined;
   intent = undefined;
-  const engineModule = workerModule.href === ENGINE_WORKER_MODULE.href;
+  const engineModule = workerModule.href === engineWorkerModule().href;
   if (wanted && engineModule) remember(wanted, permissions);
   if (started === undefined) return undefined;
-  if (started.failed || !engineModule || started.key !== permissionKey(permissions)) {
+  const sameModule = started.module.href === workerModule.href;
+  if (
+    started.failed || !engineModule || !sameModule || started.key !== permissionKey(permissions)
+  ) {
     started.worker.terminate();
     mark("prewarm-discarded");
     return undefined;

@@ -5,7 +5,7 @@
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
 import { fromErrorData } from "../contracts/errors.ts";
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { loadAgents } from "../agents/load.ts";
 import type { AgentDefinition } from "../agents/types.ts";
@@ -22,7 +22,8 @@ import { sessionMcpServers } from "./mcp_trust.ts";
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
-import { ENGINE_WORKER_MODULE, takePrewarmed } from "./prewarm.ts";
+import { takePrewarmed } from "./prewarm.ts";
+import { engineWorkerModule } from "./engine_bundle.ts";
 
 /** A request to the engine before it gets its id. */
 type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
@@ -125,14 +126,14 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
 
 /**
  * `workerModule` is replaceable so a test can stand in a Worker that crashes;
- * @default the engine Worker next to this file
+ * @default the engine Worker, bundled when a fresh build is there (engine_bundle.ts)
  * `events`: the event types `io.event` wants (see `init` in engine_protocol.ts);
  * @default all
  */
 export function startInWorker(
   spec: EngineSpec,
   io: EngineIO,
-  workerModule: URL = ENGINE_WORKER_MODULE,
+  workerModule: URL = engineWorkerModule(),
   events?: readonly string[],
 ): Promise<EngineHandle> {
   Deno.mkdirSync(spec.dataDir, { recursive: true });

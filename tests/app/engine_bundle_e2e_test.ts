@@ -1,0 +1,230 @@
+/**
+ * The bundled engine (`deno task build`, src/app/engine_bundle.ts) end to
+ * end, in a copy of this tree built here: each path the bundle changes runs
+ * through it, as the compiled binary runs it. File reads and writes (the
+ * confined writer), a command under bubblewrap and under Landlock (whose
+ * exec step the bundle finds as `../../main.ts`), a model run with a tool
+ * call, a skill whose frontmatter loads the YAML parser (the bundle's lazy
+ * `require`); and an edited
+ * source makes the next start run the sources, as does SKIFF_ENGINE_BUNDLE=0.
+ */
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox, type Sandbox } from "../support/cli.ts";
+import { startMockServer } from "../support/mock_server.ts";
+import { probeSandboxes } from "../../src/sandbox/choose.ts";
+import { BUNDLE_DIR } from "../../src/app/engine_bundle.ts";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const found = await probeSandboxes();
+if (!found.bwrap) {
+  console.warn(
+    "\n!!! ENGINE BUNDLE: bubblewrap does not work here; its command test is SKIPPED. !!!\n",
+  );
+}
+if (found.landlock === undefined) {
+  console.warn(
+    "\n!!! ENGINE BUNDLE: Landlock does not work here; its command test is SKIPPED. !!!\n",
+  );
+}
+
+/** A copy of this tree's sources, built; removed after `work`. */
+async function withBuiltCopy(work: (root: string) => Promise<void>): Promise<void> {
+  const root = await Deno.makeTempDir({ prefix: "skiff-bundle-tree-" });
+  try {
+    for (const entry of ["main.ts", "deno.json", "deno.lock", "src", "scripts"]) {
+      const copied = await new Deno.Command("cp", {
+        args: ["-a", path.join(ROOT, entry), root],
+      }).output();
+      assert(copied.success, `copying ${entry}`);
+    }
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "scripts/build.ts"],
+      cwd: root,
+      stderr: "piped",
+    }).output();
+    assert(built.success, new TextDecoder().decode(built.stderr));
+    await work(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+  bundled: boolean;
+}
+
+async function skiff(
+  root: string,
+  sandbox: Sandbox,
+  args: string[],
+  env: Record<string, string> = {},
+  input?: string,
+): Promise<Result> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      path.join(root, "main.ts"),
+      ...args,
+    ],
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, SKIFF_TIMINGS: "1", ...env },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (input) await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  const stderr = decoder.decode(output.stderr);
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr,
+    bundled: / engine-bundle=/.test(stderr),
+  };
+}
+
+function toolOutput(result: Result): { ok: boolean; output: string; error?: { code: string } } {
+  assertEquals(result.code === 0 || result.code === 1, true, result.stderr);
+  return JSON.parse(result.stdout);
+}
+
+Deno.test({
+  name: "engine bundle: files, commands under both sandboxes, a model run and skills",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    await withBuiltCopy(async (root) => {
+      const sandbox = await makeSandbox();
+      const skillDir = path.join(sandbox.configDir, "skills", "greet");
+      await Deno.mkdir(skillDir, { recursive: true });
+      await Deno.writeTextFile(
+        path.join(skillDir, "SKILL.md"),
+        "---\nname: greet\ndescription: Says hello in the house style.\n---\nSay hello twice.\n",
+      );
+      await Deno.writeTextFile(path.join(sandbox.workspace, "a.txt"), "alpha\n");
+      try {
+        await t.step("read, then edit and write through the confined writer", async () => {
+          const read = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
+          assert(read.bundled, `the bundle was not used:\n${read.stderr}`);
+          assertStringIncludes(toolOutput(read).output, "alpha");
+          // One session: edit needs the read before it.
+          const calls = [
+            { tool: "read", input: { file_path: "a.txt" } },
+            {
+              tool: "edit",
+              input: { file_path: "a.txt", old_string: "alpha", new_string: "beta" },
+            },
+            { tool: "write", input: { file_path: "b.txt", content: "gamma\n" } },
+          ];
+          const lines = calls.map((call) => JSON.stringify(call) + "\n").join("");
+          const changed = await skiff(root, sandbox, ["tool"], {}, lines);
+          assert(changed.bundled);
+          const answers = changed.stdout.trim().split("\n").map((line) => JSON.parse(line));
+          assertEquals(answers.map((answer) => answer.ok), [true, true, true], changed.stdout);
+          assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "a.txt")), "beta\n");
+          assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "b.txt")), "gamma\n");
+        });
+
+        await t.step({
+          name: "a command under bubblewrap",
+          ignore: !found.bwrap,
+          fn: async () => {
+            const result = await skiff(root, sandbox, [
+              "tool",
+              "--yes",
+              "bash",
+              '{"command":"echo made > c.txt && cat c.txt"}',
+            ], { SKIFF_SANDBOX_BACKEND: "bwrap" });
+            assert(result.bundled);
+            assertStringIncludes(toolOutput(result).output, "made");
+            assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "c.txt")), "made\n");
+          },
+        });
+
+        await t.step({
+          name: "a command under Landlock: the exec step is found from the bundle",
+          ignore: found.landlock === undefined,
+          fn: async () => {
+            const outside = path.join(sandbox.home, "outside.txt");
+            const result = await skiff(root, sandbox, [
+              "tool",
+              "--yes",
+              "bash",
+              JSON.stringify({
+                command:
+                  `echo landlocked > d.txt && cat d.txt; touch ${outside} 2>/dev/null; echo rc=$?`,
+              }),
+            ], { SKIFF_SANDBOX_BACKEND: "landlock" });
+            assert(result.bundled);
+            const output = toolOutput(result).output;
+            assertStringIncludes(output, "landlocked");
+            // Writing outside the workspace is refused by the kernel.
+            assertStringIncludes(output, "rc=1");
+            assertEquals(await Deno.stat(outside).catch(() => null), null);
+          },
+        });
+
+        await t.step("a skill whose frontmatter needs the YAML parser", async () => {
+          const result = await skiff(root, sandbox, ["tool", "--yes", "skill", '{"name":"greet"}']);
+          assert(result.bundled);
+          assertStringIncludes(
+            toolOutput(result).output,
+            "Say hello twice.",
+            result.stdout + result.stderr,
+          );
+        });
+
+        await t.step("a model run with a tool call", async () => {
+          const mock = startMockServer([
+            { toolCalls: [{ name: "read", arguments: { file_path: "b.txt" } }] },
+            { text: "all done" },
+          ]);
+          try {
+            const result = await skiff(root, sandbox, ["run", "read b.txt"], {
+              OPENAI_BASE_URL: mock.url,
+              SKIFF_MODEL: "mock-model",
+            });
+            assertEquals(result.code, 0, result.stderr);
+            assert(result.bundled);
+            assertStringIncludes(result.stdout, "all done");
+            assertStringIncludes(JSON.stringify(mock.requests[1]), "gamma");
+          } finally {
+            await mock.close();
+          }
+        });
+
+        await t.step("an edited source, or SKIFF_ENGINE_BUNDLE=0, runs the sources", async () => {
+          const optedOut = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}'], {
+            SKIFF_ENGINE_BUNDLE: "0",
+          });
+          assertEquals(optedOut.bundled, false);
+          assertStringIncludes(toolOutput(optedOut).output, "beta");
+          const source = path.join(root, "src", "tools", "files", "read.ts");
+          const later = new Date(Date.now() + 2000);
+          await Deno.utime(source, later, later);
+          const edited = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
+          assertEquals(edited.bundled, false, edited.stderr);
+          assertStringIncludes(toolOutput(edited).output, "beta");
+          assert(
+            (await Deno.stat(path.join(root, BUNDLE_DIR, "engine_worker.js"))).isFile,
+            "the stale build is left for the next `deno task build` to replace",
+          );
+        });
+      } finally {
+        await sandbox.cleanup();
+      }
+    });
+  },
+});

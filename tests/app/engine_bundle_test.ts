@@ -1,0 +1,114 @@
+/**
+ * When the engine's Worker runs the bundle (src/app/engine_bundle.ts): only
+ * while every source of the stamp has its recorded size and mtime, and the
+ * same Deno built it; a stamp that is missing, of another format or
+ * malformed means no bundle; a compiled binary trusts a present build.
+ */
+import { assertEquals } from "../support/assert.ts";
+import {
+  BUNDLE_DIR,
+  BUNDLE_STAMP,
+  bundleCandidate,
+  bundleState,
+  STAMP_FORMAT,
+} from "../../src/app/engine_bundle.ts";
+
+async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "skiff-bundle-state-" });
+  try {
+    await Deno.mkdir(`${dir}/${BUNDLE_DIR}`, { recursive: true });
+    await Deno.mkdir(`${dir}/src/app`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/src/app/a.ts`, "export const a = 1;\n");
+    await Deno.writeTextFile(`${dir}/deno.json`, "{}\n");
+    await run(new URL(`file://${dir}/`), dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function stampFor(dir: string, files: string[], deno = Deno.version.deno): unknown {
+  const sources: Record<string, [number, number]> = {};
+  for (const file of files) {
+    const info = Deno.statSync(`${dir}/${file}`);
+    sources[file] = [info.size, info.mtime!.getTime()];
+  }
+  return { format: STAMP_FORMAT, deno, sources };
+}
+
+function writeStamp(dir: string, stamp: unknown): Promise<void> {
+  return Deno.writeTextFile(`${dir}/${BUNDLE_DIR}/${BUNDLE_STAMP}`, JSON.stringify(stamp));
+}
+
+const SOURCES = ["src/app/a.ts", "deno.json"];
+
+Deno.test("bundleState: a stamp matching every source is fresh, and names the bundled module", async () => {
+  await withRoot(async (root, dir) => {
+    await writeStamp(dir, stampFor(dir, SOURCES));
+    const state = bundleState(root, false);
+    assertEquals(state.kind, "fresh");
+    const expected = new URL(`${BUNDLE_DIR}/engine_worker.js`, root).href;
+    assertEquals(state.kind === "fresh" ? state.module.href : "", expected);
+    assertEquals(bundleCandidate(root)?.href, expected);
+  });
+});
+
+Deno.test("bundleState: an edited, resized, touched or removed source makes the build stale", async () => {
+  await withRoot(async (root, dir) => {
+    await writeStamp(dir, stampFor(dir, SOURCES));
+    // Same size, new content and mtime (an editor writing in place).
+    await Deno.writeTextFile(`${dir}/src/app/a.ts`, "export const a = 2;\n");
+    const later = new Date(Date.now() + 5000);
+    await Deno.utime(`${dir}/src/app/a.ts`, later, later);
+    assertEquals(bundleState(root, false), {
+      kind: "stale",
+      reason: "src/app/a.ts changed since the build",
+    });
+
+    await writeStamp(dir, stampFor(dir, SOURCES));
+    assertEquals(bundleState(root, false).kind, "fresh");
+    // Another size, mtime put back: still stale.
+    const before = Deno.statSync(`${dir}/deno.json`).mtime!;
+    await Deno.writeTextFile(`${dir}/deno.json`, '{ "imports": {} }\n');
+    await Deno.utime(`${dir}/deno.json`, before, before);
+    assertEquals(bundleState(root, false).kind, "stale");
+
+    await writeStamp(dir, stampFor(dir, SOURCES));
+    await Deno.remove(`${dir}/src/app/a.ts`);
+    assertEquals(bundleState(root, false), { kind: "stale", reason: "src/app/a.ts is gone" });
+  });
+});
+
+Deno.test("bundleState: a build by another Deno is stale; a compiled binary trusts what it carries", async () => {
+  await withRoot(async (root, dir) => {
+    await writeStamp(dir, stampFor(dir, SOURCES, "1.0.0"));
+    assertEquals(bundleState(root, false), {
+      kind: "stale",
+      reason: `built by Deno 1.0.0, running ${Deno.version.deno}`,
+    });
+    assertEquals(bundleState(root, true).kind, "fresh");
+  });
+});
+
+Deno.test("bundleState: no stamp, another format or a malformed one is no build at all", async () => {
+  await withRoot(async (root, dir) => {
+    assertEquals(bundleState(root, false), { kind: "absent" });
+    assertEquals(bundleState(root, true), { kind: "absent" });
+    assertEquals(bundleCandidate(root), undefined);
+    const good = stampFor(dir, SOURCES) as Record<string, unknown>;
+    const bad: unknown[] = [
+      { ...good, format: STAMP_FORMAT + 1 },
+      { ...good, sources: {} },
+      { ...good, sources: { "deno.json": [1] } },
+      { ...good, sources: { "deno.json": ["1", 2] } },
+      { ...good, deno: 2 },
+      null,
+      [],
+    ];
+    for (const stamp of bad) {
+      await writeStamp(dir, stamp);
+      assertEquals(bundleState(root, true), { kind: "absent" }, JSON.stringify(stamp));
+    }
+    await Deno.writeTextFile(`${dir}/${BUNDLE_DIR}/${BUNDLE_STAMP}`, "{ not json");
+    assertEquals(bundleState(root, true), { kind: "absent" });
+  });
+});
