@@ -144,8 +144,9 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
       return result.ms;
     };
     const cold = async () => (await timePhases(args, { ...env, SKIFF_PREWARM: "0" })).ms;
-    const [value, without, baseline] = await interleave(
-      [run, cold, () => timeOnce(["run", ...flags, empty])],
+    const sources = async () => (await timePhases(args, { ...env, SKIFF_ENGINE_BUNDLE: "0" })).ms;
+    const [value, without, fromSources, baseline] = await interleave(
+      [run, cold, sources, () => timeOnce(["run", ...flags, empty])],
       rounds,
     );
     const over = value - baseline;
@@ -158,6 +159,9 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
       `  without the pre-started engine Worker (SKIFF_PREWARM=0): ${without.toFixed(0)} ms, +${
         (without - baseline).toFixed(0)
       } ms`,
+      `  the engine from its sources, not the bundle (SKIFF_ENGINE_BUNDLE=0): ${
+        fromSources.toFixed(0)
+      } ms, +${(fromSources - baseline).toFixed(0)} ms`,
       phaseLine(phases.slice(1), baseline),
     ];
   } finally {
@@ -190,8 +194,26 @@ export async function interleave(
   return times.map(median);
 }
 
+/**
+ * Builds the engine's bundle of the tree measured (`deno task build`), as
+ * the binary ships it; a tree without scripts/build.ts runs its sources.
+ */
+export async function buildMeasuredTree(): Promise<string[]> {
+  const build = path.join(path.dirname(MAIN), "scripts", "build.ts");
+  if (!(await Deno.stat(build).catch(() => undefined))) return [`no ${build}: sources only`];
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", build],
+    cwd: path.dirname(MAIN),
+    stderr: "piped",
+  }).output();
+  const said = new TextDecoder().decode(output.stderr).trim();
+  if (!output.success) throw new Error(said);
+  return [said];
+}
+
 if (import.meta.main) {
   const sections: [string, () => Promise<string[]>][] = [
+    ["engine bundle", () => buildMeasuredTree()],
     ["start-up", () => benchStartup()],
     ["one-shot run", () => benchOneShot()],
     ["one-shot, git", async () => (await import("./bench_one_shot_git.ts")).benchOneShotGit()],

@@ -109,6 +109,7 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
     const floor: number[] = [];
     const baseline: number[] = [];
     const phases: Record<string, number>[] = [];
+    const sourceFloor: number[] = [];
     const one: number[] = [];
     const lots: number[] = [];
     const emptyRun = async () => {
@@ -119,11 +120,16 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
     for (let round = 0; round <= rounds; round++) {
       const single = await timePhases([...tool, "read", '{"file_path":"one.txt"}'], env);
       const bare = await emptyRun();
+      const fromSources = await timePhases(
+        [...tool, "read", '{"file_path":"one.txt"}'],
+        { ...env, SKIFF_ENGINE_BUNDLE: "0" },
+      );
       const oneCall = await timeWithStdin(tool, env, calls(1));
       const manyCalls = await timeWithStdin(tool, env, calls(many + 1));
       if (round === 0) continue; // warm-up
       floor.push(single.ms);
       phases.push(single.phases);
+      sourceFloor.push(fromSources.ms);
       baseline.push(bare);
       one.push(oneCall);
       lots.push(manyCalls);
@@ -136,6 +142,9 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
         median(baseline).toFixed(0)
       } ms: ratio ${ratio.toFixed(2)}× (target ≤ 4×) ${ratio <= 4 ? "OK" : "OVER"}`,
       phaseLine(phases, median(baseline)),
+      `  the engine from its sources, not the bundle (SKIFF_ENGINE_BUNDLE=0): ${
+        median(sourceFloor).toFixed(0)
+      } ms, ${(median(sourceFloor) / median(baseline)).toFixed(2)}×`,
       `long-lived: ${many} calls on one process (JSON Lines on stdin): ${
         perCall.toFixed(2)
       } ms per call (the read itself, stat + read in this process: ${read.toFixed(2)} ms)`,
