@@ -40,6 +40,9 @@ export type BundleState =
 
 const ROOT = new URL("../../", import.meta.url);
 
+/** The folder `deno task build` runs in: the repository's (or the binary's) root. */
+export const BUNDLE_ROOT_PATH = decodeURIComponent(ROOT.pathname).replace(/\/$/, "");
+
 /** The engine Worker's source module. */
 export const SOURCE_ENGINE_WORKER = new URL("src/app/engine_worker.ts", ROOT);
 

@@ -222,6 +222,28 @@ Deno.test({
             "the stale build is left for the next `deno task build` to replace",
           );
         });
+
+        await t.step("doctor says the bundle is stale, and its command rebuilds it", async () => {
+          const stale = await skiff(root, sandbox, ["doctor"]);
+          const line = stale.stdout.split("\n").find((text) => text.startsWith("  engine: "));
+          assertStringIncludes(
+            line ?? stale.stdout,
+            "src/tools/files/read.ts changed since the build",
+          );
+          const command = line?.match(/`([^`]+)`/)?.[1];
+          assert(command, `no command in: ${line}`);
+          // Run exactly as printed, from another folder.
+          const rebuilt = await new Deno.Command("bash", {
+            args: ["-c", command],
+            cwd: sandbox.home,
+            stderr: "piped",
+          }).output();
+          assert(rebuilt.success, new TextDecoder().decode(rebuilt.stderr));
+          const fresh = await skiff(root, sandbox, ["doctor"]);
+          assertStringIncludes(fresh.stdout, `  engine: bundled (${root}/dist/engine)`);
+          const read = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
+          assert(read.bundled, read.stderr);
+        });
       } finally {
         await sandbox.cleanup();
       }
