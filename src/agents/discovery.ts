@@ -3,7 +3,7 @@
  * directory from the git root down to the workspace, so a monorepo package
  * sees its own folders and the repository's; nearer ones come later and win.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 
 /** Directories from the git root (or the workspace when there is none) down to the workspace. */
 export function projectDirs(workspace: string): string[] {

@@ -4,7 +4,7 @@
  * project's files) and the agent list the whole session uses, so no file is
  * read a second time, in the host or in the engine's Worker.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { agentFiles, userAgentFolders } from "./discovery.ts";
 
 /** One agent file as read: its text, or why it could not be read. */

@@ -5,7 +5,7 @@
  * earlier one: the fields it gives replace, its tool toggles and permission
  * rules are added after the earlier ones, so they win.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { builtinAgents } from "./builtin.ts";
 import { AgentFieldError, agentFields, type AgentOverride } from "./fields.ts";
 import { FrontmatterError, loadFrontmatterParserFor, parseFrontmatter } from "./frontmatter.ts";

@@ -7,7 +7,7 @@
  * `.skiff/` is write-protected for the agent, so a working run cannot move
  * the goalposts (docs/verification.md).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { DoneProposal } from "../tools/session/done_propose.ts";
 import type { EngineHandle } from "./host.ts";
 import type { CommandRun, VerifyCheck } from "./verify.ts";

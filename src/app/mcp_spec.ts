@@ -4,7 +4,7 @@
  * Light on purpose — the MCP client itself loads only in sessions that have
  * servers.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { projectDirs } from "../agents/discovery.ts";
 import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";

@@ -10,7 +10,7 @@
  * Its allow rules (and those of the agent files it ships) apply only once
  * the user trusts the project (`decideProjectTrust`).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { Config, PermissionConfig } from "../config/schema.ts";
 import { describeAllows, projectAllows } from "../config/project_allows.ts";
 import { isTrustedProject, rememberTrustedProject } from "../config/trusted_projects.ts";

@@ -3,7 +3,7 @@
  * config, the model and endpoint, the sandbox choice. Everything here can fail
  * with a UsageError or ConfigError (exit 2) before any session exists.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { distrustProject, layerValue } from "../config/origin.ts";

@@ -6,7 +6,7 @@
  * part for a CI matrix; `skiff batch merge` joins the shards' reports
  * (docs/batch.md).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { CommonOptions } from "../app/setup.ts";
 import { prepare, resolveWorkspace } from "../app/setup.ts";
 import type { EngineSpec } from "../app/engine_types.ts";

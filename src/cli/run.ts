@@ -3,7 +3,7 @@
  * arguments and piped stdin (never a terminal wait; src/cli/prompt_input.ts); events go to the text or
  * JSONL renderer; the exit code says how it ended (docs/cli.md).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { CommonOptions } from "../app/setup.ts";
 import { prepare } from "../app/setup.ts";
 import type { EngineIO } from "../app/engine_types.ts";

@@ -3,7 +3,7 @@
  * `--until` run's cycles are prompts in a row: plain undo takes back the
  * whole run, `--cycle` only its last attempt.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { resolveWorkspace } from "../app/setup.ts";
 import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/confined_writer.ts";
 import { undoSnapshots } from "../session/undo.ts";

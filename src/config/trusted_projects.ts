@@ -6,7 +6,7 @@
  * atomically (temp file + rename) and stays parseable; like the "always here"
  * writer (src/policy/project_rules.ts), comments in it are not kept.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { parseJsonc } from "./jsonc.ts";
 import type { Config } from "./schema.ts";
 

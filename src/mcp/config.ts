@@ -11,7 +11,7 @@
  * that name, which stays the project's. `${VAR}` in a project's server
  * expands only names the user allowed (`projectVariables`).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
 import { projectDirs } from "../agents/discovery.ts";
 import { INHERITED_VARIABLES } from "./environment.ts";

@@ -6,7 +6,7 @@
  * answer, `"edit": {".github/workflows/*": "allow"}` — approves it; a rule for
  * every path (`edit: allow`, `*`) does not.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { codePathPatterns, matchingCodePath } from "../sandbox/code_paths.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import type { Check } from "./evaluate.ts";

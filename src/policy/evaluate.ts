@@ -7,7 +7,7 @@
  * path outside the workspace (`external_directory`), a repeated call
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";

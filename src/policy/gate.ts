@@ -5,7 +5,7 @@
  * the table never reaches the broker, so neither a person's click nor
  * `--yes` can override it.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { Denial } from "../contracts/events.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import { ToolError } from "../contracts/tool_call.ts";

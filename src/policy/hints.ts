@@ -7,7 +7,7 @@
  * is judged, a rule for a line the shell parser is unsure of while a narrower
  * bash rule keeps it asking, or any flag against a deny rule.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import { alwaysPatternFor } from "./always.ts";
 import type { AlwaysRule } from "./broker.ts";

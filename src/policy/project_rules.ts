@@ -5,7 +5,7 @@
  * rename). Comments in a JSON-with-comments file are not kept: the file is
  * rewritten as plain JSON (docs/security.md says so).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { parseJsonc } from "../config/jsonc.ts";
 import { findProjectConfig } from "../config/locations.ts";
 import { type Action, mergeRule, type PermissionConfig } from "./rules.ts";

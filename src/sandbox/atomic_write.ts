@@ -5,7 +5,7 @@
  * writer (confined_writer_worker.ts) runs it on its Landlock-restricted
  * thread; the tools reach it through src/tools/files/_file_io.ts.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 
 /**
  * Where the file tools' writes are carried out. By default on this thread;

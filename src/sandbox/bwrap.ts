@@ -6,7 +6,7 @@
  * namespaces, no capabilities, a process limit, and an environment holding
  * only allowlisted names.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround, type HiddenMount, hiddenMounts } from "./hidden.ts";

@@ -13,7 +13,7 @@
  * command (names only; contents are read for the few protected files).
  * Needs `--allow-read` and `--allow-write` for the workspace.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { sha256Hex } from "../contracts/sha256.ts";
 import {
   CODE_PATHS,

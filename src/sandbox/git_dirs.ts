@@ -12,7 +12,7 @@
  * repository can run code. Needs `--allow-read` for the folders searched.
  */
 import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 
 /** Files and folders of one git folder that redirect git or hold code it runs. */
 export const GIT_CODE_ENTRIES: readonly string[] = [

@@ -9,7 +9,7 @@
  * (show a default entry again). A project's own file may only add: a `false`
  * counts only when the user's global config says it as well.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { isPlainAbsolute, isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
 
 /** Hidden by default, relative to the home folder. */

@@ -8,7 +8,7 @@
  * covers less than bubblewrap is listed in docs/security.md ("The Landlock
  * backend").
  */
-import { fileURLToPath } from "node:url";
+import { fileURLToPath } from "../contracts/path.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround, hiddenMounts } from "./hidden.ts";

@@ -10,7 +10,7 @@
  * kernel itself and refuses to start the command when it cannot restrict it
  * (landlock_exec.ts). `skiff doctor` always probes and writes a fresh entry.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { writeFileAtomicSync } from "./atomic_write.ts";
 
 /** The file's name in the data folder. */

@@ -8,7 +8,7 @@
  * Reading /proc needs full permissions in Deno: the host computes the key and
  * the engine's Worker receives it (`spec.sandbox.landlockProbeKey`).
  */
-import { fileURLToPath } from "node:url";
+import { fileURLToPath } from "../contracts/path.ts";
 
 /** The step's own code: main.ts dispatches to landlock_exec.ts, which uses these. */
 const STEP_MODULES = [

@@ -5,7 +5,7 @@
  * the workspace that points outside is outside, even when its target does not
  * exist yet. On a case-insensitive filesystem containment ignores case.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 
 export interface ResolvedPath {
   /** Absolute, normalised path as asked for (before symlinks). */

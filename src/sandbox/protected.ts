@@ -6,7 +6,7 @@
  * rule layer: writing either would let the agent grant itself permissions),
  * and `.mcp.json` (its servers start outside the OS sandbox).
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import {
   findRepositories,
   GIT_CODE_ENTRIES,

@@ -6,7 +6,7 @@
  * and the network is denied unless allowed. Written here, tested only as
  * text (no macOS machine in our CI); see docs/security.md.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { childEnv, SANDBOX_GIT_ENV } from "./env.ts";
 import { defaultHiddenFor, hiddenAround } from "./hidden.ts";

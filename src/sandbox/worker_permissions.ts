@@ -6,7 +6,7 @@
  * processes; the path resolver and the OS sandbox cover those.
  */
 import { installedBashPaths } from "./shell.ts";
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { allowedEnvNames } from "./env.ts";
 import type { SandboxMode } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";

@@ -20,7 +20,7 @@
  * a workspace hashes every file once. Needs `--allow-run=git` and read and
  * write access to the workspace and the data folder.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { sha256Hex } from "../contracts/sha256.ts";
 
 /** One change a command made, as undo needs it. */

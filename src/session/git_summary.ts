@@ -4,7 +4,7 @@
  * repository's own config, so it runs only through the read-only sandbox
  * launcher it is given.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 
 /** The git root at or above `start`, or null. */
 export function findGitRoot(start: string): string | null {

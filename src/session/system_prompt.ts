@@ -5,7 +5,7 @@
  * to CLAUDE.md, from the workspace up to the git root, plus the global one),
  * and last what harness memory holds for this workspace.
  */
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import { instructionFileWarning, readRegularTextFileSync } from "../config/regular_file.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import { findGitRoot } from "./git_summary.ts";

@@ -7,7 +7,7 @@
  * sent to the model; it grants nothing.
  */
 import { readRegularTextOrThrow } from "../config/regular_file.ts";
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import {
   FrontmatterError,
   FrontmatterParserNotLoaded,

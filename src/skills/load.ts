@@ -5,7 +5,7 @@
  * for the skill, so many skills cost little context.
  */
 import { readRegularTextOrThrow } from "../config/regular_file.ts";
-import * as path from "node:path";
+import * as path from "../contracts/path.ts";
 import {
   FrontmatterError,
   FrontmatterParserNotLoaded,

@@ -4,7 +4,7 @@
  * shown (workspace-relative inside, absolute outside, as every tool shows
  * paths).
  */
-import * as path from "node:path";
+import * as path from "../../contracts/path.ts";
 import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";
 import { inOwnSpillFolder, refuseHidden } from "../tool_paths.ts";
 import type { Access, ToolContext } from "../tool.ts";

@@ -4,7 +4,7 @@
  * and the list of files beside them, which it can then read.
  */
 import { z } from "zod";
-import * as path from "node:path";
+import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import { listSkillFiles, type Skill } from "../../skills/load.ts";
 

@@ -5,7 +5,7 @@
  * the child's final answer and the files it read and wrote.
  */
 import { z } from "zod";
-import * as path from "node:path";
+import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import type { AgentDefinition } from "../../agents/types.ts";
 import { isWithin, resolveWorkspacePath } from "../../sandbox/paths.ts";
