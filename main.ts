@@ -1,23 +1,20 @@
 /**
  * skiff entry point. `--version` is answered before anything else is
  * imported, so the cheapest call costs what Deno's own start costs; every
- * other command loads the CLI lazily.
+ * other command loads the CLI lazily: from the bundle when a build matching
+ * the sources is there (`deno task build`, src/app/bundle.ts), else from
+ * the sources. Both start at src/cli/start.ts.
  */
 import { VERSION } from "./src/version.ts";
+import { startModule } from "./src/app/bundle.ts";
 import { prewarmEngine } from "./src/app/prewarm.ts";
-
-/**
- * Held in a variable on purpose: Deno loads every statically written dynamic
- * import when it builds the module graph, which would cost `--version` the
- * whole CLI. `deno task compile` includes this module explicitly.
- */
-const CLI_MODULE = "./src/cli/main.ts";
 
 /**
  * Hidden subcommands: steps skiff starts as its own child process (`skiff
  * __name …`), dispatched before anything else is loaded. Each module exports
  * `runStep(args): number | never | Promise<number>`; scripts/compile.ts
- * includes every one (held in variables, like CLI_MODULE).
+ * includes every one (held in variables: Deno loads every statically written
+ * dynamic import when it builds the module graph).
  */
 export const HIDDEN_STEPS: ReadonlyMap<string, string> = new Map([
   ["__landlock-exec", "./src/sandbox/landlock_exec.ts"],
@@ -36,6 +33,7 @@ if (import.meta.main) {
   }
   // The engine's Worker starts now, beside the CLI's own start (src/app/prewarm.ts).
   prewarmEngine(args);
-  const { main } = await import(CLI_MODULE);
-  Deno.exit(await main(args));
+  // Typed here, not with `typeof import()`: `deno info` would count the CLI in this graph.
+  const { start }: { start(args: string[]): Promise<number> } = await import(startModule().href);
+  Deno.exit(await start(args));
 }

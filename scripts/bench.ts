@@ -144,7 +144,7 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
       return result.ms;
     };
     const cold = async () => (await timePhases(args, { ...env, SKIFF_PREWARM: "0" })).ms;
-    const sources = async () => (await timePhases(args, { ...env, SKIFF_ENGINE_BUNDLE: "0" })).ms;
+    const sources = async () => (await timePhases(args, { ...env, SKIFF_BUNDLE: "0" })).ms;
     const [value, without, fromSources, baseline] = await interleave(
       [run, cold, sources, () => timeOnce(["run", ...flags, empty])],
       rounds,
@@ -159,7 +159,7 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
       `  without the pre-started engine Worker (SKIFF_PREWARM=0): ${without.toFixed(0)} ms, +${
         (without - baseline).toFixed(0)
       } ms`,
-      `  the engine from its sources, not the bundle (SKIFF_ENGINE_BUNDLE=0): ${
+      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${
         fromSources.toFixed(0)
       } ms, +${(fromSources - baseline).toFixed(0)} ms`,
       phaseLine(phases.slice(1), baseline),

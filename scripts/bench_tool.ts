@@ -122,7 +122,7 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
       const bare = await emptyRun();
       const fromSources = await timePhases(
         [...tool, "read", '{"file_path":"one.txt"}'],
-        { ...env, SKIFF_ENGINE_BUNDLE: "0" },
+        { ...env, SKIFF_BUNDLE: "0" },
       );
       const oneCall = await timeWithStdin(tool, env, calls(1));
       const manyCalls = await timeWithStdin(tool, env, calls(many + 1));
@@ -142,7 +142,7 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
         median(baseline).toFixed(0)
       } ms: ratio ${ratio.toFixed(2)}× (target ≤ 4×) ${ratio <= 4 ? "OK" : "OVER"}`,
       phaseLine(phases, median(baseline)),
-      `  the engine from its sources, not the bundle (SKIFF_ENGINE_BUNDLE=0): ${
+      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${
         median(sourceFloor).toFixed(0)
       } ms, ${(median(sourceFloor) / median(baseline)).toFixed(2)}×`,
       `long-lived: ${many} calls on one process (JSON Lines on stdin): ${

@@ -1,29 +1,36 @@
 /**
- * `deno task build`: bundle the engine's Worker into dist/engine, so a start
- * loads a handful of files instead of ~300 modules (src/app/engine_bundle.ts
- * says when the bundle is used, docs/performance.md what it buys).
+ * `deno task build`: bundle skiff into dist/bundle, so a start loads a
+ * handful of files instead of ~400 modules (src/app/bundle.ts says when the
+ * bundle is used, docs/performance.md what it buys). Two entries, each
+ * bundled with code splitting into the same folder: the CLI's start
+ * (src/cli/start.ts → start.js) and the engine's Worker
+ * (src/app/engine_worker.ts → engine_worker.js).
  *
- * The stamp records every local source of the Worker's module graph (and
- * deno.json and deno.lock, which pick the npm packages) with its size and
- * mtime, taken before bundling: a file edited while the build runs leaves
- * the stamp older than the file, and the sources are used. The new build
- * replaces the old one only once it is complete.
+ * The CLI loads commands by computed specifiers (src/contracts/lazy_import.ts),
+ * which a bundler cannot follow: its bundle is made with an import map that
+ * puts in place of lazy_import.ts a module writing each of those imports
+ * out, so each becomes a chunk loaded when first imported. The engine's
+ * bundle is made from the sources as they are.
+ *
+ * The stamp records every local source of both module graphs (and deno.json
+ * and deno.lock, which pick the npm packages) with its size and mtime, taken
+ * before bundling: a file edited while the build runs leaves the stamp older
+ * than the file, and the sources are used. The new build replaces the old
+ * one only once it is complete.
  */
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import {
-  BUNDLE_DIR,
-  BUNDLE_STAMP,
-  type BundleStamp,
-  STAMP_FORMAT,
-} from "../src/app/engine_bundle.ts";
+import { BUNDLE_DIR, BUNDLE_STAMP, type BundleStamp, STAMP_FORMAT } from "../src/app/bundle.ts";
+import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const ENTRY = "src/app/engine_worker.ts";
-/** Not in the module graph, but they choose the npm packages bundled. */
+const CLI_ENTRY = "src/cli/start.ts";
+const ENGINE_ENTRY = "src/app/engine_worker.ts";
+const LAZY_IMPORT = "src/contracts/lazy_import.ts";
+/** Not in the module graphs, but they choose the npm packages bundled. */
 const CONFIG_FILES = ["deno.json", "deno.lock"];
 
-async function denoOutput(args: string[], cwd: string): Promise<string> {
+async function deno(args: string[], cwd: string): Promise<string> {
   const output = await new Deno.Command(Deno.execPath(), {
     args,
     cwd,
@@ -37,15 +44,25 @@ async function denoOutput(args: string[], cwd: string): Promise<string> {
   return decoder.decode(output.stdout);
 }
 
-/** The local files of the Worker's module graph, relative to `root`. */
-export async function engineSources(root: string): Promise<string[]> {
-  const info = JSON.parse(await denoOutput(["info", "--json", ENTRY], root));
+/**
+ * The local files of both graphs, lazily loaded modules included, relative
+ * to `root`: `deno info` of one module (in `scratch`, two folders below the
+ * root) importing every entry.
+ */
+export async function bundleSources(root: string, scratch: string): Promise<string[]> {
+  const entries = [CLI_ENTRY, ENGINE_ENTRY, ...LAZY_LOADED_MODULES];
+  const all = path.join(scratch, "all.ts");
+  await Deno.writeTextFile(all, entries.map((entry) => `import "../../${entry}";\n`).join(""));
+  const info = JSON.parse(await deno(["info", "--json", all], root));
   const rootUrl = pathToFileURL(root + path.sep).href;
   const local = (info.modules as { specifier: string }[])
     .map((module) => module.specifier)
     .filter((specifier) => specifier.startsWith(rootUrl))
-    .map((specifier) => decodeURIComponent(specifier.slice(rootUrl.length)));
-  if (!local.includes(ENTRY)) throw new Error(`deno info did not list ${ENTRY}`);
+    .map((specifier) => decodeURIComponent(specifier.slice(rootUrl.length)))
+    .filter((file) => !file.startsWith(path.relative(root, scratch)));
+  for (const entry of entries) {
+    if (!local.includes(entry)) throw new Error(`deno info did not list ${entry}`);
+  }
   return [...new Set([...local, ...CONFIG_FILES])].sort();
 }
 
@@ -58,6 +75,37 @@ function stampOf(root: string, sources: string[]): BundleStamp {
   return { format: STAMP_FORMAT, deno: Deno.version.deno, sources: stamped };
 }
 
+/** lazy_import.ts for the bundle: each lazily loaded module's import written out. */
+function writtenOutLazyImport(): string {
+  const cases = LAZY_LOADED_MODULES.map((module) =>
+    `    case ${JSON.stringify(module)}:\n      return import(${
+      JSON.stringify(`../../${module}`)
+    });`
+  );
+  return [
+    "// Written by scripts/build.ts for the bundle, in place of src/contracts/lazy_import.ts.",
+    "export function importLazy(module) {",
+    "  switch (module) {",
+    ...cases,
+    "  }",
+    "  return Promise.reject(new Error(`skiff bug: ${module} is not a lazily loaded module`));",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** The project's config, with lazy_import.ts mapped to `replacement`, for the CLI's bundle. */
+async function cliConfig(root: string, scratch: string): Promise<string> {
+  const config = JSON.parse(await Deno.readTextFile(path.join(root, "deno.json")));
+  const fromScratch = (file: string) => path.relative(scratch, path.join(root, file));
+  const replacement = path.join(scratch, "lazy_import.js");
+  await Deno.writeTextFile(replacement, writtenOutLazyImport());
+  const imports = { ...config.imports, [fromScratch(LAZY_IMPORT)]: "./lazy_import.js" };
+  const file = path.join(scratch, "deno.json");
+  await Deno.writeTextFile(file, JSON.stringify({ imports, unstable: config.unstable ?? [] }));
+  return file;
+}
+
 /** The two lines esbuild writes for the `require()` calls of bundled CommonJS packages. */
 const EAGER_REQUIRE =
   'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
@@ -65,8 +113,7 @@ const EAGER_REQUIRE =
 /**
  * The same `require()`, for Node's built-in modules only (every other module
  * is in the bundle), resolved when first called. `node:module` evaluated at
- * the bundle's start costs the Worker ~25 ms; only a lazily loaded package
- * (yaml) calls it.
+ * the bundle's start costs ~25 ms; only lazily loaded packages call it.
  */
 const LAZY_REQUIRE = "var __require = (id) => {\n" +
   "  const builtin = globalThis.process.getBuiltinModule(id);\n" +
@@ -87,38 +134,36 @@ async function lazyRequire(dir: string): Promise<void> {
 }
 
 /**
- * Bundles the engine's Worker of the checkout at `root` into
- * `root`/dist/engine. It must be two folders below the root: the bundle's
- * code resolves `../../main.ts` (the Landlock exec step's entry point) from
- * its own files, as the sources do from src/sandbox.
+ * Bundles the checkout at `root` into `root`/dist/bundle. It must be two
+ * folders below the root: the bundle's code resolves paths such as
+ * `../../main.ts` (the Landlock exec step's entry point) from its own
+ * files, as the sources do from their folders under src/.
  */
-export async function buildEngineBundle(root: string = ROOT): Promise<string> {
-  const sources = await engineSources(root);
-  const stamp = stampOf(root, sources);
+export async function buildBundle(root: string = ROOT): Promise<string> {
   const out = path.join(root, BUNDLE_DIR);
   const building = `${out}.building-${Deno.pid}`;
-  await Deno.remove(building, { recursive: true }).catch(() => {});
+  const scratch = path.join(path.dirname(out), `.scratch-${Deno.pid}`);
+  await Deno.mkdir(scratch, { recursive: true });
   try {
-    await denoOutput([
-      "bundle",
-      "--quiet",
-      "--platform",
-      "deno",
-      "--code-splitting",
-      "--outdir",
-      building,
-      ENTRY,
-    ], root);
+    const sources = await bundleSources(root, scratch);
+    const stamp = stampOf(root, sources);
+    const bundle = ["bundle", "--quiet", "--platform", "deno", "--code-splitting"];
+    const lock = ["--lock", path.join(root, "deno.lock"), "--frozen"];
+    await deno([...bundle, "--outdir", building, ENGINE_ENTRY], root);
+    const config = await cliConfig(root, scratch);
+    await deno([...bundle, "--config", config, ...lock, "--outdir", building, CLI_ENTRY], root);
     await lazyRequire(building);
-    const entry = path.join(building, "engine_worker.js");
-    if (!(await Deno.stat(entry).catch(() => undefined))?.isFile) {
-      throw new Error(`deno bundle wrote no ${path.relative(root, entry)}`);
+    for (const entry of ["engine_worker.js", "start.js"]) {
+      if (!(await Deno.stat(path.join(building, entry)).catch(() => undefined))?.isFile) {
+        throw new Error(`deno bundle wrote no ${entry}`);
+      }
     }
     await Deno.writeTextFile(path.join(building, BUNDLE_STAMP), JSON.stringify(stamp));
     await Deno.remove(out, { recursive: true }).catch(() => {});
     await Deno.rename(building, out);
   } finally {
     await Deno.remove(building, { recursive: true }).catch(() => {});
+    await Deno.remove(scratch, { recursive: true }).catch(() => {});
   }
   return out;
 }
@@ -126,7 +171,7 @@ export async function buildEngineBundle(root: string = ROOT): Promise<string> {
 if (import.meta.main) {
   try {
     const started = performance.now();
-    const out = await buildEngineBundle();
+    const out = await buildBundle();
     const files = [...Deno.readDirSync(out)].length - 1;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.error(`built ${path.relative(Deno.cwd(), out) || out}: ${files} files in ${seconds} s`);

@@ -2,9 +2,9 @@
  * `deno task compile`: build dist/skiff with exactly the runtime flags of
  * `deno task skiff` (read from deno.json, so the two cannot drift), include
  * the engine's and the file writer's Worker modules (the shell parser's
- * WebAssembly comes in through the module graph) and the engine's bundle,
- * built first from the same sources (scripts/build.ts; the binary's engine
- * runs it, src/app/engine_bundle.ts), then smoke-test the binary.
+ * WebAssembly comes in through the module graph) and the bundle, built
+ * first from the same sources (scripts/build.ts; the binary runs it,
+ * src/app/bundle.ts), then smoke-test the binary.
  *
  * `deno compile` downloads a runtime (denort) from Deno's servers unless
  * DENORT_BIN points at one; on a machine that can reach neither, this fails
@@ -12,9 +12,9 @@
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LAZY_LOADED_MODULES } from "../src/cli/lazy_modules.ts";
-import { BUNDLE_DIR } from "../src/app/engine_bundle.ts";
-import { buildEngineBundle } from "./build.ts";
+import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
+import { BUNDLE_DIR } from "../src/app/bundle.ts";
+import { buildBundle } from "./build.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /**
@@ -22,11 +22,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  * in HIDDEN_STEPS) or as a Worker: not found by graph analysis.
  */
 export const LAZY_MODULES = [
-  "src/cli/main.ts",
+  "src/cli/start.ts",
   "src/sandbox/landlock_exec.ts",
   "src/app/engine_worker.ts",
   "src/sandbox/confined_writer_worker.ts",
-  // Each command's module, the engine and the model client (src/cli/lazy_modules.ts).
+  // Each command's module, the engine and the model client (src/contracts/lazy_modules.ts).
   ...LAZY_LOADED_MODULES,
 ];
 
@@ -72,7 +72,7 @@ export async function unusedPackageFolders(): Promise<string[]> {
 
 export async function compile(output = path.join(ROOT, "dist", "skiff")): Promise<string> {
   const flags = await runtimeFlags();
-  await buildEngineBundle(ROOT);
+  await buildBundle(ROOT);
   const includes = [...LAZY_MODULES, BUNDLE_DIR].flatMap((module) => ["--include", module]);
   // deno.json turns raw imports on for `deno run`; say it to compile as well, for the binary.
   const args = [

@@ -17,7 +17,7 @@ import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
 import { fileWriterFor, permissionsFor } from "./worker_host.ts";
-import { engineWorkerModule } from "./engine_bundle.ts";
+import { engineWorkerModule } from "./bundle.ts";
 import { engineStart } from "./start.ts";
 
 export { permissionKey } from "./permission_key.ts";
@@ -165,7 +165,7 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 export interface EngineWorkersOptions {
   /**
    * The Worker's module, replaceable so a test can stand in one that crashes.
-   * @default the engine Worker, bundled when a fresh build is there (engine_bundle.ts)
+   * @default the engine Worker, bundled when a fresh build is there (bundle.ts)
    */
   workerModule?: URL;
 }

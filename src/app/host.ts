@@ -11,6 +11,7 @@ import type { McpServerStatus } from "../mcp/manager.ts";
 import type { ChatProvider } from "../provider/types.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { StartCut } from "./start_cut.ts";
+import { importLazy } from "../contracts/lazy_import.ts";
 
 export interface SessionSelector {
   sessionId?: string;
@@ -68,23 +69,19 @@ export type ProviderModules = [
 ];
 
 /**
- * Computed specifiers, for an engine on the terminal side (SKIFF_ENGINE=inline,
- * tests): Deno loads every statically written `import()` when it builds the
- * module graph, and this module is in the terminal side's graph, which runs
- * the engine in a Worker and must not pay for it. scripts/compile.ts
- * includes them (src/cli/lazy_modules.ts).
+ * Computed specifiers (importLazy), for an engine on the terminal side
+ * (SKIFF_ENGINE=inline, tests): Deno loads every statically written
+ * `import()` when it builds the module graph, and this module is in the
+ * terminal side's graph, which runs the engine in a Worker and must not pay
+ * for it.
  */
-function loadModule<Module>(specifier: string): Promise<Module> {
-  return import(new URL(specifier, import.meta.url).href);
-}
-
 const computedModules: EngineModules = {
-  engine: () => loadModule("./engine.ts"),
+  engine: () => importLazy("src/app/engine.ts"),
   provider: () =>
     Promise.all([
-      loadModule<ProviderModules[0]>("../provider/openai_provider.ts"),
-      loadModule<ProviderModules[1]>("../provider/cost.ts"),
-      loadModule<ProviderModules[2]>("../provider/rate_gate.ts"),
+      importLazy<ProviderModules[0]>("src/provider/openai_provider.ts"),
+      importLazy<ProviderModules[1]>("src/provider/cost.ts"),
+      importLazy<ProviderModules[2]>("src/provider/rate_gate.ts"),
     ]),
 };
 

@@ -20,7 +20,7 @@
 import { normalize, resolveDataDir } from "../store/data_dir_path.ts";
 import { permissionKey } from "./permission_key.ts";
 import { mark } from "../contracts/timings.ts";
-import { bundleCandidate, engineWorkerModule, SOURCE_ENGINE_WORKER } from "./engine_bundle.ts";
+import { bundleCandidate, engineWorkerModule, SOURCE_ENGINE_WORKER } from "./bundle.ts";
 
 /** The file, in the data folder, of the permissions last derived per command and folder. */
 export const PERMISSIONS_FILE = "engine-permissions.json";
@@ -43,8 +43,22 @@ interface Intent {
   remembered?: Deno.PermissionOptionsObject;
 }
 
-let intent: Intent | undefined;
-let warm: { worker: Worker; module: URL; key: string; failed: boolean } | undefined;
+interface Warm {
+  worker: Worker;
+  module: URL;
+  key: string;
+  failed: boolean;
+}
+
+/**
+ * This process's pre-started Worker and intent, on the global object: main.ts
+ * starts the Worker from its own copy of this module, and the bundle's copy
+ * (src/app/bundle.ts) takes it.
+ */
+const state = ((globalThis as { [key: symbol]: unknown })[Symbol.for("skiff.prewarm")] ??= {}) as {
+  intent?: Intent;
+  warm?: Warm;
+};
 
 /** Arguments that end in help or a version, never in a command. */
 const NO_COMMAND = new Set(["--help", "-h", "--version", "-V", "help"]);
@@ -79,17 +93,11 @@ export function prewarmEngine(args: readonly string[]): void {
     const file = `${resolveDataDir(env, () => folder)}/${PERMISSIONS_FILE}`;
     const key = `${command}\n${folder}${workspaceFlag(args)}`;
     const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
-    intent = { file, key, remembered: permissions };
+    state.intent = { file, key, remembered: permissions };
     if (permissions === undefined) return;
-    // A build is started on before its stamp is checked (~4 ms of file stats,
-    // done while the Worker loads); a stale one is ended and the sources start.
-    const candidate = bundleCandidate() ?? SOURCE_ENGINE_WORKER;
-    warm = startWarm(candidate, permissions, command);
-    const module = engineWorkerModule();
-    if (module.href !== candidate.href) {
-      warm.worker.terminate();
-      warm = startWarm(module, permissions, command);
-    }
+    // The bundle's engine when a build is there: started before main.ts checks the
+    // build (~5 ms); `takePrewarmed` ends it if the sources run instead.
+    state.warm = startWarm(bundleCandidate() ?? SOURCE_ENGINE_WORKER, permissions, command);
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
   }
@@ -99,7 +107,7 @@ function startWarm(
   module: URL,
   permissions: Deno.PermissionOptionsObject,
   command: EngineCommand,
-): NonNullable<typeof warm> {
+): Warm {
   const worker = new Worker(module, {
     type: "module",
     name: "skiff-engine",
@@ -146,10 +154,10 @@ export function takePrewarmed(
   permissions: Deno.PermissionOptionsObject,
   workerModule: URL,
 ): Worker | undefined {
-  const started = warm;
-  const wanted = intent;
-  warm = undefined;
-  intent = undefined;
+  const started = state.warm;
+  const wanted = state.intent;
+  state.warm = undefined;
+  state.intent = undefined;
   const engineModule = workerModule.href === engineWorkerModule().href;
   if (wanted && engineModule) remember(wanted, permissions);
   if (started === undefined) return undefined;

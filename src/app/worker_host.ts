@@ -23,7 +23,7 @@ import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
 import { takePrewarmed } from "./prewarm.ts";
-import { engineWorkerModule } from "./engine_bundle.ts";
+import { engineWorkerModule } from "./bundle.ts";
 
 /** A request to the engine before it gets its id. */
 type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
@@ -126,7 +126,7 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
 
 /**
  * `workerModule` is replaceable so a test can stand in a Worker that crashes;
- * @default the engine Worker, bundled when a fresh build is there (engine_bundle.ts)
+ * @default the engine Worker, bundled when a fresh build is there (bundle.ts)
  * `events`: the event types `io.event` wants (see `init` in engine_protocol.ts);
  * @default all
  */

@@ -2,7 +2,7 @@
  * Each command's module, loaded when that command runs, by a computed
  * specifier: Deno loads every statically written `import()` when it builds
  * the module graph, which would make every command pay for all of them
- * (scripts/compile.ts includes them from src/cli/lazy_modules.ts).
+ * (scripts/compile.ts includes them from src/contracts/lazy_modules.ts).
  *
  * The module of the command the arguments most likely run (`run`, `tool`,
  * the chat) starts loading before the command line is parsed, so its graph
@@ -11,6 +11,8 @@
  */
 import { mark } from "../contracts/timings.ts";
 import { engineCommandOf } from "../app/prewarm.ts";
+import { importLazy } from "../contracts/lazy_import.ts";
+import type { LazyModule } from "../contracts/lazy_modules.ts";
 
 const started = new Map<string, Promise<unknown>>();
 
@@ -27,17 +29,22 @@ export function likelyCommandModule(args: readonly string[]): string | undefined
 export function preloadCommandModule(args: readonly string[]): void {
   const specifier = likelyCommandModule(args);
   if (specifier === undefined) return;
-  const url = new URL(specifier, import.meta.url).href;
-  const loading = import(url);
+  const module = fromRoot(specifier);
+  const loading = importLazy(module);
   loading.catch(() => {});
-  started.set(url, loading);
+  started.set(module, loading);
 }
 
 /** A command's module: the one started early, or loaded now. */
 export function loadCommandModule<Module>(specifier: string): Promise<Module> {
   mark("cli-parsed");
-  const url = new URL(specifier, import.meta.url).href;
-  const loading = started.get(url) ?? import(url);
-  started.delete(url);
+  const module = fromRoot(specifier);
+  const loading = started.get(module) ?? importLazy(module);
+  started.delete(module);
   return (loading as Promise<Module>).finally(() => mark("command-loaded"));
+}
+
+/** `./run.ts` (next to this file) as the path from the root `importLazy` takes. */
+function fromRoot(specifier: string): LazyModule {
+  return `src/cli/${specifier.replace(/^\.\//, "")}` as LazyModule;
 }

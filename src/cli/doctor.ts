@@ -16,7 +16,7 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
-import { BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../app/engine_bundle.ts";
+import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../app/bundle.ts";
 import { reportFatal } from "./report_fatal.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
@@ -32,8 +32,8 @@ export interface DoctorFacts {
   baseURL: string;
   /** How the endpoint answered: an HTTP status, or why it did not. */
   endpoint: { status: number } | { error: string };
-  /** Which engine the Worker runs: the bundle, or the sources and why. */
-  engine: { state: BundleState; optedOut: boolean; standalone: boolean; root: string };
+  /** Which code runs (the CLI and the engine's Worker): the bundle, or the sources and why. */
+  code: { state: BundleState; optedOut: boolean; standalone: boolean; root: string };
 }
 
 export interface DoctorDeps {
@@ -90,13 +90,13 @@ export function chosenBackend(facts: DoctorFacts): string {
   return works.bwrap ? "bwrap" : works.landlock ? "landlock" : "none";
 }
 
-/** The engine's line: the bundle, or the sources and how to build the bundle. */
-export function engineLine(engine: DoctorFacts["engine"]): string {
-  const build = `\`cd ${engine.root} && deno task build\``;
-  if (engine.optedOut) return "from the sources (SKIFF_ENGINE_BUNDLE=0)";
-  const state = engine.state;
+/** The code's line: the bundle, or the sources and how to build the bundle. */
+export function codeLine(code: DoctorFacts["code"]): string {
+  const build = `\`cd ${code.root} && deno task build\``;
+  if (code.optedOut) return "from the sources (SKIFF_BUNDLE=0)";
+  const state = code.state;
   if (state.kind === "fresh") {
-    return engine.standalone ? "bundled (in this binary)" : `bundled (${engine.root}/dist/engine)`;
+    return code.standalone ? "bundled (in this binary)" : `bundled (${code.root}/${BUNDLE_DIR})`;
   }
   if (state.kind === "stale") {
     return `from the sources: the bundle is stale (${state.reason}); ${build} rebuilds it`;
@@ -126,7 +126,7 @@ export function doctorReport(facts: DoctorFacts): string[] {
     "",
     "Versions:",
     `  deno: ${facts.versions.deno}`,
-    `  engine: ${engineLine(facts.engine)}`,
+    `  code: ${codeLine(facts.code)}`,
     `  bwrap: ${facts.versions.bwrap ?? "not installed"}`,
     `  rg: ${facts.versions.rg ?? "not installed (grep uses its built-in search)"}`,
     "",
@@ -180,9 +180,9 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     dataDir: resolveDataDir(env),
     baseURL,
     endpoint,
-    engine: {
+    code: {
       state: bundleState(),
-      optedOut: env.SKIFF_ENGINE_BUNDLE === "0",
+      optedOut: env.SKIFF_BUNDLE === "0",
       standalone: Deno.build.standalone,
       root: BUNDLE_ROOT_PATH,
     },

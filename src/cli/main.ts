@@ -12,14 +12,9 @@ import { preloadCommandModule } from "./command_loader.ts";
 import { runEngineCommand } from "./engine_commands.ts";
 import { parseEngineCommand } from "./engine_options.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { importLazy } from "../contracts/lazy_import.ts";
 
 mark("cli-loaded");
-
-/**
- * Computed on purpose, like the commands' modules: a written-out `import()`
- * is loaded with this module's graph, before the command's starts loading.
- */
-const PROGRAM_MODULE = "./program.ts";
 
 export async function main(args: string[]): Promise<number> {
   // `deno task skiff` runs in the repository; INIT_CWD is where the user was.
@@ -41,8 +36,8 @@ export async function main(args: string[]): Promise<number> {
     }
   }
   preloadCommandModule(args);
-  const program: typeof import("./program.ts") = await import(
-    new URL(PROGRAM_MODULE, import.meta.url).href
-  );
+  // Computed (importLazy), like the commands' modules: a written-out `import()`
+  // is loaded with this module's graph, before the command's starts loading.
+  const program = await importLazy<typeof import("./program.ts")>("src/cli/program.ts");
   return await program.runProgram(args);
 }

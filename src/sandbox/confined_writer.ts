@@ -44,7 +44,8 @@ export interface ConfinedWriter {
  */
 export function startConfinedWriter(
   writable: string[],
-  workerModule: URL = new URL("./confined_writer_worker.ts", import.meta.url),
+  // From the root ("../../"), the root from the bundle's folder too (src/app/bundle.ts).
+  workerModule: URL = new URL("../../src/sandbox/confined_writer_worker.ts", import.meta.url),
 ): ConfinedWriter {
   const worker = new Worker(workerModule, {
     type: "module",

@@ -19,7 +19,10 @@ import type { SandboxSettings } from "./modes.ts";
 /** The hidden subcommand main.ts dispatches to landlock_exec.ts. */
 export const LANDLOCK_EXEC_STEP = "__landlock-exec";
 
-/** skiff's entry point in a source checkout (a compiled binary is its own entry point). */
+/**
+ * skiff's entry point in a source checkout (a compiled binary is its own
+ * entry point); "../../" is the root from the bundle's folder too.
+ */
 const MAIN_MODULE_URL = new URL("../../main.ts", import.meta.url);
 
 /** Names the processes of one command: each gets a fresh random value in its environment. */

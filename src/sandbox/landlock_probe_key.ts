@@ -10,12 +10,16 @@
  */
 import { fileURLToPath } from "../contracts/path.ts";
 
-/** The step's own code: main.ts dispatches to landlock_exec.ts, which uses these. */
+/**
+ * The step's own code: main.ts dispatches to landlock_exec.ts, which uses
+ * these. Written from the root ("../../"), which is also the root from the
+ * bundle's folder (dist/bundle), where this code runs after `deno task build`.
+ */
 const STEP_MODULES = [
   new URL("../../main.ts", import.meta.url),
-  new URL("./landlock_exec.ts", import.meta.url),
-  new URL("./landlock.ts", import.meta.url),
-  new URL("./landlock_read_rules.ts", import.meta.url),
+  new URL("../../src/sandbox/landlock_exec.ts", import.meta.url),
+  new URL("../../src/sandbox/landlock.ts", import.meta.url),
+  new URL("../../src/sandbox/landlock_read_rules.ts", import.meta.url),
 ];
 
 /** A file's identity: path, size and mtime. */

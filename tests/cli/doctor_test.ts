@@ -23,7 +23,7 @@ const facts = (over: Partial<DoctorFacts> = {}): DoctorFacts => ({
   dataDir: "/home/u/.local/share/skiff",
   baseURL: "http://localhost:11434/v1",
   endpoint: { status: 200 },
-  engine: { state: { kind: "absent" }, optedOut: false, standalone: false, root: "/src/skiff" },
+  code: { state: { kind: "absent" }, optedOut: false, standalone: false, root: "/src/skiff" },
   ...over,
 });
 
@@ -49,27 +49,22 @@ Deno.test("doctor: a forced backend that does not work, and no backend at all, s
   assertStringIncludes(doctorReport(none).join("\n"), "commands are refused");
 });
 
-Deno.test("doctor: which engine runs, and the command that builds the bundle", () => {
-  const engine = facts().engine;
-  const line = (over: Partial<DoctorFacts["engine"]>) =>
-    doctorReport(facts({ engine: { ...engine, ...over } })).find((text) =>
-      text.startsWith("  engine: ")
-    );
+Deno.test("doctor: which code runs, and the command that builds the bundle", () => {
+  const code = facts().code;
+  const line = (over: Partial<DoctorFacts["code"]>) =>
+    doctorReport(facts({ code: { ...code, ...over } })).find((text) => text.startsWith("  code: "));
   assertEquals(
     line({}),
-    "  engine: from the sources: not built; `cd /src/skiff && deno task build` makes each start faster (docs/performance.md)",
+    "  code: from the sources: not built; `cd /src/skiff && deno task build` makes each start faster (docs/performance.md)",
   );
   assertEquals(
     line({ state: { kind: "stale", reason: "src/app/engine.ts changed since the build" } }),
-    "  engine: from the sources: the bundle is stale (src/app/engine.ts changed since the build); `cd /src/skiff && deno task build` rebuilds it",
+    "  code: from the sources: the bundle is stale (src/app/engine.ts changed since the build); `cd /src/skiff && deno task build` rebuilds it",
   );
-  const fresh = { kind: "fresh" as const, module: new URL("file:///src/skiff/dist/engine/x.js") };
-  assertEquals(line({ state: fresh }), "  engine: bundled (/src/skiff/dist/engine)");
-  assertEquals(line({ state: fresh, standalone: true }), "  engine: bundled (in this binary)");
-  assertEquals(
-    line({ state: fresh, optedOut: true }),
-    "  engine: from the sources (SKIFF_ENGINE_BUNDLE=0)",
-  );
+  const fresh = { kind: "fresh" as const, dir: new URL("file:///src/skiff/dist/bundle/") };
+  assertEquals(line({ state: fresh }), "  code: bundled (/src/skiff/dist/bundle)");
+  assertEquals(line({ state: fresh, standalone: true }), "  code: bundled (in this binary)");
+  assertEquals(line({ state: fresh, optedOut: true }), "  code: from the sources (SKIFF_BUNDLE=0)");
 });
 
 Deno.test("doctor: an endpoint that does not answer says how to configure it", () => {

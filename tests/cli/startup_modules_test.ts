@@ -50,7 +50,8 @@ Deno.test("skiff tool over JSON Lines on stdin evaluates neither SDK either", as
         input,
       ],
       cwd: sandbox.workspace,
-      env: sandbox.env,
+      // The sources, as runPoisoned runs them (tests/support/poisoned_imports.ts).
+      env: { ...sandbox.env, SKIFF_BUNDLE: "0" },
       clearEnv: true,
       stdout: "piped",
       stderr: "piped",

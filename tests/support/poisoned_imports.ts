@@ -4,6 +4,11 @@
  * when evaluated (a name ending in `/`, a whole package folder, points at an
  * empty folder, so loading any of its modules fails). A run that evaluates
  * one fails; each test file keeps a control run showing its poison bites.
+ *
+ * These runs use the sources (SKIFF_BUNDLE=0): an import map reaches only
+ * what Deno resolves, and a `deno task build` bundle holds its packages
+ * inside its own files. tests/app/bundle_e2e_test.ts checks what the
+ * bundle's entries import.
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "./assert.ts";
@@ -62,7 +67,7 @@ export async function runPoisoned(
       ...args,
     ],
     cwd: sandbox.workspace,
-    env: sandbox.env,
+    env: { ...sandbox.env, SKIFF_BUNDLE: "0" },
     clearEnv: true,
     stdin: input === undefined ? "null" : "piped",
     stdout: "piped",

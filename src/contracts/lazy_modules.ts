@@ -1,13 +1,16 @@
 /**
- * Modules loaded by a computed specifier, so that Deno does not load them
- * when it builds the module graph (a statically written `import()` is loaded
- * then, whether it runs or not): the parser and each command's module
+ * Modules loaded by a computed specifier (`importLazy`, src/contracts/lazy_import.ts),
+ * so that Deno does not load them when it builds the module graph (a
+ * statically written `import()` is loaded then, whether it runs or not): the
+ * CLI (src/cli/start.ts), the parser and each command's module
  * (src/cli/main.ts, src/cli/program.ts, src/cli/command_loader.ts), the
  * engine and the model client for SKIFF_ENGINE=inline (src/app/host.ts).
  * Graph analysis cannot see them, so scripts/compile.ts includes this list in
- * the binary; tests/cli/startup_graph_test.ts checks it against those files.
+ * the binary and scripts/build.ts writes each import out in the bundle;
+ * tests/cli/startup_graph_test.ts checks it against those files.
  */
 export const LAZY_LOADED_MODULES = [
+  "src/cli/main.ts",
   "src/cli/agents.ts",
   "src/cli/batch.ts",
   "src/cli/chat.ts",
@@ -27,4 +30,7 @@ export const LAZY_LOADED_MODULES = [
   "src/provider/openai_provider.ts",
   "src/provider/cost.ts",
   "src/provider/rate_gate.ts",
-];
+] as const;
+
+/** One of them, by its path from the repository root. */
+export type LazyModule = typeof LAZY_LOADED_MODULES[number];

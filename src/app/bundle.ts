@@ -1,27 +1,30 @@
 /**
- * Which module the engine's Worker runs: the engine bundled into a few files
- * (dist/engine, written by `deno task build`, scripts/build.ts) when that
- * build matches the sources, else the sources themselves.
+ * Which code a start runs: skiff bundled into a few files (dist/bundle,
+ * written by `deno task build`, scripts/build.ts) when that build matches
+ * the sources, else the sources themselves. The bundle holds two entries:
+ * the CLI's start (`start.js`, what main.ts loads) and the engine's Worker
+ * (`engine_worker.js`).
  *
- * Loading the engine from ~210 source modules and ~100 npm ones costs the
- * Worker ~70 ms more than loading the same code from a handful of bundled
- * files (docs/performance.md). The bundle is the same code: it is used only
- * while every source it was built from has the size and modification time
- * recorded in its stamp, so an edited checkout runs its edits, never a stale
- * build. A compiled binary carries the bundle and the sources it was built
- * from together (scripts/compile.ts builds first), so it uses the bundle
- * without checking. `SKIFF_ENGINE_BUNDLE=0` runs the sources whatever is built.
+ * Loading ~300 source modules and ~100 npm ones costs a start far more than
+ * loading the same code from a handful of bundled files (docs/performance.md).
+ * The bundle is the same code: it is used only while every source it was
+ * built from has the size and modification time recorded in its stamp, so
+ * an edited checkout runs its edits, never a stale build. A compiled binary
+ * carries the bundle and the sources it was built from together
+ * (scripts/compile.ts builds first), so it uses the bundle without checking.
+ * `SKIFF_BUNDLE=0` runs the sources whatever is built.
  *
- * Nothing here imports more than the timings: prewarm.ts calls it before the CLI loads.
+ * main.ts decides once, before anything else loads; the decision is kept on
+ * the global object because the bundle holds its own copy of this module.
+ * Nothing here imports anything.
  */
-import { mark } from "../contracts/timings.ts";
 
 /** The bundle's folder, relative to the repository (or the binary's) root. */
-export const BUNDLE_DIR = "dist/engine";
+export const BUNDLE_DIR = "dist/bundle";
 /** The file, in the bundle's folder, naming the sources the bundle was built from. */
 export const BUNDLE_STAMP = "stamp.json";
 /** The stamp's format; a stamp of another format is not read. */
-export const STAMP_FORMAT = 1;
+export const STAMP_FORMAT = 2;
 
 /** What `deno task build` records about a build. */
 export interface BundleStamp {
@@ -34,7 +37,7 @@ export interface BundleStamp {
 
 /** Whether a build can be used, and if not, why not (for `skiff doctor`). */
 export type BundleState =
-  | { kind: "fresh"; module: URL }
+  | { kind: "fresh"; dir: URL }
   | { kind: "absent" }
   | { kind: "stale"; reason: string };
 
@@ -45,10 +48,18 @@ export const BUNDLE_ROOT_PATH = decodeURIComponent(ROOT.pathname).replace(/\/$/,
 
 /** The engine Worker's source module. */
 export const SOURCE_ENGINE_WORKER = new URL("src/app/engine_worker.ts", ROOT);
+/** The CLI's start, from the sources. */
+export const SOURCE_START = new URL("src/cli/start.ts", ROOT);
 
-/** The bundled Worker module under `root`, if a stamp of this format is there; not checked. */
+/**
+ * The bundled engine Worker under `root` if a stamp of this format is there,
+ * not checked (SKIFF_BUNDLE=0: none): what the pre-started Worker loads
+ * while main.ts checks the build.
+ */
 export function bundleCandidate(root: URL = ROOT): URL | undefined {
-  return !bundleOptedOut() && readStamp(root) ? bundledModule(root) : undefined;
+  return !bundleOptedOut() && readStamp(root)
+    ? new URL(`${BUNDLE_DIR}/engine_worker.js`, root)
+    : undefined;
 }
 
 /**
@@ -61,7 +72,8 @@ export function bundleState(
 ): BundleState {
   const stamp = readStamp(root);
   if (!stamp) return { kind: "absent" };
-  if (standalone) return { kind: "fresh", module: bundledModule(root) };
+  const dir = new URL(`${BUNDLE_DIR}/`, root);
+  if (standalone) return { kind: "fresh", dir };
   if (stamp.deno !== Deno.version.deno) {
     return { kind: "stale", reason: `built by Deno ${stamp.deno}, running ${Deno.version.deno}` };
   }
@@ -78,37 +90,40 @@ export function bundleState(
       return { kind: "stale", reason: `${file} changed since the build` };
     }
   }
-  return { kind: "fresh", module: bundledModule(root) };
+  return { kind: "fresh", dir };
 }
 
-let chosen: URL | undefined;
+const DECIDED = Symbol.for("skiff.bundle-state");
 
 /**
- * The module the engine's Worker runs in this process: the bundle when its
- * build is fresh and SKIFF_ENGINE_BUNDLE is not "0", else the source.
- * Decided once per process; `SKIFF_TIMINGS=1` shows `engine-bundle` when
- * the bundle is used.
+ * This process's decision: the build's state, or absent when SKIFF_BUNDLE
+ * is "0". Made once (the first call checks ~300 files, ~4 ms) and shared by
+ * every copy of this module.
  */
-export function engineWorkerModule(): URL {
-  if (chosen === undefined) {
-    const state = bundleOptedOut() ? { kind: "absent" as const } : bundleState();
-    chosen = state.kind === "fresh" ? state.module : SOURCE_ENGINE_WORKER;
-    if (state.kind === "fresh") mark("engine-bundle");
-  }
-  return chosen;
+export function buildState(): BundleState {
+  const shared = globalThis as { [DECIDED]?: BundleState };
+  return shared[DECIDED] ??= bundleOptedOut() ? { kind: "absent" } : bundleState();
 }
 
-/** SKIFF_ENGINE_BUNDLE=0: the sources, whatever is built. */
+/** The module main.ts starts the CLI from. */
+export function startModule(): URL {
+  const state = buildState();
+  return state.kind === "fresh" ? new URL("start.js", state.dir) : SOURCE_START;
+}
+
+/** The module the engine's Worker runs. */
+export function engineWorkerModule(): URL {
+  const state = buildState();
+  return state.kind === "fresh" ? new URL("engine_worker.js", state.dir) : SOURCE_ENGINE_WORKER;
+}
+
+/** SKIFF_BUNDLE=0: the sources, whatever is built. */
 export function bundleOptedOut(): boolean {
   try {
-    return Deno.env.get("SKIFF_ENGINE_BUNDLE") === "0";
+    return Deno.env.get("SKIFF_BUNDLE") === "0";
   } catch {
     return false; // no env permission: nothing asked for
   }
-}
-
-function bundledModule(root: URL): URL {
-  return new URL(`${BUNDLE_DIR}/engine_worker.js`, root);
 }
 
 function readStamp(root: URL): BundleStamp | undefined {

@@ -1,5 +1,5 @@
 /**
- * When the engine's Worker runs the bundle (src/app/engine_bundle.ts): only
+ * When a start runs the bundle (src/app/bundle.ts): only
  * while every source of the stamp has its recorded size and mtime, and the
  * same Deno built it; a stamp that is missing, of another format or
  * malformed means no bundle; a compiled binary trusts a present build.
@@ -11,7 +11,7 @@ import {
   bundleCandidate,
   bundleState,
   STAMP_FORMAT,
-} from "../../src/app/engine_bundle.ts";
+} from "../../src/app/bundle.ts";
 
 async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "skiff-bundle-state-" });
@@ -41,14 +41,17 @@ function writeStamp(dir: string, stamp: unknown): Promise<void> {
 
 const SOURCES = ["src/app/a.ts", "deno.json"];
 
-Deno.test("bundleState: a stamp matching every source is fresh, and names the bundled module", async () => {
+Deno.test("bundleState: a stamp matching every source is fresh, and names the bundle's folder", async () => {
   await withRoot(async (root, dir) => {
     await writeStamp(dir, stampFor(dir, SOURCES));
     const state = bundleState(root, false);
     assertEquals(state.kind, "fresh");
-    const expected = new URL(`${BUNDLE_DIR}/engine_worker.js`, root).href;
-    assertEquals(state.kind === "fresh" ? state.module.href : "", expected);
-    assertEquals(bundleCandidate(root)?.href, expected);
+    assertEquals(
+      state.kind === "fresh" ? state.dir.href : "",
+      new URL(`${BUNDLE_DIR}/`, root).href,
+    );
+    const engine = new URL(`${BUNDLE_DIR}/engine_worker.js`, root).href;
+    assertEquals(bundleCandidate(root)?.href, engine);
   });
 });
 

@@ -1,12 +1,13 @@
 /**
- * The bundled engine (`deno task build`, src/app/engine_bundle.ts) end to
- * end, in a copy of this tree built here: each path the bundle changes runs
- * through it, as the compiled binary runs it. File reads and writes (the
+ * The bundle (`deno task build`, src/app/bundle.ts) end to end, in a copy of
+ * this tree built here: each path the bundle changes runs through it, as the
+ * compiled binary runs it. The commands parsed by commander, file reads and
+ * writes (the
  * confined writer), a command under bubblewrap and under Landlock (whose
  * exec step the bundle finds as `../../main.ts`), a model run with a tool
  * call, a skill whose frontmatter loads the YAML parser (the bundle's lazy
  * `require`); and an edited
- * source makes the next start run the sources, as does SKIFF_ENGINE_BUNDLE=0.
+ * source makes the next start run the sources, as does SKIFF_BUNDLE=0.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,18 +15,18 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { makeSandbox, type Sandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
-import { BUNDLE_DIR } from "../../src/app/engine_bundle.ts";
+import { BUNDLE_DIR } from "../../src/app/bundle.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const found = await probeSandboxes();
 if (!found.bwrap) {
   console.warn(
-    "\n!!! ENGINE BUNDLE: bubblewrap does not work here; its command test is SKIPPED. !!!\n",
+    "\n!!! BUNDLE: bubblewrap does not work here; its command test is SKIPPED. !!!\n",
   );
 }
 if (found.landlock === undefined) {
   console.warn(
-    "\n!!! ENGINE BUNDLE: Landlock does not work here; its command test is SKIPPED. !!!\n",
+    "\n!!! BUNDLE: Landlock does not work here; its command test is SKIPPED. !!!\n",
   );
 }
 
@@ -49,6 +50,30 @@ async function withBuiltCopy(work: (root: string) => Promise<void>): Promise<voi
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+}
+
+/**
+ * The files `entry` (in `dir`) imports statically, transitively, and the
+ * modules outside the bundle among them (`node:…`): what a start evaluates
+ * before anything is loaded lazily.
+ */
+function staticClosure(dir: string, entry: string): { files: Set<string>; outside: Set<string> } {
+  const files = new Set<string>();
+  const outside = new Set<string>();
+  const todo = [entry];
+  while (todo.length) {
+    const file = todo.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    const text = Deno.readTextFileSync(path.join(dir, file));
+    const imports = /^(?:import|export)\s[^;]*?from\s*"([^"]+)";|^import\s*"([^"]+)";/gms;
+    for (const match of text.matchAll(imports)) {
+      const specifier = match[1] ?? match[2];
+      if (specifier.startsWith("./")) todo.push(specifier.slice(2));
+      else outside.add(specifier);
+    }
+  }
+  return { files, outside };
 }
 
 interface Result {
@@ -91,7 +116,7 @@ async function skiff(
     code: output.code,
     stdout: decoder.decode(output.stdout),
     stderr,
-    bundled: / engine-bundle=/.test(stderr),
+    bundled: / bundle=/.test(stderr),
   };
 }
 
@@ -101,7 +126,7 @@ function toolOutput(result: Result): { ok: boolean; output: string; error?: { co
 }
 
 Deno.test({
-  name: "engine bundle: files, commands under both sandboxes, a model run and skills",
+  name: "bundle: the CLI, files, commands under both sandboxes, a model run and skills",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async (t) => {
@@ -115,6 +140,31 @@ Deno.test({
       );
       await Deno.writeTextFile(path.join(sandbox.workspace, "a.txt"), "alpha\n");
       try {
+        await t.step("a start evaluates no Node layer but node:sqlite (the engine's store)", () => {
+          const dir = path.join(root, BUNDLE_DIR);
+          const start = staticClosure(dir, "start.js");
+          assertEquals([...start.outside], [], [...start.files].join(" "));
+          const engine = staticClosure(dir, "engine_worker.js");
+          assertEquals([...engine.outside], ["node:sqlite"], [...engine.files].join(" "));
+          // esbuild's createRequire (node:module) is resolved when first called, not at start.
+          for (const file of [...start.files, ...engine.files]) {
+            const text = Deno.readTextFileSync(path.join(dir, file));
+            assert(!text.includes("__deno_internal_createRequire"), file);
+          }
+        });
+
+        await t.step("help, a usage error and a command parsed by commander", async () => {
+          const help = await skiff(root, sandbox, ["--help"]);
+          assertEquals(help.code, 0, help.stderr);
+          assertStringIncludes(help.stdout, "Usage: skiff");
+          const wrong = await skiff(root, sandbox, ["sessions", "lisst"]);
+          assertEquals(wrong.code, 2, wrong.stderr);
+          assert(wrong.bundled, wrong.stderr);
+          const sessions = await skiff(root, sandbox, ["sessions", "list", "--all"]);
+          assertEquals(sessions.code, 0, sessions.stderr);
+          assert(sessions.bundled, sessions.stderr);
+        });
+
         await t.step("read, then edit and write through the confined writer", async () => {
           const read = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
           assert(read.bundled, `the bundle was not used:\n${read.stderr}`);
@@ -205,9 +255,9 @@ Deno.test({
           }
         });
 
-        await t.step("an edited source, or SKIFF_ENGINE_BUNDLE=0, runs the sources", async () => {
+        await t.step("an edited source, or SKIFF_BUNDLE=0, runs the sources", async () => {
           const optedOut = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}'], {
-            SKIFF_ENGINE_BUNDLE: "0",
+            SKIFF_BUNDLE: "0",
           });
           assertEquals(optedOut.bundled, false);
           assertStringIncludes(toolOutput(optedOut).output, "beta");
@@ -218,14 +268,14 @@ Deno.test({
           assertEquals(edited.bundled, false, edited.stderr);
           assertStringIncludes(toolOutput(edited).output, "beta");
           assert(
-            (await Deno.stat(path.join(root, BUNDLE_DIR, "engine_worker.js"))).isFile,
+            (await Deno.stat(path.join(root, BUNDLE_DIR, "start.js"))).isFile,
             "the stale build is left for the next `deno task build` to replace",
           );
         });
 
         await t.step("doctor says the bundle is stale, and its command rebuilds it", async () => {
           const stale = await skiff(root, sandbox, ["doctor"]);
-          const line = stale.stdout.split("\n").find((text) => text.startsWith("  engine: "));
+          const line = stale.stdout.split("\n").find((text) => text.startsWith("  code: "));
           assertStringIncludes(
             line ?? stale.stdout,
             "src/tools/files/read.ts changed since the build",
@@ -240,7 +290,7 @@ Deno.test({
           }).output();
           assert(rebuilt.success, new TextDecoder().decode(rebuilt.stderr));
           const fresh = await skiff(root, sandbox, ["doctor"]);
-          assertStringIncludes(fresh.stdout, `  engine: bundled (${root}/dist/engine)`);
+          assertStringIncludes(fresh.stdout, `  code: bundled (${root}/${BUNDLE_DIR})`);
           const read = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
           assert(read.bundled, read.stderr);
         });

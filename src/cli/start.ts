@@ -1,0 +1,16 @@
+/**
+ * The CLI's start, loaded by main.ts from the bundle or from the sources
+ * (src/app/bundle.ts), once main.ts has started the engine's Worker
+ * (src/app/prewarm.ts): the command line's entry loads and runs. Its module
+ * graph stays small: everything else is loaded lazily.
+ */
+import { buildState } from "../app/bundle.ts";
+import { mark } from "../contracts/timings.ts";
+import { importLazy } from "../contracts/lazy_import.ts";
+
+/** Runs the command line `args`; resolves to the exit code. */
+export async function start(args: string[]): Promise<number> {
+  if (buildState().kind === "fresh") mark("bundle");
+  const { main } = await importLazy<typeof import("./main.ts")>("src/cli/main.ts");
+  return await main(args);
+}
