@@ -159,9 +159,9 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
       `  without the pre-started engine Worker (SKIFF_PREWARM=0): ${without.toFixed(0)} ms, +${
         (without - baseline).toFixed(0)
       } ms`,
-      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${
-        fromSources.toFixed(0)
-      } ms, +${(fromSources - baseline).toFixed(0)} ms`,
+      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${fromSources.toFixed(0)} ms, +${
+        (fromSources - baseline).toFixed(0)
+      } ms`,
       phaseLine(phases.slice(1), baseline),
     ];
   } finally {

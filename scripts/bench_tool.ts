@@ -142,9 +142,9 @@ export async function benchTool(rounds = 9, many = 200): Promise<string[]> {
         median(baseline).toFixed(0)
       } ms: ratio ${ratio.toFixed(2)}× (target ≤ 4×) ${ratio <= 4 ? "OK" : "OVER"}`,
       phaseLine(phases, median(baseline)),
-      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${
-        median(sourceFloor).toFixed(0)
-      } ms, ${(median(sourceFloor) / median(baseline)).toFixed(2)}×`,
+      `  from the sources, not the bundle (SKIFF_BUNDLE=0): ${median(sourceFloor).toFixed(0)} ms, ${
+        (median(sourceFloor) / median(baseline)).toFixed(2)
+      }×`,
       `long-lived: ${many} calls on one process (JSON Lines on stdin): ${
         perCall.toFixed(2)
       } ms per call (the read itself, stat + read in this process: ${read.toFixed(2)} ms)`,
