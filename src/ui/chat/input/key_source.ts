@@ -54,7 +54,17 @@ export class KeySource {
 
   #deliver(keys: Key[]): void {
     clearTimeout(this.#escapeTimer);
-    for (const key of keys) this.#consumers.at(-1)?.(key);
+    for (const key of keys) {
+      if (key.kind === "text" && key.text && this.#consumers.length > 1) {
+        // A question that borrowed the keys answers to one key, and one read
+        // can hold more ("r" and the reason typed at once): it gets one
+        // character at a time, and what follows its answer goes to whoever
+        // holds the keys next.
+        for (const char of key.text) this.#consumers.at(-1)?.({ kind: "text", text: char });
+      } else {
+        this.#consumers.at(-1)?.(key);
+      }
+    }
     if (this.#decoder.waiting) {
       this.#escapeTimer = setTimeout(() => this.#deliver(this.#decoder.flush()), this.escapeMs);
     }

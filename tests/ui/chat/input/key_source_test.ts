@@ -1,0 +1,80 @@
+/**
+ * Keys typed in one burst reach an inline question one character at a time:
+ * a terminal read can hold the approval's "r" and the reason typed after it
+ * (seen in the chat's tmux test, where "rnaps are for cats" arrived as one
+ * text key the question ignored, and the turn waited forever). What follows
+ * a question's answer goes to whoever holds the keys next; the editor alone
+ * still gets a burst as one key.
+ */
+import { assertEquals } from "../../../support/assert.ts";
+import { KeySource, type KeyStream } from "../../../../src/ui/chat/input/key_source.ts";
+import type { Key } from "../../../../src/ui/chat/input/keys.ts";
+import { InlineBroker } from "../../../../src/ui/interactive_broker.ts";
+import type { ApprovalRequest } from "../../../../src/policy/broker.ts";
+
+/** A stream that gives each chunk in one read, once `next()` lets it, then ends. */
+function chunked(): KeyStream & { send(text: string): void; end(): void } {
+  const queue: (string | null)[] = [];
+  let wake: (() => void) | undefined;
+  return {
+    send(text) {
+      queue.push(text);
+      wake?.();
+    },
+    end() {
+      queue.push(null);
+      wake?.();
+    },
+    async read(buffer) {
+      while (queue.length === 0) await new Promise<void>((resolve) => wake = resolve);
+      const next = queue.shift()!;
+      if (next === null) return null;
+      const bytes = new TextEncoder().encode(next);
+      buffer.set(bytes);
+      return bytes.length;
+    },
+  };
+}
+
+const BASH: ApprovalRequest = {
+  tool: "bash",
+  callId: "call_1",
+  access: { key: "bash", patterns: ["sleep 17"], commands: ["sleep 17"] },
+  decision: { action: "ask", reason: "bash → ask [defaults]", checks: [] },
+  always: [{ key: "bash", patterns: ["sleep 17 *"] }],
+};
+
+Deno.test("an approval's 'r' and its reason typed in one read deny with that reason", async () => {
+  const stream = chunked();
+  const keys = new KeySource(stream, () => {}, 40, false);
+  const editor: Key[] = [];
+  const running = keys.run((key) => editor.push(key));
+  const broker = new InlineBroker({ borrow: (consumer) => keys.borrow(consumer), print: () => {} });
+  const answer = broker.ask(BASH);
+  stream.send("rnaps are for cats");
+  stream.send("\r");
+  assertEquals(await answer, { deny: "naps are for cats" });
+  stream.end();
+  await running;
+  assertEquals(editor, []);
+});
+
+Deno.test("what follows a question's one-key answer goes to the editor, in order", async () => {
+  const stream = chunked();
+  const keys = new KeySource(stream, () => {}, 40, false);
+  const editor: Key[] = [];
+  const running = keys.run((key) => editor.push(key));
+  const broker = new InlineBroker({ borrow: (consumer) => keys.borrow(consumer), print: () => {} });
+  const answer = broker.ask(BASH);
+  stream.send("yhi");
+  assertEquals(await answer, "once");
+  stream.send("there");
+  stream.end();
+  await running;
+  // One character each while the question held the keys, then the editor's own burst whole.
+  assertEquals(editor, [
+    { kind: "text", text: "h" },
+    { kind: "text", text: "i" },
+    { kind: "text", text: "there" },
+  ]);
+});
