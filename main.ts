@@ -7,7 +7,7 @@
  */
 import { VERSION } from "./src/version.ts";
 import { startModule } from "./src/app/bundle.ts";
-import { prewarmEngine } from "./src/app/prewarm.ts";
+import { prewarmEngine, settlePrewarm } from "./src/app/prewarm.ts";
 
 /**
  * Hidden subcommands: steps skiff starts as its own child process (`skiff
@@ -33,7 +33,9 @@ if (import.meta.main) {
   }
   // The engine's Worker starts now, beside the CLI's own start (src/app/prewarm.ts).
   prewarmEngine(args);
+  const module = startModule(); // checks the build (src/app/bundle.ts)
+  settlePrewarm(args);
   // Typed here, not with `typeof import()`: `deno info` would count the CLI in this graph.
-  const { start }: { start(args: string[]): Promise<number> } = await import(startModule().href);
+  const { start }: { start(args: string[]): Promise<number> } = await import(module.href);
   Deno.exit(await start(args));
 }

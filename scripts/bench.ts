@@ -133,7 +133,7 @@ export async function benchOneShot(rounds = 9): Promise<string[]> {
   const flags = await runtimeFlags();
   const dir = await Deno.makeTempDir({ prefix: "skiff-bench-" });
   const empty = await emptyScript(dir);
-  const mock = startMockServer(Array.from({ length: 2 * rounds + 4 }, () => ({ text: "ok" })));
+  const mock = startMockServer(Array.from({ length: 3 * rounds + 6 }, () => ({ text: "ok" })));
   const env = mockRunEnv(dir, mock.url);
   try {
     const phases: Record<string, number>[] = [];

@@ -106,6 +106,31 @@ async function cliConfig(root: string, scratch: string): Promise<string> {
   return file;
 }
 
+/** A chunk's `import()`, as esbuild writes it. */
+const WRITTEN_OUT_IMPORT = /\bimport\("(\.\/[\w.-]+\.js)"\)/g;
+
+/**
+ * The chunks import each other by specifiers computed at run time, as the
+ * sources' CLI does (importLazy): Deno loads every written-out `import()`
+ * with the module graph, so start.js would load every command's chunk, the
+ * inline engine and the model client's (~5 MB, ~30 ms), and the engine's
+ * Worker the MCP client, the HTML converter and the shell parser's
+ * WebAssembly (~15 ms), before anything runs. The Worker may read the
+ * bundle's folder for that (src/app/worker_host.ts `permissionsFor`).
+ */
+async function computedImports(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const file = path.join(dir, entry.name);
+    const text = await Deno.readTextFile(file);
+    const computed = text.replace(
+      WRITTEN_OUT_IMPORT,
+      (_, chunk) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
+    );
+    if (computed !== text) await Deno.writeTextFile(file, computed);
+  }
+}
+
 /** The two lines esbuild writes for the `require()` calls of bundled CommonJS packages. */
 const EAGER_REQUIRE =
   'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
@@ -152,6 +177,7 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     await deno([...bundle, "--outdir", building, ENGINE_ENTRY], root);
     const config = await cliConfig(root, scratch);
     await deno([...bundle, "--config", config, ...lock, "--outdir", building, CLI_ENTRY], root);
+    await computedImports(building);
     await lazyRequire(building);
     for (const entry of ["engine_worker.js", "start.js"]) {
       if (!(await Deno.stat(path.join(building, entry)).catch(() => undefined))?.isFile) {

@@ -117,6 +117,17 @@ export function engineWorkerModule(): URL {
   return state.kind === "fresh" ? new URL("engine_worker.js", state.dir) : SOURCE_ENGINE_WORKER;
 }
 
+/**
+ * The bundle's folder when this process runs it, else undefined: the
+ * engine's Worker may read it, to load its chunks when first needed.
+ */
+export function bundleReadDir(): string | undefined {
+  const state = buildState();
+  return state.kind === "fresh"
+    ? decodeURIComponent(state.dir.pathname).replace(/\/$/, "")
+    : undefined;
+}
+
 /** SKIFF_BUNDLE=0: the sources, whatever is built. */
 export function bundleOptedOut(): boolean {
   try {

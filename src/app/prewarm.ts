@@ -40,6 +40,8 @@ interface Remembered {
 interface Intent {
   file: string;
   key: string;
+  /** The engine module the key is for. */
+  module: string;
   remembered?: Deno.PermissionOptionsObject;
 }
 
@@ -81,9 +83,16 @@ export function engineCommandOf(args: readonly string[]): EngineCommand | undefi
  * Starts the engine's Worker for `args` with the permissions remembered for
  * this command in this folder, if any. Does nothing for SKIFF_ENGINE=inline,
  * or SKIFF_PREWARM=0 (the bench's "before"); any failure leaves the engine
- * to start as it would without this.
+ * to start as it would without this. `module`: the engine's module; by
+ * default the bundle's when a build is there, before main.ts has checked it
+ * (~5 ms that the Worker's start need not wait for; `settlePrewarm` after).
+ * The bundled engine may read the bundle's folder, so its permissions are
+ * remembered apart from the sources'.
  */
-export function prewarmEngine(args: readonly string[]): void {
+export function prewarmEngine(
+  args: readonly string[],
+  module: URL = bundleCandidate() ?? SOURCE_ENGINE_WORKER,
+): void {
   const command = engineCommandOf(args);
   if (command === undefined) return;
   try {
@@ -91,16 +100,34 @@ export function prewarmEngine(args: readonly string[]): void {
     const env = Deno.env.toObject();
     const folder = userFolder(env);
     const file = `${resolveDataDir(env, () => folder)}/${PERMISSIONS_FILE}`;
-    const key = `${command}\n${folder}${workspaceFlag(args)}`;
+    const bundled = module.href !== SOURCE_ENGINE_WORKER.href;
+    const key = `${command}\n${folder}${workspaceFlag(args)}${keySuffix(bundled)}`;
     const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
-    state.intent = { file, key, remembered: permissions };
+    state.intent = { file, key, module: module.href, remembered: permissions };
     if (permissions === undefined) return;
-    // The bundle's engine when a build is there: started before main.ts checks the
-    // build (~5 ms); `takePrewarmed` ends it if the sources run instead.
-    state.warm = startWarm(bundleCandidate() ?? SOURCE_ENGINE_WORKER, permissions, command);
+    state.warm = startWarm(module, permissions, command);
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
   }
+}
+
+/** What a key ends with for the bundled engine, whose permissions differ (it reads its folder). */
+export function keySuffix(bundled: boolean): string {
+  return bundled ? "\nbundle" : "";
+}
+
+/**
+ * Once main.ts has checked the build: a Worker started on a bundle that
+ * turned out stale (or the reverse) is ended, and the engine this start
+ * runs is started instead, with the permissions remembered for it.
+ */
+export function settlePrewarm(args: readonly string[]): void {
+  const module = engineWorkerModule();
+  if (state.intent === undefined || state.intent.module === module.href) return;
+  state.warm?.worker.terminate();
+  state.warm = undefined;
+  state.intent = undefined;
+  prewarmEngine(args, module);
 }
 
 function startWarm(
@@ -159,7 +186,7 @@ export function takePrewarmed(
   state.warm = undefined;
   state.intent = undefined;
   const engineModule = workerModule.href === engineWorkerModule().href;
-  if (wanted && engineModule) remember(wanted, permissions);
+  if (wanted && engineModule && wanted.module === workerModule.href) remember(wanted, permissions);
   if (started === undefined) return undefined;
   const sameModule = started.module.href === workerModule.href;
   if (

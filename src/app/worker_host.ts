@@ -23,7 +23,7 @@ import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { EngineHandle } from "./host.ts";
 import { takePrewarmed } from "./prewarm.ts";
-import { engineWorkerModule } from "./bundle.ts";
+import { bundleReadDir, engineWorkerModule } from "./bundle.ts";
 
 /** A request to the engine before it gets its id. */
 type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
@@ -111,6 +111,8 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
       spec.configDir,
       findGitRoot(spec.workspace) ?? spec.workspace,
       ...[".claude/skills", ".agents/skills"].map((dir) => path.join(homeDir(), dir)),
+      // Bundled, the engine loads its own chunks when first needed (scripts/build.ts).
+      ...(bundleReadDir() ? [bundleReadDir()!] : []),
     ],
     netHosts: engineNetHosts(spec),
     envNames: spec.sandbox.env,

@@ -267,6 +267,12 @@ Deno.test({
           const edited = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
           assertEquals(edited.bundled, false, edited.stderr);
           assertStringIncludes(toolOutput(edited).output, "beta");
+          // The Worker main.ts starts on the stale bundle is replaced by the sources' at once
+          // (settlePrewarm), with the permissions remembered for the sources' engine.
+          const again = await skiff(root, sandbox, ["tool", "read", '{"file_path":"a.txt"}']);
+          assertEquals(again.bundled, false, again.stderr);
+          assertStringIncludes(again.stderr, "prewarm-used");
+          assertStringIncludes(toolOutput(again).output, "beta");
           assert(
             (await Deno.stat(path.join(root, BUNDLE_DIR, "start.js"))).isFile,
             "the stale build is left for the next `deno task build` to replace",

@@ -8,7 +8,11 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
-import { PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
+import { keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
+import { bundleState } from "../../src/app/bundle.ts";
+
+/** The end of a key for the engine skiff runs here: bundled after `deno task build`. */
+const SUFFIX = keySuffix(bundleState().kind === "fresh");
 import { startMockServer } from "../support/mock_server.ts";
 
 const READ_ONE = ["tool", "read", '{"file_path":"one.txt"}'];
@@ -52,7 +56,7 @@ Deno.test("under deno task (INIT_CWD), the permissions are remembered for the us
       INIT_CWD: sandbox.workspace,
     });
     assert(!viaTask.includes("prewarm-"), `nothing was remembered yet: ${viaTask}`);
-    assertEquals(rememberedKeys(sandbox.dataDir), [`tool\n${sandbox.workspace}`]);
+    assertEquals(rememberedKeys(sandbox.dataDir), [`tool\n${sandbox.workspace}${SUFFIX}`]);
     // So a start in the folder itself finds them, and so does the next one through the task.
     assertStringIncludes(await skiffIn(sandbox.workspace, READ_ONE, sandbox), "prewarm-used=");
     const again = await skiffIn(sandbox.home, READ_ONE, sandbox, { INIT_CWD: sandbox.workspace });
@@ -120,15 +124,15 @@ Deno.test("a start that waited (a prompt still coming on stdin) keeps what anoth
     }).spawn();
     // Meanwhile a start in another folder remembers its permissions.
     await skiffIn(other, READ_ONE, sandbox);
-    assertEquals(rememberedKeys(sandbox.dataDir), [`tool\n${other}`]);
+    assertEquals(rememberedKeys(sandbox.dataDir), [`tool\n${other}${SUFFIX}`]);
     const writer = waiting.stdin.getWriter();
     await writer.write(new TextEncoder().encode("go on"));
     await writer.close();
     const output = await waiting.output();
     assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
     assertEquals(rememberedKeys(sandbox.dataDir).sort(), [
-      `run\n${sandbox.workspace}`,
-      `tool\n${other}`,
+      `run\n${sandbox.workspace}${SUFFIX}`,
+      `tool\n${other}${SUFFIX}`,
     ]);
     assertStringIncludes(await skiffIn(other, READ_ONE, sandbox), "prewarm-used=");
   } finally {

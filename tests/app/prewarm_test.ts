@@ -10,9 +10,12 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
 import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 import { withMockSandbox } from "../support/cli.ts";
-import { engineCommandOf, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
+import { engineCommandOf, keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
+import { bundleState } from "../../src/app/bundle.ts";
 
 const TIMINGS = { SKIFF_TIMINGS: "1" };
+/** The end of a key for the engine skiff runs here: bundled after `deno task build`. */
+const SUFFIX = keySuffix(bundleState().kind === "fresh");
 
 function remembered(sandbox: Sandbox): { key: string; permissions: Record<string, unknown> }[] {
   return JSON.parse(Deno.readTextFileSync(path.join(sandbox.dataDir, PERMISSIONS_FILE))).entries;
@@ -53,7 +56,7 @@ Deno.test("a second skiff tool in the same folder uses the Worker started at pro
     const first = await readOne(sandbox);
     assert(!first.includes("prewarm-"), `nothing was remembered yet: ${first}`);
     const [entry] = remembered(sandbox);
-    assertEquals(entry.key, `tool\n${sandbox.workspace}`);
+    assertEquals(entry.key, `tool\n${sandbox.workspace}${SUFFIX}`);
     assert(Array.isArray(entry.permissions.read), JSON.stringify(entry));
     const second = await readOne(sandbox);
     assertStringIncludes(second, "prewarm-used=");
@@ -109,10 +112,13 @@ Deno.test("a file of remembered permissions that is not skiff's is ignored and r
       const text of [
         "not json",
         JSON.stringify({
-          entries: [{ key: `tool\n${sandbox.workspace}`, permissions: "inherit" }],
+          entries: [{ key: `tool\n${sandbox.workspace}${SUFFIX}`, permissions: "inherit" }],
         }),
         JSON.stringify({
-          entries: [{ key: `tool\n${sandbox.workspace}`, permissions: { read: "inherit" } }],
+          entries: [{
+            key: `tool\n${sandbox.workspace}${SUFFIX}`,
+            permissions: { read: "inherit" },
+          }],
         }),
       ]
     ) {
