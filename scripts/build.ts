@@ -1,10 +1,10 @@
 /**
- * `deno task build`: bundle skiff into dist/bundle, so a start loads a
- * handful of files instead of ~400 modules (src/app/bundle.ts says when the
- * bundle is used, docs/performance.md what it buys). Two entries, each
- * bundled with code splitting into the same folder: the CLI's start
- * (src/cli/start.ts → start.js) and the engine's Worker
- * (src/app/engine_worker.ts → engine_worker.js).
+ * `deno task build`: bundle skiff, so a start loads a handful of files
+ * instead of ~400 modules (src/app/bundle.ts says when the bundle is used,
+ * docs/performance.md what it buys). Two entries, each bundled with code
+ * splitting into its own folder: the CLI's start (src/cli/start.ts →
+ * dist/bundle/start.js) and the engine's Worker (src/app/engine_worker.ts →
+ * dist/engine/engine_worker.js).
  *
  * The CLI loads commands by computed specifiers (src/contracts/lazy_import.ts),
  * which a bundler cannot follow: its bundle is made with an import map that
@@ -20,7 +20,13 @@
  */
 import * as path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { BUNDLE_DIR, BUNDLE_STAMP, type BundleStamp, STAMP_FORMAT } from "../src/app/bundle.ts";
+import {
+  BUNDLE_DIR,
+  BUNDLE_STAMP,
+  type BundleStamp,
+  ENGINE_BUNDLE_DIR,
+  STAMP_FORMAT,
+} from "../src/app/bundle.ts";
 import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -106,26 +112,33 @@ async function cliConfig(root: string, scratch: string): Promise<string> {
   return file;
 }
 
-/** A chunk's `import()`, as esbuild writes it. */
-const WRITTEN_OUT_IMPORT = /\bimport\("(\.\/[\w.-]+\.js)"\)/g;
+/** A chunk's `import()`, as esbuild writes it (an empty prefix, then the chunk). */
+const WRITTEN_OUT_IMPORT = /()\bimport\("(\.\/[\w.-]+\.js)"\)/g;
+/** The same in the written-out importLazy (`writtenOutLazyImport`): one per lazily loaded module. */
+const LAZY_CASE = /(case "src\/[\w/.-]+\.ts":\s*return )import\("(\.\/[\w.-]+\.js)"\)/g;
 
 /**
- * The chunks import each other by specifiers computed at run time, as the
- * sources' CLI does (importLazy): Deno loads every written-out `import()`
- * with the module graph, so start.js would load every command's chunk, the
- * inline engine and the model client's (~5 MB, ~30 ms), and the engine's
- * Worker the MCP client, the HTML converter and the shell parser's
- * WebAssembly (~15 ms), before anything runs. The Worker may read the
- * bundle's folder for that (src/app/worker_host.ts `permissionsFor`).
+ * Deno loads every written-out `import()` with the module graph, in a
+ * bundle as in the sources, so the imports `pattern` matches are made
+ * computed, each loaded when first run: in the CLI's bundle the commands'
+ * (importLazy's; start.js would otherwise load every command's chunk, the
+ * inline engine and the model client's, ~5 MB and ~30 ms, before anything
+ * runs), in the engine's every one (the MCP client, the HTML converter, the
+ * shell parser's WebAssembly: ~15 ms of the Worker's start). The engine's
+ * Worker may read its bundle's folder for that (src/app/worker_host.ts
+ * `permissionsFor`). The CLI's other `import()`s stay written out, loaded
+ * with their chunk as from the sources: the chat's terminal code is timed
+ * that way (with all of them computed, TERM=dumb lost its prompt).
  */
-async function computedImports(dir: string): Promise<void> {
+async function computedImports(dir: string, pattern: RegExp): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
     if (!entry.isFile || !entry.name.endsWith(".js")) continue;
     const file = path.join(dir, entry.name);
     const text = await Deno.readTextFile(file);
     const computed = text.replace(
-      WRITTEN_OUT_IMPORT,
-      (_, chunk) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
+      pattern,
+      (_, prefix: string, chunk: string) =>
+        `${prefix}import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
     );
     if (computed !== text) await Deno.writeTextFile(file, computed);
   }
@@ -159,14 +172,19 @@ async function lazyRequire(dir: string): Promise<void> {
 }
 
 /**
- * Bundles the checkout at `root` into `root`/dist/bundle. It must be two
- * folders below the root: the bundle's code resolves paths such as
+ * Bundles the checkout at `root` into `root`/dist/bundle (the CLI, and the
+ * stamp) and `root`/dist/engine (the engine's Worker). Each must be two
+ * folders below the root: the bundles' code resolves paths such as
  * `../../main.ts` (the Landlock exec step's entry point) from its own
- * files, as the sources do from their folders under src/.
+ * files, as the sources do from their folders under src/. The old stamp
+ * goes first and the new one comes last, so a start in between runs the
+ * sources.
  */
 export async function buildBundle(root: string = ROOT): Promise<string> {
   const out = path.join(root, BUNDLE_DIR);
+  const engineOut = path.join(root, ENGINE_BUNDLE_DIR);
   const building = `${out}.building-${Deno.pid}`;
+  const engineBuilding = `${engineOut}.building-${Deno.pid}`;
   const scratch = path.join(path.dirname(out), `.scratch-${Deno.pid}`);
   await Deno.mkdir(scratch, { recursive: true });
   try {
@@ -174,22 +192,27 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     const stamp = stampOf(root, sources);
     const bundle = ["bundle", "--quiet", "--platform", "deno", "--code-splitting"];
     const lock = ["--lock", path.join(root, "deno.lock"), "--frozen"];
-    await deno([...bundle, "--outdir", building, ENGINE_ENTRY], root);
+    await deno([...bundle, "--outdir", engineBuilding, ENGINE_ENTRY], root);
     const config = await cliConfig(root, scratch);
     await deno([...bundle, "--config", config, ...lock, "--outdir", building, CLI_ENTRY], root);
-    await computedImports(building);
-    await lazyRequire(building);
-    for (const entry of ["engine_worker.js", "start.js"]) {
-      if (!(await Deno.stat(path.join(building, entry)).catch(() => undefined))?.isFile) {
+    await computedImports(engineBuilding, WRITTEN_OUT_IMPORT);
+    await computedImports(building, LAZY_CASE);
+    for (const [dir, entry] of [[engineBuilding, "engine_worker.js"], [building, "start.js"]]) {
+      await lazyRequire(dir);
+      if (!(await Deno.stat(path.join(dir, entry)).catch(() => undefined))?.isFile) {
         throw new Error(`deno bundle wrote no ${entry}`);
       }
     }
     await Deno.writeTextFile(path.join(building, BUNDLE_STAMP), JSON.stringify(stamp));
+    await Deno.remove(path.join(out, BUNDLE_STAMP)).catch(() => {});
+    await Deno.remove(engineOut, { recursive: true }).catch(() => {});
+    await Deno.rename(engineBuilding, engineOut);
     await Deno.remove(out, { recursive: true }).catch(() => {});
     await Deno.rename(building, out);
   } finally {
-    await Deno.remove(building, { recursive: true }).catch(() => {});
-    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+    for (const dir of [building, engineBuilding, scratch]) {
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    }
   }
   return out;
 }
@@ -198,9 +221,11 @@ if (import.meta.main) {
   try {
     const started = performance.now();
     const out = await buildBundle();
-    const files = [...Deno.readDirSync(out)].length - 1;
+    const files = [...Deno.readDirSync(out)].length - 1 +
+      [...Deno.readDirSync(path.join(ROOT, ENGINE_BUNDLE_DIR))].length;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.error(`built ${path.relative(Deno.cwd(), out) || out}: ${files} files in ${seconds} s`);
+    const where = path.relative(Deno.cwd(), path.dirname(out)) || ".";
+    console.error(`built ${where}/bundle and ${where}/engine: ${files} files in ${seconds} s`);
   } catch (error) {
     console.error(`build: ${(error as Error).message}`);
     Deno.exit(1);

@@ -13,7 +13,7 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
-import { BUNDLE_DIR } from "../src/app/bundle.ts";
+import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../src/app/bundle.ts";
 import { buildBundle } from "./build.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -73,7 +73,9 @@ export async function unusedPackageFolders(): Promise<string[]> {
 export async function compile(output = path.join(ROOT, "dist", "skiff")): Promise<string> {
   const flags = await runtimeFlags();
   await buildBundle(ROOT);
-  const includes = [...LAZY_MODULES, BUNDLE_DIR].flatMap((module) => ["--include", module]);
+  const includes = [...LAZY_MODULES, BUNDLE_DIR, ENGINE_BUNDLE_DIR].flatMap((
+    module,
+  ) => ["--include", module]);
   // deno.json turns raw imports on for `deno run`; say it to compile as well, for the binary.
   const args = [
     "compile",

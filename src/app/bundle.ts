@@ -1,9 +1,9 @@
 /**
- * Which code a start runs: skiff bundled into a few files (dist/bundle,
- * written by `deno task build`, scripts/build.ts) when that build matches
- * the sources, else the sources themselves. The bundle holds two entries:
- * the CLI's start (`start.js`, what main.ts loads) and the engine's Worker
- * (`engine_worker.js`).
+ * Which code a start runs: skiff bundled into a few files (written by
+ * `deno task build`, scripts/build.ts) when that build matches the sources,
+ * else the sources themselves. The build holds two bundles: the CLI's start
+ * (dist/bundle/start.js, what main.ts loads; the stamp is beside it) and the
+ * engine's Worker (dist/engine/engine_worker.js).
  *
  * Loading ~300 source modules and ~100 npm ones costs a start far more than
  * loading the same code from a handful of bundled files (docs/performance.md).
@@ -19,8 +19,10 @@
  * Nothing here imports anything.
  */
 
-/** The bundle's folder, relative to the repository (or the binary's) root. */
+/** The CLI's bundle and the build's stamp, relative to the repository (or the binary's) root. */
 export const BUNDLE_DIR = "dist/bundle";
+/** The engine Worker's bundle, beside it: two folders below the root as well (scripts/build.ts). */
+export const ENGINE_BUNDLE_DIR = "dist/engine";
 /** The file, in the bundle's folder, naming the sources the bundle was built from. */
 export const BUNDLE_STAMP = "stamp.json";
 /** The stamp's format; a stamp of another format is not read. */
@@ -37,7 +39,7 @@ export interface BundleStamp {
 
 /** Whether a build can be used, and if not, why not (for `skiff doctor`). */
 export type BundleState =
-  | { kind: "fresh"; dir: URL }
+  | { kind: "fresh"; dir: URL; engineDir: URL }
   | { kind: "absent" }
   | { kind: "stale"; reason: string };
 
@@ -58,7 +60,7 @@ export const SOURCE_START = new URL("src/cli/start.ts", ROOT);
  */
 export function bundleCandidate(root: URL = ROOT): URL | undefined {
   return !bundleOptedOut() && readStamp(root)
-    ? new URL(`${BUNDLE_DIR}/engine_worker.js`, root)
+    ? new URL(`${ENGINE_BUNDLE_DIR}/engine_worker.js`, root)
     : undefined;
 }
 
@@ -73,7 +75,8 @@ export function bundleState(
   const stamp = readStamp(root);
   if (!stamp) return { kind: "absent" };
   const dir = new URL(`${BUNDLE_DIR}/`, root);
-  if (standalone) return { kind: "fresh", dir };
+  const engineDir = new URL(`${ENGINE_BUNDLE_DIR}/`, root);
+  if (standalone) return { kind: "fresh", dir, engineDir };
   if (stamp.deno !== Deno.version.deno) {
     return { kind: "stale", reason: `built by Deno ${stamp.deno}, running ${Deno.version.deno}` };
   }
@@ -90,7 +93,7 @@ export function bundleState(
       return { kind: "stale", reason: `${file} changed since the build` };
     }
   }
-  return { kind: "fresh", dir };
+  return { kind: "fresh", dir, engineDir };
 }
 
 const DECIDED = Symbol.for("skiff.bundle-state");
@@ -114,7 +117,9 @@ export function startModule(): URL {
 /** The module the engine's Worker runs. */
 export function engineWorkerModule(): URL {
   const state = buildState();
-  return state.kind === "fresh" ? new URL("engine_worker.js", state.dir) : SOURCE_ENGINE_WORKER;
+  return state.kind === "fresh"
+    ? new URL("engine_worker.js", state.engineDir)
+    : SOURCE_ENGINE_WORKER;
 }
 
 /**
@@ -124,7 +129,7 @@ export function engineWorkerModule(): URL {
 export function bundleReadDir(): string | undefined {
   const state = buildState();
   return state.kind === "fresh"
-    ? decodeURIComponent(state.dir.pathname).replace(/\/$/, "")
+    ? decodeURIComponent(state.engineDir.pathname).replace(/\/$/, "")
     : undefined;
 }
 

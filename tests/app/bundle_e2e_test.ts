@@ -15,7 +15,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { makeSandbox, type Sandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
-import { BUNDLE_DIR } from "../../src/app/bundle.ts";
+import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../../src/app/bundle.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const found = await probeSandboxes();
@@ -141,16 +141,27 @@ Deno.test({
       await Deno.writeTextFile(path.join(sandbox.workspace, "a.txt"), "alpha\n");
       try {
         await t.step("a start evaluates no Node layer but node:sqlite (the engine's store)", () => {
-          const dir = path.join(root, BUNDLE_DIR);
-          const start = staticClosure(dir, "start.js");
+          const cli = path.join(root, BUNDLE_DIR);
+          const start = staticClosure(cli, "start.js");
           assertEquals([...start.outside], [], [...start.files].join(" "));
-          const engine = staticClosure(dir, "engine_worker.js");
+          const engineDir = path.join(root, ENGINE_BUNDLE_DIR);
+          const engine = staticClosure(engineDir, "engine_worker.js");
           assertEquals([...engine.outside], ["node:sqlite"], [...engine.files].join(" "));
           // esbuild's createRequire (node:module) is resolved when first called, not at start.
-          for (const file of [...start.files, ...engine.files]) {
-            const text = Deno.readTextFileSync(path.join(dir, file));
-            assert(!text.includes("__deno_internal_createRequire"), file);
+          for (const [dir, files] of [[cli, start.files], [engineDir, engine.files]] as const) {
+            for (const file of files) {
+              const text = Deno.readTextFileSync(path.join(dir, file));
+              assert(!text.includes("__deno_internal_createRequire"), file);
+            }
           }
+          // No command's chunk is loaded with start.js's graph: importLazy's are computed.
+          const lazy = [...start.files].map((file) => Deno.readTextFileSync(path.join(cli, file)))
+            .join("\n");
+          assert(
+            !/case "src\/cli\/tool\.ts":\s*return import\("/.test(lazy),
+            "a written-out command import",
+          );
+          assertStringIncludes(lazy, 'case "src/cli/tool.ts":');
         });
 
         await t.step("help, a usage error and a command parsed by commander", async () => {

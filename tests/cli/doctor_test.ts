@@ -61,7 +61,11 @@ Deno.test("doctor: which code runs, and the command that builds the bundle", () 
     line({ state: { kind: "stale", reason: "src/app/engine.ts changed since the build" } }),
     "  code: from the sources: the bundle is stale (src/app/engine.ts changed since the build); `cd /src/skiff && deno task build` rebuilds it",
   );
-  const fresh = { kind: "fresh" as const, dir: new URL("file:///src/skiff/dist/bundle/") };
+  const fresh = {
+    kind: "fresh" as const,
+    dir: new URL("file:///src/skiff/dist/bundle/"),
+    engineDir: new URL("file:///src/skiff/dist/engine/"),
+  };
   assertEquals(line({ state: fresh }), "  code: bundled (/src/skiff/dist/bundle)");
   assertEquals(line({ state: fresh, standalone: true }), "  code: bundled (in this binary)");
   assertEquals(line({ state: fresh, optedOut: true }), "  code: from the sources (SKIFF_BUNDLE=0)");
