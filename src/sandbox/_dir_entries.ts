@@ -45,6 +45,8 @@ export function presenceOf(target: string, listings: Listings = new Map()): Pres
   if (slash < 0 || slash === target.length - 1) return "unknown";
   const folder = target.slice(0, slash) || "/";
   const name = target.slice(slash + 1);
+  // A listing never holds these, and they always exist.
+  if (name === "." || name === "..") return "unknown";
   if (!listings.has(folder) && cachedPresence(folder, listings) === "absent") return "absent";
   let listing = listings.get(folder);
   if (listing === undefined) {

@@ -11,6 +11,7 @@
  */
 import * as path from "../contracts/path.ts";
 import { isPlainAbsolute, isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
+import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 /** Hidden by default, relative to the home folder. */
 export const DEFAULT_HIDDEN_IN_HOME: readonly string[] = [
@@ -86,7 +87,9 @@ export function hiddenPaths(input: HiddenInput): string[] {
     ),
   ];
   const kept = wanted.filter((entry) => !shown.has(entry));
-  return [...new Set(kept.map((entry) => realpathLenient(entry)))];
+  // Most entries do not exist: the home folder's listing, read once, says so.
+  const listings: Listings = new Map();
+  return [...new Set(kept.map((entry) => realpathLenient(entry, 0, listings)))];
 }
 
 /**
@@ -124,7 +127,10 @@ export interface HiddenMount {
  */
 export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
   const mounts: HiddenMount[] = [];
+  const listings: Listings = new Map();
   for (const target of hidden) {
+    // A listing that proves it absent saves the failing stat.
+    if (presenceOf(target, listings) === "absent") continue;
     try {
       const info = Deno.statSync(target);
       if (info.isDirectory || info.isFile) mounts.push({ path: target, folder: info.isDirectory });

@@ -6,6 +6,7 @@
  * exist yet. On a case-insensitive filesystem containment ignores case.
  */
 import * as path from "../contracts/path.ts";
+import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 export interface ResolvedPath {
   /** Absolute, normalised path as asked for (before symlinks). */
@@ -48,29 +49,36 @@ function readLinkOrNull(candidate: string): string | null {
  * by its target, not by the link's own name. A path this process may not
  * read (a Worker's NotCapable) comes back unresolved; the Deno layer then
  * refuses the access itself.
+ *
+ * `listings`: for a caller resolving many mostly missing paths (the hidden
+ * list), the folder listings kept for its loop: a name its folder's listing
+ * proves absent is neither a file nor a link, so it is passed over without
+ * the two failing calls (each a thrown error: docs/performance.md).
  */
-export function realpathLenient(absolute: string, hops = 0): string {
+export function realpathLenient(absolute: string, hops = 0, listings?: Listings): string {
   let current = absolute;
   const rest: string[] = [];
   for (;;) {
-    try {
-      const real = Deno.realPathSync(current);
-      return rest.length ? path.join(real, ...rest.reverse()) : real;
-    } catch (error) {
-      // Outside what this process may read: nothing to resolve, and the path
-      // (necessarily outside the readable folders) is judged as written.
-      if (error instanceof Deno.errors.NotCapable) return absolute;
-      const target = hops < MAX_LINK_HOPS ? readLinkOrNull(current) : null;
-      if (target !== null) {
-        const followed = path.resolve(path.dirname(current), target);
-        const joined = rest.length ? path.join(followed, ...[...rest].reverse()) : followed;
-        return realpathLenient(joined, hops + 1);
+    if (listings === undefined || presenceOf(current, listings) !== "absent") {
+      try {
+        const real = Deno.realPathSync(current);
+        return rest.length ? path.join(real, ...rest.reverse()) : real;
+      } catch (error) {
+        // Outside what this process may read: nothing to resolve, and the path
+        // (necessarily outside the readable folders) is judged as written.
+        if (error instanceof Deno.errors.NotCapable) return absolute;
+        const target = hops < MAX_LINK_HOPS ? readLinkOrNull(current) : null;
+        if (target !== null) {
+          const followed = path.resolve(path.dirname(current), target);
+          const joined = rest.length ? path.join(followed, ...[...rest].reverse()) : followed;
+          return realpathLenient(joined, hops + 1, listings);
+        }
       }
-      const parent = path.dirname(current);
-      if (parent === current) return absolute;
-      rest.push(path.basename(current));
-      current = parent;
     }
+    const parent = path.dirname(current);
+    if (parent === current) return absolute;
+    rest.push(path.basename(current));
+    current = parent;
   }
 }
 

@@ -1,0 +1,101 @@
+/**
+ * realpathLenient with folder listings (the hidden list resolves ~30 mostly
+ * missing paths at every start): a name its folder's listing proves absent
+ * is passed over without asking the filesystem, and every answer must be
+ * the one without listings, for existing and missing paths, dangling and
+ * followed links, other case, `..` and paths through files. presenceOf
+ * never calls `.` or `..` absent.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { realpathLenient } from "../../src/sandbox/paths.ts";
+import { type Listings, presenceOf } from "../../src/sandbox/_dir_entries.ts";
+import { hiddenMounts, hiddenPaths } from "../../src/sandbox/hidden.ts";
+
+async function tree(): Promise<string> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-realpath-lists-" }));
+  await Deno.mkdir(`${root}/home/.config/app`, { recursive: true });
+  await Deno.mkdir(`${root}/elsewhere/deep`, { recursive: true });
+  await Deno.writeTextFile(`${root}/home/.netrc`, "x");
+  await Deno.writeTextFile(`${root}/home/File.txt`, "x");
+  await Deno.symlink(`${root}/elsewhere`, `${root}/home/.aws`);
+  await Deno.symlink(`${root}/nowhere/creds`, `${root}/home/.dangling`);
+  await Deno.symlink("../elsewhere/deep", `${root}/home/.relative`);
+  return root;
+}
+
+Deno.test("realpathLenient gives the same answers with listings as without", async () => {
+  const root = await tree();
+  try {
+    const names = [
+      "home/.config/app",
+      "home/.config/app/missing",
+      "home/.config/gcloud",
+      "home/.config/gcloud/credentials.json",
+      "home/.ssh",
+      "home/.ssh/id_rsa",
+      "home/.netrc",
+      "home/.netrc/inside",
+      "home/file.txt",
+      "home/File.txt",
+      "home/.aws",
+      "home/.aws/deep/x",
+      "home/.dangling",
+      "home/.dangling/more",
+      "home/.relative/y",
+      "home/.config/../.ssh",
+      "home/.config/..",
+      "home/missing/../.netrc",
+      "nothing/at/all",
+    ];
+    const shared: Listings = new Map();
+    for (const name of names) {
+      const target = `${root}/${name}`;
+      const plain = realpathLenient(target);
+      assertEquals(realpathLenient(target, 0, new Map()), plain, name);
+      assertEquals(realpathLenient(target, 0, shared), plain, `${name} (shared listings)`);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("hiddenPaths and hiddenMounts: the existing entries, resolved as before", async () => {
+  const root = await tree();
+  try {
+    const home = `${root}/home`;
+    const hidden = hiddenPaths({
+      home,
+      workspace: `${root}/work`,
+      configDir: `${home}/.config/skiff`,
+      dataDir: `${home}/.local/share/skiff`,
+    });
+    // .aws is a link: hidden where it leads. The missing ones stay, as written.
+    assertEquals(hidden.includes(`${root}/elsewhere`), true, hidden.join("\n"));
+    assertEquals(hidden.includes(`${home}/.ssh`), true);
+    assertEquals(
+      hiddenMounts(hidden),
+      hidden.flatMap((entry) => {
+        try {
+          const info = Deno.statSync(entry);
+          return info.isDirectory || info.isFile ? [{ path: entry, folder: info.isDirectory }] : [];
+        } catch {
+          return [];
+        }
+      }),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("presenceOf: `.` and `..` are never absent", async () => {
+  const root = await tree();
+  try {
+    assertEquals(presenceOf(`${root}/home/..`), "unknown");
+    assertEquals(presenceOf(`${root}/home/.`), "unknown");
+    assertEquals(presenceOf(`${root}/home/.ssh`), "absent");
+    assertEquals(presenceOf(`${root}/home/.netrc`), "listed");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
