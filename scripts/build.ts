@@ -112,33 +112,32 @@ async function cliConfig(root: string, scratch: string): Promise<string> {
   return file;
 }
 
-/** A chunk's `import()`, as esbuild writes it (an empty prefix, then the chunk). */
-const WRITTEN_OUT_IMPORT = /()\bimport\("(\.\/[\w.-]+\.js)"\)/g;
-/** The same in the written-out importLazy (`writtenOutLazyImport`): one per lazily loaded module. */
-const LAZY_CASE = /(case "src\/[\w/.-]+\.ts":\s*return )import\("(\.\/[\w.-]+\.js)"\)/g;
+/** A chunk's `import()`, as esbuild writes it. */
+const WRITTEN_OUT_IMPORT = /\bimport\("(\.\/[\w.-]+\.js)"\)/g;
+/** The chunk of src/cli/chat.ts (esbuild names a lazily loaded module's chunk after it). */
+const CHAT_CHUNK = /^chat-[\w]+\.js$/;
 
 /**
  * Deno loads every written-out `import()` with the module graph, in a
- * bundle as in the sources, so the imports `pattern` matches are made
- * computed, each loaded when first run: in the CLI's bundle the commands'
- * (importLazy's; start.js would otherwise load every command's chunk, the
- * inline engine and the model client's, ~5 MB and ~30 ms, before anything
- * runs), in the engine's every one (the MCP client, the HTML converter, the
- * shell parser's WebAssembly: ~15 ms of the Worker's start). The engine's
- * Worker may read its bundle's folder for that (src/app/worker_host.ts
- * `permissionsFor`). The CLI's other `import()`s stay written out, loaded
- * with their chunk as from the sources: the chat's terminal code is timed
- * that way (with all of them computed, TERM=dumb lost its prompt).
+ * bundle as in the sources, so the chunks' are made computed, each loaded
+ * when first run: start.js would otherwise load every command's chunk, the
+ * inline engine and the model client's (~5 MB, ~30 ms) before anything
+ * runs, and the engine's Worker the MCP client, the HTML converter and the
+ * shell parser's WebAssembly (~15 ms). The engine's Worker may read its
+ * bundle's folder for that (src/app/worker_host.ts `permissionsFor`).
+ * `keep`: files whose imports stay written out. The chat's do: with its
+ * slash-command registry's import computed, `skiff` at a TERM=dumb terminal
+ * lost its prompt line (tmux test, 3 of 3; the other three of its imports
+ * made no difference), so its terminal code keeps the sources' timing.
  */
-async function computedImports(dir: string, pattern: RegExp): Promise<void> {
+async function computedImports(dir: string, keep: RegExp = /^$/): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
-    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    if (!entry.isFile || !entry.name.endsWith(".js") || keep.test(entry.name)) continue;
     const file = path.join(dir, entry.name);
     const text = await Deno.readTextFile(file);
     const computed = text.replace(
-      pattern,
-      (_, prefix: string, chunk: string) =>
-        `${prefix}import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
+      WRITTEN_OUT_IMPORT,
+      (_, chunk: string) => `import(new URL(${JSON.stringify(chunk)}, import.meta.url).href)`,
     );
     if (computed !== text) await Deno.writeTextFile(file, computed);
   }
@@ -195,8 +194,8 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     await deno([...bundle, "--outdir", engineBuilding, ENGINE_ENTRY], root);
     const config = await cliConfig(root, scratch);
     await deno([...bundle, "--config", config, ...lock, "--outdir", building, CLI_ENTRY], root);
-    await computedImports(engineBuilding, WRITTEN_OUT_IMPORT);
-    await computedImports(building, LAZY_CASE);
+    await computedImports(engineBuilding);
+    await computedImports(building, CHAT_CHUNK);
     for (const [dir, entry] of [[engineBuilding, "engine_worker.js"], [building, "start.js"]]) {
       await lazyRequire(dir);
       if (!(await Deno.stat(path.join(dir, entry)).catch(() => undefined))?.isFile) {
