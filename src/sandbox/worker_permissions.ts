@@ -10,6 +10,7 @@ import * as path from "../contracts/path.ts";
 import { allowedEnvNames } from "./env.ts";
 import type { SandboxMode } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
+import type { Listings } from "./_dir_entries.ts";
 
 export interface WorkerPermissionInput {
   mode: SandboxMode;
@@ -57,7 +58,9 @@ export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os):
 }
 
 function unique(paths: string[]): string[] {
-  return [...new Set(paths.map((dir) => realpathLenient(path.resolve(dir))))];
+  // Several are usually missing (/etc/pki, ~/.claude/skills…): listings pass them over.
+  const listings: Listings = new Map();
+  return [...new Set(paths.map((dir) => realpathLenient(path.resolve(dir), 0, listings)))];
 }
 
 /** `new Worker(url, { type: "module", deno: { permissions: workerPermissions(…) } })`. */

@@ -10,6 +10,7 @@ import { assertEquals } from "../support/assert.ts";
 import { realpathLenient } from "../../src/sandbox/paths.ts";
 import { type Listings, presenceOf } from "../../src/sandbox/_dir_entries.ts";
 import { hiddenMounts, hiddenPaths } from "../../src/sandbox/hidden.ts";
+import { workerPermissions } from "../../src/sandbox/worker_permissions.ts";
 
 async function tree(): Promise<string> {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-realpath-lists-" }));
@@ -83,6 +84,34 @@ Deno.test("hiddenPaths and hiddenMounts: the existing entries, resolved as befor
         }
       }),
     );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("workerPermissions: the folders resolved as each alone would be", async () => {
+  const root = await tree();
+  try {
+    const configDirs = [
+      `${root}/home/.config/app`,
+      `${root}/home/.claude/skills`,
+      `${root}/home/.aws`,
+    ];
+    const systemRead = ["/etc/ssl", "/etc/pki", `${root}/home/.dangling`];
+    const permissions = workerPermissions({
+      mode: "workspace-write",
+      workspace: `${root}/home`,
+      dataDir: `${root}/home/.local/share/skiff`,
+      configDirs,
+      systemRead,
+    });
+    const each = [
+      `${root}/home`,
+      ...configDirs,
+      `${root}/home/.local/share/skiff`,
+      ...systemRead,
+    ].map((dir) => realpathLenient(dir));
+    assertEquals(permissions.read, [...new Set(each)]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
