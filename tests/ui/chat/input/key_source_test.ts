@@ -44,35 +44,43 @@ const BASH: ApprovalRequest = {
   always: [{ key: "bash", patterns: ["sleep 17 *"] }],
 };
 
-Deno.test("an approval's 'r' and its reason typed in one read deny with that reason", async () => {
+/**
+ * The chat's keys over `chunked()` reads, the editor holding them, and the
+ * approval asked once: what the test sends, the answer, and what reached
+ * the editor once the input has ended.
+ */
+function askedOnce() {
   const stream = chunked();
   const keys = new KeySource(stream, () => {}, 40, false);
   const editor: Key[] = [];
   const running = keys.run((key) => editor.push(key));
   const broker = new InlineBroker({ borrow: (consumer) => keys.borrow(consumer), print: () => {} });
-  const answer = broker.ask(BASH);
-  stream.send("rnaps are for cats");
-  stream.send("\r");
-  assertEquals(await answer, { deny: "naps are for cats" });
-  stream.end();
-  await running;
-  assertEquals(editor, []);
+  return {
+    send: (text: string) => stream.send(text),
+    answer: broker.ask(BASH),
+    async editorKeys(): Promise<Key[]> {
+      stream.end();
+      await running;
+      return editor;
+    },
+  };
+}
+
+Deno.test("an approval's 'r' and its reason typed in one read deny with that reason", async () => {
+  const asked = askedOnce();
+  asked.send("rnaps are for cats");
+  asked.send("\r");
+  assertEquals(await asked.answer, { deny: "naps are for cats" });
+  assertEquals(await asked.editorKeys(), []);
 });
 
 Deno.test("what follows a question's one-key answer goes to the editor, in order", async () => {
-  const stream = chunked();
-  const keys = new KeySource(stream, () => {}, 40, false);
-  const editor: Key[] = [];
-  const running = keys.run((key) => editor.push(key));
-  const broker = new InlineBroker({ borrow: (consumer) => keys.borrow(consumer), print: () => {} });
-  const answer = broker.ask(BASH);
-  stream.send("yhi");
-  assertEquals(await answer, "once");
-  stream.send("there");
-  stream.end();
-  await running;
+  const asked = askedOnce();
+  asked.send("yhi");
+  assertEquals(await asked.answer, "once");
+  asked.send("there");
   // One character each while the question held the keys, then the editor's own burst whole.
-  assertEquals(editor, [
+  assertEquals(await asked.editorKeys(), [
     { kind: "text", text: "h" },
     { kind: "text", text: "i" },
     { kind: "text", text: "there" },
