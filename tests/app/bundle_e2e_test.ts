@@ -12,7 +12,7 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, runMain, type Sandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../../src/app/bundle.ts";
@@ -90,34 +90,11 @@ async function skiff(
   env: Record<string, string> = {},
   input?: string,
 ): Promise<Result> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      path.join(root, "main.ts"),
-      ...args,
-    ],
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, SKIFF_TIMINGS: "1", ...env },
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  if (input) await writer.write(new TextEncoder().encode(input));
-  await writer.close();
-  const output = await child.output();
-  const decoder = new TextDecoder();
-  const stderr = decoder.decode(output.stderr);
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr,
-    bundled: / bundle=/.test(stderr),
-  };
+  const result = await runMain(path.join(root, "main.ts"), args, sandbox, {
+    env: { SKIFF_TIMINGS: "1", ...env },
+    input: input ?? "",
+  });
+  return { ...result, bundled: / bundle=/.test(result.stderr) };
 }
 
 function toolOutput(result: Result): { ok: boolean; output: string; error?: { code: string } } {

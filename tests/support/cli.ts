@@ -122,6 +122,49 @@ export function spawnSkiff(
   return command(args, sandbox, env, false).spawn();
 }
 
+/**
+ * `deno run` of a given skiff entry (`main`, another tree's main.ts) with
+ * the task's flags and `flags` before it, in the sandbox's workspace with
+ * only its environment and `env`; `input` is written to stdin (else stdin is
+ * empty: "null").
+ */
+export async function runMain(
+  main: string,
+  args: string[],
+  sandbox: Sandbox,
+  options: { flags?: string[]; env?: Record<string, string>; input?: string } = {},
+): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--unstable-worker-options",
+      "--no-prompt",
+      ...options.flags ?? [],
+      main,
+      ...args,
+    ],
+    cwd: sandbox.workspace,
+    env: { ...sandbox.env, ...options.env },
+    clearEnv: true,
+    stdin: options.input === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.input));
+    await writer.close();
+  }
+  const output = await child.output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
 export function parseJsonLines(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
 }

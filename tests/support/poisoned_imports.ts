@@ -12,7 +12,7 @@
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "./assert.ts";
-import { MAIN, parseJsonLines, type Sandbox } from "./cli.ts";
+import { MAIN, parseJsonLines, runMain, type Sandbox } from "./cli.ts";
 
 const ROOT = path.dirname(MAIN);
 
@@ -49,42 +49,17 @@ export async function poisonedImportMap(dir: string, poisoned: string[]): Promis
  * skiff (main.ts from source) with `importMap`, in the sandbox's isolated
  * home; `input` is written to its stdin (else stdin is empty).
  */
-export async function runPoisoned(
+export function runPoisoned(
   sandbox: Sandbox,
   importMap: string,
   args: string[],
   input?: string,
 ): Promise<Output> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      "--import-map",
-      importMap,
-      MAIN,
-      ...args,
-    ],
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, SKIFF_BUNDLE: "0" },
-    clearEnv: true,
-    stdin: input === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (input !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(input));
-    await writer.close();
-  }
-  const result = await child.output();
-  const decoder = new TextDecoder();
-  return {
-    code: result.code,
-    stdout: decoder.decode(result.stdout),
-    stderr: decoder.decode(result.stderr),
-  };
+  return runMain(MAIN, args, sandbox, {
+    flags: ["--import-map", importMap],
+    env: { SKIFF_BUNDLE: "0" },
+    input,
+  });
 }
 
 /**
