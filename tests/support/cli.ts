@@ -78,11 +78,22 @@ export interface CliResult {
   stderr: string;
 }
 
-function command(args: string[], sandbox: Sandbox, env: Record<string, string>, stdin: boolean) {
-  const binary = Deno.env.get("SKIFF_BIN");
-  const argv = binary
-    ? args
-    : ["run", "--allow-all", "--unstable-worker-options", "--no-prompt", MAIN, ...args];
+/**
+ * skiff as a child in the sandbox's workspace with only its environment and
+ * `env`: SKIFF_BIN when set, else `deno run` of main.ts with the task's
+ * flags; `entry`: `deno run` of that entry (another tree's main.ts) with
+ * `flags` before it, whatever SKIFF_BIN says.
+ */
+function command(
+  args: string[],
+  sandbox: Sandbox,
+  env: Record<string, string>,
+  stdin: boolean,
+  entry?: { main: string; flags: string[] },
+) {
+  const binary = entry ? undefined : Deno.env.get("SKIFF_BIN");
+  const run = ["run", "--allow-all", "--unstable-worker-options", "--no-prompt"];
+  const argv = binary ? args : [...run, ...entry?.flags ?? [], entry?.main ?? MAIN, ...args];
   return new Deno.Command(binary ?? Deno.execPath(), {
     args: argv,
     cwd: sandbox.workspace,
@@ -94,16 +105,13 @@ function command(args: string[], sandbox: Sandbox, env: Record<string, string>, 
   });
 }
 
-/** Run skiff to the end. `input` is written to its stdin (otherwise stdin is empty). */
-export async function runSkiff(
-  args: string[],
-  sandbox: Sandbox,
-  options: { input?: string; env?: Record<string, string> } = {},
-): Promise<CliResult> {
-  const child = command(args, sandbox, options.env ?? {}, true).spawn();
-  const writer = child.stdin.getWriter();
-  if (options.input) await writer.write(new TextEncoder().encode(options.input));
-  await writer.close();
+/** Writes `input` to the child's stdin (undefined: it has none) and waits for it to end. */
+async function finished(child: Deno.ChildProcess, input: string | undefined): Promise<CliResult> {
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    if (input) await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
   const output = await child.output();
   const decoder = new TextDecoder();
   return {
@@ -111,6 +119,15 @@ export async function runSkiff(
     stdout: decoder.decode(output.stdout),
     stderr: decoder.decode(output.stderr),
   };
+}
+
+/** Run skiff to the end. `input` is written to its stdin (otherwise stdin is empty). */
+export function runSkiff(
+  args: string[],
+  sandbox: Sandbox,
+  options: { input?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  return finished(command(args, sandbox, options.env ?? {}, true).spawn(), options.input ?? "");
 }
 
 /** Start skiff without waiting, for tests that signal or kill it. */
@@ -128,41 +145,15 @@ export function spawnSkiff(
  * only its environment and `env`; `input` is written to stdin (else stdin is
  * empty: "null").
  */
-export async function runMain(
+export function runMain(
   main: string,
   args: string[],
   sandbox: Sandbox,
   options: { flags?: string[]; env?: Record<string, string>; input?: string } = {},
 ): Promise<CliResult> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      ...options.flags ?? [],
-      main,
-      ...args,
-    ],
-    cwd: sandbox.workspace,
-    env: { ...sandbox.env, ...options.env },
-    clearEnv: true,
-    stdin: options.input === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.input !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.input));
-    await writer.close();
-  }
-  const output = await child.output();
-  const decoder = new TextDecoder();
-  return {
-    code: output.code,
-    stdout: decoder.decode(output.stdout),
-    stderr: decoder.decode(output.stderr),
-  };
+  const entry = { main, flags: options.flags ?? [] };
+  const child = command(args, sandbox, options.env ?? {}, options.input !== undefined, entry);
+  return finished(child.spawn(), options.input);
 }
 
 export function parseJsonLines(text: string): Record<string, unknown>[] {
