@@ -17,10 +17,11 @@ export type ToEngine =
   | { type: "init"; spec: EngineSpec; files?: MessagePort; events?: readonly string[] }
   /**
    * Sent to a Worker started before the config was loaded (prewarm.ts): load
-   * the engine's modules now, and the model client's when `provider`. Nothing
+   * the engine's modules now, and the model client's when `provider`; open the
+   * store of `dataDir` (the folder the terminal side expects) when given. Nothing
    * else reaches it until its permissions prove to be the derived ones.
    */
-  | { type: "warm"; provider: boolean }
+  | { type: "warm"; provider: boolean; dataDir?: string }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }

@@ -4,7 +4,7 @@
  * command) owns the terminal and answers approval requests through EngineIO.
  */
 import { UsageError } from "../contracts/usage_error.ts";
-import { openStore } from "../store/store.ts";
+import { openStore, type Store } from "../store/store.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
@@ -121,6 +121,38 @@ export function lazyProvider(
   return { provider, ready: made };
 }
 
+/** The store `openStoreAhead` opened, and its folder. */
+let ahead: { dataDir: string; store: Store } | undefined;
+
+/**
+ * Opens `dataDir`'s store now, for the engine this thread starts next: the
+ * pre-started Worker does this while it waits for its spec (prewarm.ts), so
+ * the ~5–8 ms of opening is not on the way to the session. A failure is left
+ * for that start's own opening to meet and report.
+ */
+export function openStoreAhead(dataDir: string): Store | undefined {
+  try {
+    const store = openStore(dataDir);
+    ahead?.store.close();
+    ahead = { dataDir, store };
+    return store;
+  } catch {
+    return undefined; // The engine's own openStore fails the same way, and says so.
+  }
+}
+
+/**
+ * The store opened ahead for `dataDir` (taken: once), else a new one; one
+ * opened ahead for another folder is closed.
+ */
+export function storeFor(dataDir: string): Store {
+  const early = ahead;
+  ahead = undefined;
+  if (early?.dataDir === dataDir) return early.store;
+  early?.store.close();
+  return openStore(dataDir);
+}
+
 /**
  * The engine in this thread. `modules` loads the engine's and the model
  * client's modules: the Worker passes statically written imports (they are
@@ -138,7 +170,7 @@ export async function startInProcess(
   // Probing the sandbox runs a process: it goes on while the store and the
   // session open. Only the first session takes it; a later one probes again.
   let sandboxes = startSandboxProbe(spec);
-  const store = openStore(spec.dataDir);
+  const store = storeFor(spec.dataDir);
   let engine: InstanceType<typeof Engine> | undefined;
   // Ctrl-C can come while the session is still opening (MCP servers start
   // then); remember it so the run that follows stops at once.

@@ -99,13 +99,14 @@ export function prewarmEngine(
     if (Deno.env.get("SKIFF_ENGINE") === "inline" || Deno.env.get("SKIFF_PREWARM") === "0") return;
     const env = Deno.env.toObject();
     const folder = userFolder(env);
-    const file = `${resolveDataDir(env, () => folder)}/${PERMISSIONS_FILE}`;
+    const dataDir = resolveDataDir(env, () => folder);
+    const file = `${dataDir}/${PERMISSIONS_FILE}`;
     const bundled = module.href !== SOURCE_ENGINE_WORKER.href;
     const key = `${command}\n${folder}${workspaceFlag(args)}${keySuffix(bundled)}`;
     const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
     state.intent = { file, key, module: module.href, remembered: permissions };
     if (permissions === undefined) return;
-    state.warm = startWarm(module, permissions, command);
+    state.warm = startWarm(module, permissions, command, dataDir);
   } catch {
     // No env or cwd, no --unstable-worker-options: the engine starts as before.
   }
@@ -134,6 +135,7 @@ function startWarm(
   module: URL,
   permissions: Deno.PermissionOptionsObject,
   command: EngineCommand,
+  dataDir: string,
 ): Warm {
   const worker = new Worker(module, {
     type: "module",
@@ -147,7 +149,7 @@ function startWarm(
   };
   // ToEngine's "warm" (engine_protocol.ts), written out: even a type import would put the
   // engine's modules in main.ts's graph, which `deno info` and the exec step's test read.
-  worker.postMessage({ type: "warm", provider: command !== "tool" });
+  worker.postMessage({ type: "warm", provider: command !== "tool", dataDir });
   return started;
 }
 

@@ -55,14 +55,26 @@ export function holdingSessions(
   return {
     ...engine,
     async open(selector: SessionSelector) {
-      store ??= openStore(spec.dataDir);
-      const existing = selectSession(store, spec.workspace, selector);
-      if (existing) await claimOrWait(store, existing, run, options);
-      if (heartbeat === undefined) {
-        heartbeat = setInterval(() => store?.locks.beat(run.run_id), HEARTBEAT_MS);
-        Deno.unrefTimer(heartbeat);
+      // A new session is held by the engine as it creates it: the store is
+      // opened, and the heartbeat's timer started (a process's first timer
+      // costs ~10 ms: Deno loads its timers then), while the engine works.
+      const names = selector.sessionId !== undefined || selector.continueLatest === true;
+      if (names) store ??= openStore(spec.dataDir);
+      const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
+      if (store && existing) await claimOrWait(store, existing, run, options);
+      const opening = engine.open(existing ? { sessionId: existing } : selector);
+      try {
+        store ??= openStore(spec.dataDir);
+        if (heartbeat === undefined) {
+          heartbeat = setInterval(() => store?.locks.beat(run.run_id), HEARTBEAT_MS);
+          Deno.unrefTimer(heartbeat);
+        }
+      } catch (error) {
+        // The engine's opening is not left unobserved; the store's failure is the one told.
+        await opening.catch(() => {});
+        throw error;
       }
-      return await engine.open(existing ? { sessionId: existing } : selector);
+      return await opening;
     },
     async close() {
       if (ended) return;

@@ -4,7 +4,7 @@
  * is wrong ("expected a number, got \"five\""), with a suggestion when a key
  * looks misspelt. The CLI exits 2 on a `ConfigError`.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { SkiffError } from "../contracts/errors.ts";
 
 export interface ConfigProblem {

@@ -4,7 +4,7 @@
  * The types other modules use are inferred from here, so they import types
  * only (`import type`) and never load zod themselves.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { codePathProblem } from "../sandbox/code_paths.ts";
 import { permissionKeyProblem } from "./permission_keys.ts";
 

@@ -3,7 +3,7 @@
  * success, otherwise a `ConfigError` whose problems are written in plain
  * words by `describeIssues` (config/errors.ts).
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import { ConfigError, describeIssues } from "./errors.ts";
 
 /** Validate `data` against `schema`; on failure throw a `ConfigError` naming `source`. */

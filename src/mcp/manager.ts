@@ -4,7 +4,7 @@
  * with the session. Every call still goes through the policy table under the
  * tool's full name: `declare` names it, the session decides.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type Tool, ToolError } from "../tools/tool.ts";
 import {
   type McpServerConfig,

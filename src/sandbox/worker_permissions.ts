@@ -57,22 +57,41 @@ export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os):
     : ["bwrap", Deno.execPath(), ...installedBashPaths(), ...tools];
 }
 
-function unique(paths: string[]): string[] {
-  // Several are usually missing (/etc/pki, ~/.claude/skills…): listings pass them over.
+/** System paths that are there on nearly every system, in folders of a thousand names. */
+const USUALLY_THERE: ReadonlySet<string> = new Set(["/bin/bash", "/usr/bin/bash"]);
+
+/**
+ * `paths` resolved, each once. Several are usually missing (/etc/pki,
+ * ~/.claude/skills…): their folders' listings pass them over without the
+ * failing calls. `present` (the workspace, the data folder) and the bash
+ * paths are usually there, in folders that can be large (/tmp, /usr/bin):
+ * a listing of those costs more than the one call it would save (4–5 ms
+ * each, measured: docs/performance.md), so they are resolved directly.
+ */
+function unique(paths: string[], present: readonly string[] = []): string[] {
   const listings: Listings = new Map();
-  return [...new Set(paths.map((dir) => realpathLenient(path.resolve(dir), 0, listings)))];
+  const direct = (dir: string) => USUALLY_THERE.has(dir) || present.includes(dir);
+  return [
+    ...new Set(
+      paths.map((dir) => realpathLenient(path.resolve(dir), 0, direct(dir) ? undefined : listings)),
+    ),
+  ];
 }
 
 /** `new Worker(url, { type: "module", deno: { permissions: workerPermissions(…) } })`. */
 export function workerPermissions(input: WorkerPermissionInput): Deno.PermissionOptionsObject {
   const workspaceDirs = [input.workspace, ...(input.addDirs ?? [])];
+  const present = [...workspaceDirs, input.dataDir];
   const read = unique([
     ...workspaceDirs,
     ...(input.configDirs ?? []),
     input.dataDir,
     ...(input.systemRead ?? DEFAULT_SYSTEM_READ),
-  ]);
-  const write = unique([...(input.mode === "read-only" ? [] : workspaceDirs), input.dataDir]);
+  ], present);
+  const write = unique(
+    [...(input.mode === "read-only" ? [] : workspaceDirs), input.dataDir],
+    present,
+  );
   // Deno's cache names: the Landlock exec step must use the same cache as skiff.
   const env = [
     ...allowedEnvNames(input.envNames ?? []),

@@ -4,7 +4,7 @@
  * answers a malformed call with the schema itself — the model corrects its
  * call from what it is shown rather than guessing.
  */
-import { z } from "zod";
+import * as z from "zod";
 import {
   applyPatchTool,
   editTool,

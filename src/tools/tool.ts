@@ -3,7 +3,7 @@
  * (`declare`, no side effects) before it is allowed to do it (`execute`), so
  * the policy decides while there is still nothing to undo.
  */
-import type { z } from "zod";
+import type * as z from "zod";
 import type { FileLedger } from "./files/file_ledger.ts";
 import type { Access, ToolResult } from "../contracts/tool_call.ts";
 import type { Todo } from "../contracts/todo.ts";

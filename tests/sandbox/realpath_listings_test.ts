@@ -117,6 +117,37 @@ Deno.test("workerPermissions: the folders resolved as each alone would be", asyn
   }
 });
 
+Deno.test("workerPermissions: the workspace's, the data folder's and bash's folders are not listed", async () => {
+  const root = await tree();
+  await Deno.mkdir(`${root}/work/project`, { recursive: true });
+  await Deno.mkdir(`${root}/data/skiff`, { recursive: true });
+  const listed: string[] = [];
+  const readDirSync = Deno.readDirSync;
+  // Listing /tmp or /usr/bin cost 4–5 ms each at every start (docs/performance.md).
+  Deno.readDirSync = (folder: string | URL) => {
+    listed.push(String(folder));
+    return readDirSync(folder);
+  };
+  try {
+    const permissions = workerPermissions({
+      mode: "workspace-write",
+      workspace: `${root}/work/project`,
+      dataDir: `${root}/data/skiff`,
+      configDirs: [`${root}/home/.claude/skills`],
+      systemRead: ["/usr/bin/bash", "/bin/bash", `${root}/etc/pki`],
+    });
+    assertEquals(listed.includes(`${root}/work`), false, listed.join(" "));
+    assertEquals(listed.includes(`${root}/data`), false, listed.join(" "));
+    assertEquals(listed.some((folder) => /^\/(usr\/)?bin$/.test(folder)), false, listed.join(" "));
+    // The mostly missing ones are still passed over by their folders' listings.
+    assertEquals(listed.includes(`${root}/home/.claude`), true, listed.join(" "));
+    assertEquals(permissions.write, [`${root}/work/project`, `${root}/data/skiff`]);
+  } finally {
+    Deno.readDirSync = readDirSync;
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("presenceOf: `.` and `..` are never absent", async () => {
   const root = await tree();
   try {

@@ -5,7 +5,7 @@
  * is anything written (change_set.ts), and if a write fails midway the files
  * already written are put back.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../tool.ts";
 import { parsePatch } from "./_apply_patch_parser.ts";
 import { declaredPaths, plan, type PlannedChange } from "./_apply_patch_plan.ts";

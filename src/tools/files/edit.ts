@@ -6,7 +6,7 @@
  * to metadata, the model gets a one-line confirmation. The write goes
  * through the change set (change_set.ts).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
 import { applyEdit, type EditOutcome, type EditRequest } from "./_edit_match.ts";
 import {

@@ -9,7 +9,7 @@
  * a destination that is a symbolic link is refused, so a copy never writes
  * through a link.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 import { decodeText, looksBinary, readFileOrNull, statOrNull } from "./_file_io.ts";
 import { commitFileChange, type FileChange, withFileLocks } from "./change_set.ts";

@@ -8,7 +8,7 @@
  * so a link out of the workspace is refused in workspace-write (as
  * apply_patch's Delete File is).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 import { decodeText, looksBinary } from "./_file_io.ts";
 import {

@@ -6,7 +6,7 @@
  * later allows edit and write to change it.
  */
 import * as path from "../../contracts/path.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
 import { decodeText, linesText, looksBinary, statOrNull } from "./_file_io.ts";
 import { imageInfo } from "./_image_info.ts";

@@ -5,7 +5,7 @@
  * line endings, BOM and final newline. The diff goes to metadata, the model
  * gets line counts.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../tool.ts";
 import {
   countLines,

@@ -5,7 +5,7 @@
  * the shell, so nothing the command started keeps running. Long output is
  * spilled to a file as it streams, so memory stays bounded.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { alwaysPatterns } from "../../policy/always.ts";
 import { ensureShellParser } from "../../policy/shell_parser.ts";
 import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";

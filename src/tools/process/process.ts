@@ -2,7 +2,7 @@
  * The process tool: reads the output of a command started with
  * `bash` + `background: true`, or stops it (its whole process group).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "../tool.ts";
 import { plainTerminalText } from "./_terminal_text.ts";
 

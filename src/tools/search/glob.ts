@@ -5,7 +5,7 @@
  * big tree stays cheap.
  */
 import * as path from "../../contracts/path.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { loadSearchLibraries, searchLibraries } from "./_search_libraries.ts";
 import { walkTree } from "./_walk.ts";

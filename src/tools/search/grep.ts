@@ -4,7 +4,7 @@
  * does, with the same rules and the same output, so a model (or a test)
  * cannot tell which ran. `SKIFF_GREP=fallback` forces the TypeScript engine.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { formatGrep, GrepCollector, MAX_CONTEXT_LINES } from "./_grep_results.ts";
 import { keptBackFiles, keptBackNote, withoutKeptBack } from "./_grep_kept_back.ts";

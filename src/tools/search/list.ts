@@ -8,7 +8,7 @@
  * never followed.
  */
 import * as path from "../../contracts/path.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { IgnoreStack } from "./_gitignore.ts";
 import { readVisible } from "./_walk.ts";
 import { resolveSearchRoot, searchAccess, statRoot } from "./_search_root.ts";

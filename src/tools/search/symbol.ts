@@ -7,7 +7,7 @@
  * becomes a pattern, so symbol never turns into grep under another name.
  */
 import * as path from "../../contracts/path.ts";
-import { z } from "zod";
+import * as z from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { type FileHits, GrepCollector } from "./_grep_results.ts";
 import { keptBackFiles, keptBackNote, withoutKeptBack } from "./_grep_kept_back.ts";

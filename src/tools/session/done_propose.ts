@@ -8,7 +8,7 @@
  * tool that redefines done, within reach of the agent being judged, is the
  * shortest way out of the gate.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ToolError } from "../tool.ts";
 
 const criterionSchema = z.object({

@@ -5,7 +5,7 @@
  * without verification evidence: given, or a passing `harness_verify` of this
  * session; otherwise it says plainly that the work is not verified.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import type { HarnessRecord } from "../../store/memory.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";

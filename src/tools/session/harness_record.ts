@@ -3,7 +3,7 @@
  * attempt, a risk, a verification result… — kept for the sessions after this
  * one, which read it through `harness_status` and their system prompt.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import { HARNESS_KINDS } from "../../store/memory.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";

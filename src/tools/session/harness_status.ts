@@ -5,7 +5,7 @@
  * a suggested next action — within a token budget. Git's state comes from
  * `.git`'s files; without git it says so and goes on.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import type { HarnessRecord } from "../../store/memory.ts";
 import type { HarnessDeps } from "./harness_scope.ts";

@@ -5,7 +5,7 @@
  * work from claimed work. A skip is recorded too, with its reason: negative
  * evidence is evidence.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import type { HarnessRecord } from "../../store/memory.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";

@@ -6,7 +6,7 @@
  * remembered goes into the system prompt of every later session in this
  * workspace (or repository), marked stale once a file it names changes.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";
 

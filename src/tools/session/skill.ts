@@ -3,7 +3,7 @@
  * tool description, and calls `skill {name}` to load one — its instructions
  * and the list of files beside them, which it can then read.
  */
-import { z } from "zod";
+import * as z from "zod";
 import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import { listSkillFiles, type Skill } from "../../skills/load.ts";

@@ -4,7 +4,7 @@
  * the runner; this file only checks the request and reports the outcome —
  * the child's final answer and the files it read and wrote.
  */
-import { z } from "zod";
+import * as z from "zod";
 import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import type { AgentDefinition } from "../../agents/types.ts";

@@ -4,7 +4,7 @@
  * in progress at a time — the list is a plan worked through in order, not a
  * set of things juggled at once.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Todo, ToolError } from "../tool.ts";
 
 const todoSchema = z.object({

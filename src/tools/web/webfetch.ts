@@ -6,7 +6,7 @@
  * The body is read as a stream and abandoned past 5 MB, and the fetch
  * function comes from the context, so tests never leave the machine.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { htmlToMarkdown, htmlToText } from "./_html.ts";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 
