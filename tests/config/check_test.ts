@@ -62,6 +62,39 @@ const LAYERS: Record<string, unknown>[] = [
   { sandbox: { mode: "read-only" } },
   { sandbox: { addDirs: [""] } },
   { memory: { enabled: false } },
+  // What the command-line flags set (--model, --sandbox, --sandbox-backend, --add-dir,
+  // --no-memory), alone, together, in other orders, and near misses of each.
+  { sandbox: { mode: "workspace-write" } },
+  { sandbox: { mode: "full-access", backend: "landlock" } },
+  { sandbox: { addDirs: ["../shared", "/tmp/x"], backend: "bwrap", mode: "read-only" } },
+  { sandbox: { network: true, mode: "read-only" } },
+  { sandbox: {} },
+  { memory: {} },
+  { memory: { enabled: true } },
+  {
+    memory: { enabled: false },
+    sandbox: { addDirs: ["a"], mode: "read-only" },
+    provider: { model: "m", baseURL: "http://localhost:1/v1" },
+  },
+  { sandbox: { mode: "write" } },
+  { sandbox: { mode: "Read-Only" } },
+  { sandbox: { mode: null } },
+  { sandbox: { backend: "firejail" } },
+  { sandbox: { backend: 1 } },
+  { sandbox: { network: "yes" } },
+  { sandbox: { addDirs: "a" } },
+  { sandbox: { addDirs: [1] } },
+  { sandbox: { addDirs: [] } },
+  { sandbox: { addDir: ["a"] } },
+  { sandbox: { env: ["HOME"] } },
+  { sandbox: { mode: "read-only", limits: {} } },
+  { sandbox: [] },
+  { sandbox: null },
+  { sandbox: "read-only" },
+  { memory: { enabled: "no" } },
+  { memory: { enabled: false, extra: 1 } },
+  { memory: false },
+  { memory: { enabled: false }, maxTurns: 2 },
   { $schema: "x" },
   { mistake: true },
 ];
@@ -89,6 +122,20 @@ Deno.test("what the short path admits, the schema admits and returns unchanged",
   assert(admitted >= 10, `only ${admitted} layers took the short path`);
   assert(acceptedWithoutSchema({}));
   assert(acceptedWithoutSchema({ provider: { baseURL: "http://127.0.0.1:9/v1", model: "m" } }));
+  // So do the flags' layers: `--sandbox read-only --add-dir ../x --no-memory`.
+  assert(acceptedWithoutSchema({
+    sandbox: { mode: "read-only", backend: "bwrap", addDirs: ["../x"] },
+    memory: { enabled: false },
+  }));
+});
+
+Deno.test("the short path returns sections and keys in the schema's order, as copies", async () => {
+  const addDirs = ["b", "a"];
+  const sandbox = { addDirs, network: false, backend: "auto", mode: "read-only" };
+  const layer = { memory: { enabled: false }, sandbox, provider: { model: "m" } };
+  const checked = await checkConfigLayer(layer, "flags");
+  assertEquals(JSON.stringify(checked), bySchema(layer).value);
+  assert(checked.sandbox !== sandbox && checked.sandbox?.addDirs !== addDirs, "not copied");
 });
 
 Deno.test("checkConfigLayer answers as the schema does, for every case", async () => {
