@@ -1,16 +1,17 @@
 /**
- * The ChatProvider for any OpenAI-compatible endpoint, built on npm:openai's
- * Chat Completions streaming. The library's own retries are switched off:
- * retrying is ours (which failures, how long to wait, never repeating text
+ * The ChatProvider for any OpenAI-compatible endpoint: Chat Completions
+ * streaming, decoded by npm:openai's stream and error classes (chat_post.ts;
+ * its client, with every other resource of the API, is not loaded). Retrying
+ * is ours (which failures, how long to wait, never repeating text
  * the user already saw after a stream is cut), so it can be tested with an
  * injected fetch, sleep, clock and random source.
  */
-import OpenAI from "openai";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./done_sentinel.ts";
 import { withReadableErrors } from "./error_body.ts";
 import { jsonAsStream } from "./json_as_stream.ts";
 import { describeFailure } from "./failure_message.ts";
+import { postChatCompletions } from "./chat_post.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
   type OutputLimitField,
@@ -128,15 +129,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   const endpointURL = parseEndpoint(options.baseURL);
   // Error bodies in any shape become readable; a JSON answer to a stream request becomes a stream.
   const readableFetch = jsonAsStream(withReadableErrors(options.fetch));
-  const client = new OpenAI({
-    baseURL,
-    apiKey: options.apiKey || "no-key",
-    maxRetries: 0,
-    timeout: requestTimeoutMs,
-    fetch: options.fetch,
-    defaultHeaders: options.headers,
-    dangerouslyAllowBrowser: true, // a Deno Worker looks like a browser to the library
-  });
 
   // Set once the server has refused stream_options (older servers reject unknown fields).
   let usageOptionRefused = false;
@@ -197,15 +189,14 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     }, probeAfterMs);
     armIdleTimer();
     try {
-      // The JSON text goes as it is: the library would serialise the whole history again.
-      const stream = await client.withOptions({ fetch: done.fetch }).post<
-        AsyncIterable<OpenAI.Chat.ChatCompletionChunk>
-      >("/chat/completions", {
+      // The JSON text goes as it is (request_body.ts), never serialised again.
+      const stream = await postChatCompletions({
+        baseURL,
+        apiKey: options.apiKey || "no-key",
+        headers: options.headers,
+        fetch: done.fetch,
         body,
-        headers: { "content-type": "application/json" },
-        stream: true,
-        signal: controller.signal,
-        maxRetries: 0,
+        controller,
       });
       answered = true;
       clearTimeout(probeTimer);

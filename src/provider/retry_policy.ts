@@ -4,7 +4,12 @@
  * Retry-After is read, how backoff grows) are plain functions a test can
  * check without a server.
  */
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai/core/error";
 import { NotTheApiError } from "./json_as_stream.ts";
 
 /** What went wrong with one attempt, in terms the retry loop and the user need. */

@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
-import { poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
+import { OPENAI, poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 import { withMockSandbox } from "../support/cli.ts";
 import { engineCommandOf, keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
 import { bundleState } from "../../src/app/bundle.ts";
@@ -152,7 +152,7 @@ Deno.test("a pre-started Worker for skiff tool evaluates no openai SDK", async (
   const sandbox = await makeSandbox({ SKIFF_TIMINGS: "1" });
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["openai"]);
+    const map = await poisonedImportMap(sandbox.root, OPENAI);
     const args = ["tool", "read", '{"file_path":"one.txt"}'];
     const first = await runPoisoned(sandbox, map, args);
     assertEquals(first.code, 0, first.stderr);

@@ -9,7 +9,12 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines } from "../support/cli.ts";
-import { poisonedImportMap, readsWithPoison, runPoisoned } from "../support/poisoned_imports.ts";
+import {
+  OPENAI,
+  poisonedImportMap,
+  readsWithPoison,
+  runPoisoned,
+} from "../support/poisoned_imports.ts";
 import { startMockServer } from "../support/mock_server.ts";
 
 if (Deno.env.get("SKIFF_BIN")) {
@@ -24,7 +29,7 @@ const MCP_SDK = "@modelcontextprotocol/sdk/";
 Deno.test("skiff tool read evaluates neither the openai SDK nor the MCP SDK", async () => {
   const sandbox = await makeSandbox();
   try {
-    await readsWithPoison(sandbox, await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]));
+    await readsWithPoison(sandbox, await poisonedImportMap(sandbox.root, [...OPENAI, MCP_SDK]));
   } finally {
     await sandbox.cleanup();
   }
@@ -34,7 +39,7 @@ Deno.test("skiff tool over JSON Lines on stdin evaluates neither SDK either", as
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const map = await poisonedImportMap(sandbox.root, ["openai", MCP_SDK]);
+    const map = await poisonedImportMap(sandbox.root, [...OPENAI, MCP_SDK]);
     const input = path.join(sandbox.root, "calls.jsonl");
     await Deno.writeTextFile(
       input,
@@ -84,7 +89,7 @@ Deno.test("control: the poisoned packages do fail a run that needs them", async 
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   try {
     // A model run evaluates the openai SDK.
-    const openaiMap = await poisonedImportMap(sandbox.root, ["openai"]);
+    const openaiMap = await poisonedImportMap(sandbox.root, OPENAI);
     const withModel = await runPoisoned(sandbox, openaiMap, ["run", "hello"]);
     assert(withModel.code !== 0, "a run with the openai SDK poisoned should fail");
     assertStringIncludes(withModel.stderr, "openai");

@@ -22,6 +22,12 @@ export interface Output {
   stderr: string;
 }
 
+/**
+ * The openai package's import-map names: skiff imports its stream decoder and
+ * error classes by subpath (`openai/core/…`, src/provider/chat_post.ts).
+ */
+export const OPENAI = ["openai", "openai/"];
+
 /** Writes the import map under `dir` and returns its path. `poisoned`: import-map names. */
 export async function poisonedImportMap(dir: string, poisoned: string[]): Promise<string> {
   const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
