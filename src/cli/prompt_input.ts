@@ -36,13 +36,68 @@ export function formatSize(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** What was read: at most one byte over the limit (reading stops there). */
+interface Read {
+  bytes: Uint8Array;
+  over: boolean;
+}
+
+function joined(chunks: Uint8Array[], total: number, limit: number): Read {
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes, over: total > limit };
+}
+
+/** What `readStdinNow` asks of the system; a test's fakes replace it. */
+export interface StdinNow {
+  stat(path: string): Pick<Deno.FileInfo, "isFile" | "isCharDevice" | "rdev">;
+  read(buffer: Uint8Array): number | null;
+}
+
+const SYSTEM: StdinNow = {
+  stat: (path) => Deno.statSync(path),
+  read: (buffer) => Deno.stdin.readSync(buffer),
+};
+
+/**
+ * Stdin read whole at once when no read of it can wait: a regular file
+ * (`<notes.md`) or the null device (`</dev/null`, what a CI runner often
+ * gives). Undefined for a pipe, a socket or any other device: those are read
+ * as a stream, with the notice when nothing comes. Read this way, a start
+ * loads neither Deno's streams nor its timers (~10–20 ms, docs/performance.md).
+ */
+export function readStdinNow(limit: number, system: StdinNow = SYSTEM): Read | undefined {
+  try {
+    const info = system.stat("/dev/stdin");
+    const nullDevice = info.isCharDevice === true && info.rdev !== null &&
+      info.rdev === system.stat("/dev/null").rdev;
+    if (!info.isFile && !nullDevice) return undefined;
+  } catch {
+    return undefined; // no /dev/stdin (Windows): read as a stream
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const buffer = new Uint8Array(64 * 1024);
+  while (total <= limit) {
+    const count = system.read(buffer);
+    if (count === null || count === 0) break;
+    chunks.push(buffer.slice(0, count));
+    total += count;
+  }
+  return joined(chunks, total, limit);
+}
+
 /** Everything piped, up to one byte over the limit (then reading stops). */
 async function readPiped(
   readable: ReadableStream<Uint8Array>,
   limit: number,
   onWaiting: () => void,
   waitMs: number,
-): Promise<{ bytes: Uint8Array; over: boolean }> {
+): Promise<Read> {
   const reader = readable.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -60,13 +115,7 @@ async function readPiped(
     if (total > limit) await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return { bytes, over: total > limit };
+  return joined(chunks, total, limit);
 }
 
 /** The piped bytes as text, or a usage error saying why they are not. */
@@ -123,7 +172,9 @@ export async function readPrompt(
   }
   const limit = options.limitBytes ?? STDIN_LIMIT_BYTES;
   const notice = options.notice ?? (() => {});
-  const { bytes, over } = await readPiped(
+  // The process's own stdin, when it is a file or /dev/null: read at once, no stream.
+  const now = stdin === Deno.stdin ? readStdinNow(limit) : undefined;
+  const { bytes, over } = now ?? await readPiped(
     stdin.readable,
     limit,
     () =>

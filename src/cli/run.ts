@@ -207,19 +207,22 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
 }
 
 /**
- * Stdin for the prompt. In CI (`CI` set) it is read only when it is a pipe or
- * a file: a runner may leave stdin open on something that never ends, and a
- * job must not wait on it. Elsewhere, as prompt_input.ts says.
+ * Stdin for the prompt. In CI (`CI` set) it is read only when it is a pipe, a
+ * file or /dev/null: a runner may leave stdin open on something that never
+ * ends, and a job must not wait on it. Elsewhere, as prompt_input.ts says.
  */
 export function promptStdin(
   ci = Deno.env.get("CI"),
-  kind: () => { isFile: boolean; isFifo: boolean | null } = () => Deno.statSync("/dev/stdin"),
+  kind: (path: string) => Pick<Deno.FileInfo, "isFile" | "isFifo" | "isCharDevice" | "rdev"> = (
+    path,
+  ) => Deno.statSync(path),
 ): { isTerminal(): boolean; readable: ReadableStream<Uint8Array> } {
   if (!ci || ci === "false" || ci === "0" || Deno.stdin.isTerminal()) return Deno.stdin;
   let piped = true;
   try {
-    const stat = kind();
-    piped = stat.isFile || stat.isFifo === true;
+    const stat = kind("/dev/stdin");
+    piped = stat.isFile || stat.isFifo === true ||
+      (stat.isCharDevice === true && stat.rdev !== null && stat.rdev === kind("/dev/null").rdev);
   } catch { /* no /dev/stdin (Windows): read it as before */ }
   if (piped) return Deno.stdin;
   return { isTerminal: () => false, readable: new ReadableStream({ start: (c) => c.close() }) };

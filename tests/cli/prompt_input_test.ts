@@ -4,9 +4,14 @@
  * cannot show (a terminal on stdin, a writer that never closes).
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { runSkiff, withMockSandbox } from "../support/cli.ts";
+import { MAIN, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockServer } from "../support/mock_server.ts";
-import { readPrompt, STDIN_LIMIT_BYTES } from "../../src/cli/prompt_input.ts";
+import {
+  readPrompt,
+  readStdinNow,
+  STDIN_LIMIT_BYTES,
+  type StdinNow,
+} from "../../src/cli/prompt_input.ts";
 
 function lastUserMessage(mock: MockServer): string {
   const messages = mock.requests[0].messages as { role: string; content: string }[];
@@ -105,4 +110,78 @@ Deno.test("a writer that keeps stdin open is told what skiff waits for", async (
   send("late text\n");
   end();
   assertStringIncludes(await prompt, "review\n\nPiped to skiff on stdin (10 bytes, 1 line):");
+});
+
+/** A stdin of `kind`, read from `parts` in turn, with /dev/null as device 259. */
+function fakeStdin(kind: "file" | "null" | "zero" | "fifo", parts: string[] = []): StdinNow {
+  const queue = parts.map((part) => new TextEncoder().encode(part));
+  return {
+    stat: (path) =>
+      path === "/dev/null" ? { isFile: false, isCharDevice: true, rdev: 259 } : {
+        isFile: kind === "file",
+        isCharDevice: kind !== "file" && kind !== "fifo",
+        rdev: kind === "zero" ? 261 : 259,
+      },
+    read(buffer) {
+      const next = queue.shift();
+      if (!next) return null;
+      buffer.set(next);
+      return next.length;
+    },
+  };
+}
+
+Deno.test("readStdinNow: a file or /dev/null is read at once; a pipe or another device is not", () => {
+  const file = readStdinNow(100, fakeStdin("file", ["ab", "cd"]));
+  assertEquals(new TextDecoder().decode(file?.bytes), "abcd");
+  assertEquals(file?.over, false);
+  assertEquals(readStdinNow(100, fakeStdin("null"))?.bytes.length, 0);
+  assertEquals(readStdinNow(100, fakeStdin("fifo", ["x"])), undefined);
+  assertEquals(readStdinNow(100, fakeStdin("zero", ["\0"])), undefined);
+  const failing: StdinNow = {
+    stat: () => {
+      throw new Deno.errors.NotFound("no /dev/stdin");
+    },
+    read: () => null,
+  };
+  assertEquals(readStdinNow(100, failing), undefined);
+  // Reading stops one chunk past the limit, as the stream's reading does.
+  const over = readStdinNow(3, fakeStdin("file", ["ab", "cd", "never read"]));
+  assertEquals(over?.over, true);
+  assertEquals(over?.bytes.length, 4);
+});
+
+Deno.test("skiff run with a file or /dev/null on stdin: the file is added, /dev/null adds nothing", async () => {
+  await withMockSandbox([{ text: "a" }, { text: "b" }], async (sandbox, mock) => {
+    const notes = `${sandbox.workspace}/notes.txt`;
+    await Deno.writeTextFile(notes, "step one\nstep two\n");
+    const run = (redirect: string) =>
+      new Deno.Command("sh", {
+        args: [
+          "-c",
+          `exec "$0" run --allow-all --unstable-worker-options --no-prompt "$1" run "follow these" < "$2"`,
+          Deno.execPath(),
+          MAIN,
+          redirect,
+        ],
+        cwd: sandbox.workspace,
+        env: sandbox.env,
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    const fromFile = await run(notes);
+    assertEquals(fromFile.code, 0, new TextDecoder().decode(fromFile.stderr));
+    assertEquals(
+      lastUserMessage(mock),
+      "follow these\n\nPiped to skiff on stdin (18 bytes, 2 lines):\n```\nstep one\nstep two\n```",
+    );
+    const fromNull = await run("/dev/null");
+    assertEquals(fromNull.code, 0, new TextDecoder().decode(fromNull.stderr));
+    const second = mock.requests[1].messages as { role: string; content: string }[];
+    assertEquals(
+      second.filter((message) => message.role === "user").at(-1)!.content,
+      "follow these",
+    );
+  });
 });

@@ -96,14 +96,23 @@ Deno.test("summary: text from the model cannot break out of inline code or carry
   assert(!text.includes("\x1b"));
 });
 
-Deno.test("CI: stdin that is neither a pipe nor a file is not waited on", async () => {
-  const socket = () => ({ isFile: false, isFifo: false });
+Deno.test("CI: stdin that is neither a pipe, a file nor /dev/null is not waited on", async () => {
+  const kind = { isFile: false, isFifo: false, isCharDevice: false, rdev: 0 };
+  const socket = () => kind;
   const empty = promptStdin("true", socket);
   const reader = empty.readable.getReader();
   assertEquals((await reader.read()).done, true);
-  assertEquals(promptStdin("true", () => ({ isFile: false, isFifo: true })), Deno.stdin);
+  assertEquals(promptStdin("true", () => ({ ...kind, isFifo: true })), Deno.stdin);
   assertEquals(promptStdin("", socket), Deno.stdin);
   assertEquals(promptStdin("false", socket), Deno.stdin);
+  // A character device: /dev/null itself is read (nothing, at once); another one is not.
+  const devices = (stdin: number) => (path: string) => ({
+    ...kind,
+    isCharDevice: true,
+    rdev: path === "/dev/null" ? 259 : stdin,
+  });
+  assertEquals(promptStdin("true", devices(259)), Deno.stdin);
+  assert(promptStdin("true", devices(261)) !== Deno.stdin, "/dev/zero would be read");
 });
 
 Deno.test("CI=true: no colour and no escape codes in the output of a run", async () => {
