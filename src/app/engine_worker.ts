@@ -51,7 +51,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
         void Deno.Command; // Deno loads its process API at first use: ~3–4 ms.
         if (data.dataDir) openStoreAhead(data.dataDir);
       }, () => {});
-      if (data.provider) void modules.provider().catch(() => {});
+      if (data.provider) void modules.provider().then(warmModelRequest, () => {});
       break;
     case "init":
       // The file tools write through the confined writer's thread, which the
@@ -101,6 +101,18 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       break;
   }
 };
+
+/**
+ * What a model run's first request loads on its way, loaded while the Worker
+ * waits for its spec: Deno's timers (~10 ms at their first use in a thread)
+ * and fetch's own code (~10 ms at a thread's first fetch: a `data:` URL, so
+ * nothing leaves the process and no permission is asked). Measured in
+ * docs/performance.md ("Start-up").
+ */
+function warmModelRequest(): void {
+  clearTimeout(setTimeout(() => {}, 0));
+  void fetch("data:,").then((response) => response.text()).catch(() => {});
+}
 
 function ready(): Promise<EngineHandle> {
   if (!starting) return Promise.reject(new Error("the engine was not initialised"));
