@@ -15,6 +15,11 @@ import {
   writeCachedLandlockProbe,
 } from "./landlock_probe_cache.ts";
 import { plainLauncher } from "./plain.ts";
+import {
+  BWRAP_CANDIDATES,
+  readCachedBwrapProbe,
+  writeCachedBwrapProbe,
+} from "./bwrap_probe_cache.ts";
 import { commandShell } from "./shell.ts";
 import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
 
@@ -159,7 +164,8 @@ export type ProbeScope = "all" | SandboxBackend;
 /**
  * The probe a session starts with: only the backends `backend` can use, so
  * where bubblewrap works no Landlock probe process is started; with `cache`,
- * Landlock's answer from an earlier start in the same environment is reused.
+ * bubblewrap's and Landlock's answers from an earlier start in the same
+ * environment are reused.
  */
 export function probeSandboxesFor(
   backend: SandboxBackend,
@@ -183,20 +189,18 @@ export async function probeSandboxes(
   /** @default "all" */
   scope: ProbeScope = "all",
   /**
-   * Where Landlock's answer is kept (landlock_probe_cache.ts): a session's
-   * scope reuses an answer under the same key; scope `all` (skiff doctor)
-   * always probes. Every probe that runs writes its answer here.
+   * Where the answers are kept (bwrap_probe_cache.ts, landlock_probe_cache.ts):
+   * a session's scope reuses an answer under the same key; scope `all` (skiff
+   * doctor) always probes. Every probe that runs writes its answer here.
    */
   cache?: LandlockProbeCache,
 ): Promise<AvailableSandboxes> {
   const found: AvailableSandboxes = { bwrap: null, sandboxExec: null };
   if (platform === "linux") {
-    for (const candidate of ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "bwrap"]) {
-      if (scope === "landlock") break;
-      if (await run([candidate, "--ro-bind", "/", "/", "--unshare-net", "--", "true"])) {
-        found.bwrap = candidate;
-        break;
-      }
+    if (scope !== "landlock") {
+      const cached = cache && scope !== "all" ? readCachedBwrapProbe(cache) : undefined;
+      found.bwrap = cached ?? await probeBwrap(run);
+      if (cache && cached === undefined) writeCachedBwrapProbe(cache, found.bwrap);
     }
     if (landlock) {
       found.reasons = {};
@@ -226,6 +230,16 @@ export async function probeSandboxes(
     found.sandboxExec = SANDBOX_EXEC_PATH;
   }
   return found;
+}
+
+/** The first bubblewrap that runs `true` in a new network namespace, or null. */
+async function probeBwrap(run: (argv: string[]) => Promise<boolean>): Promise<string | null> {
+  for (const candidate of BWRAP_CANDIDATES) {
+    if (await run([candidate, "--ro-bind", "/", "/", "--unshare-net", "--", "true"])) {
+      return candidate;
+    }
+  }
+  return null;
 }
 
 /**

@@ -10,32 +10,16 @@
  * kernel itself and refuses to start the command when it cannot restrict it
  * (landlock_exec.ts). `skiff doctor` always probes and writes a fresh entry.
  */
-import * as path from "../contracts/path.ts";
-import { writeFileAtomicSync } from "./atomic_write.ts";
+import { type ProbeCache, readCachedProbe, writeCachedProbe } from "./probe_cache.ts";
 
 /** The file's name in the data folder. */
 export const LANDLOCK_PROBE_CACHE_FILE = "landlock-probe.json";
 
 /** Where the answer is kept and the key it must match. */
-export interface LandlockProbeCache {
-  /** skiff's data folder (never the workspace). */
-  dataDir: string;
-  /** landlockProbeKey() of this environment. */
-  key: string;
-}
+export type LandlockProbeCache = ProbeCache;
 
 /** The probe's answer: the kernel's ABI, or why Landlock does not work here. */
 export type LandlockProbeAnswer = number | string;
-
-interface CacheEntry {
-  version: 1;
-  key: string;
-  abi: number;
-}
-
-function cacheFile(cache: LandlockProbeCache): string {
-  return path.join(cache.dataDir, LANDLOCK_PROBE_CACHE_FILE);
-}
 
 /**
  * The ABI cached for `cache.key`, or undefined (none, another key, or a file
@@ -46,18 +30,8 @@ export function readCachedLandlockProbe(
   cache: LandlockProbeCache,
   uid: number | null = Deno.uid(),
 ): number | undefined {
-  try {
-    const file = cacheFile(cache);
-    const info = Deno.lstatSync(file);
-    if (!info.isFile || (uid !== null && info.uid !== uid)) return undefined;
-    if (info.mode === null || (info.mode & 0o077) !== 0) return undefined;
-    const entry = JSON.parse(Deno.readTextFileSync(file)) as Partial<CacheEntry>;
-    if (entry.version !== 1 || entry.key !== cache.key) return undefined;
-    const abi = entry.abi;
-    return typeof abi === "number" && Number.isInteger(abi) && abi >= 1 ? abi : undefined;
-  } catch {
-    return undefined;
-  }
+  const abi = readCachedProbe(cache, LANDLOCK_PROBE_CACHE_FILE, "abi", uid);
+  return typeof abi === "number" && Number.isInteger(abi) && abi >= 1 ? abi : undefined;
 }
 
 /**
@@ -70,18 +44,10 @@ export function writeCachedLandlockProbe(
   cache: LandlockProbeCache,
   answer: LandlockProbeAnswer,
 ): void {
-  if (typeof answer === "string") {
-    try {
-      Deno.removeSync(cacheFile(cache));
-    } catch { /* none kept */ }
-    return;
-  }
-  const entry: CacheEntry = { version: 1, key: cache.key, abi: answer };
-  try {
-    writeFileAtomicSync(
-      cacheFile(cache),
-      new TextEncoder().encode(JSON.stringify(entry) + "\n"),
-      0o600,
-    );
-  } catch { /* the next start probes again */ }
+  writeCachedProbe(
+    cache,
+    LANDLOCK_PROBE_CACHE_FILE,
+    "abi",
+    typeof answer === "string" ? undefined : answer,
+  );
 }

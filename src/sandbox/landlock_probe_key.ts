@@ -1,14 +1,24 @@
 /**
- * What the Landlock probe's answer depends on, as one string: the kernel
- * (release, build, active security modules), the program that runs the exec
- * step (the Deno executable, skiff's entry point and the step's modules, by
- * path, size and mtime), the container (mount and user namespace, cgroup,
- * pid 1, seccomp mode) and the user. A cached answer is used only under the
- * same key (landlock_probe_cache.ts), so any of these changing re-probes.
+ * What the sandbox probes' answers depend on, as one string: the kernel
+ * (release, build, active security modules, the limits on user namespaces),
+ * the program that runs the Landlock exec step (the Deno executable, skiff's
+ * entry point and the step's modules, by path, size and mtime), each
+ * bubblewrap the probe tries (by the same), the container (mount and user
+ * namespace, cgroup, pid 1, seccomp mode) and the user. A cached answer is
+ * used only under the same key (landlock_probe_cache.ts, bwrap_probe_cache.ts),
+ * so any of these changing re-probes.
  * Reading /proc needs full permissions in Deno: the host computes the key and
  * the engine's Worker receives it (`spec.sandbox.landlockProbeKey`).
  */
 import { fileURLToPath } from "../contracts/path.ts";
+import { BWRAP_CANDIDATES } from "./bwrap_probe_cache.ts";
+
+/** Where the kernel says whether, and how many, user namespaces a user may make. */
+const USERNS_LIMITS = [
+  "/proc/sys/kernel/unprivileged_userns_clone",
+  "/proc/sys/user/max_user_namespaces",
+  "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+];
 
 /**
  * The step's own code: main.ts dispatches to landlock_exec.ts, which uses
@@ -26,6 +36,15 @@ const STEP_MODULES = [
 function fileStamp(file: string): string {
   const info = Deno.statSync(file);
   return `${file}:${info.size}:${info.mtime?.getTime() ?? "?"}:${info.ino ?? "?"}`;
+}
+
+/** A file's identity, or its path alone when it is absent. */
+function stampOr(file: string): string {
+  try {
+    return fileStamp(file);
+  } catch {
+    return `${file}:-`;
+  }
 }
 
 /** A file that may be absent or closed to this user: its text, else `missing`. */
@@ -56,6 +75,8 @@ export function landlockProbeKey(
       // Lists landlock when it is enabled; absent where securityfs is not mounted.
       lsm: readOr("/sys/kernel/security/lsm", "-"),
       program: [fileStamp(Deno.execPath()), ...modules],
+      bwrap: BWRAP_CANDIDATES.filter((file) => file.startsWith("/")).map((file) => stampOr(file)),
+      userns: USERNS_LIMITS.map((file) => readOr(file, "-").trim()),
       mountNamespace: Deno.statSync("/proc/self/ns/mnt").ino,
       userNamespace: Deno.statSync("/proc/self/ns/user").ino,
       cgroup: Deno.readTextFileSync("/proc/self/cgroup"),
