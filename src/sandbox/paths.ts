@@ -59,7 +59,9 @@ export function realpathLenient(absolute: string, hops = 0, listings?: Listings)
   let current = absolute;
   const rest: string[] = [];
   for (;;) {
-    if (listings === undefined || presenceOf(current, listings) !== "absent") {
+    // A folder listed already exists: its own parent's listing would only say so again.
+    const listed = listings?.get(current);
+    if (listings === undefined || listed || presenceOf(current, listings) !== "absent") {
       try {
         const real = Deno.realPathSync(current);
         return rest.length ? path.join(real, ...rest.reverse()) : real;

@@ -148,6 +148,28 @@ Deno.test("workerPermissions: the workspace's, the data folder's and bash's fold
   }
 });
 
+Deno.test("realpathLenient: a missing name in a listed folder does not list that folder's parent", async () => {
+  const root = await tree();
+  const listed: string[] = [];
+  const readDirSync = Deno.readDirSync;
+  // The bench's config folder under a fresh /tmp folder listed all of /tmp (5–7 ms) to learn
+  // that the folder it had just listed exists.
+  Deno.readDirSync = (folder: string | URL) => {
+    listed.push(String(folder));
+    return readDirSync(folder);
+  };
+  try {
+    const listings: Listings = new Map();
+    const missing = `${root}/home/.config/app/missing/deeper`;
+    assertEquals(realpathLenient(missing, 0, listings), missing);
+    assertEquals(listed.includes(`${root}/home/.config`), false, listed.join(" "));
+    assertEquals(listed.includes(`${root}/home/.config/app`), true, listed.join(" "));
+  } finally {
+    Deno.readDirSync = readDirSync;
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("presenceOf: `.` and `..` are never absent", async () => {
   const root = await tree();
   try {
