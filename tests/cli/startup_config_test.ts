@@ -1,10 +1,10 @@
 /**
  * The terminal side's start evaluates the config schema (and zod with it)
  * only when a layer needs it (src/config/check.ts): `skiff tool` and `skiff
- * run` with no config file, and the provider set in the environment, run with
+ * run` with no config file, with the provider set in the environment, or with
+ * the flags that set config keys (`--add-dir`, `--sandbox`…), run with
  * src/config/schema.ts poisoned by an import map (the engine's Worker never
- * imports it). The controls show the poison bites when a config file or a
- * flag that sets a config key is there.
+ * imports it). The control shows the poison bites when a config file is there.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -58,25 +58,32 @@ Deno.test("skiff run with the provider in the environment does not evaluate it e
   }
 });
 
-Deno.test("control: a config file, or a flag that sets a config key, is checked by the schema", async () => {
+Deno.test("the flags' config keys skip the schema; control: a config file is checked by it", async () => {
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
     const map = await schemaPoisoned(sandbox);
-    const read = ["tool", "read", '{"file_path":"one.txt"}'];
-    const withFlag = await runPoisoned(sandbox, map, [
-      ...read.slice(0, 1),
+    // --add-dir, --sandbox, --sandbox-backend and --no-memory set config keys whose values the
+    // schema returns as they are: checked without it (src/config/check.ts).
+    const withFlags = await runPoisoned(sandbox, map, [
+      "tool",
       "--add-dir",
       ".",
-      ...read.slice(1),
+      "--sandbox",
+      "workspace-write",
+      "--sandbox-backend",
+      "auto",
+      "--no-memory",
+      "read",
+      '{"file_path":"one.txt"}',
     ]);
-    assert(withFlag.code !== 0, "--add-dir should have needed the schema");
-    assertStringIncludes(withFlag.stderr, "POISON");
+    assertEquals(withFlags.code, 0, withFlags.stderr);
+    assert(!withFlags.stderr.includes("POISON"), withFlags.stderr);
     await Deno.writeTextFile(
       path.join(sandbox.configDir, "config.json"),
       JSON.stringify({ maxTurns: 3 }),
     );
-    const withFile = await runPoisoned(sandbox, map, read);
+    const withFile = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
     assert(withFile.code !== 0, "a config file should have needed the schema");
     assertStringIncludes(withFile.stderr, "POISON");
   } finally {
