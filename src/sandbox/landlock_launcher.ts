@@ -42,17 +42,34 @@ const WATCHDOG = 'IFS= read -r _; kill -9 -"$1" 2>/dev/null; i=0; ' +
   '[ -n "$p" ] || exit 0; kill -9 $p 2>/dev/null; done';
 
 /**
+ * Waits (at most 5000 reads of its /proc stat) until the watchdog started
+ * last (`$!`) is out of the command's process group, whose id is this
+ * shell's pid: a command that ended before the watchdog's setsid left it in
+ * the group, where skiff took it for a stray and killed it before it had
+ * done its work (1 command in 15–20 of `echo hi`). Its variables are skiff's
+ * own names, unset again, so the command's shell sees none of them.
+ */
+const WAIT_FOR_WATCHDOG = "_skiff_w=$! _skiff_i=0; " +
+  'while [ "$_skiff_i" -lt 5000 ] && IFS= read -r _skiff_s < "/proc/$_skiff_w/stat"; do ' +
+  // The fields after the command name: state, parent, group.
+  "_skiff_s=${_skiff_s##*) }; _skiff_s=${_skiff_s#* }; _skiff_s=${_skiff_s#* }; " +
+  '[ "${_skiff_s%% *}" = "$$" ] || break; _skiff_i=$((_skiff_i+1)); done 2>/dev/null; ' +
+  "unset _skiff_w _skiff_i _skiff_s; ";
+
+/**
  * The lifeline (bwrap.ts) without a pid namespace: never `kill -1`, which
  * here would reach every process of the user. The watchdog leaves the
  * command's session (setsid), so killing the group does not kill it, and
  * holds the lifeline alone, with nothing else of the command open: when the
- * pipe closes it kills the group and the marked processes (WATCHDOG). With
- * no setsid program it stays in the group and kills the group only.
+ * pipe closes it kills the group and the marked processes (WATCHDOG). The
+ * command starts once the watchdog has left the group (WAIT_FOR_WATCHDOG).
+ * With no setsid program it stays in the group and kills the group only.
  */
 export const LANDLOCK_LIFELINE_STEP = "IFS= read -r _ || exit 125; exec 3<&0 </dev/null; " +
   "if command -v setsid >/dev/null && command -v grep >/dev/null; then " +
   `( m=$${COMMAND_MARK_ENV}; unset ${COMMAND_MARK_ENV}; ` +
   `exec setsid sh -c '${WATCHDOG}' skiff-lifeline "$$" "$m" ) <&3 >/dev/null 2>&1 & ` +
+  WAIT_FOR_WATCHDOG +
   "else ( { IFS= read -r _; kill -9 0; } <&3 & ); fi; exec 3<&-; ";
 
 export interface LandlockLauncherOptions {

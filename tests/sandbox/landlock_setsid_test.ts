@@ -168,3 +168,25 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "landlock: a command that ends at once never leaves the watchdog in its group (40 runs)",
+  ignore: ABI === null,
+  async fn() {
+    await withWorkspace(async (ws) => {
+      // The watchdog's setsid used to race the command's end: about 1 run in 15–20 found it
+      // still in the group, took it for a stray and killed it before its work.
+      const reported: number[] = [];
+      for (let run = 0; run < 40; run++) {
+        const group = await startGroup({
+          launcher: launcherFor(ws),
+          command: "echo hi",
+          cwd: ws,
+          onOutput: () => {},
+        });
+        if ((await group.done).strayStopped) reported.push(run);
+      }
+      assertEquals(reported, [], "runs that took the watchdog for a stray");
+    });
+  },
+});
