@@ -8,7 +8,7 @@
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "./support/assert.ts";
 import { compile, runtimeFlags } from "../scripts/compile.ts";
-import { makeSandbox } from "./support/cli.ts";
+import { makeSandbox, runInWorkspace } from "./support/cli.ts";
 import { startMockServer } from "./support/mock_server.ts";
 
 const denort = Deno.env.get("DENORT_BIN");
@@ -37,16 +37,9 @@ Deno.test({
     const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "m" });
     try {
       const binary = await compile(path.join(dir, "skiff"));
-      const output = await new Deno.Command(binary, {
-        args: ["run", "hello"],
-        cwd: sandbox.workspace,
-        env: sandbox.env,
-        clearEnv: true,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
-      assertStringIncludes(new TextDecoder().decode(output.stdout), "compiled answer");
+      const output = await runInWorkspace(binary, ["run", "hello"], sandbox);
+      assertEquals(output.code, 0, output.stderr);
+      assertStringIncludes(output.stdout, "compiled answer");
     } finally {
       await mock.close();
       await sandbox.cleanup();

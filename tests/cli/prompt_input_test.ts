@@ -4,7 +4,7 @@
  * cannot show (a terminal on stdin, a writer that never closes).
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, runSkiff, withMockSandbox } from "../support/cli.ts";
+import { MAIN, runInWorkspace, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockServer } from "../support/mock_server.ts";
 import {
   readPrompt,
@@ -156,28 +156,21 @@ Deno.test("skiff run with a file or /dev/null on stdin: the file is added, /dev/
     const notes = `${sandbox.workspace}/notes.txt`;
     await Deno.writeTextFile(notes, "step one\nstep two\n");
     const run = (redirect: string) =>
-      new Deno.Command("sh", {
-        args: [
-          "-c",
-          `exec "$0" run --allow-all --unstable-worker-options --no-prompt "$1" run "follow these" < "$2"`,
-          Deno.execPath(),
-          MAIN,
-          redirect,
-        ],
-        cwd: sandbox.workspace,
-        env: sandbox.env,
-        clearEnv: true,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
+      runInWorkspace("sh", [
+        "-c",
+        `exec "$0" run --allow-all --unstable-worker-options --no-prompt "$1" run "follow these" < "$2"`,
+        Deno.execPath(),
+        MAIN,
+        redirect,
+      ], sandbox);
     const fromFile = await run(notes);
-    assertEquals(fromFile.code, 0, new TextDecoder().decode(fromFile.stderr));
+    assertEquals(fromFile.code, 0, fromFile.stderr);
     assertEquals(
       lastUserMessage(mock),
       "follow these\n\nPiped to skiff on stdin (18 bytes, 2 lines):\n```\nstep one\nstep two\n```",
     );
     const fromNull = await run("/dev/null");
-    assertEquals(fromNull.code, 0, new TextDecoder().decode(fromNull.stderr));
+    assertEquals(fromNull.code, 0, fromNull.stderr);
     const second = mock.requests[1].messages as { role: string; content: string }[];
     assertEquals(
       second.filter((message) => message.role === "user").at(-1)!.content,

@@ -7,6 +7,7 @@ import {
   MAIN,
   makeSandbox,
   parseJsonLines,
+  runInWorkspace,
   runSkiff,
   type Sandbox,
   withMockSandbox,
@@ -163,17 +164,13 @@ Deno.test("deno task skiff run from another folder works on that folder", async 
   await withSandbox(async (sandbox) => {
     await Deno.writeTextFile(`${sandbox.workspace}/only-here.txt`, "x\n");
     const config = new URL("../../deno.json", import.meta.url).pathname;
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["task", "--quiet", "--config", config, "skiff", "tool", "list", "{}"],
-      cwd: sandbox.workspace,
-      env: sandbox.env,
-      clearEnv: true,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const stdout = new TextDecoder().decode(output.stdout);
-    assertEquals(output.code, 0, new TextDecoder().decode(output.stderr));
-    assertStringIncludes(stdout, "only-here.txt");
+    const output = await runInWorkspace(
+      Deno.execPath(),
+      ["task", "--quiet", "--config", config, "skiff", "tool", "list", "{}"],
+      sandbox,
+    );
+    assertEquals(output.code, 0, output.stderr);
+    assertStringIncludes(output.stdout, "only-here.txt");
   });
 });
 

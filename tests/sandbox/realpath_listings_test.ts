@@ -117,25 +117,36 @@ Deno.test("workerPermissions: the folders resolved as each alone would be", asyn
   }
 });
 
-Deno.test("workerPermissions: the workspace's, the data folder's and bash's folders are not listed", async () => {
-  const root = await tree();
-  await Deno.mkdir(`${root}/work/project`, { recursive: true });
-  await Deno.mkdir(`${root}/data/skiff`, { recursive: true });
+/** The folders `work` lists with Deno.readDirSync, in order, and what it returned. */
+function listedBy<T>(work: () => T): { result: T; listed: string[] } {
   const listed: string[] = [];
   const readDirSync = Deno.readDirSync;
-  // Listing /tmp or /usr/bin cost 4–5 ms each at every start (docs/performance.md).
   Deno.readDirSync = (folder: string | URL) => {
     listed.push(String(folder));
     return readDirSync(folder);
   };
   try {
-    const permissions = workerPermissions({
-      mode: "workspace-write",
-      workspace: `${root}/work/project`,
-      dataDir: `${root}/data/skiff`,
-      configDirs: [`${root}/home/.claude/skills`],
-      systemRead: ["/usr/bin/bash", "/bin/bash", `${root}/etc/pki`],
-    });
+    return { result: work(), listed };
+  } finally {
+    Deno.readDirSync = readDirSync;
+  }
+}
+
+Deno.test("workerPermissions: the workspace's, the data folder's and bash's folders are not listed", async () => {
+  const root = await tree();
+  await Deno.mkdir(`${root}/work/project`, { recursive: true });
+  await Deno.mkdir(`${root}/data/skiff`, { recursive: true });
+  try {
+    // Listing /tmp or /usr/bin cost 4–5 ms each at every start (docs/performance.md).
+    const { result: permissions, listed } = listedBy(() =>
+      workerPermissions({
+        mode: "workspace-write",
+        workspace: `${root}/work/project`,
+        dataDir: `${root}/data/skiff`,
+        configDirs: [`${root}/home/.claude/skills`],
+        systemRead: ["/usr/bin/bash", "/bin/bash", `${root}/etc/pki`],
+      })
+    );
     assertEquals(listed.includes(`${root}/work`), false, listed.join(" "));
     assertEquals(listed.includes(`${root}/data`), false, listed.join(" "));
     assertEquals(listed.some((folder) => /^\/(usr\/)?bin$/.test(folder)), false, listed.join(" "));
@@ -143,29 +154,21 @@ Deno.test("workerPermissions: the workspace's, the data folder's and bash's fold
     assertEquals(listed.includes(`${root}/home/.claude`), true, listed.join(" "));
     assertEquals(permissions.write, [`${root}/work/project`, `${root}/data/skiff`]);
   } finally {
-    Deno.readDirSync = readDirSync;
     await Deno.remove(root, { recursive: true });
   }
 });
 
 Deno.test("realpathLenient: a missing name in a listed folder does not list that folder's parent", async () => {
   const root = await tree();
-  const listed: string[] = [];
-  const readDirSync = Deno.readDirSync;
-  // The bench's config folder under a fresh /tmp folder listed all of /tmp (5–7 ms) to learn
-  // that the folder it had just listed exists.
-  Deno.readDirSync = (folder: string | URL) => {
-    listed.push(String(folder));
-    return readDirSync(folder);
-  };
   try {
-    const listings: Listings = new Map();
+    // The bench's config folder under a fresh /tmp folder listed all of /tmp (5–7 ms) to learn
+    // that the folder it had just listed exists.
     const missing = `${root}/home/.config/app/missing/deeper`;
-    assertEquals(realpathLenient(missing, 0, listings), missing);
+    const { result, listed } = listedBy(() => realpathLenient(missing, 0, new Map()));
+    assertEquals(result, missing);
     assertEquals(listed.includes(`${root}/home/.config`), false, listed.join(" "));
     assertEquals(listed.includes(`${root}/home/.config/app`), true, listed.join(" "));
   } finally {
-    Deno.readDirSync = readDirSync;
     await Deno.remove(root, { recursive: true });
   }
 });

@@ -96,13 +96,40 @@ function command(
   const argv = binary ? args : [...run, ...entry?.flags ?? [], entry?.main ?? MAIN, ...args];
   return new Deno.Command(binary ?? Deno.execPath(), {
     args: argv,
+    ...inWorkspace(sandbox, env, stdin),
+  });
+}
+
+/**
+ * How a test's child runs: in the sandbox's workspace with only its
+ * environment and `env`, stdin piped (or empty: "null"), output captured.
+ */
+function inWorkspace(
+  sandbox: Sandbox,
+  env: Record<string, string> = {},
+  stdin = false,
+): Deno.CommandOptions {
+  return {
     cwd: sandbox.workspace,
     env: { ...sandbox.env, ...env },
     clearEnv: true,
     stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
-  });
+  };
+}
+
+/**
+ * Any program (a shell line, `deno task`, a compiled binary) run to its end
+ * the way skiff runs here: in the sandbox's workspace, with only its
+ * environment, stdin empty.
+ */
+export function runInWorkspace(
+  program: string,
+  args: string[],
+  sandbox: Sandbox,
+): Promise<CliResult> {
+  return finished(new Deno.Command(program, { args, ...inWorkspace(sandbox) }).spawn(), undefined);
 }
 
 /** Writes `input` to the child's stdin (undefined: it has none) and waits for it to end. */
