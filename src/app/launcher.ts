@@ -17,6 +17,7 @@ import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { CommandGuard } from "../sandbox/command_guard.ts";
 import { bwrapSessionLauncher } from "../sandbox/bwrap_session.ts";
+import { writeCachedBwrapProbe } from "../sandbox/bwrap_probe_cache.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
@@ -125,9 +126,12 @@ export async function chooseSessionLauncher(
     if (choice.name === "bwrap" && available.bwrap) {
       // Commands of the bash tool run in a sandbox that stays up for the
       // session (same mounts and settings; src/sandbox/bwrap_pool.ts).
+      const cache = landlockProbeCacheOf(spec);
       const pooled = bwrapSessionLauncher(settings, {
         bwrapPath: available.bwrap,
         shell: commandShell().program,
+        // Bubblewrap kept as working failed here: the next start probes again.
+        onStartFailed: cache ? () => writeCachedBwrapProbe(cache, null) : undefined,
       }, guard);
       return {
         launcher: pooled,

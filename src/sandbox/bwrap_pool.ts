@@ -41,6 +41,12 @@ export interface PoolOptions {
   env: Record<string, string>;
   /** At most this many sandboxes at once; more concurrent commands get their own bwrap. @default 4 */
   maxSandboxes?: number;
+  /**
+   * Called once when the pool's first sandbox did not start because
+   * bubblewrap itself failed (not for a missing cgroup or util-linux): a
+   * probe's answer kept from an earlier start is then wrong here.
+   */
+  onStartFailed?: () => void;
 }
 
 export interface Sandbox {
@@ -263,7 +269,8 @@ export class BwrapPool {
     }).spawn();
     const lines = lineReader(child.stdout);
     const errors = new Response(child.stderr).text().catch(() => "");
-    const fail = async (reason: string) => {
+    const fail = async (reason: string, bwrapFailed = false) => {
+      if (this.#availability === null && bwrapFailed) this.#options.onStartFailed?.();
       this.#availability ??= { usable: false, reason };
       try {
         child.kill("SIGKILL");
@@ -280,6 +287,7 @@ export class BwrapPool {
         first === "nocgroup"
           ? "no writable pids cgroup to find every process of a command"
           : `the sandbox did not start: ${(await errors).trim()}`,
+        first !== "nocgroup",
       );
     }
     const [, dir, file, value] = first.split(" ");
@@ -290,7 +298,7 @@ export class BwrapPool {
     while ((line = await lines.next()) !== null && line !== "ready") info += line;
     const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
     if (line !== "ready" || !pid) {
-      return fail(`the sandbox did not start: ${(await errors).trim() || info}`);
+      return fail(`the sandbox did not start: ${(await errors).trim() || info}`, true);
     }
     this.#availability ??= { usable: true };
     const writer = child.stdin.getWriter();

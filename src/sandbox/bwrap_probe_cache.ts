@@ -7,8 +7,9 @@
  * limits, the container, the user and each bubblewrap's file. Only a path
  * the probe itself tries is ever taken from the file, so an edited entry can
  * name no other program; a wrong "works" fails closed: bubblewrap then fails
- * to start the sandbox and the command is refused, never run unconfined.
- * `skiff doctor` always probes and writes a fresh entry.
+ * to start the sandbox and the command is refused, never run unconfined, and
+ * the session drops the entry (`onStartFailed`, bwrap_pool.ts), so the next
+ * start probes again. `skiff doctor` always probes and writes a fresh entry.
  */
 import { type ProbeCache, readCachedProbe, writeCachedProbe } from "./probe_cache.ts";
 

@@ -80,7 +80,7 @@ export function pooledLauncher(
  */
 export function bwrapSessionLauncher(
   settings: SandboxSettings,
-  options: BwrapOptions & { maxSandboxes?: number } = {},
+  options: BwrapOptions & { maxSandboxes?: number; onStartFailed?: () => void } = {},
   guard?: { before(): () => string | null },
 ): ClosableLauncher & { pool: BwrapPool } {
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
@@ -92,6 +92,7 @@ export function bwrapSessionLauncher(
     hidden: sandboxHidden(settings, options),
     env: env(),
     maxSandboxes: options.maxSandboxes,
+    onStartFailed: options.onStartFailed,
   });
   return { ...pooledLauncher(pool, bwrapLauncher(settings, options), env, guard), pool };
 }

@@ -135,7 +135,7 @@ Deno.test("probe key: names each bubblewrap the probe tries by its file, and the
   assertEquals(parsed.userns.length, 3);
 });
 
-Deno.test("e2e fail closed: a kept 'works' naming a bubblewrap that cannot run leaves the command unrun", async () => {
+Deno.test("e2e fail closed: a kept 'works' naming a bubblewrap that cannot run leaves the command unrun, and is dropped", async () => {
   const missing = "/usr/local/bin/bwrap";
   if (await Deno.stat(missing).then(() => true, () => false)) {
     console.warn(
@@ -178,6 +178,19 @@ Deno.test("e2e fail closed: a kept 'works' naming a bubblewrap that cannot run l
     // The sandbox could not start, and says why; the command is not run without it.
     assertEquals(line.metadata.exitCode, 127, result.stdout);
     assert(line.output.includes(missing), result.stdout);
+    // The kept answer is dropped: the next start probes again, and runs the command contained.
+    assertEquals(readCachedBwrapProbe({ dataDir: sandbox.dataDir, key }), undefined);
+    const next = await runSkiff(
+      ["tool", "bash", "--allow", "bash(echo *)", JSON.stringify({ command: `echo contained` })],
+      sandbox,
+    );
+    const nextLine = parseJsonLines(next.stdout)[0] as {
+      output: string;
+      metadata: { exitCode?: number };
+    };
+    assertEquals(nextLine.metadata.exitCode, 0, next.stdout + next.stderr);
+    assert(nextLine.output.includes("contained"), next.stdout);
+    assertEquals(readCachedBwrapProbe({ dataDir: sandbox.dataDir, key }), "/usr/bin/bwrap");
   } finally {
     await sandbox.cleanup();
   }
