@@ -64,6 +64,17 @@ const SYSTEM: StdinNow = {
 };
 
 /**
+ * Whether `info` is the null device: a character device with /dev/null's
+ * device number (`stat` is asked for /dev/null's).
+ */
+export function isNullDevice(
+  info: Pick<Deno.FileInfo, "isCharDevice" | "rdev">,
+  stat: (path: string) => Pick<Deno.FileInfo, "rdev">,
+): boolean {
+  return info.isCharDevice === true && info.rdev !== null && info.rdev === stat("/dev/null").rdev;
+}
+
+/**
  * Stdin read whole at once when no read of it can wait: a regular file
  * (`<notes.md`) or the null device (`</dev/null`, what a CI runner often
  * gives). Undefined for a pipe, a socket or any other device: those are read
@@ -73,9 +84,7 @@ const SYSTEM: StdinNow = {
 export function readStdinNow(limit: number, system: StdinNow = SYSTEM): Read | undefined {
   try {
     const info = system.stat("/dev/stdin");
-    const nullDevice = info.isCharDevice === true && info.rdev !== null &&
-      info.rdev === system.stat("/dev/null").rdev;
-    if (!info.isFile && !nullDevice) return undefined;
+    if (!info.isFile && !isNullDevice(info, system.stat)) return undefined;
   } catch {
     return undefined; // no /dev/stdin (Windows): read as a stream
   }

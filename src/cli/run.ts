@@ -12,7 +12,7 @@ import { jsonlRenderer } from "../ui/jsonl.ts";
 import { textRenderer } from "../ui/text.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "./exit_codes.ts";
 import { approvalPrompter } from "./approvals.ts";
-import { readPrompt } from "./prompt_input.ts";
+import { isNullDevice, readPrompt } from "./prompt_input.ts";
 import { interruptHandler } from "./interrupts.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { priceFor } from "../provider/cost.ts";
@@ -221,8 +221,7 @@ export function promptStdin(
   let piped = true;
   try {
     const stat = kind("/dev/stdin");
-    piped = stat.isFile || stat.isFifo === true ||
-      (stat.isCharDevice === true && stat.rdev !== null && stat.rdev === kind("/dev/null").rdev);
+    piped = stat.isFile || stat.isFifo === true || isNullDevice(stat, kind);
   } catch { /* no /dev/stdin (Windows): read it as before */ }
   if (piped) return Deno.stdin;
   return { isTerminal: () => false, readable: new ReadableStream({ start: (c) => c.close() }) };

@@ -198,9 +198,13 @@ export async function probeSandboxes(
   const found: AvailableSandboxes = { bwrap: null, sandboxExec: null };
   if (platform === "linux") {
     if (scope !== "landlock") {
-      const cached = cache && scope !== "all" ? readCachedBwrapProbe(cache) : undefined;
-      found.bwrap = cached ?? await probeBwrap(run);
-      if (cache && cached === undefined) writeCachedBwrapProbe(cache, found.bwrap);
+      found.bwrap = await keptOrProbed(
+        cache,
+        scope,
+        readCachedBwrapProbe,
+        () => probeBwrap(run),
+        writeCachedBwrapProbe,
+      );
     }
     if (landlock) {
       found.reasons = {};
@@ -211,9 +215,13 @@ export async function probeSandboxes(
             "profile, or AppArmor restricting unprivileged user namespaces)";
       }
       if (scope === "all" || scope === "landlock" || (scope === "auto" && !found.bwrap)) {
-        const cached = cache && scope !== "all" ? readCachedLandlockProbe(cache) : undefined;
-        const abi = cached ?? await landlock();
-        if (cache && cached === undefined) writeCachedLandlockProbe(cache, abi);
+        const abi = await keptOrProbed(
+          cache,
+          scope,
+          readCachedLandlockProbe,
+          landlock,
+          writeCachedLandlockProbe,
+        );
         found.landlock = typeof abi === "number" ? abi : null;
         if (typeof abi === "string") found.reasons.landlock = abi;
       } else {
@@ -230,6 +238,25 @@ export async function probeSandboxes(
     found.sandboxExec = SANDBOX_EXEC_PATH;
   }
   return found;
+}
+
+/**
+ * A probe's answer: the one kept under `cache`'s key when there is one and
+ * the scope is a session's (`all`, skiff doctor, always probes), else the
+ * probe's, which is then kept (a "does not work" removes the entry).
+ */
+async function keptOrProbed<T>(
+  cache: LandlockProbeCache | undefined,
+  scope: ProbeScope,
+  read: (cache: LandlockProbeCache) => T | undefined,
+  probe: () => Promise<T>,
+  write: (cache: LandlockProbeCache, answer: T) => void,
+): Promise<T> {
+  const kept = cache && scope !== "all" ? read(cache) : undefined;
+  if (kept !== undefined) return kept;
+  const answer = await probe();
+  if (cache) write(cache, answer);
+  return answer;
 }
 
 /** The first bubblewrap that runs `true` in a new network namespace, or null. */
