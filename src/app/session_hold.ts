@@ -9,6 +9,7 @@
  * the end it lets go. A run killed with -9 lets go of nothing, and needs not:
  * src/store/session_locks.ts sees its process is gone.
  */
+import { backgroundTicks } from "../contracts/background_ticks.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { openStore, type Store } from "../store/store.ts";
 import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
@@ -40,11 +41,11 @@ export function holdingSessions(
 ): EngineHandle {
   const run = spec.run;
   let store: Store | undefined;
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let stopBeating: (() => void) | undefined;
   let ended = false;
   const stopHolding = () => {
-    if (heartbeat !== undefined) clearInterval(heartbeat);
-    heartbeat = undefined;
+    stopBeating?.();
+    stopBeating = undefined;
     try {
       store?.locks.release(run.run_id);
     } finally {
@@ -56,8 +57,9 @@ export function holdingSessions(
     ...engine,
     async open(selector: SessionSelector) {
       // A new session is held by the engine as it creates it: the store is
-      // opened, and the heartbeat's timer started (a process's first timer
-      // costs ~10 ms: Deno loads its timers then), while the engine works.
+      // opened, and the heartbeat started, while the engine works. The
+      // heartbeat is no timer: a process's first one costs 9-16 ms (Deno
+      // loads its timers then), and a `skiff tool` call needs none here.
       const names = selector.sessionId !== undefined || selector.continueLatest === true;
       if (names) store ??= openStore(spec.dataDir);
       const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
@@ -65,10 +67,9 @@ export function holdingSessions(
       const opening = engine.open(existing ? { sessionId: existing } : selector);
       try {
         store ??= openStore(spec.dataDir);
-        if (heartbeat === undefined) {
-          heartbeat = setInterval(() => store?.locks.beat(run.run_id), HEARTBEAT_MS);
-          Deno.unrefTimer(heartbeat);
-        }
+        // A beat that fails (the store busy past its timeout) is skipped; the
+        // next one renews the claim, which only counts where /proc cannot tell.
+        stopBeating ??= backgroundTicks(HEARTBEAT_MS, () => store?.locks.beat(run.run_id));
       } catch (error) {
         // The engine's opening is not left unobserved; the store's failure is the one told.
         await opening.catch(() => {});
