@@ -7,14 +7,16 @@ import type { SkiffEvent } from "../contracts/events.ts";
 import type { ErrorData } from "../contracts/errors.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./engine_types.ts";
 import type { SessionSelector } from "./host.ts";
+import type { WriterReply, WriterRequest } from "../sandbox/confined_writer.ts";
 
 export type ToEngine =
   /**
-   * `files`: the confined writer's channel (src/sandbox/confined_writer.ts), when one runs.
+   * `files`: the file tools write through the confined writer (src/sandbox/confined_writer.ts),
+   * by `files` requests to this side, which passes them on; absent: on the engine's thread.
    * `events`: the event types the terminal side shows (absent: all); the others are still
    * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
    */
-  | { type: "init"; spec: EngineSpec; files?: MessagePort; events?: readonly string[] }
+  | { type: "init"; spec: EngineSpec; files?: boolean; events?: readonly string[] }
   /**
    * Sent to a Worker started before the config was loaded (prewarm.ts): load
    * the engine's modules now, and the model client's when `provider`; open the
@@ -31,11 +33,15 @@ export type ToEngine =
   | { type: "abort" }
   /** Collect garbage now: the front end is idle (contracts/collect.ts). */
   | { type: "collect" }
-  | { type: "answer"; id: number; answer: ApprovalAnswer };
+  | { type: "answer"; id: number; answer: ApprovalAnswer }
+  /** The confined writer's reply to a `files` request. */
+  | { type: "files"; reply: WriterReply };
 
 export type FromEngine =
   | { type: "event"; event: SkiffEvent }
   | { type: "ask"; id: number; request: ApprovalRequest }
   | { type: "result"; id: number; value: unknown }
+  /** A write for the confined writer (sent only after an `init` with `files`). */
+  | { type: "files"; request: WriterRequest }
   /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
   | { type: "failure"; id: number; error: ErrorData };

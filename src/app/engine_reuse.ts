@@ -29,7 +29,7 @@ const CLOSED_IO: EngineIO = { event: () => {}, ask: () => Promise.resolve("deny"
 /** One engine Worker and the session it runs now, if any. */
 class KeptWorker {
   readonly #worker: Worker;
-  readonly #writer: { port: MessagePort; close(): void } | null;
+  readonly #writer: ReturnType<typeof fileWriterFor>;
   readonly #pending = new Map<number, { resolve(value: unknown): void; reject(e: Error): void }>();
   /** Sessions this Worker ran before: a late event of theirs reaches no one. */
   readonly #closedSessions = new Set<string>();
@@ -55,7 +55,7 @@ class KeptWorker {
       name: "skiff-engine",
       deno: { permissions },
     });
-    this.#writer = fileWriterFor(permissions);
+    this.#writer = fileWriterFor(permissions, (reply) => this.#send({ type: "files", reply }));
     this.#worker.onmessage = (message: MessageEvent<FromEngine>) => this.#receive(message.data);
     this.#worker.onerror = (event) => {
       event.preventDefault();
@@ -71,6 +71,8 @@ class KeptWorker {
   async #receive(data: FromEngine): Promise<void> {
     if (data.type === "event") {
       if (!this.#closedSessions.has(data.event.session_id)) this.#io.event(data.event);
+    } else if (data.type === "files") {
+      this.#writer?.serve(data.request);
     } else if (data.type === "ask") {
       const answer = await this.#io.ask(data.request);
       this.#send({ type: "answer", id: data.id, answer });
@@ -104,11 +106,8 @@ class KeptWorker {
     this.busy = true;
     this.sessions++;
     this.#io = io;
-    if (!this.#initialised && this.#writer) {
-      this.#worker.postMessage({ type: "init", spec, files: this.#writer.port, events }, [
-        this.#writer.port,
-      ]);
-    } else this.#send({ type: "init", spec, events });
+    // The route of file writes is set up once; it outlives each session in the Worker.
+    this.#send({ type: "init", spec, files: !this.#initialised && this.#writer !== null, events });
     this.#initialised = true;
     let sessionId: string | undefined;
     let closed = false;

@@ -7,7 +7,11 @@
 import type { FromEngine, ToEngine } from "./engine_protocol.ts";
 import type { ApprovalAnswer } from "./engine_types.ts";
 import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./host.ts";
-import { ConfinedWriterClient } from "../sandbox/confined_writer.ts";
+import {
+  ConfinedWriterClient,
+  type WriterLink,
+  type WriterReply,
+} from "../sandbox/confined_writer.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
 import { collectGarbage } from "../contracts/collect.ts";
@@ -32,6 +36,14 @@ let starting: Promise<EngineHandle> | undefined;
 let shown: Set<string> | undefined;
 let nextQuestion = 1;
 const questions = new Map<number, (answer: ApprovalAnswer) => void>();
+/** Where the terminal side's `files` replies go: the file tools' writer client. */
+let fileReplies: ((reply: WriterReply) => void) | undefined;
+/** The confined writer, reached through the terminal side over this Worker's own channel. */
+const terminalWriter: WriterLink = {
+  send: (request) => post({ type: "files", request }),
+  listen: (onReply) => fileReplies = onReply,
+  close: () => fileReplies = undefined,
+};
 
 async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
   try {
@@ -47,16 +59,20 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "warm":
       // A failure shows where it matters: when `init` loads the same modules. Once they
       // are in, what the session's opening would do first is done while `init` is awaited.
-      void modules.engine().then(() => {
-        void Deno.Command; // Deno loads its process API at first use: ~3–4 ms.
+      void modules.engine().then((engine) => {
         if (data.dataDir) openStoreAhead(data.dataDir);
+        // A `skiff tool` call parses its input first thing; a model run has time for that later.
+        if (!data.provider) engine.prepareToolSchemas();
+        // Deno loads its process API at first use (3–5 ms): a model run's commands
+        // come while the model is asked. A `skiff tool` call that runs none skips it.
+        if (data.provider) void Deno.Command;
       }, () => {});
       if (data.provider) void modules.provider().then(warmModelRequest, () => {});
       break;
     case "init":
       // The file tools write through the confined writer's thread, which the
       // kernel keeps inside the writable folders (docs/security.md).
-      if (data.files) routeFileWrites(new ConfinedWriterClient(data.files));
+      if (data.files) routeFileWrites(new ConfinedWriterClient(terminalWriter));
       shown = data.events ? new Set(data.events) : undefined;
       starting = startInProcess(data.spec, {
         event: (event) => {
@@ -98,6 +114,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "answer":
       questions.get(data.id)?.(data.answer);
       questions.delete(data.id);
+      break;
+    case "files":
+      fileReplies?.(data.reply);
       break;
   }
 };

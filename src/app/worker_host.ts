@@ -146,7 +146,7 @@ export function startInWorker(
     name: "skiff-engine",
     deno: { permissions },
   });
-  const writer = fileWriterFor(permissions);
+  const writer = fileWriterFor(permissions, (reply) => send({ type: "files", reply }));
   let nextId = 1;
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   // Set once the Worker has died: nothing will ever answer again, so every
@@ -166,6 +166,7 @@ export function startInWorker(
   worker.onmessage = async (message: MessageEvent<FromEngine>) => {
     const data = message.data;
     if (data.type === "event") io.event(data.event);
+    else if (data.type === "files") writer?.serve(data.request);
     else if (data.type === "ask") {
       send({ type: "answer", id: data.id, answer: await io.ask(data.request) });
     } else {
@@ -187,9 +188,7 @@ export function startInWorker(
     writer?.close();
   };
 
-  if (writer) {
-    worker.postMessage({ type: "init", spec, files: writer.port, events }, [writer.port]);
-  } else send({ type: "init", spec, events });
+  send({ type: "init", spec, files: writer !== null, events });
   return Promise.resolve({
     open: (selector) => request({ type: "open", selector }),
     run: (runRequest) => request({ type: "run", request: runRequest }),
@@ -213,44 +212,40 @@ export function startInWorker(
 /**
  * The confined writer for the engine's file tools, writable exactly where
  * the engine may write; null (writes stay on the engine's thread) when the
- * writer cannot start, e.g. without `--allow-ffi` in this process.
+ * writer cannot start, e.g. without `--allow-ffi` in this process. `serve`
+ * passes it one of the engine's requests; each reply goes to `reply`.
  *
  * Its Worker starts at the first write, not with the session: a run that
  * writes nothing (`skiff tool read`, a question) does not pay for a second
- * thread. Until then the engine holds this side's channel; the writer, once
- * started, gets exactly the same folders and confines itself the same way,
- * and this side only passes the messages through.
+ * thread. The writer gets exactly the folders the engine may write and
+ * confines itself the same way; this side only passes the messages through.
  */
 export function fileWriterFor(
   permissions: Deno.PermissionOptionsObject,
-): { port: MessagePort; close(): void } | null {
+  reply: (reply: WriterReply) => void,
+): { serve(request: WriterRequest): void; close(): void } | null {
   if (!Array.isArray(permissions.write)) return null;
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
   const writable = permissions.write.map(String);
-  const channel = new MessageChannel();
   let writer: ConfinedWriter | undefined;
-  channel.port1.onmessage = (message: MessageEvent<WriterRequest>) => {
-    if (!writer) {
-      try {
-        writer = startConfinedWriter(writable);
-      } catch (error) {
-        const reply: WriterReply = {
-          id: message.data.id,
-          ok: false,
-          error: { name: "Error", message: `the file writer failed to start: ${error}` },
-        };
-        channel.port1.postMessage(reply);
-        return;
-      }
-      writer.port.onmessage = (reply: MessageEvent<WriterReply>) =>
-        channel.port1.postMessage(reply.data);
-    }
-    writer.port.postMessage(message.data);
-  };
   return {
-    port: channel.port2,
+    serve(request) {
+      if (!writer) {
+        try {
+          writer = startConfinedWriter(writable);
+        } catch (error) {
+          reply({
+            id: request.id,
+            ok: false,
+            error: { name: "Error", message: `the file writer failed to start: ${error}` },
+          });
+          return;
+        }
+        writer.link.listen(reply);
+      }
+      writer.link.send(request);
+    },
     close() {
-      channel.port1.close();
       writer?.close();
     },
   };

@@ -145,7 +145,7 @@ async function restore<T>(
   } catch {
     return await work();
   }
-  const client = new ConfinedWriterClient(writer.port);
+  const client = new ConfinedWriterClient(writer.link);
   try {
     return await work(client);
   } finally {

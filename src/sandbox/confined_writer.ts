@@ -17,7 +17,6 @@ import type { LandlockResult } from "./landlock.ts";
 
 export interface WriterInit {
   writable: string[];
-  port: MessagePort;
 }
 
 export type WriterRequest =
@@ -28,9 +27,28 @@ export type WriterReply =
   | { id: number; ok: true }
   | { id: number; ok: false; error: { name: string; message: string } };
 
+/** What the writer's Worker posts: its confinement once, then a reply per request. */
+export type WriterOut =
+  | { type: "confinement"; result: LandlockResult }
+  | { type: "reply"; reply: WriterReply };
+
+/**
+ * What carries a client's requests to the writer and its replies back: the
+ * writer's Worker here, or the engine Worker's own channel to the terminal
+ * side (engine_worker.ts), which passes them on. No MessagePort is handed
+ * across: Deno loads its Web Streams at a process's first transfer, 3–6 ms
+ * on the way to every session.
+ */
+export interface WriterLink {
+  send(request: WriterRequest): void;
+  /** Sets the one handler of the writer's replies. */
+  listen(onReply: (reply: WriterReply) => void): void;
+  close(): void;
+}
+
 export interface ConfinedWriter {
-  /** The other end of the writer's channel: hand it to a `ConfinedWriterClient`. */
-  port: MessagePort;
+  /** The writer's requests and replies: hand it to a `ConfinedWriterClient`. */
+  link: WriterLink;
   /** Whether the kernel confines the writer, and if not, why. */
   confinement: Promise<LandlockResult>;
   close(): void;
@@ -63,40 +81,52 @@ export function startConfinedWriter(
       },
     },
   });
-  const channel = new MessageChannel();
+  let onReply: ((reply: WriterReply) => void) | undefined;
+  let closed = false;
   const confinement = new Promise<LandlockResult>((resolve) => {
-    worker.onmessage = (message: MessageEvent<LandlockResult>) => resolve(message.data);
+    worker.onmessage = (message: MessageEvent<WriterOut>) => {
+      if (message.data.type === "confinement") resolve(message.data.result);
+      else onReply?.(message.data.reply);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       resolve({ kind: "unavailable", reason: `the writer failed to start: ${event.message}` });
     };
   });
-  const init: WriterInit = { writable, port: channel.port1 };
-  worker.postMessage(init, [channel.port1]);
+  const init: WriterInit = { writable };
+  worker.postMessage(init);
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    onReply = undefined;
+    worker.terminate();
+  };
   return {
-    port: channel.port2,
-    confinement,
-    close() {
-      channel.port2.close();
-      worker.terminate();
+    link: {
+      send: (request) => {
+        if (!closed) worker.postMessage(request);
+      },
+      listen: (handler) => onReply = handler,
+      close,
     },
+    confinement,
+    close,
   };
 }
 
-/** The file tools' side of the channel: `AtomicWrites` answered by the writer. */
+/** The file tools' side of the link: `AtomicWrites` answered by the writer. */
 export class ConfinedWriterClient implements AtomicWrites {
   #nextId = 1;
   #pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
 
-  constructor(private readonly port: MessagePort) {
-    port.onmessage = (message: MessageEvent<WriterReply>) => {
-      const reply = message.data;
+  constructor(private readonly link: WriterLink) {
+    link.listen((reply) => {
       const waiter = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
       if (!waiter) return;
       if (reply.ok) waiter.resolve();
       else waiter.reject(reviveError(reply.error));
-    };
+    });
   }
 
   write(file: string, bytes: Uint8Array, mode?: number): Promise<void> {
@@ -108,7 +138,7 @@ export class ConfinedWriterClient implements AtomicWrites {
   }
 
   close(): void {
-    this.port.close();
+    this.link.close();
     const closed = new Error("the file writer was closed");
     for (const waiter of this.#pending.values()) waiter.reject(closed);
     this.#pending.clear();
@@ -122,7 +152,7 @@ export class ConfinedWriterClient implements AtomicWrites {
     return new Promise((resolve, reject) => {
       const id = this.#nextId++;
       this.#pending.set(id, { resolve, reject });
-      this.port.postMessage({ ...request, id } as WriterRequest);
+      this.link.send({ ...request, id } as WriterRequest);
     });
   }
 }

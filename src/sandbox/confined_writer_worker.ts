@@ -11,7 +11,7 @@
 import { writeFileAtomicSync } from "./atomic_write.ts";
 import { restrictWritesTo } from "./landlock.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
-import type { WriterInit, WriterReply, WriterRequest } from "./confined_writer.ts";
+import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./confined_writer.ts";
 
 function serve(request: WriterRequest, writable: string[], confined: boolean): WriterReply {
   try {
@@ -38,16 +38,22 @@ function serve(request: WriterRequest, writable: string[], confined: boolean): W
   }
 }
 
-self.onmessage = (message: MessageEvent<WriterInit>) => {
-  const { writable, port } = message.data;
+const post = (message: WriterOut) => self.postMessage(message);
+let serving: ((request: WriterRequest) => WriterReply) | undefined;
+
+// The first message is the init; every later one a request.
+self.onmessage = (message: MessageEvent<WriterInit | WriterRequest>) => {
+  if (serving) {
+    post({ type: "reply", reply: serving(message.data as WriterRequest) });
+    return;
+  }
+  const { writable } = message.data as WriterInit;
   const real = writable.map((dir) => realpathLenient(dir));
   const confinement = restrictWritesTo(real);
   try {
     Deno.permissions.revokeSync({ name: "ffi" });
   } catch { /* never granted */ }
   const confined = confinement.kind === "restricted";
-  port.onmessage = (event: MessageEvent<WriterRequest>) => {
-    port.postMessage(serve(event.data, real, confined));
-  };
-  self.postMessage(confinement);
+  serving = (request) => serve(request, real, confined);
+  post({ type: "confinement", result: confinement });
 };

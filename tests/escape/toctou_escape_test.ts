@@ -89,7 +89,7 @@ async function flipperRace(confined: boolean): Promise<{ outside: number; writte
     if (writer) {
       const confinement = await writer.confinement;
       assertEquals(confinement.kind, "restricted", JSON.stringify(confinement));
-      routeFileWrites(new ConfinedWriterClient(writer.port));
+      routeFileWrites(new ConfinedWriterClient(writer.link));
     }
     const flipper = new Deno.Command(Deno.execPath(), {
       args: [
