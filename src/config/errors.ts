@@ -289,6 +289,8 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 // A minimal view of zod's internal definitions, enough to list an object's keys.
 interface SchemaNode {
   _zod: {
+    /** A lazy schema's, built once (the tools' input schemas are built at their first use). */
+    innerType?: SchemaNode;
     def: {
       type: string;
       innerType?: SchemaNode;
@@ -303,6 +305,7 @@ interface SchemaNode {
 function unwrap(node: SchemaNode): SchemaNode[] {
   const def = node._zod.def;
   if (def.innerType) return unwrap(def.innerType);
+  if (def.type === "lazy" && node._zod.innerType) return unwrap(node._zod.innerType);
   if (def.type === "union" && def.options) return def.options.flatMap(unwrap);
   return [node];
 }

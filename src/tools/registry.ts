@@ -83,6 +83,16 @@ export function generatedToolSchemas(): (readonly [string, Tool["schema"]])[] {
   ];
 }
 
+/**
+ * Builds every built-in and session tool's input schema now, and runs each
+ * parser once on nothing. The schemas are lazy (a process builds only those
+ * it uses, ~8 ms for all); the engine's Worker calls this while it waits for
+ * a `skiff tool` session, so the first call does not build and compile them.
+ */
+export function prepareToolSchemas(): void {
+  for (const [, schema] of generatedToolSchemas()) (schema as z.ZodType).safeParse(undefined);
+}
+
 let generatedByZodSchema: Map<unknown, Record<string, unknown>> | undefined;
 
 /**

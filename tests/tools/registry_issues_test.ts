@@ -31,3 +31,15 @@ Deno.test("arguments that are not an object say what they were", () => {
   const [line] = problemLines("read", 5);
   assertStringIncludes(line, "- (the arguments): expected an object, got 5");
 });
+
+Deno.test("a lazy schema's keys are known to the reader (the tools' schemas are lazy)", async () => {
+  const z = await import("zod");
+  const { issueProblems } = await import("../../src/config/errors.ts");
+  const schema = z.lazy(() => z.object({ file_path: z.string() }).strict());
+  const input = { file_path: "a.ts", fiel_path: "b.ts" };
+  const parsed = schema.safeParse(input);
+  assertEquals(parsed.success, false);
+  const problems = issueProblems(schema, input, parsed.error!.issues);
+  assertEquals(problems.length, 1);
+  assertStringIncludes(problems[0].message, 'did you mean "file_path"?');
+});

@@ -13,17 +13,19 @@ import { diskWriter, type FileWriter } from "./_file_io.ts";
 import { commitChangeSet, planChangeSet, previewChange, withFileLocks } from "./change_set.ts";
 import { fileAccess, withFileErrors } from "../tool_paths.ts";
 
-export const applyPatchSchema = z.object({
-  patch: z.string().describe(
-    "The whole patch, from *** Begin Patch to *** End Patch. Sections: " +
-      "*** Add File: <path> followed by lines starting with +; " +
-      "*** Delete File: <path>; " +
-      "*** Update File: <path>, optionally *** Move to: <new path>, then chunks: an @@ line " +
-      "(optionally followed by a line of the file to search from), then lines starting with " +
-      "space (unchanged context), - (removed) or + (added); *** End of File after a chunk that " +
-      "ends at the end of the file.",
-  ),
-});
+export const applyPatchSchema = z.lazy(() =>
+  z.object({
+    patch: z.string().describe(
+      "The whole patch, from *** Begin Patch to *** End Patch. Sections: " +
+        "*** Add File: <path> followed by lines starting with +; " +
+        "*** Delete File: <path>; " +
+        "*** Update File: <path>, optionally *** Move to: <new path>, then chunks: an @@ line " +
+        "(optionally followed by a line of the file to search from), then lines starting with " +
+        "space (unchanged context), - (removed) or + (added); *** End of File after a chunk that " +
+        "ends at the end of the file.",
+    ),
+  })
+);
 
 export type ApplyPatchInput = z.infer<typeof applyPatchSchema>;
 

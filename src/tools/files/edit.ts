@@ -23,32 +23,40 @@ import { fileDiff } from "./_file_diff.ts";
 import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
 import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, type ToolPath } from "../tool_paths.ts";
 
-const editItem = z.object({
-  old_string: z.string().describe(
-    "Text to replace, copied from the file as read (without the line-number prefix).",
-  ),
-  new_string: z.string().describe("Text to put in its place."),
-  replace_all: z.boolean().optional().describe(
-    "Replace every occurrence instead of requiring exactly one.",
-  ),
-});
+/** Built with the edit schema, when that is first needed. */
+const editItem = () =>
+  z.object({
+    old_string: z.string().describe(
+      "Text to replace, copied from the file as read (without the line-number prefix).",
+    ),
+    new_string: z.string().describe("Text to put in its place."),
+    replace_all: z.boolean().optional().describe(
+      "Replace every occurrence instead of requiring exactly one.",
+    ),
+  });
 
-export const editSchema = z.object({
-  file_path: z.string().describe("File to change: a path relative to the workspace, or absolute."),
-  old_string: z.string().optional().describe(
-    "Exact text to replace, copied from the file as read, without the line-number prefix. " +
-      "Include enough surrounding lines that it appears exactly once. " +
-      "Empty only to create a file that does not exist yet.",
-  ),
-  new_string: z.string().optional().describe("The replacement text. Must differ from old_string."),
-  replace_all: z.boolean().optional().describe(
-    "Replace every occurrence of old_string (for renames). Default false: old_string must match once.",
-  ),
-  edits: z.array(editItem).optional().describe(
-    "Several edits to this one file, applied in order, each to the result of the previous one; " +
-      "all succeed or none is written. Use instead of old_string/new_string.",
-  ),
-});
+export const editSchema = z.lazy(() =>
+  z.object({
+    file_path: z.string().describe(
+      "File to change: a path relative to the workspace, or absolute.",
+    ),
+    old_string: z.string().optional().describe(
+      "Exact text to replace, copied from the file as read, without the line-number prefix. " +
+        "Include enough surrounding lines that it appears exactly once. " +
+        "Empty only to create a file that does not exist yet.",
+    ),
+    new_string: z.string().optional().describe(
+      "The replacement text. Must differ from old_string.",
+    ),
+    replace_all: z.boolean().optional().describe(
+      "Replace every occurrence of old_string (for renames). Default false: old_string must match once.",
+    ),
+    edits: z.array(editItem()).optional().describe(
+      "Several edits to this one file, applied in order, each to the result of the previous one; " +
+        "all succeed or none is written. Use instead of old_string/new_string.",
+    ),
+  })
+);
 
 export type EditInput = z.infer<typeof editSchema>;
 

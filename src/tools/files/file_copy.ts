@@ -15,15 +15,17 @@ import { decodeText, looksBinary, readFileOrNull, statOrNull } from "./_file_io.
 import { commitFileChange, type FileChange, withFileLocks } from "./change_set.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
 
-export const fileCopySchema = z.object({
-  source: z.string().describe(
-    "The file to copy: relative to the workspace, or absolute. One regular file, not a folder.",
-  ),
-  destination: z.string().describe(
-    "The path of the copy (a file path, not a folder): relative to the workspace, or absolute. " +
-      "Missing folders are created; an existing file there must have been read first.",
-  ),
-});
+export const fileCopySchema = z.lazy(() =>
+  z.object({
+    source: z.string().describe(
+      "The file to copy: relative to the workspace, or absolute. One regular file, not a folder.",
+    ),
+    destination: z.string().describe(
+      "The path of the copy (a file path, not a folder): relative to the workspace, or absolute. " +
+        "Missing folders are created; an existing file there must have been read first.",
+    ),
+  })
+);
 
 export type FileCopyInput = z.infer<typeof fileCopySchema>;
 

@@ -21,12 +21,14 @@ import {
 import { type SymlinkAt, symlinkAt } from "./_symlink.ts";
 import { fileSystemError, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
 
-export const fileDeleteSchema = z.object({
-  file_path: z.string().describe(
-    "The file to delete: relative to the workspace, or absolute. A symbolic link is deleted " +
-      "itself (the file it points to stays); folders are refused.",
-  ),
-});
+export const fileDeleteSchema = z.lazy(() =>
+  z.object({
+    file_path: z.string().describe(
+      "The file to delete: relative to the workspace, or absolute. A symbolic link is deleted " +
+        "itself (the file it points to stays); folders are refused.",
+    ),
+  })
+);
 
 export type FileDeleteInput = z.infer<typeof fileDeleteSchema>;
 

@@ -29,17 +29,19 @@ export const READ_MAX_FILE_BYTES = 50 * 1024 * 1024;
 /** Entries listed for a directory. */
 export const READ_MAX_ENTRIES = 1000;
 
-export const readSchema = z.object({
-  file_path: z.string().describe(
-    "File or directory to read: relative to the workspace, or absolute.",
-  ),
-  offset: z.number().int().min(1).optional().describe(
-    "Line number to start from (1-based). Use the offset a previous read suggested to continue.",
-  ),
-  limit: z.number().int().min(1).optional().describe(
-    `How many lines to return (at most ${READ_MAX_LINES}, the default).`,
-  ),
-});
+export const readSchema = z.lazy(() =>
+  z.object({
+    file_path: z.string().describe(
+      "File or directory to read: relative to the workspace, or absolute.",
+    ),
+    offset: z.number().int().min(1).optional().describe(
+      "Line number to start from (1-based). Use the offset a previous read suggested to continue.",
+    ),
+    limit: z.number().int().min(1).optional().describe(
+      `How many lines to return (at most ${READ_MAX_LINES}, the default).`,
+    ),
+  })
+);
 
 export type ReadInput = z.infer<typeof readSchema>;
 

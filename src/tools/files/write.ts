@@ -21,12 +21,14 @@ import { fileDiff } from "./_file_diff.ts";
 import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
 import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath } from "../tool_paths.ts";
 
-export const writeSchema = z.object({
-  file_path: z.string().describe(
-    "File to write: relative to the workspace, or absolute. Missing folders are created.",
-  ),
-  content: z.string().describe("The complete new content of the file."),
-});
+export const writeSchema = z.lazy(() =>
+  z.object({
+    file_path: z.string().describe(
+      "File to write: relative to the workspace, or absolute. Missing folders are created.",
+    ),
+    content: z.string().describe("The complete new content of the file."),
+  })
+);
 
 export type WriteInput = z.infer<typeof writeSchema>;
 

@@ -22,21 +22,23 @@ export const MAX_TIMEOUT_MS = 600_000;
 /** The shell the launchers run commands with, as the session's chooser finds it. */
 const SHELL = commandShell();
 
-const schema = z.object({
-  command: z.string().min(1).describe(`The shell command to run with \`${SHELL.name} -c\`.`),
-  timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(
-    `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). The command and every process it started are killed.`,
-  ),
-  cwd: z.string().optional().describe(
-    "Folder to run in, relative to the workspace root (default: the workspace root). Prefer this over `cd dir && …`.",
-  ),
-  description: z.string().optional().describe(
-    "A few words saying what the command does, shown to the user (e.g. 'Run the unit tests').",
-  ),
-  background: z.boolean().optional().describe(
-    "Start the command and return an id at once instead of waiting, for servers and watchers. Read its output or stop it with the `process` tool.",
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    command: z.string().min(1).describe(`The shell command to run with \`${SHELL.name} -c\`.`),
+    timeout_ms: z.number().int().positive().max(MAX_TIMEOUT_MS).optional().describe(
+      `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}, at most ${MAX_TIMEOUT_MS}). The command and every process it started are killed.`,
+    ),
+    cwd: z.string().optional().describe(
+      "Folder to run in, relative to the workspace root (default: the workspace root). Prefer this over `cd dir && …`.",
+    ),
+    description: z.string().optional().describe(
+      "A few words saying what the command does, shown to the user (e.g. 'Run the unit tests').",
+    ),
+    background: z.boolean().optional().describe(
+      "Start the command and return an id at once instead of waiting, for servers and watchers. Read its output or stop it with the `process` tool.",
+    ),
+  })
+);
 
 export const bashTool = defineTool({
   name: "bash",

@@ -8,15 +8,19 @@ import { plainTerminalText } from "./_terminal_text.ts";
 
 export const MAX_WAIT_MS = 120_000;
 
-const schema = z.object({
-  id: z.string().min(1).describe('The id bash returned when it started the command (e.g. "bg1").'),
-  action: z.enum(["output", "stop"]).describe(
-    '"output" returns what the command printed since the last read; "stop" kills it and everything it started.',
-  ),
-  wait_ms: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(
-    `With "output": wait up to this many milliseconds for the command to finish before answering (default 0, at most ${MAX_WAIT_MS}).`,
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    id: z.string().min(1).describe(
+      'The id bash returned when it started the command (e.g. "bg1").',
+    ),
+    action: z.enum(["output", "stop"]).describe(
+      '"output" returns what the command printed since the last read; "stop" kills it and everything it started.',
+    ),
+    wait_ms: z.number().int().min(0).max(MAX_WAIT_MS).optional().describe(
+      `With "output": wait up to this many milliseconds for the command to finish before answering (default 0, at most ${MAX_WAIT_MS}).`,
+    ),
+  })
+);
 
 export const processTool = defineTool({
   name: "process",

@@ -14,14 +14,16 @@ import { defineTool, ToolError } from "../tool.ts";
 
 export const GLOB_LIMIT = 100;
 
-const schema = z.object({
-  pattern: z.string().min(1).describe(
-    'Glob pattern, e.g. "**/*.ts", "src/**/test_*.py", "*.{json,yaml}". A pattern without "/" matches file names at any depth.',
-  ),
-  path: z.string().optional().describe(
-    "Folder to search in, relative to the workspace root (default: the workspace root).",
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    pattern: z.string().min(1).describe(
+      'Glob pattern, e.g. "**/*.ts", "src/**/test_*.py", "*.{json,yaml}". A pattern without "/" matches file names at any depth.',
+    ),
+    path: z.string().optional().describe(
+      "Folder to search in, relative to the workspace root (default: the workspace root).",
+    ),
+  })
+);
 
 export const globTool = defineTool({
   name: "glob",

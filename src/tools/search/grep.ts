@@ -16,20 +16,22 @@ import { defineTool, type Tool, ToolError } from "../tool.ts";
 
 export type GrepEngine = "auto" | "ripgrep" | "fallback";
 
-const schema = z.object({
-  pattern: z.string().min(1).describe(
-    'Regular expression to search for, e.g. "function\\s+load", "TODO|FIXME", "^import .* from". Matched line by line; case-sensitive unless it starts with (?i).',
-  ),
-  path: z.string().optional().describe(
-    "File or folder to search, relative to the workspace root (default: the workspace root).",
-  ),
-  include: z.string().optional().describe(
-    'Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}", "src/**/*.py". Without "/" it matches file names at any depth.',
-  ),
-  context_lines: z.number().int().min(0).optional().describe(
-    `Lines of context to show before and after each match (default 0, at most ${MAX_CONTEXT_LINES}).`,
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    pattern: z.string().min(1).describe(
+      'Regular expression to search for, e.g. "function\\s+load", "TODO|FIXME", "^import .* from". Matched line by line; case-sensitive unless it starts with (?i).',
+    ),
+    path: z.string().optional().describe(
+      "File or folder to search, relative to the workspace root (default: the workspace root).",
+    ),
+    include: z.string().optional().describe(
+      'Only search files matching this glob, e.g. "*.ts", "*.{ts,tsx}", "src/**/*.py". Without "/" it matches file names at any depth.',
+    ),
+    context_lines: z.number().int().min(0).optional().describe(
+      `Lines of context to show before and after each match (default 0, at most ${MAX_CONTEXT_LINES}).`,
+    ),
+  })
+);
 
 type GrepInput = z.infer<typeof schema>;
 

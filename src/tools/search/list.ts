@@ -32,14 +32,16 @@ interface Node {
   count: number;
 }
 
-const schema = z.object({
-  path: z.string().optional().describe(
-    "Folder to list, relative to the workspace root (default: the workspace root).",
-  ),
-  depth: z.number().int().min(1).max(MAX_DEPTH).optional().describe(
-    `How many levels of folders to expand (default ${DEFAULT_LIST_DEPTH}). Deeper folders show their entry count.`,
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    path: z.string().optional().describe(
+      "Folder to list, relative to the workspace root (default: the workspace root).",
+    ),
+    depth: z.number().int().min(1).max(MAX_DEPTH).optional().describe(
+      `How many levels of folders to expand (default ${DEFAULT_LIST_DEPTH}). Deeper folders show their entry count.`,
+    ),
+  })
+);
 
 export const listTool = defineTool({
   name: "list",

@@ -33,21 +33,23 @@ export const SYMBOL_LIMITS =
     LANGUAGES.map((language) => language.language).join(", ")
   } files; in other files every line is a reference.]`;
 
-const schema = z.object({
-  name: z.string().min(1).describe(
-    'The identifier, exactly as written in code, e.g. "parseConfig", "HttpClient", "MAX_SIZE". ' +
-      "A literal, not a regular expression; no spaces.",
-  ),
-  kind: z.enum(["def", "ref", "any"]).optional().describe(
-    'What to find: "def" (definitions), "ref" (uses, definitions left out) or "any" (both; default).',
-  ),
-  path: z.string().optional().describe(
-    "File or folder to search, relative to the workspace root (default: the workspace root).",
-  ),
-  glob: z.string().optional().describe(
-    'Only search files matching this glob, e.g. "*.go", "src/**/*.py".',
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    name: z.string().min(1).describe(
+      'The identifier, exactly as written in code, e.g. "parseConfig", "HttpClient", "MAX_SIZE". ' +
+        "A literal, not a regular expression; no spaces.",
+    ),
+    kind: z.enum(["def", "ref", "any"]).optional().describe(
+      'What to find: "def" (definitions), "ref" (uses, definitions left out) or "any" (both; default).',
+    ),
+    path: z.string().optional().describe(
+      "File or folder to search, relative to the workspace root (default: the workspace root).",
+    ),
+    glob: z.string().optional().describe(
+      'Only search files matching this glob, e.g. "*.go", "src/**/*.py".',
+    ),
+  })
+);
 
 type SymbolInput = z.infer<typeof schema>;
 

@@ -11,27 +11,31 @@
 import * as z from "zod";
 import { defineTool, ToolError } from "../tool.ts";
 
-const criterionSchema = z.object({
-  name: z.string().min(1).describe("A short name, such as 'unit tests pass'."),
-  command: z.string().min(1).describe(
-    "The shell command that checks it, run from the workspace root, such as 'npm test'.",
-  ),
-  exit_code: z.number().int().min(0).max(255).optional().describe(
-    "The exit code the command must end with (default 0).",
-  ),
-  expects: z.string().min(1).optional().describe(
-    "Text the command's output must contain, besides the exit code.",
-  ),
-  why: z.string().min(1).describe("Why this shows the work is done."),
-});
+/** Built with the tool's schema, when that is first needed. */
+const criterionSchema = () =>
+  z.object({
+    name: z.string().min(1).describe("A short name, such as 'unit tests pass'."),
+    command: z.string().min(1).describe(
+      "The shell command that checks it, run from the workspace root, such as 'npm test'.",
+    ),
+    exit_code: z.number().int().min(0).max(255).optional().describe(
+      "The exit code the command must end with (default 0).",
+    ),
+    expects: z.string().min(1).optional().describe(
+      "Text the command's output must contain, besides the exit code.",
+    ),
+    why: z.string().min(1).describe("Why this shows the work is done."),
+  });
 
-export type DoneProposal = z.infer<typeof criterionSchema>;
+export type DoneProposal = z.infer<ReturnType<typeof criterionSchema>>;
 
-const schema = z.object({
-  criteria: z.array(criterionSchema).min(1).max(20).describe(
-    "The complete set of criteria; a later call replaces it.",
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    criteria: z.array(criterionSchema()).min(1).max(20).describe(
+      "The complete set of criteria; a later call replaces it.",
+    ),
+  })
+);
 
 /** The tool for one plan session; `submit` keeps the proposal for the harness. */
 export function createDoneProposeTool(submit: (criteria: DoneProposal[]) => void) {

@@ -13,21 +13,23 @@ import { verificationPassed } from "./harness_verify.ts";
 
 const list = (what: string) => z.array(z.string().max(500)).max(50).optional().describe(what);
 
-export const handoffSchema = z.object({
-  current_goal: z.string().min(1).max(300).describe("What the work is for."),
-  files_touched: list("Files changed in this session."),
-  decisions_made: list("Short decision summaries."),
-  tests_run: list("Tests or commands that were run."),
-  tests_not_run: list("Tests known to be missing or skipped."),
-  known_risks: list("Open risks."),
-  blockers: list("What blocks progress."),
-  next_steps: z.array(z.string().max(500)).min(1).max(50).describe(
-    "What the next session should do, first thing first.",
-  ),
-  verification_evidence: z.string().max(1000).optional().describe(
-    "Evidence the work is done (a test count, a command's result). Without it the handoff says the work is not verified.",
-  ),
-});
+export const handoffSchema = z.lazy(() =>
+  z.object({
+    current_goal: z.string().min(1).max(300).describe("What the work is for."),
+    files_touched: list("Files changed in this session."),
+    decisions_made: list("Short decision summaries."),
+    tests_run: list("Tests or commands that were run."),
+    tests_not_run: list("Tests known to be missing or skipped."),
+    known_risks: list("Open risks."),
+    blockers: list("What blocks progress."),
+    next_steps: z.array(z.string().max(500)).min(1).max(50).describe(
+      "What the next session should do, first thing first.",
+    ),
+    verification_evidence: z.string().max(1000).optional().describe(
+      "Evidence the work is done (a test count, a command's result). Without it the handoff says the work is not verified.",
+    ),
+  })
+);
 
 export type HandoffPacket = z.infer<typeof handoffSchema> & { verified: string | null };
 

@@ -8,22 +8,24 @@ import { defineTool, type Tool } from "../tool.ts";
 import { HARNESS_KINDS } from "../../store/memory.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";
 
-export const recordSchema = z.object({
-  kind: z.enum(HARNESS_KINDS).describe("What happened."),
-  summary: z.string().min(1).max(500).describe("One or two sentences."),
-  details: z.string().max(8000).optional().describe(
-    "More context, when the summary is not enough.",
-  ),
-  source_paths: z.array(z.string()).max(50).optional().describe("Files this is about."),
-  command: z.string().max(1000).optional().describe("The command that produced the evidence."),
-  commit_sha: z.string().max(64).optional().describe(
-    "The commit it refers to; the current one when omitted.",
-  ),
-  evidence_refs: z.array(z.string()).max(50).optional().describe(
-    "Paths, URLs or ids that back it up.",
-  ),
-  importance: z.number().min(0).max(1).optional().describe("0 to 1; 0.7 when omitted."),
-});
+export const recordSchema = z.lazy(() =>
+  z.object({
+    kind: z.enum(HARNESS_KINDS).describe("What happened."),
+    summary: z.string().min(1).max(500).describe("One or two sentences."),
+    details: z.string().max(8000).optional().describe(
+      "More context, when the summary is not enough.",
+    ),
+    source_paths: z.array(z.string()).max(50).optional().describe("Files this is about."),
+    command: z.string().max(1000).optional().describe("The command that produced the evidence."),
+    commit_sha: z.string().max(64).optional().describe(
+      "The commit it refers to; the current one when omitted.",
+    ),
+    evidence_refs: z.array(z.string()).max(50).optional().describe(
+      "Paths, URLs or ids that back it up.",
+    ),
+    importance: z.number().min(0).max(1).optional().describe("0 to 1; 0.7 when omitted."),
+  })
+);
 
 export function createHarnessRecordTool(deps: HarnessDeps): Tool<z.infer<typeof recordSchema>> {
   return defineTool({

@@ -12,15 +12,17 @@ import type { HarnessDeps } from "./harness_scope.ts";
 import { handoffPacket, renderHandoff } from "./harness_handoff.ts";
 import { verificationPassed } from "./harness_verify.ts";
 
-const schema = z.object({
-  max_records: z.number().int().min(1).max(50).optional().describe(
-    "How many recent records of each sort to show; 10 when omitted.",
-  ),
-  token_budget: z.number().int().min(100).max(20000).optional().describe(
-    "About how many tokens the answer may take (4 characters a token); 2000 when omitted.",
-  ),
-  include_git: z.boolean().optional().describe("Show the branch and commit; true when omitted."),
-});
+const schema = z.lazy(() =>
+  z.object({
+    max_records: z.number().int().min(1).max(50).optional().describe(
+      "How many recent records of each sort to show; 10 when omitted.",
+    ),
+    token_budget: z.number().int().min(100).max(20000).optional().describe(
+      "About how many tokens the answer may take (4 characters a token); 2000 when omitted.",
+    ),
+    include_git: z.boolean().optional().describe("Show the branch and commit; true when omitted."),
+  })
+);
 
 const line = (record: HarnessRecord) =>
   `- h${record.id} ${

@@ -10,15 +10,19 @@ import { defineTool, type Tool } from "../tool.ts";
 import type { HarnessRecord } from "../../store/memory.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";
 
-const schema = z.object({
-  command: z.string().min(1).max(1000).describe("The command that was run, e.g. deno task test."),
-  exit_code: z.number().int().describe("Its exit code (0 is success)."),
-  output_summary: z.string().min(1).max(500).describe('What it said, e.g. "873 passed, 0 failed".'),
-  passed: z.boolean().optional().describe("Pass or fail; exit_code == 0 when omitted."),
-  evidence_path: z.string().optional().describe("A file holding the full output."),
-  skipped_reason: z.string().max(500).optional().describe("When it was not run: why."),
-  importance: z.number().min(0).max(1).optional().describe("0 to 1; 0.8 when omitted."),
-});
+const schema = z.lazy(() =>
+  z.object({
+    command: z.string().min(1).max(1000).describe("The command that was run, e.g. deno task test."),
+    exit_code: z.number().int().describe("Its exit code (0 is success)."),
+    output_summary: z.string().min(1).max(500).describe(
+      'What it said, e.g. "873 passed, 0 failed".',
+    ),
+    passed: z.boolean().optional().describe("Pass or fail; exit_code == 0 when omitted."),
+    evidence_path: z.string().optional().describe("A file holding the full output."),
+    skipped_reason: z.string().max(500).optional().describe("When it was not run: why."),
+    importance: z.number().min(0).max(1).optional().describe("0 to 1; 0.8 when omitted."),
+  })
+);
 
 /** Whether a verification record says it passed (the word is in its details). */
 export function verificationPassed(record: HarnessRecord): boolean {

@@ -10,18 +10,22 @@ import * as z from "zod";
 import { defineTool, type Tool } from "../tool.ts";
 import { type HarnessDeps, scopePath } from "./harness_scope.ts";
 
-const schema = z.object({
-  kind: z.string().min(1).max(40).describe(
-    'What sort of thing this is: "convention", "command", "trap", "fact", …',
-  ),
-  subject: z.string().min(1).max(200).describe(
-    "A short name for it. Remembering the same kind and subject again replaces the entry.",
-  ),
-  body: z.string().min(1).max(4000).describe("What the next session should know, in a few lines."),
-  files: z.array(z.string()).max(50).optional().describe(
-    "Files this is about; when one of them changes, the entry is shown as stale.",
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    kind: z.string().min(1).max(40).describe(
+      'What sort of thing this is: "convention", "command", "trap", "fact", …',
+    ),
+    subject: z.string().min(1).max(200).describe(
+      "A short name for it. Remembering the same kind and subject again replaces the entry.",
+    ),
+    body: z.string().min(1).max(4000).describe(
+      "What the next session should know, in a few lines.",
+    ),
+    files: z.array(z.string()).max(50).optional().describe(
+      "Files this is about; when one of them changes, the entry is shown as stale.",
+    ),
+  })
+);
 
 export function createRememberTool(deps: HarnessDeps): Tool<z.infer<typeof schema>> {
   return defineTool({

@@ -8,9 +8,11 @@ import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import { listSkillFiles, type Skill } from "../../skills/load.ts";
 
-const schema = z.object({
-  name: z.string().describe("Name of the skill to load, exactly as listed"),
-});
+const schema = z.lazy(() =>
+  z.object({
+    name: z.string().describe("Name of the skill to load, exactly as listed"),
+  })
+);
 
 export function skillToolDescription(skills: Skill[]): string {
   const lines = skills.map((skill) => `- ${skill.name}: ${skill.description}`);

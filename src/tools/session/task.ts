@@ -71,17 +71,19 @@ export function isOwnedPath(owns: string[], absolutePath: string): boolean {
   return owns.some((owned) => isWithin(owned, absolutePath));
 }
 
-const schema = z.object({
-  description: z.string().describe("A short (3-5 words) summary of the task"),
-  prompt: z.string().describe(
-    "The complete task for the subagent: goal, context, constraints and what to report back",
-  ),
-  subagent_type: z.string().describe("Which subagent runs the task, by name"),
-  owns: z.array(z.string()).optional().describe(
-    "Optional workspace paths (files or folders) the subagent alone may write; " +
-      "give parallel tasks separate paths",
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    description: z.string().describe("A short (3-5 words) summary of the task"),
+    prompt: z.string().describe(
+      "The complete task for the subagent: goal, context, constraints and what to report back",
+    ),
+    subagent_type: z.string().describe("Which subagent runs the task, by name"),
+    owns: z.array(z.string()).optional().describe(
+      "Optional workspace paths (files or folders) the subagent alone may write; " +
+        "give parallel tasks separate paths",
+    ),
+  })
+);
 
 export function taskToolDescription(subagents: AgentDefinition[]): string {
   return [

@@ -7,19 +7,23 @@
 import * as z from "zod";
 import { defineTool, type Todo, ToolError } from "../tool.ts";
 
-const todoSchema = z.object({
-  content: z.string().min(1).describe("What to do, as a short imperative sentence."),
-  status: z.enum(["pending", "in_progress", "completed"]).describe(
-    "pending (not started), in_progress (being worked on now; at most one), completed (done).",
-  ),
-  priority: z.enum(["high", "medium", "low"]).describe("How important the item is."),
-});
+/** Built with the tool's schema, when that is first needed. */
+const todoSchema = () =>
+  z.object({
+    content: z.string().min(1).describe("What to do, as a short imperative sentence."),
+    status: z.enum(["pending", "in_progress", "completed"]).describe(
+      "pending (not started), in_progress (being worked on now; at most one), completed (done).",
+    ),
+    priority: z.enum(["high", "medium", "low"]).describe("How important the item is."),
+  });
 
-const writeSchema = z.object({
-  todos: z.array(todoSchema).describe(
-    "The complete, updated list. It replaces the previous list, so include every item, finished ones too.",
-  ),
-});
+const writeSchema = z.lazy(() =>
+  z.object({
+    todos: z.array(todoSchema()).describe(
+      "The complete, updated list. It replaces the previous list, so include every item, finished ones too.",
+    ),
+  })
+);
 
 const MARK: Record<Todo["status"], string> = {
   completed: "[x]",

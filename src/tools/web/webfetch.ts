@@ -15,15 +15,17 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
 export const MAX_FETCH_TIMEOUT_MS = 120_000;
 
-const schema = z.object({
-  url: z.string().describe("The http:// or https:// URL to fetch."),
-  format: z.enum(["markdown", "text", "html"]).describe(
-    "markdown: the page converted to markdown (best for reading docs); text: the words only; html: the raw document.",
-  ),
-  timeout_ms: z.number().int().positive().max(MAX_FETCH_TIMEOUT_MS).optional().describe(
-    `Give up after this many milliseconds (default ${DEFAULT_FETCH_TIMEOUT_MS}, at most ${MAX_FETCH_TIMEOUT_MS}).`,
-  ),
-});
+const schema = z.lazy(() =>
+  z.object({
+    url: z.string().describe("The http:// or https:// URL to fetch."),
+    format: z.enum(["markdown", "text", "html"]).describe(
+      "markdown: the page converted to markdown (best for reading docs); text: the words only; html: the raw document.",
+    ),
+    timeout_ms: z.number().int().positive().max(MAX_FETCH_TIMEOUT_MS).optional().describe(
+      `Give up after this many milliseconds (default ${DEFAULT_FETCH_TIMEOUT_MS}, at most ${MAX_FETCH_TIMEOUT_MS}).`,
+    ),
+  })
+);
 
 export const webfetchTool = defineTool({
   name: "webfetch",
