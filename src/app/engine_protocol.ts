@@ -24,12 +24,19 @@ export type ToEngine =
    * else reaches it until its permissions prove to be the derived ones.
    */
   | { type: "warm"; provider: boolean; dataDir?: string }
+  /**
+   * Sent to the same Worker once the CLI has parsed `skiff tool <name> …`: build
+   * that tool's input schema (tools/registry.ts, `prepareToolSchema`) while `init`
+   * is awaited. Data only; a name that is no built-in tool's does nothing.
+   */
+  | { type: "warm-tool"; name: string }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
   | { type: "tool"; id: number; name: string; input: unknown }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
-  | { type: "close"; id: number }
+  /** `keepHold`: see EngineHandle.close (host.ts). */
+  | { type: "close"; id: number; keepHold?: boolean }
   | { type: "abort" }
   /** Collect garbage now: the front end is idle (contracts/collect.ts). */
   | { type: "collect" }

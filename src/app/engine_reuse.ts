@@ -125,11 +125,11 @@ class KeptWorker {
         this.reusable = false;
         this.#send({ type: "abort" });
       },
-      close: async () => {
+      close: async (options) => {
         if (closed) return;
         closed = true;
         try {
-          if (!this.#crashed) await this.#request({ type: "close" });
+          if (!this.#crashed) await this.#request({ type: "close", keepHold: options?.keepHold });
         } catch (error) {
           this.reusable = false;
           throw error;

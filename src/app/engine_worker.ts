@@ -59,15 +59,17 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "warm":
       // A failure shows where it matters: when `init` loads the same modules. Once they
       // are in, what the session's opening would do first is done while `init` is awaited.
-      void modules.engine().then((engine) => {
+      void modules.engine().then(() => {
         if (data.dataDir) openStoreAhead(data.dataDir);
-        // A `skiff tool` call parses its input first thing; a model run has time for that later.
-        if (!data.provider) engine.prepareToolSchemas();
         // Deno loads its process API at first use (3–5 ms): a model run's commands
         // come while the model is asked. A `skiff tool` call that runs none skips it.
         if (data.provider) void Deno.Command;
       }, () => {});
       if (data.provider) void modules.provider().then(warmModelRequest, () => {});
+      break;
+    case "warm-tool":
+      // The call parses its input first thing: its schema is built (~5 ms) before init comes.
+      void modules.engine().then((engine) => engine.prepareToolSchema(data.name), () => {});
       break;
     case "init":
       // The file tools write through the confined writer's thread, which the
@@ -102,7 +104,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).mcpStatus!());
       break;
     case "close":
-      void answer(data.id, async () => (await ready()).close());
+      void answer(data.id, async () => (await ready()).close({ keepHold: data.keepHold }));
       break;
     case "abort":
       // The engine may still be loading: abort it as soon as it exists.

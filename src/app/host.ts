@@ -3,7 +3,6 @@
  * engine owns the store, the provider and the tools; the caller (a CLI
  * command) owns the terminal and answers approval requests through EngineIO.
  */
-import { UsageError } from "../contracts/usage_error.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";
@@ -12,6 +11,7 @@ import type { ChatProvider } from "../provider/types.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { StartCut } from "./start_cut.ts";
 import { importLazy } from "../contracts/lazy_import.ts";
+import { selectSession } from "./select_session.ts";
 
 export interface SessionSelector {
   sessionId?: string;
@@ -30,7 +30,12 @@ export interface EngineHandle {
   run(request: RunRequest): Promise<RunResult>;
   runTool(name: string, input: unknown): Promise<ToolCallResult>;
   abort(): void;
-  close(): Promise<void>;
+  /**
+   * Ends the session and the engine. The run lets go of the sessions it holds
+   * as the engine's store closes, unless `keepHold`: a start cut by
+   * `--max-time` still writes the held session's end (session_hold.ts).
+   */
+  close(options?: { keepHold?: boolean }): Promise<void>;
   /**
    * The chat's `/compact`: compacts the open session now (the code `skiff
    * compact` runs). Optional: a stand-in engine in a test may not offer it.
@@ -195,49 +200,18 @@ export async function startInProcess(
       aborted = true;
       engine?.abort();
     },
-    async close() {
+    async close(options) {
       try {
         await engine?.close();
       } finally {
-        store.close();
+        try {
+          // The run lets go of what it holds here, where a store is open anyway
+          // (session_hold.ts opens one on the terminal side only when it must).
+          if (spec.run && !options?.keepHold) store.locks.release(spec.run.run_id);
+        } finally {
+          store.close();
+        }
       }
     },
   };
-}
-
-/** The session a selector names in `workspace`, checked; undefined: start a new one. */
-export function selectSession(
-  store: ReturnType<typeof openStore>,
-  workspace: string,
-  selector: SessionSelector,
-): string | undefined {
-  if (selector.sessionId) {
-    const session = store.getSession(selector.sessionId);
-    if (!session) {
-      throw new UsageError(
-        `no session ${selector.sessionId}. List sessions with: skiff sessions list --all`,
-      );
-    }
-    // Its history, read-before-edit state and undo snapshots name files in
-    // its own workspace; continuing it elsewhere would mix two folders.
-    if (session.workspace !== workspace) {
-      throw new UsageError(
-        `session ${session.id} belongs to ${session.workspace}, not ${workspace}. Continue it there: skiff run --dir ${session.workspace} --session ${session.id} "…"`,
-      );
-    }
-    return session.id;
-  }
-  if (selector.continueLatest) {
-    // `skiff tool` batches are sessions too (so undo reverts them), but not
-    // conversations: --continue picks up the latest one with the model.
-    const latest = store.listSessions({ workspace, limit: 1000 })
-      .find((session) => session.agent !== "tool");
-    if (!latest) {
-      throw new UsageError(
-        `no earlier session in ${workspace} to continue. Run without --continue to start one.`,
-      );
-    }
-    return latest.id;
-  }
-  return undefined;
 }

@@ -10,9 +10,10 @@
  * command ran in the same folder (kept in the data folder), and it is used
  * only if the permissions derived now are exactly the same
  * (`permissionKey`); otherwise it is ended and a new one starts, as without
- * this. Until then it only loads skiff's own modules: it is sent nothing
- * else, so a stale or edited file can cost a wasted start, never a Worker
- * with other permissions than the derived ones.
+ * this. Until then it only loads skiff's own modules (and, for `skiff tool
+ * <name>`, builds that tool's input schema): it is sent nothing else, so a
+ * stale or edited file can cost a wasted start, never a Worker with other
+ * permissions than the derived ones.
  *
  * Nothing here imports more than a few small modules of no dependencies: this
  * runs before anything else loads, and main.ts's graph stays small.
@@ -171,6 +172,15 @@ function workspaceFlag(args: readonly string[]): string {
     else if (args[i].startsWith("--dir=")) dir = args[i].slice("--dir=".length);
   }
   return dir === undefined ? "" : `\n--dir ${dir}`;
+}
+
+/**
+ * `skiff tool <name>` parsed: the pre-started Worker, if there is one, builds
+ * that tool's input schema while the config loads ("warm-tool" in
+ * engine_protocol.ts, written out here for the same reason as "warm").
+ */
+export function prewarmTool(name: string): void {
+  state.warm?.worker.postMessage({ type: "warm-tool", name });
 }
 
 /**

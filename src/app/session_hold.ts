@@ -5,17 +5,22 @@
  * claims it before the engine reads anything of it; a session held by
  * another live run is waited for briefly, then refused (exit 2) with that
  * run's id and process. A new session is held from its creation (the engine
- * inserts it with `spec.run`). While the run lasts it renews a heartbeat; at
- * the end it lets go. A run killed with -9 lets go of nothing, and needs not:
- * src/store/session_locks.ts sees its process is gone.
+ * inserts it with `spec.run`). While the run lasts this side renews a
+ * heartbeat; at the end the engine lets go as it closes its store (host.ts),
+ * and this side too when it has one open. This side opens the store only
+ * when it must (a session named to claim, the first beat, a cut start): a
+ * `skiff tool` call ends before any beat, and loads no SQLite here. A run
+ * killed with -9 lets go of nothing, and needs not: src/store/session_locks.ts
+ * sees its process is gone.
  */
 import { backgroundTicks } from "../contracts/background_ticks.ts";
 import { UsageError } from "../contracts/usage_error.ts";
-import { openStore, type Store } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
 import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
 import type { SessionHolder } from "../store/session_locks.ts";
 import type { EngineSpec } from "./engine_types.ts";
-import { type EngineHandle, selectSession, type SessionSelector } from "./host.ts";
+import type { EngineHandle, SessionSelector } from "./host.ts";
+import { selectSession } from "./select_session.ts";
 import { endCutStart, type StartCut } from "./start_cut.ts";
 
 /** How long a run waits for a session another run holds. */
@@ -56,25 +61,23 @@ export function holdingSessions(
   return {
     ...engine,
     async open(selector: SessionSelector) {
-      // A new session is held by the engine as it creates it: the store is
-      // opened, and the heartbeat started, while the engine works. The
-      // heartbeat is no timer: a process's first one costs 9-16 ms (Deno
-      // loads its timers then), and a `skiff tool` call needs none here.
+      // A new session is held by the engine as it creates it; the heartbeat
+      // starts here, and opens this side's store at its first beat. It is no
+      // timer: a process's first one costs 9-16 ms (Deno loads its timers then).
       const names = selector.sessionId !== undefined || selector.continueLatest === true;
-      if (names) store ??= openStore(spec.dataDir);
+      if (names) store ??= await openStoreHere(spec.dataDir);
       const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
       if (store && existing) await claimOrWait(store, existing, run, options);
       const opening = engine.open(existing ? { sessionId: existing } : selector);
-      try {
-        store ??= openStore(spec.dataDir);
-        // A beat that fails (the store busy past its timeout) is skipped; the
-        // next one renews the claim, which only counts where /proc cannot tell.
-        stopBeating ??= backgroundTicks(HEARTBEAT_MS, () => store?.locks.beat(run.run_id));
-      } catch (error) {
-        // The engine's opening is not left unobserved; the store's failure is the one told.
-        await opening.catch(() => {});
-        throw error;
-      }
+      // A beat that fails (the store busy past its timeout) is skipped; the
+      // next one renews the claim, which only counts where /proc cannot tell.
+      stopBeating ??= backgroundTicks(HEARTBEAT_MS, async () => {
+        const here = store ?? await openStoreHere(spec.dataDir);
+        // Let go of meanwhile: the store opened for this beat is not kept.
+        if (stopBeating === undefined) return here === store ? undefined : here.close();
+        store = here;
+        store.locks.beat(run.run_id);
+      });
       return await opening;
     },
     async close() {
@@ -91,14 +94,24 @@ export function holdingSessions(
       ended = true;
       try {
         // The run ends by the limit whether or not the stopped engine closes cleanly.
-        await engine.close().catch(() => {});
-        store ??= openStore(spec.dataDir);
+        // It keeps holding its session, which endCutStart finds and ends; stopHolding lets go.
+        await engine.close({ keepHold: true }).catch(() => {});
+        store ??= await openStoreHere(spec.dataDir);
         return endCutStart(store, spec, cut);
       } finally {
         stopHolding();
       }
     },
   };
+}
+
+/**
+ * The store, loaded at its first use on this side: a `skiff tool` call needs
+ * none here, and loading SQLite costs the terminal side 2–4 ms.
+ */
+async function openStoreHere(dataDir: string): Promise<Store> {
+  const { openStore } = await import("../store/store.ts");
+  return openStore(dataDir);
 }
 
 async function claimOrWait(

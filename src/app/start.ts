@@ -4,7 +4,7 @@
  * (debugging only; the policy and the OS sandbox still apply).
  */
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
-import { type EngineHandle, startInProcess } from "./host.ts";
+import type { EngineHandle } from "./host.ts";
 import { startInWorker } from "./worker_host.ts";
 import { ensureDataDir } from "../store/data_dir.ts";
 import { currentRunOwner } from "../store/run_owner.ts";
@@ -26,8 +26,9 @@ export async function startEngine(
 ): Promise<EngineHandle> {
   mark("config");
   const start = engineStart(spec, io);
+  // Inline (tests, measurements): the engine's modules and the store load on this side then.
   const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
-    ? await startInProcess(start.spec, start.io)
+    ? await (await import("./host.ts")).startInProcess(start.spec, start.io)
     : await startInWorker(start.spec, start.io, undefined, options.events);
   mark("engine-started");
   return start.handle(engine);

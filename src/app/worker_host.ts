@@ -197,10 +197,10 @@ export function startInWorker(
     mcpStatus: () => request({ type: "mcp-status" }),
     abort: () => send({ type: "abort" }),
     collect: () => send({ type: "collect" }),
-    async close() {
+    async close(options) {
       try {
         // A crashed engine cannot answer; terminating its Worker is all that is left.
-        if (!crashed) await request({ type: "close" });
+        if (!crashed) await request({ type: "close", keepHold: options?.keepHold });
       } finally {
         worker.terminate();
         writer?.close();

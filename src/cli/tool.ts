@@ -6,6 +6,7 @@
  */
 import { type CommonOptions, prepare } from "../app/setup.ts";
 import { startEngine } from "../app/start.ts";
+import { prewarmTool } from "../app/prewarm.ts";
 import type { ToolCallResult } from "../app/engine_types.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { approvalPrompter } from "./approvals.ts";
@@ -65,6 +66,7 @@ export async function toolCommand(
   options: CommonOptions,
 ): Promise<number> {
   try {
+    if (name !== undefined) prewarmTool(name);
     const { spec } = await prepare(options, false, approvalPrompter(true));
     const calls: AsyncIterable<Call> | Call[] = name
       ? [{ tool: name, input: parseInputArg(input) }]

@@ -10,12 +10,13 @@
 
 /**
  * Calls `tick` every `ms` milliseconds until the returned function is
- * called, while the process lives for other reasons. A tick that throws
- * is handed to `onError`, and the ticks go on.
+ * called, while the process lives for other reasons. A tick that throws (or
+ * whose promise rejects) is handed to `onError`, and the ticks go on; the
+ * next wait starts once a tick's promise has settled.
  */
 export function backgroundTicks(
   ms: number,
-  tick: () => void,
+  tick: () => void | Promise<void>,
   onError: (error: unknown) => void = () => {},
 ): () => void {
   const cell = new Int32Array(new SharedArrayBuffer(4));
@@ -24,14 +25,14 @@ export function backgroundTicks(
     const wait = Atomics.waitAsync(cell, 0, 0, ms);
     // Only "not-equal" answers at once, and the cell is never changed but to stop.
     if (!wait.async) return;
-    void wait.value.then((outcome) => {
+    void wait.value.then(async (outcome) => {
       if (stopped || outcome !== "timed-out") return;
       try {
-        tick();
+        await tick();
       } catch (error) {
         onError(error);
       }
-      arm();
+      if (!stopped) arm();
     });
   };
   arm();

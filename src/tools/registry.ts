@@ -84,13 +84,15 @@ export function generatedToolSchemas(): (readonly [string, Tool["schema"]])[] {
 }
 
 /**
- * Builds every built-in and session tool's input schema now, and runs each
- * parser once on nothing. The schemas are lazy (a process builds only those
- * it uses, ~8 ms for all); the engine's Worker calls this while it waits for
- * a `skiff tool` session, so the first call does not build and compile them.
+ * Builds the input schema of the built-in or session tool `name` now, and
+ * runs its parser once on nothing. The schemas are lazy: a process builds
+ * only those it uses (~5 ms for the first, most of it compiling zod's code;
+ * 15–20 ms for all). The engine's Worker calls this for `skiff tool <name>`
+ * while it waits for the session, so the call does not pay it.
  */
-export function prepareToolSchemas(): void {
-  for (const [, schema] of generatedToolSchemas()) (schema as z.ZodType).safeParse(undefined);
+export function prepareToolSchema(name: string): void {
+  const found = generatedToolSchemas().find(([tool]) => tool === name);
+  (found?.[1] as z.ZodType | undefined)?.safeParse(undefined);
 }
 
 let generatedByZodSchema: Map<unknown, Record<string, unknown>> | undefined;

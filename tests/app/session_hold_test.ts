@@ -99,3 +99,24 @@ Deno.test("session hold: a session held past the wait is refused, naming the run
     store.close();
   });
 });
+
+Deno.test("session hold: a new session is held while open, and let go when the engine closes", async () => {
+  const { withSpecRoot, toolSpecIn } = await import("./_spec.ts");
+  const { startInProcess } = await import("../../src/app/host.ts");
+  await withSpecRoot(async (root) => {
+    const run = currentRunOwner();
+    const spec = { ...toolSpecIn(root), run };
+    const io = { event: () => {}, ask: () => Promise.resolve("deny" as const) };
+    const engine = holdingSessions(await startInProcess(spec, io), spec);
+    const sessionId = await engine.open({});
+    const store = openStore(spec.dataDir);
+    try {
+      assertEquals(store.locks.heldBy(run.run_id), [sessionId], "held from its creation");
+      await engine.close();
+      assertEquals(store.locks.heldBy(run.run_id), [], "let go at the end");
+      assertEquals(store.locks.claim(sessionId, currentRunOwner()).kind, "claimed");
+    } finally {
+      store.close();
+    }
+  });
+});
