@@ -124,6 +124,13 @@ Deno.test({
           const engineDir = path.join(root, ENGINE_BUNDLE_DIR);
           const engine = staticClosure(engineDir, "engine_worker.js");
           assertEquals([...engine.outside], ["node:sqlite"], [...engine.files].join(" "));
+          // Nor does the terminal side of a `skiff tool` call: its session hold loads the store
+          // only when it must (app/session_hold.ts), which a short call never does.
+          const toolChunk = [...Deno.readDirSync(cli)].find((entry) =>
+            entry.name.startsWith("tool-")
+          )!.name;
+          const tool = staticClosure(cli, toolChunk);
+          assertEquals([...tool.outside], [], [...tool.files].join(" "));
           // esbuild's createRequire (node:module) is resolved when first called, not at start.
           for (const [dir, files] of [[cli, start.files], [engineDir, engine.files]] as const) {
             for (const file of files) {
