@@ -207,7 +207,10 @@ export function checkSignal(interrupt: AbortSignal, deadline?: number): {
       }
       return undefined;
     },
-    dispose: () => clearTimeout(timer),
+    // Only a timer that exists: `clearTimeout(undefined)` loads Deno's timers.
+    dispose: () => {
+      if (timer !== undefined) clearTimeout(timer);
+    },
   };
 }
 

@@ -6,6 +6,7 @@
  * the user already saw after a stream is cut), so it can be tested with an
  * injected fetch, sleep, clock and random source.
  */
+import { backgroundTimeout } from "../contracts/background_ticks.ts";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./done_sentinel.ts";
 import { withReadableErrors } from "./error_body.ts";
@@ -175,19 +176,30 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       gaveUp ??= why;
       controller.abort();
     };
-    let idleTimer: ReturnType<typeof setTimeout> | undefined;
-    const armIdleTimer = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => giveUp("timed out"), requestTimeoutMs);
+    // No bytes for requestTimeoutMs: give up. Each chunk only stamps the time, and
+    // the watch looks again when its wait ends. Its waits, and the probe's, are
+    // background timers (contracts/background_ticks.ts): the request in flight keeps
+    // the process alive, and a run's first request loads no timers module (10–12 ms).
+    let lastBytes = now();
+    let stopIdleWatch = () => {};
+    const watchIdle = (wait: number) => {
+      stopIdleWatch = backgroundTimeout(wait, () => {
+        const quiet = now() - lastBytes;
+        if (quiet >= requestTimeoutMs) giveUp("timed out");
+        else watchIdle(requestTimeoutMs - quiet);
+      });
     };
+    const armIdleTimer = () => {
+      lastBytes = now();
+    };
+    watchIdle(requestTimeoutMs);
     let answered = false;
     const probing = new AbortController(); // stops a probe still running when the attempt ends
-    const probeTimer = setTimeout(async () => {
+    const stopProbeTimer = backgroundTimeout(probeAfterMs, async () => {
       const budget = Math.max(1_000, connectDeadline - now());
       const reachable = await probe(endpointURL, budget, probing.signal).catch(() => true);
       if (!reachable && !answered) giveUp("unreachable");
-    }, probeAfterMs);
-    armIdleTimer();
+    });
     try {
       // The JSON text goes as it is (request_body.ts), never serialised again.
       const stream = await postChatCompletions({
@@ -199,7 +211,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         controller,
       });
       answered = true;
-      clearTimeout(probeTimer);
+      stopProbeTimer();
       armIdleTimer();
       for await (const chunk of stream) {
         armIdleTimer();
@@ -210,9 +222,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       throw error;
     } finally {
       answered = true;
-      clearTimeout(probeTimer);
+      stopProbeTimer();
       probing.abort();
-      clearTimeout(idleTimer);
+      stopIdleWatch();
       signal?.removeEventListener("abort", forwardAbort);
     }
     // The library ends the iteration quietly when its request is aborted.

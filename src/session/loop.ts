@@ -129,7 +129,8 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
       interrupt: options.signal,
     });
   } finally {
-    clearTimeout(timer);
+    // `clearTimeout(undefined)` would load Deno's timers (10–15 ms) in a run that set none.
+    if (timer !== undefined) clearTimeout(timer);
   }
 }
 

@@ -1,10 +1,10 @@
 /**
- * The heartbeat's timer: it ticks while the process lives for other reasons,
- * stops when told, survives a tick that throws, and never keeps a process
- * alive on its own.
+ * The background timers (a run's heartbeat, a model request's watchdogs):
+ * they fire while the process lives for other reasons, stop when told,
+ * survive a tick that throws, and never keep a process alive on their own.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { backgroundTicks } from "../../src/contracts/background_ticks.ts";
+import { backgroundTicks, backgroundTimeout } from "../../src/contracts/background_ticks.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,4 +72,25 @@ console.log("armed");`;
   assertEquals(new TextDecoder().decode(output.stdout), "armed\n");
   assert(output.success);
   assert(ms < 30_000, `ended after ${ms.toFixed(0)} ms; the 60 s wait kept it alive`);
+});
+
+Deno.test("a background timeout fires once, on time; a cancelled one never", async () => {
+  const started = performance.now();
+  let fired = 0;
+  let done: () => void = () => {};
+  const firing = new Promise<void>((resolve) => done = resolve);
+  backgroundTimeout(40, () => {
+    fired++;
+    done();
+  });
+  let cancelledFired = false;
+  const cancel = backgroundTimeout(20, () => cancelledFired = true);
+  cancel();
+  cancel(); // twice is harmless
+  assertEquals(await within5s(firing), "ticked");
+  const waited = performance.now() - started;
+  assert(waited >= 35, `fired after ${waited.toFixed(1)} ms, before its 40`);
+  await sleep(60);
+  assertEquals(fired, 1);
+  assertEquals(cancelledFired, false);
 });
