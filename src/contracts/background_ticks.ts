@@ -36,14 +36,11 @@ export function backgroundTicks(
   tick: () => void | Promise<void>,
   onError: (error: unknown) => void = () => {},
 ): () => void {
-  const cell = new Int32Array(new SharedArrayBuffer(4));
   let stopped = false;
+  let cancel = () => {};
   const arm = () => {
-    const wait = Atomics.waitAsync(cell, 0, 0, ms);
-    // Only "not-equal" answers at once, and the cell is never changed but to stop.
-    if (!wait.async) return;
-    void wait.value.then(async (outcome) => {
-      if (stopped || outcome !== "timed-out") return;
+    cancel = backgroundTimeout(ms, async () => {
+      if (stopped) return;
       try {
         await tick();
       } catch (error) {
@@ -56,8 +53,6 @@ export function backgroundTicks(
   return () => {
     if (stopped) return;
     stopped = true;
-    // Ends the pending wait now rather than at its timeout.
-    Atomics.store(cell, 0, 1);
-    Atomics.notify(cell, 0);
+    cancel();
   };
 }
