@@ -153,11 +153,13 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
       ][]
       : []),
     ...(before?.phases ?? []),
-    ["  pooled argv alone (sh, nsenter, setpriv, bash)", async () => {
+    ["  pooled run alone (the holder's fork and bash)", async () => {
       const after = pooledArgv.guard!.before();
-      const { argv, env } = await pooledArgv.prepare("true", ws, { lifeline: true });
-      await spawnArgv(argv, env, ws);
+      const prepared = await pooledArgv.prepare("true", ws, { lifeline: true, attach: true });
+      if (!prepared.attached) throw new Error("the session sandbox did not take the command");
+      const { code } = await prepared.attached(() => {}).done;
       after();
+      if (code !== 0) throw new Error(`the pooled run failed (${code})`);
     }],
     ["  unsandboxed argv alone (bash)", async () => {
       const { argv, env } = await unsandboxed.prepare("true", ws);

@@ -12,8 +12,12 @@ export interface ProcessLauncher {
   prepare(
     command: string,
     cwd: string,
-    /** `lifeline`: the caller will give it a pipe as stdin (see `lifeline` in the result). */
-    options?: { lifeline?: boolean },
+    /**
+     * `lifeline`: the caller will give it a pipe as stdin (see `lifeline` in
+     * the result). `attach`: the caller can take a command the launcher
+     * starts itself (see `attached`).
+     */
+    options?: { lifeline?: boolean; attach?: boolean },
   ): Promise<{
     argv: string[];
     env: Record<string, string>;
@@ -22,6 +26,12 @@ export interface ProcessLauncher {
      * one line, and keep it open; the command dies when the pipe closes.
      */
     lifeline?: boolean;
+    /**
+     * Set only when `attach` was asked: there is nothing to spawn (`argv` is
+     * empty); calling it starts the command in a sandbox that is already up,
+     * its stdout and stderr merged into `onOutput`.
+     */
+    attached?: (onOutput: (bytes: Uint8Array) => void) => AttachedRun;
   }>;
   /**
    * Set in workspace-write mode: call `before` just before a command starts
@@ -34,4 +44,16 @@ export interface ProcessLauncher {
    * (src/sandbox/bwrap_session.ts).
    */
   guard?: { before(): () => string | null };
+}
+
+/** A command a launcher started itself (`attached` above). */
+export interface AttachedRun {
+  /**
+   * Resolves once the command's shell has exited, every process it started
+   * is gone and all its output was delivered. `strayStopped`: processes it
+   * left running were stopped.
+   */
+  done: Promise<{ code: number; strayStopped: boolean }>;
+  /** Kills the command and every process it started at once; `done` then resolves (status 143). */
+  stop(): void;
 }

@@ -1,31 +1,32 @@
 /**
  * A sandbox that stays up for the session: starting bubblewrap with skiff's
- * arguments costs 10–30 ms per command on a quiet machine; entering one that
- * is already up costs four small program starts (docs/performance.md). The pool
- * holds sandboxes built with exactly the per-command bwrap argv (same
- * mounts, hidden paths, namespaces, network setting, no capabilities,
- * environment), one per concurrently running command: each command leases
- * one for itself, and when it ends every process it started is killed and
- * the private temp folders are emptied before the next lease
- * (bwrap_pool_steps.ts says how). One pool serves one `SandboxSettings`.
+ * arguments costs 10–30 ms per command on a quiet machine; a command in one
+ * that is already up costs one fork and its shell inside
+ * (docs/performance.md). The pool holds sandboxes built with exactly the
+ * per-command bwrap argv (same mounts, hidden paths, namespaces, network
+ * setting, no capabilities, environment), one per concurrently running
+ * command: each command leases one for itself; its holder (pid 1) runs the
+ * command, and when it ends kills every process it started, and empties the
+ * private temp folders before the next lease (bwrap_pool_steps.ts says how).
+ * One pool serves one `SandboxSettings`.
  *
  * The pool needs a `pids` cgroup it can write (skiff as root, or a delegated
- * cgroup v2): that is what finds every process of a command. Where there is
- * none, or more commands run at once than `maxSandboxes`, or the caller does
- * not lease (an MCP server; only the bash tool and the background table do),
+ * cgroup v2): that is what caps a sandbox's processes. Where there is none,
+ * or more commands run at once than `maxSandboxes`, or the caller does not
+ * lease (an MCP server; only the bash tool and the background table do),
  * the launcher falls back to one bwrap per command — never to no sandbox.
  *
- * Needs `--allow-run=sh` (the steps exec bwrap, nsenter and setpriv).
+ * Needs `--allow-run=sh` (the start step execs bwrap).
  */
 import { bwrapArgs } from "./bwrap.ts";
+import type { AttachedRun } from "../contracts/process_launcher.ts";
 import {
   commandCd,
   entriesHoldingMounts,
   foldersToClean,
   HOLDER_SCRIPT,
-  markerCheck,
-  POOL_COMMAND_STEP,
   POOL_START_STEP,
+  runRequest,
 } from "./bwrap_pool_steps.ts";
 import type { HiddenMount } from "./hidden.ts";
 import { DEFAULT_LIMITS, nprocStep } from "./limits.ts";
@@ -37,8 +38,6 @@ export interface PoolOptions {
   shell: string;
   root: boolean;
   hidden: readonly HiddenMount[];
-  /** The environment every command gets (allowlist, TMPDIR, git settings). */
-  env: Record<string, string>;
   /** At most this many sandboxes at once; more concurrent commands get their own bwrap. @default 4 */
   maxSandboxes?: number;
   /**
@@ -51,20 +50,31 @@ export interface PoolOptions {
 
 export interface Sandbox {
   child: Deno.ChildProcess;
-  holderPid: number;
   /** The bwrap arguments it was started with, to tell whether its mounts are still right. */
   key: string;
-  cgroup: { dir: string; file: string; value: string };
-  /** Absolute paths of nsenter and setpriv. */
-  tools: [string, string];
-  marker: string;
   state: "free" | "leased" | "cleaning" | "dead";
-  /** Writes one line to the holder (a request to clean). */
-  tell(): void;
+  /** Writes one request to the holder. */
+  tell(request: string): void;
   /** Resolves at the holder's next `clean`. */
   nextClean(): Promise<void>;
   /** While cleaning: resolves once it is free again (or dead). */
   freed: Promise<void>;
+  /** The command running in it, until its end mark and status are both in. */
+  running: Running | null;
+}
+
+/** One command in a sandbox, as the holder reports it. */
+interface Running {
+  start: Uint8Array;
+  end: Uint8Array;
+  token: string;
+  onOutput(bytes: Uint8Array): void;
+  /** Its start mark was seen: what follows is its output. */
+  started: boolean;
+  outputEnded: boolean;
+  status: { code: number; strayStopped: boolean } | null;
+  stopped: boolean;
+  finish(exit: { code: number; strayStopped: boolean }): void;
 }
 
 /** How long a command waits for a sandbox being emptied before it starts another. */
@@ -105,14 +115,16 @@ export class BwrapPool {
   }
 
   /**
-   * A free sandbox, started if none is; null when the pool cannot be used
-   * here or is full (the caller then runs one bwrap for the command).
+   * A free sandbox for a command with `env`, started if none is; null when
+   * the pool cannot be used here or is full (the caller then runs one bwrap
+   * for the command).
    */
-  async acquire(): Promise<Sandbox | null> {
+  async acquire(env: Record<string, string>): Promise<Sandbox | null> {
     if (this.#closed || this.#availability?.usable === false) return null;
-    // The mounts a bwrap of its own would get now: a repository or a protected
-    // path made since a sandbox started is bound in a new one only.
-    const args = this.#argsNow();
+    // The mounts and environment a bwrap of its own would get now: a
+    // repository or a protected path made since a sandbox started is bound
+    // in a new one only.
+    const args = this.#argsNow(env);
     const key = JSON.stringify(args);
     for (let waited = false;; waited = true) {
       for (const box of this.#sandboxes) {
@@ -150,40 +162,74 @@ export class BwrapPool {
     }
   }
 
-  /** The command of this lease has ended (its step emptied the cgroup): clean, then free. */
+  /** The command of this lease has ended (every process of it is gone): clean, then free. */
   release(box: Sandbox): void {
-    if (box.state !== "leased") return;
+    if (box.state !== "leased" || box.running) return;
     box.state = "cleaning";
     box.freed = box.nextClean().then(() => {
       if (box.state === "cleaning") box.state = "free";
     });
-    box.tell();
+    box.tell("\n");
   }
 
   /**
-   * The argv that runs `script` with `shell` in `box`, in `cwd`.
-   * `unsetLocale`: the caller sets `LC_ALL=C` for the steps before the
-   * shell (see `commandEnv`), which the command's shell unsets first.
+   * Runs `script` with the command shell in leased `box`, in `cwd`: the
+   * holder starts it inside, `onOutput` gets its stdout and stderr merged, in
+   * order. Null when the script cannot be sent (it holds a NUL byte).
+   * `stop()` kills the sandbox and with it every process of the command at
+   * once (status 143); a sandbox that dies under a command reports 125.
    */
-  commandArgv(box: Sandbox, script: string, cwd: string, unsetLocale = false): string[] {
-    const { dir, file, value } = box.cgroup;
-    const inner = markerCheck(box.marker) + (unsetLocale ? "unset LC_ALL; " : "") + commandCd(cwd) +
+  run(
+    box: Sandbox,
+    script: string,
+    cwd: string,
+    onOutput: (bytes: Uint8Array) => void,
+  ): AttachedRun | null {
+    const inner = commandCd(cwd) +
       (this.#options.root ? "" : nprocStep((this.#settings.limits ?? DEFAULT_LIMITS).processes)) +
       script;
-    return [
-      "sh",
-      "-c",
-      POOL_COMMAND_STEP,
-      "skiff-pool",
-      dir,
-      file,
-      value,
-      String(box.holderPid),
-      ...box.tools,
-      this.#options.shell,
-      "-c",
-      inner,
-    ];
+    const token = crypto.randomUUID();
+    const request = runRequest(token, inner);
+    if (request === null || box.running) return null;
+    const encoder = new TextEncoder();
+    let finish!: (exit: { code: number; strayStopped: boolean }) => void;
+    const done = new Promise<{ code: number; strayStopped: boolean }>((resolve) => {
+      finish = resolve;
+    });
+    const running: Running = {
+      start: encoder.encode(`${token}<`),
+      end: encoder.encode(`${token}>`),
+      token,
+      onOutput,
+      started: false,
+      outputEnded: false,
+      status: null,
+      stopped: false,
+      finish: (exit) => {
+        if (box.running === running) {
+          box.running = null;
+          box.child.unref();
+        }
+        finish(exit);
+      },
+    };
+    if (box.state === "dead") {
+      onOutput(encoder.encode(GONE));
+      running.finish({ code: 125, strayStopped: false });
+    } else {
+      box.running = running;
+      // A running command keeps skiff's event loop alive, as a child process would.
+      box.child.ref();
+      box.tell(request);
+    }
+    return {
+      done,
+      stop: () => {
+        if (box.running !== running) return;
+        running.stopped = true;
+        this.#discard(box);
+      },
+    };
   }
 
   /** Stops every sandbox (each also dies with skiff: `--die-with-parent`, and its holder's stdin closing). */
@@ -203,10 +249,10 @@ export class BwrapPool {
     await Promise.all(boxes.map((box) => box.child.status.catch(() => {})));
   }
 
-  #argsNow(): string[] {
+  #argsNow(env: Record<string, string>): string[] {
     // Every command cds to its own folder; the holder works in "/", since the
     // writable root may be one file (a batch task that owns a file).
-    return bwrapArgs(this.#settings, "/", this.#options.env, {
+    return bwrapArgs(this.#settings, "/", env, {
       root: this.#options.root,
       hidden: this.#options.hidden,
       tmpMB: (this.#settings.limits ?? DEFAULT_LIMITS).tmpMB,
@@ -226,9 +272,7 @@ export class BwrapPool {
   async #start(args: string[], key: string): Promise<Sandbox | null> {
     const settings = this.#settings;
     const limits = settings.limits ?? DEFAULT_LIMITS;
-    const token = crypto.randomUUID();
-    const holder = `/run/skiff-holder-${token}`;
-    const marker = `/run/skiff-pool-${token}`;
+    const holder = `/run/skiff-holder-${crypto.randomUUID()}`;
     const argv = [
       "sh",
       "-c",
@@ -238,9 +282,6 @@ export class BwrapPool {
       this.#options.shell,
       this.#options.bwrapPath,
       ...args,
-      "--ro-bind",
-      "/dev/null",
-      marker,
       "--perms",
       "0111",
       "--file",
@@ -254,21 +295,24 @@ export class BwrapPool {
       "-c",
       HOLDER_SCRIPT,
       holder,
-      marker,
+      this.#options.shell,
       foldersToClean(args).join(" "),
       ...entriesHoldingMounts(args),
     ];
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
       cwd: "/",
-      env: this.#options.env,
       clearEnv: true,
+      env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
     const lines = lineReader(child.stdout);
-    const errors = new Response(child.stderr).text().catch(() => "");
+    // Until the sandbox is up, what bwrap says on stderr is kept for the
+    // reason of a failed start; then stderr carries the commands' output.
+    const output = new OutputDemux();
+    const pumped = output.pump(child.stderr);
     const fail = async (reason: string, bwrapFailed = false) => {
       if (this.#availability === null && bwrapFailed) this.#options.onStartFailed?.();
       this.#availability ??= { usable: false, reason };
@@ -280,55 +324,180 @@ export class BwrapPool {
       await child.status.catch(() => {});
       return null;
     };
+    const errors = async () => {
+      await child.status.catch(() => {});
+      await pumped;
+      return output.startErrors().trim();
+    };
     const first = await lines.next();
     if (first === null || first === "nocgroup") {
       await child.status;
       return fail(
         first === "nocgroup"
-          ? "no writable pids cgroup to find every process of a command"
-          : `the sandbox did not start: ${(await errors).trim()}`,
+          ? "no writable pids cgroup to cap a sandbox's processes"
+          : `the sandbox did not start: ${await errors()}`,
         first !== "nocgroup",
       );
     }
-    const [, dir, file, value] = first.split(" ");
-    const tools = (await lines.next())?.split(" ").slice(1).filter((tool) => tool.startsWith("/"));
-    if (tools?.length !== 2) return fail("nsenter and setpriv (util-linux) are not both installed");
     let info = "";
     let line: string | null;
     while ((line = await lines.next()) !== null && line !== "ready") info += line;
-    const pid = /"child-pid"\s*:\s*(\d+)/.exec(info)?.[1];
-    if (line !== "ready" || !pid) {
-      return fail(`the sandbox did not start: ${(await errors).trim() || info}`, true);
+    if (line !== "ready" || !/"child-pid"\s*:\s*\d+/.test(info)) {
+      return fail(`the sandbox did not start: ${(await errors()) || info}`, true);
     }
     this.#availability ??= { usable: true };
     const writer = child.stdin.getWriter();
+    const encoder = new TextEncoder();
     const waiting: (() => void)[] = [];
     const box: Sandbox = {
       child,
-      holderPid: Number(pid),
       key,
-      cgroup: { dir, file, value },
-      tools: [tools[0], tools[1]],
-      marker,
       state: "free",
-      tell: () => void writer.write(new TextEncoder().encode("\n")).catch(() => {}),
+      tell: (request) => void writer.write(encoder.encode(request)).catch(() => {}),
       nextClean: () => new Promise<void>((resolve) => waiting.push(resolve)),
       freed: Promise.resolve(),
+      running: null,
     };
+    output.box = box;
+    const settle = (running: Running) => {
+      if (running.outputEnded && running.status) running.finish(running.status);
+    };
+    output.onEnd = settle;
     (async () => {
       while ((line = await lines.next()) !== null) {
         if (line === "clean") waiting.shift()?.();
+        const done = /^done (\S+) (\d+) ([01])$/.exec(line);
+        const running = box.running;
+        if (done && running && done[1] === running.token) {
+          running.status = { code: Number(done[2]), strayStopped: done[3] === "1" };
+          settle(running);
+        }
       }
     })();
-    child.status.then(() => {
+    child.status.then(async () => {
       box.state = "dead";
       this.#sandboxes.delete(box);
       for (const resolve of waiting.splice(0)) resolve();
+      await pumped;
+      // Whatever the command wrote before the sandbox went is delivered first.
+      const running = box.running;
+      if (!running) return;
+      if (running.stopped) return running.finish({ code: 143, strayStopped: false });
+      if (running.outputEnded && running.status) return running.finish(running.status);
+      running.onOutput(encoder.encode(GONE));
+      running.finish({ code: 125, strayStopped: false });
     });
     // The session may end with sandboxes up: they must not keep skiff running.
     child.unref();
     return box;
   }
+}
+
+/** What a command whose sandbox died under it (or before it started) prints. */
+const GONE = "skiff: the session's sandbox is gone\n";
+
+/**
+ * The holder's stderr: before the sandbox is up, bwrap's own messages (kept,
+ * capped, for a failed start's reason); then the running command's output,
+ * framed by its start and end marks. Bytes outside a frame (none, unless the
+ * holder itself complains) are dropped.
+ */
+class OutputDemux {
+  box: Sandbox | null = null;
+  onEnd: (running: Running) => void = () => {};
+  #early: Uint8Array[] = [];
+  #earlySize = 0;
+  #pending = new Uint8Array(0);
+
+  startErrors(): string {
+    const all = new Uint8Array(this.#earlySize);
+    let at = 0;
+    for (const chunk of this.#early) {
+      all.set(chunk, at);
+      at += chunk.length;
+    }
+    return new TextDecoder().decode(all);
+  }
+
+  async pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) this.#take(chunk);
+    } catch {
+      // The pipe went with the sandbox.
+    }
+    // The end of the pipe: what was held back for a possible end mark is output after all.
+    const running = this.box?.running;
+    if (running?.started && !running.outputEnded && this.#pending.length) {
+      running.onOutput(this.#pending);
+    }
+    this.#pending = new Uint8Array(0);
+  }
+
+  #take(chunk: Uint8Array): void {
+    if (!this.box) {
+      if (this.#earlySize < 64 * 1024) {
+        this.#early.push(chunk);
+        this.#earlySize += chunk.length;
+      }
+      return;
+    }
+    const running = this.box.running;
+    if (!running || running.outputEnded) return;
+    let bytes = this.#pending.length ? concat(this.#pending, chunk) : chunk;
+    if (!running.started) {
+      const at = indexOf(bytes, running.start);
+      if (at < 0) {
+        this.#pending = bytes.slice(heldBack(bytes, running.start));
+        return;
+      }
+      running.started = true;
+      bytes = bytes.subarray(at + running.start.length);
+    }
+    const at = indexOf(bytes, running.end);
+    if (at >= 0) {
+      if (at > 0) running.onOutput(bytes.slice(0, at));
+      this.#pending = new Uint8Array(0);
+      running.outputEnded = true;
+      this.onEnd(running);
+      return;
+    }
+    // Bytes that may be the start of the end mark wait for the next chunk.
+    const keep = heldBack(bytes, running.end);
+    if (keep > 0) running.onOutput(bytes.slice(0, keep));
+    this.#pending = bytes.slice(keep);
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
+
+/** Where `mark` first occurs in `bytes`, or -1. */
+export function indexOf(bytes: Uint8Array, mark: Uint8Array): number {
+  const first = mark[0];
+  const last = bytes.length - mark.length;
+  for (let at = bytes.indexOf(first); at >= 0 && at <= last; at = bytes.indexOf(first, at + 1)) {
+    let index = 1;
+    while (index < mark.length && bytes[at + index] === mark[index]) index++;
+    if (index === mark.length) return at;
+  }
+  return -1;
+}
+
+/**
+ * Where the tail of `bytes` that could begin `mark` starts (its length when
+ * none could): those bytes wait for the next chunk.
+ */
+export function heldBack(bytes: Uint8Array, mark: Uint8Array): number {
+  for (let size = Math.min(mark.length - 1, bytes.length); size > 0; size--) {
+    let index = 0;
+    while (index < size && bytes[bytes.length - size + index] === mark[index]) index++;
+    if (index === size) return bytes.length - size;
+  }
+  return bytes.length;
 }
 
 /** Lines of a stream, one per `next()`; null at the end. The read keeps no event loop alive once unref'd. */
@@ -354,18 +523,4 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
       }
     },
   };
-}
-
-/**
- * The environment to spawn a pooled command with, and whether its shell must
- * unset `LC_ALL` first: `nsenter` and `setpriv` each load the locale files
- * of `LANG` (about 1 ms of a command's 4 here), so they get `LC_ALL=C`
- * unless the command's environment names `LC_ALL` itself.
- */
-export function commandEnv(env: Record<string, string>): {
-  env: Record<string, string>;
-  unsetLocale: boolean;
-} {
-  if ("LC_ALL" in env) return { env, unsetLocale: false };
-  return { env: { ...env, LC_ALL: "C" }, unsetLocale: true };
 }

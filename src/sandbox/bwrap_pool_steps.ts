@@ -1,31 +1,39 @@
 /**
  * The shell steps of the session-long bubblewrap sandbox (bwrap_pool.ts):
- * the step that starts one sandbox, the holder that stays in it as pid 1,
- * and the step that runs one command in it. Plain strings, so the launcher
- * stays a pure argv builder and a test can read what runs.
+ * the step that starts one sandbox and the holder that stays in it as pid 1
+ * and runs each command. Plain strings, so a test can read what runs.
  *
  * Why each piece is there:
  * - The holder is pid 1 of the sandbox's pid namespace, so the kernel
- *   ignores any signal a command sends it, and when it dies every process in
- *   the namespace dies. It is the shell copied into the sandbox as a file
- *   its own user cannot read (mode 0111): the kernel marks a process that
- *   runs an unreadable program as not dumpable, so a command cannot read or
- *   write its memory (`/proc/1/mem`) or open its namespaces, and so cannot
- *   plant code in the one process that outlives each command.
- * - Each command enters the namespaces from outside (`nsenter`), gives up
- *   every capability (`setpriv`), and lives in a `pids` cgroup of its own
- *   sandbox, which the step outside — out of the command's reach — empties
- *   when the command ends or is stopped: that is how no process outlives
- *   its command, whether it was backgrounded or left the session.
+ *   ignores any signal a command sends it that it has no handler for, and
+ *   when it dies every process in the namespace dies. It is the shell copied
+ *   into the sandbox as a file its own user cannot read (mode 0111): the
+ *   kernel marks a process that runs an unreadable program as not dumpable,
+ *   so a command cannot read or write its memory (`/proc/1/mem`), open its
+ *   file descriptors (`/proc/1/fd/*`: the pipes to skiff) or its namespaces,
+ *   and so cannot plant code in the one process that outlives each command.
+ * - The holder starts each command itself (one fork and the command's
+ *   shell: no program starts outside the sandbox), so the command is born
+ *   inside with bwrap's settings: no capabilities, `no_new_privs`, the
+ *   sandbox's namespaces, cgroup and environment. Its stdin is /dev/null,
+ *   its stdout and stderr the holder's stderr (the output pipe); it holds no
+ *   other descriptor of the holder's.
+ * - When the command's shell exits, the holder kills every other process of
+ *   the namespace (`kill -9 -1` from pid 1 reaches all of them, backgrounded,
+ *   `setsid` or `nohup` alike) until none is left, then writes the request's
+ *   end mark on the output pipe and `done` on its stdout. Both carry the
+ *   request's token, a random name that reaches only the holder (on its
+ *   stdin): a command can neither end its output early nor report a status.
  */
 
 /**
  * Starts one sandbox. `$1` the process limit, `$2` the shell to copy in as
- * the holder, then the bwrap argv. Prints `cgroup <dir> <file> <value>` (the
- * commands' cgroup, the file a process writes to join it and what it
- * writes) or `nocgroup`, then `tools <nsenter> <setpriv>` (absolute paths),
- * then execs bwrap, whose `--info-fd 4` reports the
- * holder's pid and whose holder prints `ready`.
+ * the holder, then the bwrap argv. Where a `pids` cgroup can be written
+ * (skiff as root, or a delegated cgroup v2) it makes one for the sandbox,
+ * caps it at the limit (plus bwrap and the holder, the two processes that
+ * are not the command's), enters it and prints `cgroup <dir>`; else
+ * `nocgroup`. Then it execs bwrap, whose `--info-fd 4` reports the holder's
+ * pid and whose holder prints `ready`.
  */
 export const POOL_START_STEP = [
   'n=$1 s=$2; shift 2; found=""',
@@ -33,38 +41,70 @@ export const POOL_START_STEP = [
   '  [ -w "$b/cgroup.procs" ] || continue',
   '  [ "$b" = /sys/fs/cgroup/pids ] || grep -qw pids "$b/cgroup.subtree_control" 2>/dev/null || continue',
   '  for d in "$b"/skiff-*; do [ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null && rmdir "$d" 2>/dev/null; done',
-  // Named after this shell's pid, which bwrap keeps (exec): a later step
+  // Named after this shell's pid, which bwrap keeps (exec): a later start
   // removes the folder once this sandbox is gone.
   "  d=$b/skiff-pool-$$",
-  '  if [ "$b" = /sys/fs/cgroup/pids ]; then f=tasks m=0; else f=cgroup.procs m=self; fi',
-  '  mkdir -p "$d" && echo "$n" > "$d/pids.max" && found="$d $f $m" && break',
+  '  if [ "$b" = /sys/fs/cgroup/pids ]; then f=tasks; else f=cgroup.procs; fi',
+  '  mkdir -p "$d" && echo "$((n + 1))" > "$d/pids.max" && echo $$ > "$d/$f" && found=$d && break',
   "done",
   'if [ -n "$found" ]; then echo "cgroup $found"; else echo nocgroup; exit 0; fi',
-  // Found on a fixed PATH, not the user's: these two run outside the sandbox.
-  "p=/usr/sbin:/usr/bin:/sbin:/bin",
-  'echo "tools $(PATH=$p; command -v nsenter) $(PATH=$p; command -v setpriv)"',
   'case $s in /*) ;; *) s=$(command -v "$s") ;; esac',
   'exec 3<"$s" 4>&1',
   'exec "$@"',
 ].join("\n");
 
 /**
- * The holder's script. It reads its stdin (a pipe from skiff): each line
- * asks it to empty the private temp folders for the next command (every
- * process of the last one is gone by then), answered by `clean`; end of
- * input (skiff closed it or died) ends the holder and so the sandbox.
- * `$0` is the holder's own file, `$1` the marker, `$2` the folders to
- * empty (`foldersToClean`), then the entries of those that hold a mount
- * (`entriesHoldingMounts`); all these are kept.
+ * The holder's script. `$0` is the holder's own file, `$1` the command
+ * shell, `$2` the folders to empty (`foldersToClean`), then the entries of
+ * those that hold a mount (`entriesHoldingMounts`); all these are kept. It
+ * reads requests on its stdin (a pipe from skiff):
+ * - `run <token>`, the script's lines each after one `|`, then `.`: runs the
+ *   script with the command shell, as described above; its output is framed
+ *   on the output pipe by `<token><` and `<token>>`, and `done <token>
+ *   <status> <strays>` follows on stdout (`strays` 1 when processes it
+ *   started were still running after its shell exited);
+ * - an empty line: empties the private temp folders for the next command
+ *   (every process of the last one is gone by then), answered by `clean`.
+ * End of input (skiff closed it or died) ends the holder and so the sandbox.
  */
 export const HOLDER_SCRIPT = [
   "exec 3<&- 4>&-",
+  'sh=$1 folders=$2; shift 2; nl="',
+  '"',
   "echo ready",
-  "while IFS= read -r _; do",
-  '  for d in $2; do for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',
-  // Kept: the holder, the marker, and every entry holding a mount of the
-  // sandbox (a workspace or --add-dir under /tmp is the user's own folder,
-  // bound there).
+  "while IFS= read -r req; do",
+  '  case $req in "run "*)',
+  "    t=${req#run } c= f=1 e=",
+  "    while IFS= read -r l; do",
+  '      [ "$l" = . ] && { e=1; break; }',
+  '      if [ -n "$f" ]; then c=${l#?} f=; else c=$c$nl${l#?}; fi',
+  "    done",
+  // A request cut short (skiff died while writing it) never runs.
+  '    [ -n "$e" ] || exit 0',
+  "    printf '%s<' \"$t\" >&2",
+  // The command's own shell sets these for itself, as when skiff starts it.
+  '    (unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &',
+  "    wait $!; x=$?; o=0",
+  "    while :; do",
+  "      n=",
+  "      for p in /proc/[0-9]*; do",
+  '        [ "$p" = /proc/1 ] && continue',
+  '        IFS= read -r st < "$p/stat" || continue',
+  // "pid (command) state …": a zombie is dead already (this shell reaps it).
+  "        case ${st##*) } in Z*) ;; *) n=1 ;; esac",
+  "      done",
+  '      [ -z "$n" ] && break',
+  "      o=1; kill -9 -1",
+  // Its own complaints (a process gone between the listing and the read)
+  // would land in the command's output.
+  "    done 2>/dev/null",
+  "    printf '%s>' \"$t\" >&2",
+  '    echo "done $t $x $o"',
+  "    continue ;;",
+  "  esac",
+  '  for d in $folders; do for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',
+  // Kept: the holder, and every entry holding a mount of the sandbox (a
+  // workspace or --add-dir under /tmp is the user's own folder, bound there).
   '    keep=; for k in "$0" "$@" /run/systemd; do [ "$f" = "$k" ] && keep=1; done; [ -n "$keep" ] && continue',
   // A folder the command made unreadable (chmod 000) would stay: open it up first.
   '    [ -d "$f" ] && [ ! -L "$f" ] && chmod -R u+rwx -- "$f" 2>/dev/null',
@@ -79,47 +119,13 @@ export const HOLDER_SCRIPT = [
 ].join("\n");
 
 /**
- * Runs one command in a sandbox. Arguments: `$1` the commands' cgroup, `$2`
- * the file to write to join it, `$3` what to write (`self`: this shell's
- * pid), `$4` the holder's pid, `$5` and `$6` nsenter and setpriv
- * (absolute paths), then the program
- * and its arguments (the shell and its script). Exits with the command's
- * status once nothing the command started is left in the cgroup; stopped
- * (SIGTERM), it empties the cgroup first too.
+ * One `run` request for the holder: `script` as lines after `|`, ended by
+ * `.`. Null when the script holds a NUL byte, which no shell argument can
+ * carry (the caller then starts it the usual way, which refuses it).
  */
-export const POOL_COMMAND_STEP = [
-  'd=$1 f=$2 m=$3 h=$4 ns=$5 sp=$6; shift 6; [ "$m" = self ] && m=$$',
-  "empty() {",
-  "  while :; do",
-  "    o=",
-  '    while IFS= read -r p; do [ "$p" = "$$" ] && continue; kill -9 "$p" 2>/dev/null; o=1; done < "$d/cgroup.procs"',
-  '    [ -z "$o" ] && return',
-  "  done",
-  "}",
-  // Whatever an earlier command left (it cannot have, unless its step was killed) goes first.
-  "empty",
-  'echo "$m" > "$d/$f" || { echo "skiff: could not enter the sandbox\'s cgroup $d" >&2; exit 126; }',
-  "trap 'empty; exit 143' TERM INT HUP",
-  // `--wd` without a folder: the holder's, which is inside. nsenter opens a
-  // named folder (or keeps this step's) before it enters the mount
-  // namespace, and a working folder of the host's tree would let `..` and
-  // relative paths write past every mount of the sandbox. The command's own
-  // `cd` (commandCd) then resolves its folder inside.
-  '"$ns" -t "$h" -U -m -p -n -i -u --root --wd --preserve-credentials -- ' +
-  '"$sp" --no-new-privs --bounding-set=-all --inh-caps=-all -- "$@" </dev/null &',
-  "wait $!; c=$?",
-  "empty",
-  "exit $c",
-].join("\n");
-
-/**
- * The command's first step inside: a sandbox whose holder pid was reused by
- * another process (the sandbox died as the command started) would be some
- * other process's namespaces; only this sandbox has the marker, a read-only
- * mount no command can remove.
- */
-export function markerCheck(marker: string): string {
-  return `[ -e ${marker} ] || { echo "skiff: the session's sandbox is gone" >&2; exit 125; }; `;
+export function runRequest(token: string, script: string): string | null {
+  if (script.includes("\0")) return null;
+  return `run ${token}\n${script.split("\n").map((line) => `|${line}`).join("\n")}\n.\n`;
 }
 
 /** The command's step into its working folder, resolved inside the sandbox. */

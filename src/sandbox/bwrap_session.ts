@@ -6,7 +6,7 @@
  */
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher, type BwrapOptions, sandboxEnv, sandboxHidden } from "./bwrap.ts";
-import { BwrapPool, commandEnv, type Sandbox } from "./bwrap_pool.ts";
+import { BwrapPool, type Sandbox } from "./bwrap_pool.ts";
 import type { SandboxSettings } from "./modes.ts";
 
 /** A launcher that also stops its sandboxes when the session closes. */
@@ -51,23 +51,27 @@ export function pooledLauncher(
       // Leased only by the call that announced itself in the same tick.
       const lease = expected;
       expected = null;
-      if (!lease || lease.ended || options.lifeline !== true) {
+      if (!lease || lease.ended || options.attach !== true || command.includes("\0")) {
         return perCommand.prepare(command, cwd, options);
       }
-      const box = await pool.acquire();
+      const box = await pool.acquire(env());
       if (!box) return perCommand.prepare(command, cwd, options);
       if (lease.ended) {
         pool.release(box);
         return perCommand.prepare(command, cwd, options);
       }
       lease.box = box;
-      // No lifeline: when skiff dies, bwrap dies (--die-with-parent), the
-      // holder with it, and with the holder every process in the sandbox.
-      const spawn = commandEnv(env());
+      // Nothing to spawn: the sandbox's holder starts the command inside. No
+      // lifeline: when skiff dies, bwrap dies (--die-with-parent), the holder
+      // with it, and with the holder every process in the sandbox.
       return {
-        argv: pool.commandArgv(box, command, cwd, spawn.unsetLocale),
-        env: spawn.env,
-        lifeline: false,
+        argv: [],
+        env: {},
+        attached: (onOutput) => {
+          const run = pool.run(box, command, cwd, onOutput);
+          if (!run) throw new Error("the command could not be sent to the session's sandbox");
+          return run;
+        },
       };
     },
     close: () => pool.close(),
@@ -90,7 +94,6 @@ export function bwrapSessionLauncher(
     shell: options.shell ?? "sh",
     root,
     hidden: sandboxHidden(settings, options),
-    env: env(),
     maxSandboxes: options.maxSandboxes,
     onStartFailed: options.onStartFailed,
   });

@@ -11,8 +11,8 @@ import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
 
 /**
- * Whether the session sandbox works here (bubblewrap, a writable pids
- * cgroup, nsenter and setpriv); the reason when it does not. Tests of the
+ * Whether the session sandbox works here (bubblewrap and a writable pids
+ * cgroup); the reason when it does not. Tests of the
  * pooled path skip loudly without it: skiff then runs one bwrap per command.
  */
 export async function probeSessionSandbox(): Promise<string | null> {
@@ -23,7 +23,7 @@ export async function probeSessionSandbox(): Promise<string | null> {
     { bwrapPath: BWRAP },
   );
   try {
-    const box = await launcher.pool.acquire();
+    const box = await launcher.pool.acquire({ PATH: "/usr/bin:/bin" });
     const availability = launcher.pool.availability;
     if (box) launcher.pool.release(box);
     return availability?.usable ? null : availability?.reason ?? "the pool did not start";
@@ -49,19 +49,17 @@ async function leased(
 ): Promise<CommandResult> {
   const after = launcher.guard!.before();
   try {
-    const { argv, env, lifeline } = await launcher.prepare(command, cwd, { lifeline: true });
-    const output = await new Deno.Command(argv[0], {
-      args: argv.slice(1),
-      env,
-      clearEnv: true,
-      stdin: lifeline ? "piped" : "null",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-      signal: AbortSignal.timeout(20_000),
-    }).output();
-    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-    return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+    // As the bash tool asks: the pool's holder starts the command, its
+    // stdout and stderr merged (reported here as stdout).
+    const prepared = await launcher.prepare(command, cwd, { lifeline: true, attach: true });
+    if (!prepared.attached) throw new Error("the pool did not take the command");
+    const decoder = new TextDecoder();
+    let stdout = "";
+    const run = prepared.attached((bytes) => stdout += decoder.decode(bytes, { stream: true }));
+    const timer = setTimeout(() => run.stop(), 20_000);
+    const { code } = await run.done;
+    clearTimeout(timer);
+    return { code, stdout: stdout + decoder.decode(), stderr: "" };
   } finally {
     after();
   }

@@ -9,6 +9,7 @@
  * would ever stop it otherwise. Long-lived processes belong in the background
  * table, whose entries live until `stop`.
  */
+import type { AttachedRun } from "../../contracts/process_launcher.ts";
 import type { ProcessLauncher } from "../tool.ts";
 
 /** How long a group gets between SIGTERM and SIGKILL. */
@@ -32,7 +33,6 @@ export interface GroupExit {
 }
 
 export interface RunningGroup {
-  pid: number;
   /** Resolves once the shell has exited, its group is gone and its output read. */
   done: Promise<GroupExit>;
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when done. */
@@ -59,11 +59,12 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   // one pipe can. The redirect shares the first line, so the command's line
   // numbers in the shell's messages stay as the model wrote them.
   const merged = `exec 2>&1; ${options.command}`;
-  const { argv, env, lifeline: wantsLifeline } = await options.launcher.prepare(
+  const { argv, env, lifeline: wantsLifeline, attached } = await options.launcher.prepare(
     merged,
     options.cwd,
-    { lifeline: true },
+    { lifeline: true, attach: true },
   );
+  if (attached) return attachedGroup(attached, options.onOutput);
   const child = new Deno.Command(argv[0], {
     args: argv.slice(1),
     cwd: options.cwd,
@@ -104,7 +105,37 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     stopping ??= killGroup(pid, graceMs).then(() => done);
     return stopping;
   };
-  return { pid, done, stop };
+  return { done, stop };
+}
+
+/**
+ * A command the launcher started itself (the session sandbox's holder runs
+ * it inside): no process here to signal; stopping it kills it and everything
+ * it started at once, as the pooled path always did.
+ */
+function attachedGroup(
+  attached: (onOutput: (bytes: Uint8Array) => void) => AttachedRun,
+  onOutput: (text: string, bytes: Uint8Array) => void,
+): RunningGroup {
+  const decoder = new TextDecoder();
+  const run = attached((bytes) => {
+    const text = decoder.decode(bytes, { stream: true });
+    if (text || bytes.length) onOutput(text, bytes);
+  });
+  let stopRequested = false;
+  const done = run.done.then((exit): GroupExit => {
+    const rest = decoder.decode();
+    if (rest) onOutput(rest, new Uint8Array());
+    return { code: exit.code, signal: null, strayStopped: exit.strayStopped && !stopRequested };
+  });
+  return {
+    done,
+    stop: () => {
+      stopRequested = true;
+      run.stop();
+      return done;
+    },
+  };
 }
 
 /**
