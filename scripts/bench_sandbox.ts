@@ -29,6 +29,11 @@ import { startGroup } from "../src/tools/process/_process_group.ts";
 import { alwaysPatterns } from "../src/policy/always.ts";
 import { ensureShellParser } from "../src/policy/shell_parser.ts";
 
+/** A difference in ms with its sign: "+1.2", "−0.4". */
+function signed(ms: number): string {
+  return `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(1)}`;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -215,26 +220,26 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
     figures;
   if (landlock) {
     lines.push(
-      `landlock (exec step per command) − unsandboxed: true +${
-        (landlockTrue - plainTrue).toFixed(1)
+      `landlock (exec step per command) − unsandboxed: true ${
+        signed(landlockTrue - plainTrue)
       } ms (${(landlockTrue / plainTrue).toFixed(2)}×)`,
     );
   }
   const worst = Math.max(poolTrue - plainTrue, poolEcho - plainEcho);
   lines.push(
-    `per-command bwrap − unsandboxed: true +${(boxTrue - plainTrue).toFixed(1)} ms (${
+    `per-command bwrap − unsandboxed: true ${signed(boxTrue - plainTrue)} ms (${
       (boxTrue / plainTrue).toFixed(2)
-    }×), echo hi +${(boxEcho - plainEcho).toFixed(1)} ms (${(boxEcho / plainEcho).toFixed(2)}×)`,
+    }×), echo hi ${signed(boxEcho - plainEcho)} ms (${(boxEcho / plainEcho).toFixed(2)}×)`,
   );
   lines.push(
-    `session sandbox without the command guard − unsandboxed: true +${
-      (bareTrue - plainTrue).toFixed(1)
+    `session sandbox without the command guard − unsandboxed: true ${
+      signed(bareTrue - plainTrue)
     } ms (${(bareTrue / plainTrue).toFixed(2)}×)`,
   );
   lines.push(
-    `session sandbox − unsandboxed: true +${(poolTrue - plainTrue).toFixed(1)} ms (${
+    `session sandbox − unsandboxed: true ${signed(poolTrue - plainTrue)} ms (${
       (poolTrue / plainTrue).toFixed(2)
-    }×), echo hi +${(poolEcho - plainEcho).toFixed(1)} ms (${
+    }×), echo hi ${signed(poolEcho - plainEcho)} ms (${
       (poolEcho / plainEcho).toFixed(2)
     }×) (target ≤ +5 ms) ${worst <= 5 ? "OK" : "OVER"}${
       root0 ? " [as root: cgroup step included]" : ""

@@ -10,9 +10,10 @@
  * private temp folders before the next lease (bwrap_pool_steps.ts says how).
  * One pool serves one `SandboxSettings`.
  *
- * The pool needs a `pids` cgroup it can write (skiff as root, or a delegated
- * cgroup v2): that is what caps a sandbox's processes. Where there is none,
- * or more commands run at once than `maxSandboxes`, or the caller does not
+ * A sandbox's processes are capped as one bwrap per command caps them: a
+ * `pids` cgroup where one can be written (skiff as root, or a delegated
+ * cgroup v2), else the holder's RLIMIT_NPROC when skiff is not root. Where
+ * more commands run at once than `maxSandboxes`, or the caller does not
  * lease (an MCP server; only the bash tool and the background table do),
  * the launcher falls back to one bwrap per command — never to no sandbox.
  *
@@ -41,9 +42,9 @@ export interface PoolOptions {
   /** At most this many sandboxes at once; more concurrent commands get their own bwrap. @default 4 */
   maxSandboxes?: number;
   /**
-   * Called once when the pool's first sandbox did not start because
-   * bubblewrap itself failed (not for a missing cgroup or util-linux): a
-   * probe's answer kept from an earlier start is then wrong here.
+   * Called once when the pool's first sandbox did not start (bubblewrap
+   * failed, or the process cap could not be set up): a probe's answer kept
+   * from an earlier start may be wrong here.
    */
   onStartFailed?: () => void;
 }
@@ -185,9 +186,7 @@ export class BwrapPool {
     cwd: string,
     onOutput: (bytes: Uint8Array) => void,
   ): AttachedRun | null {
-    const inner = commandCd(cwd) +
-      (this.#options.root ? "" : nprocStep((this.#settings.limits ?? DEFAULT_LIMITS).processes)) +
-      script;
+    const inner = commandCd(cwd) + script;
     const token = crypto.randomUUID();
     const request = runRequest(token, inner);
     if (request === null || box.running) return null;
@@ -296,6 +295,7 @@ export class BwrapPool {
       HOLDER_SCRIPT,
       holder,
       this.#options.shell,
+      this.#options.root ? "" : nprocStep(limits.processes),
       foldersToClean(args).join(" "),
       ...entriesHoldingMounts(args),
     ];
@@ -313,37 +313,21 @@ export class BwrapPool {
     // reason of a failed start; then stderr carries the commands' output.
     const output = new OutputDemux();
     const pumped = output.pump(child.stderr);
-    const fail = async (reason: string, bwrapFailed = false) => {
-      if (this.#availability === null && bwrapFailed) this.#options.onStartFailed?.();
-      this.#availability ??= { usable: false, reason };
+    let info = "";
+    let line: string | null;
+    while ((line = await lines.next()) !== null && line !== "ready") info += line;
+    if (line !== "ready" || !/"child-pid"\s*:\s*\d+/.test(info)) {
       try {
         child.kill("SIGKILL");
       } catch {
         // Gone.
       }
       await child.status.catch(() => {});
-      return null;
-    };
-    const errors = async () => {
-      await child.status.catch(() => {});
       await pumped;
-      return output.startErrors().trim();
-    };
-    const first = await lines.next();
-    if (first === null || first === "nocgroup") {
-      await child.status;
-      return fail(
-        first === "nocgroup"
-          ? "no writable pids cgroup to cap a sandbox's processes"
-          : `the sandbox did not start: ${await errors()}`,
-        first !== "nocgroup",
-      );
-    }
-    let info = "";
-    let line: string | null;
-    while ((line = await lines.next()) !== null && line !== "ready") info += line;
-    if (line !== "ready" || !/"child-pid"\s*:\s*\d+/.test(info)) {
-      return fail(`the sandbox did not start: ${(await errors()) || info}`, true);
+      const said = output.startErrors().trim() || info || "no reason given";
+      if (this.#availability === null) this.#options.onStartFailed?.();
+      this.#availability ??= { usable: false, reason: `the sandbox did not start: ${said}` };
+      return null;
     }
     this.#availability ??= { usable: true };
     const writer = child.stdin.getWriter();

@@ -30,13 +30,15 @@
  * Starts one sandbox. `$1` the process limit, `$2` the shell to copy in as
  * the holder, then the bwrap argv. Where a `pids` cgroup can be written
  * (skiff as root, or a delegated cgroup v2) it makes one for the sandbox,
- * caps it at the limit (plus bwrap and the holder, the two processes that
- * are not the command's), enters it and prints `cgroup <dir>`; else
- * `nocgroup`. Then it execs bwrap, whose `--info-fd 4` reports the holder's
- * pid and whose holder prints `ready`.
+ * caps it at the limit and enters it, as one bwrap per command does as root
+ * (`ROOT_PIDS_STEP` in limits.ts: there bwrap and its init count, here
+ * bwrap and the holder); elsewhere the holder's own limit
+ * applies (`nprocStep`, which the caller passes the holder when skiff is not
+ * root). Then it execs bwrap, whose `--info-fd 4` reports the holder's pid
+ * and whose holder prints `ready`.
  */
 export const POOL_START_STEP = [
-  'n=$1 s=$2; shift 2; found=""',
+  "n=$1 s=$2; shift 2",
   "for b in /sys/fs/cgroup/pids /sys/fs/cgroup; do",
   '  [ -w "$b/cgroup.procs" ] || continue',
   '  [ "$b" = /sys/fs/cgroup/pids ] || grep -qw pids "$b/cgroup.subtree_control" 2>/dev/null || continue',
@@ -45,9 +47,9 @@ export const POOL_START_STEP = [
   // removes the folder once this sandbox is gone.
   "  d=$b/skiff-pool-$$",
   '  if [ "$b" = /sys/fs/cgroup/pids ]; then f=tasks; else f=cgroup.procs; fi',
-  '  mkdir -p "$d" && echo "$((n + 1))" > "$d/pids.max" && echo $$ > "$d/$f" && found=$d && break',
+  '  mkdir -p "$d" && echo "$n" > "$d/pids.max" && echo $$ > "$d/$f" && break',
+  '  echo "skiff: could not limit processes in $d" >&2; exit 126',
   "done",
-  'if [ -n "$found" ]; then echo "cgroup $found"; else echo nocgroup; exit 0; fi',
   'case $s in /*) ;; *) s=$(command -v "$s") ;; esac',
   'exec 3<"$s" 4>&1',
   'exec "$@"',
@@ -55,9 +57,11 @@ export const POOL_START_STEP = [
 
 /**
  * The holder's script. `$0` is the holder's own file, `$1` the command
- * shell, `$2` the folders to empty (`foldersToClean`), then the entries of
- * those that hold a mount (`entriesHoldingMounts`); all these are kept. It
- * reads requests on its stdin (a pipe from skiff):
+ * shell, `$2` a step it runs once first (the process limit when skiff is not
+ * root: `nprocStep`, which every command inherits), `$3` the folders to
+ * empty (`foldersToClean`), then the entries of those that hold a mount
+ * (`entriesHoldingMounts`); all these are kept. It reads requests on its
+ * stdin (a pipe from skiff):
  * - `run <token>`, the script's lines each after one `|`, then `.`: runs the
  *   script with the command shell, as described above; its output is framed
  *   on the output pipe by `<token><` and `<token>>`, and `done <token>
@@ -69,7 +73,7 @@ export const POOL_START_STEP = [
  */
 export const HOLDER_SCRIPT = [
   "exec 3<&- 4>&-",
-  'sh=$1 folders=$2; shift 2; nl="',
+  'sh=$1 folders=$3; eval "$2"; shift 3; nl="',
   '"',
   "echo ready",
   "while IFS= read -r req; do",
@@ -130,7 +134,8 @@ export function runRequest(token: string, script: string): string | null {
 
 /** The command's step into its working folder, resolved inside the sandbox. */
 export function commandCd(cwd: string): string {
-  return `cd -- '${cwd.replaceAll("'", "'\\''")}' || exit 126; `;
+  // bwrap's --chdir leaves no OLDPWD; a `cd` sets one, which the command's environment must not gain.
+  return `cd -- '${cwd.replaceAll("'", "'\\''")}' || exit 126; unset OLDPWD; `;
 }
 
 /** The cleaned folders: private to the sandbox, emptied between commands. */

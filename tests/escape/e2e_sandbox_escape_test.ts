@@ -302,20 +302,27 @@ Deno.test({
         }
         const child = spawnSkiff(["run", "--json", "--yes", ...addDirs, "start"], sandbox);
         const deadline = Date.now() + 20_000;
-        // Starting: bwrap and its child in the new namespaces, still setting up.
-        const [sign, count] = when === "starting" ? [token, 2] : [`sleep\0${token}`, 1];
-        while (processesWith(sign).length < count && Date.now() < deadline) {
+        // Starting: bwrap and its child in the new namespaces, still setting up —
+        // a bwrap of the command's own (the command in its argv), or the
+        // session sandbox's (its holder's name in the argv; the command
+        // reaches the holder later, on a pipe).
+        const [signs, count] = when === "starting"
+          ? [[token, "/run/skiff-holder-"], 2]
+          : [[`sleep\0${token}`], 1];
+        const seen = () => Math.max(...signs.map((sign) => processesWith(sign).length));
+        while (seen() < count && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
-        assert(processesWith(sign).length >= count, `the command never started (${when})`);
+        assert(seen() >= count, `the command never started (${when})`);
         child.kill("SIGKILL");
         await child.output().catch(() => {});
         // Its own sandbox may still be finishing setup: give it time to notice, not forever.
+        const remaining = () => [...processesWith(token), ...processesWith("/run/skiff-holder-")];
         const settled = Date.now() + 10_000;
-        while (processesWith(token).length && Date.now() < settled) {
+        while (remaining().length && Date.now() < settled) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        const left = processesWith(token);
+        const left = remaining();
         const describe = (pid: number) => {
           try {
             const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);

@@ -5,7 +5,12 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { bwrapArgs } from "../../src/sandbox/bwrap.ts";
-import { entriesHoldingMounts, foldersToClean } from "../../src/sandbox/bwrap_pool_steps.ts";
+import { heldBack, indexOf } from "../../src/sandbox/bwrap_pool.ts";
+import {
+  entriesHoldingMounts,
+  foldersToClean,
+  runRequest,
+} from "../../src/sandbox/bwrap_pool_steps.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 
 /** read-only for real folders: workspace-write would search them for repositories. */
@@ -52,4 +57,26 @@ Deno.test("pool steps: the DNS resolver's folder under /run is kept", () => {
 Deno.test("pool steps: a /var/run of its own (a folder, not a link to /run) is emptied too", () => {
   const args = ["--ro-bind", "/", "/", "--tmpfs", "/run", "--tmpfs", "/var/run", "--chdir", "/srv"];
   assertEquals(foldersToClean(args), ["/run", "/var/run"]);
+});
+
+Deno.test("pool steps: a run request puts each line after '|' and ends with '.'", () => {
+  assertEquals(runRequest("t1", "echo a\n.\n|b\n"), "run t1\n|echo a\n|.\n||b\n|\n.\n");
+  assertEquals(runRequest("t2", "true"), "run t2\n|true\n.\n");
+  // No shell argument can carry a NUL byte: such a script is never sent.
+  assertEquals(runRequest("t3", "echo a\0b"), null);
+});
+
+Deno.test("pool output: a mark is found across any split, and only its possible start waits", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const mark = encode("tok>");
+  assertEquals(indexOf(encode("abctok>rest"), mark), 3);
+  assertEquals(indexOf(encode("tottok"), mark), -1);
+  assertEquals(indexOf(encode("tok"), mark), -1);
+  // What may begin the mark is held back; everything before it goes out now.
+  assertEquals(heldBack(encode("output to"), mark), 7);
+  assertEquals(heldBack(encode("output t"), mark), 7);
+  assertEquals(heldBack(encode("output tok"), mark), 7);
+  assertEquals(heldBack(encode("output"), mark), 5); // Its last "t" may begin the mark.
+  assertEquals(heldBack(encode("a line\n"), mark), 7);
+  assertEquals(heldBack(encode(""), mark), 0);
 });

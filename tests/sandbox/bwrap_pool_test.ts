@@ -6,6 +6,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
+import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
 import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
 import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
 import { CommandGuard } from "../../src/sandbox/command_guard.ts";
@@ -399,6 +400,188 @@ Deno.test(
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       assertEquals(hostProcessesWith(holder), []);
+    } finally {
+      await launcher.close();
+      cleanup();
+    }
+  },
+);
+
+/** One command through `startGroup`, leased, with its whole exit. */
+async function group(launcher: Launcher, command: string, cwd: string) {
+  const after = launcher.guard!.before();
+  let output = "";
+  const running = await startGroup({ launcher, command, cwd, onOutput: (text) => output += text });
+  const exit = await running.done;
+  after();
+  return { output, exit };
+}
+
+Deno.test({
+  name: "bwrap pool: a command's output arrives whole and in order, NUL bytes and all",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    // 1.3 MB, far more than one pipe buffer, then bytes a text frame would trip on; no final newline.
+    const { output, exit } = await group(launcher, "seq 1 200000; printf 'a\\0b\\001<>end'", ws);
+    const expected = Array.from({ length: 200000 }, (_, index) => `${index + 1}\n`).join("") +
+      "a\0b\x01<>end";
+    assertEquals(exit.code, 0);
+    assertEquals(output.length, expected.length);
+    assert(output === expected, "the output differs from what the command wrote");
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a script reaches the shell as written (a lone '.', '|' lines, 100 KB)",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    // Many pipe buffers long, under the 128 KiB an argument of a program may take.
+    const big = "x".repeat(100_000);
+    const body = `.\n|x\n\n  indented \\\n${big}`;
+    const { output, exit } = await group(launcher, `cat <<'END'\n${body}\nEND`, ws);
+    assertEquals(exit.code, 0);
+    assert(output === `${body}\n`, `the script arrived changed: ${output.slice(0, 80)}`);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: the holder's pipes are out of a command's reach, and signals do not stop it",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const attempt = await group(
+      launcher,
+      [
+        // The holder's stdin carries the requests, its stdout the statuses, its stderr the output.
+        "for fd in 0 1 2; do (exec 6<>/proc/1/fd/$fd) 2>/dev/null && echo fd-$fd-opened; done",
+        "readlink /proc/1/fd/0 /proc/1/fd/1 /proc/1/fd/2 2>/dev/null && echo fds-read",
+        "for s in INT TERM HUP QUIT USR1 USR2 PIPE ALRM CHLD TSTP TTIN TTOU; do kill -$s 1; done",
+        "echo done",
+      ].join("; "),
+      ws,
+    );
+    assertEquals([attempt.exit.code, attempt.output], [0, "done\n"]);
+    await settled(launcher);
+    const next = await group(launcher, "echo alive", ws);
+    assertEquals([next.exit.code, next.output], [0, "alive\n"]);
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a command whose sandbox dies under it says so (125); the next gets a new one",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const first = await group(launcher, "tr '\\0' '\\n' < /proc/1/cmdline | head -1", ws);
+    const holder = first.output.trim();
+    await settled(launcher);
+    const after = launcher.guard!.before();
+    let output = "";
+    const running = await startGroup({
+      launcher,
+      command: "echo before; sleep 30",
+      cwd: ws,
+      onOutput: (text) => output += text,
+    });
+    const deadline = Date.now() + 10_000;
+    while (!output.includes("before") && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const [pid] = hostProcessesWith(holder);
+    assert(pid, "the holder was not found");
+    Deno.kill(pid, "SIGKILL");
+    const exit = await running.done;
+    after();
+    assertEquals(exit.code, 125);
+    assertEquals(output, "before\nskiff: the session's sandbox is gone\n");
+    const next = await group(launcher, "echo again", ws);
+    assertEquals([next.exit.code, next.output], [0, "again\n"]);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: processes a command leaves running are reported as stopped",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const left = await group(launcher, "sleep 30 & echo left", ws);
+    assertEquals([left.exit.code, left.exit.strayStopped, left.output], [0, true, "left\n"]);
+    await settled(launcher);
+    const clean = await group(launcher, "(sleep 0.01) & wait; exit 3", ws);
+    assertEquals([clean.exit.code, clean.exit.strayStopped], [3, false]);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "bwrap pool: a command's environment is the one a bwrap of its own gives it",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const getEnv = (name: string) =>
+    ({ HOME: "/home/someone", LANG: "C.UTF-8", PATH: "/usr/bin:/bin" } as Record<string, string>)[
+      name
+    ];
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash", getEnv });
+  const own = bwrapLauncher(settings(ws), { shell: "/bin/bash", getEnv });
+  try {
+    const show = 'env | sort; echo "SHLVL=$SHLVL"; umask';
+    const pooled = await group(launcher, show, ws);
+    let alone = "";
+    const running = await startGroup({
+      launcher: own,
+      command: show,
+      cwd: ws,
+      onOutput: (text) => alone += text,
+    });
+    await running.done;
+    assert(pooled.output.includes("PWD="), pooled.output);
+    assertEquals(pooled.output, alone);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test(
+  { name: "bwrap pool: a command holding a NUL byte is not sent to the holder", ...needsPool },
+  async () => {
+    const { ws, cleanup } = workspace();
+    const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+    try {
+      const after = launcher.guard!.before();
+      const prepared = await launcher.prepare("echo a\0b", ws, { lifeline: true, attach: true });
+      after();
+      assertEquals(prepared.attached, undefined);
+      assert(prepared.argv.length > 0);
+      assertEquals(launcher.pool.size, 0);
     } finally {
       await launcher.close();
       cleanup();
