@@ -11,6 +11,7 @@ import { loadAgents } from "../agents/load.ts";
 import type { AgentDefinition } from "../agents/types.ts";
 import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
+import { SETSID_PATHS } from "../sandbox/shell.ts";
 import {
   type ConfinedWriter,
   startConfinedWriter,
@@ -122,7 +123,9 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     engineEnvNames: ["LOG_TOKENS", "LOG_STREAM", "SKIFF_GREP"],
   });
   const run = permissions.run;
-  if (Array.isArray(run)) permissions.run = [...run, "sh", ...mcpPrograms(spec)];
+  // `setsid` starts each command as the leader of its own session (src/tools/process/_process_group.ts).
+  const leaders = Deno.build.os === "linux" ? SETSID_PATHS : [];
+  if (Array.isArray(run)) permissions.run = [...run, "sh", ...leaders, ...mcpPrograms(spec)];
   return permissions;
 }
 

@@ -5,6 +5,13 @@
  * Worker may read exactly these paths to find out (worker_permissions.ts).
  */
 
+/**
+ * Where the `setsid` program (util-linux) is looked for: a command's shell
+ * starts through it as the leader of its own session
+ * (src/tools/process/_process_group.ts), and the engine Worker may start it.
+ */
+export const SETSID_PATHS: readonly string[] = ["/usr/bin/setsid", "/bin/setsid"];
+
 /** Where bash is looked for. */
 export const BASH_PATHS: readonly string[] = ["/bin/bash", "/usr/bin/bash"];
 

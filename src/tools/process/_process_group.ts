@@ -10,6 +10,8 @@
  * table, whose entries live until `stop`.
  */
 import type { AttachedRun } from "../../contracts/process_launcher.ts";
+import { SETSID_PATHS } from "../../sandbox/shell.ts";
+import { groupAliveBySh, signalGroupBySh } from "./_group_signals.ts";
 import type { ProcessLauncher } from "../tool.ts";
 
 /** How long a group gets between SIGTERM and SIGKILL. */
@@ -65,8 +67,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     { lifeline: true, attach: true },
   );
   if (attached) return attachedGroup(attached, options.onOutput);
-  const child = new Deno.Command(argv[0], {
-    args: argv.slice(1),
+  const child = spawnLeader(argv, {
     cwd: options.cwd,
     env,
     clearEnv: true,
@@ -75,8 +76,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     stdin: wantsLifeline ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
-    detached: true,
-  }).spawn();
+  });
   const pid = child.pid;
   const lifeline = wantsLifeline ? child.stdin.getWriter() : null;
   lifeline?.write(new TextEncoder().encode("\n")).catch(() => {});
@@ -88,7 +88,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   const done = (async (): Promise<GroupExit> => {
     const status = await child.status;
     let strayStopped = false;
-    if (!stopRequested && groupAlive(pid)) {
+    if (!stopRequested && await groupAlive(pid)) {
       strayStopped = true;
       await killGroup(pid, grace);
     }
@@ -106,6 +106,45 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     return stopping;
   };
   return { done, stop };
+}
+
+/** The `setsid` that worked in this thread; null once none did (or not Linux). */
+let setsidProgram: string | null | undefined = Deno.build.os === "linux" ? undefined : null;
+
+/** The `setsid` this thread starts commands through; null without one; undefined before the first. */
+export function sessionLeaderProgram(): string | null | undefined {
+  return setsidProgram;
+}
+
+/**
+ * Spawns `argv` as the leader of a new session (so of its own process group,
+ * with no terminal). Deno's `detached` does that with a fork of this whole
+ * process, whose cost grows with its memory: 4 ms for a small process, 19 ms
+ * with 100 MB more, 33 ms with 300 MB (docs/performance.md) — the engine's
+ * is that large. Through the `setsid` program Deno spawns without a fork of
+ * its own (the child, not a group leader, makes its session and execs the
+ * command: its pid stays the group's); `detached` stays where there is none.
+ */
+function spawnLeader(argv: string[], options: Deno.CommandOptions): Deno.ChildProcess {
+  for (const program of setsidProgram === undefined ? SETSID_PATHS : [setsidProgram ?? ""]) {
+    if (!program) break;
+    try {
+      const child = new Deno.Command(program, { ...options, args: argv }).spawn();
+      setsidProgram = program;
+      return child;
+    } catch (error) {
+      // Not there, or not a program this thread may start: the next, or `detached`.
+      if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable)) {
+        throw error;
+      }
+      // A working folder that is no folder fails the same way: `detached` says so below.
+    }
+  }
+  const child = new Deno.Command(argv[0], { ...options, args: argv.slice(1), detached: true })
+    .spawn();
+  // Started this way (so the folder was fine): no `setsid` here to try again.
+  setsidProgram ??= null;
+  return child;
 }
 
 /**
@@ -143,12 +182,12 @@ function attachedGroup(
  * empty or `graceMs` has passed.
  */
 async function killGroup(pid: number, graceMs: number): Promise<void> {
-  if (!signalGroup(pid, "SIGTERM")) return;
+  if (!(await signalGroup(pid, "SIGTERM"))) return;
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && groupAlive(pid)) {
+  while (Date.now() < deadline && await groupAlive(pid)) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
-  signalGroup(pid, "SIGKILL");
+  await signalGroup(pid, "SIGKILL");
 }
 
 /**
@@ -157,8 +196,14 @@ async function killGroup(pid: number, graceMs: number): Promise<void> {
  * tells zombies apart, which matters where pid 1 is slow to reap orphans (as
  * in some containers) — a group of zombies is finished.
  */
-function groupAlive(pid: number): boolean {
-  if (!signalGroup(pid, "SIGCONT")) return false;
+async function groupAlive(pid: number): Promise<boolean> {
+  try {
+    Deno.kill(-pid, "SIGCONT");
+  } catch (error) {
+    // The engine's Worker: its helper shell signals and reads /proc for it.
+    if (error instanceof Deno.errors.NotCapable) return await groupAliveBySh(pid);
+    return false;
+  }
   return liveMembersInProc(pid) ?? true;
 }
 
@@ -184,35 +229,18 @@ function liveMembersInProc(pgid: number): boolean | null {
   }
 }
 
-/** False when the group no longer exists. */
-function signalGroup(pid: number, signal: Deno.Signal): boolean {
+/**
+ * False when the group no longer exists. `Deno.kill` needs unrestricted
+ * `--allow-run`, which the engine's Worker does not have: there the shell's
+ * own `kill` does it (_group_signals.ts).
+ */
+function signalGroup(pid: number, signal: Deno.Signal): Promise<boolean> {
   try {
     Deno.kill(-pid, signal);
-    return true;
+    return Promise.resolve(true);
   } catch (error) {
-    if (error instanceof Deno.errors.NotCapable) return signalGroupWithShell(pid, signal);
-    return false;
-  }
-}
-
-/**
- * `Deno.kill` needs unrestricted `--allow-run`, which the engine's Worker
- * does not have (it may start only the launcher's programs, `sh` among them).
- * The shell's own `kill` reaches the group with no permission added.
- */
-function signalGroupWithShell(pid: number, signal: Deno.Signal): boolean {
-  try {
-    const { success } = new Deno.Command("sh", {
-      args: ["-c", `kill -s ${signal.replace(/^SIG/, "")} -- -${pid}`],
-      clearEnv: true,
-      env: { PATH: "/usr/bin:/bin" },
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).outputSync();
-    return success;
-  } catch {
-    return false;
+    if (error instanceof Deno.errors.NotCapable) return signalGroupBySh(pid, signal);
+    return Promise.resolve(false);
   }
 }
 
