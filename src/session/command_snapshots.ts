@@ -16,8 +16,9 @@
  * when config defines it, and only this store's config is read.
  *
  * Cost: `git add -A` twice per command (stat-cached: about 0.1 s on a
- * 15,000-file tree, see scripts/bench_command_undo.ts); the first command of
- * a workspace hashes every file once. Needs `--allow-run=git` and read and
+ * 15,000-file tree, see scripts/bench_command_undo.ts), and `git write-tree`
+ * after each that changed the index; the first command of a workspace
+ * hashes every file once. Needs `--allow-run=git` and read and
  * write access to the workspace and the data folder.
  */
 import * as path from "../contracts/path.ts";
@@ -64,6 +65,8 @@ const ISOLATION = [
   "safe.bareRepository=explicit",
   "gc.auto=0",
   "maintenance.auto=false",
+  // The index ends with a hash of its content, which `#tree` compares.
+  "index.skipHash=false",
 ].flatMap((setting) => ["-c", setting]);
 
 class SnapshotUnavailable extends Error {}
@@ -75,6 +78,9 @@ export class CommandSnapshots {
   #queue: Promise<unknown> = Promise.resolve();
   #state: "new" | "ready" | "off" = "new";
   #bytes = 0;
+  /** The index's closing hash when `#lastTree` was written from it. */
+  #lastStamp: string | null = null;
+  #lastTree: string | null = null;
 
   constructor(options: CommandSnapshotOptions) {
     this.#options = options;
@@ -123,7 +129,44 @@ export class CommandSnapshots {
     if (this.#state === "off") return null;
     if (this.#state === "new") await this.#prepare();
     await this.#git(["add", "-A", "--ignore-errors", "--", "."], { allowFailure: true });
-    return (await this.#git(["write-tree"])).trim() || EMPTY_TREE;
+    // The same index bytes hold the same entries, so the same tree: a command
+    // that changed nothing (and nothing changed since the last one) costs one
+    // git run here instead of two (git does not rewrite an index it did not change).
+    const stamp = this.#indexStamp();
+    if (stamp !== null && stamp === this.#lastStamp && this.#lastTree) return this.#lastTree;
+    const tree = (await this.#git(["write-tree"])).trim() || EMPTY_TREE;
+    // write-tree may store its cache in the index: the stamp is taken after it.
+    this.#lastStamp = this.#indexStamp();
+    this.#lastTree = tree;
+    return tree;
+  }
+
+  /**
+   * The closing hash of this session's index (SHA-1 or SHA-256: the last 32
+   * bytes cover both), or null when it cannot be read or is all zeros (an
+   * index written without its hash).
+   */
+  #indexStamp(): string | null {
+    let file: Deno.FsFile | undefined;
+    try {
+      file = Deno.openSync(this.#index, { read: true });
+      const size = file.statSync().size;
+      if (size < 64) return null;
+      file.seekSync(size - 32, Deno.SeekMode.Start);
+      const tail = new Uint8Array(32);
+      let read = 0;
+      while (read < tail.length) {
+        const got = file.readSync(tail.subarray(read));
+        if (got === null) return null;
+        read += got;
+      }
+      if (tail.subarray(12).every((byte) => byte === 0)) return null;
+      return `${size}:${Array.from(tail, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+    } catch {
+      return null;
+    } finally {
+      file?.close();
+    }
   }
 
   /** The store, this session's index (a copy of the newest one, for its stat cache), the size check. */
