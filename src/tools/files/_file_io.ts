@@ -32,6 +32,22 @@ export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
   }
 }
 
+/**
+ * `stat` that answers null for a missing path instead of throwing, without
+ * the thread pool's round trip (~0.1 ms) of the async call: the resolver has
+ * just resolved the same path with a synchronous realpath.
+ */
+export function statOrNullSync(file: string): Deno.FileInfo | null {
+  try {
+    return Deno.statSync(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw error;
+  }
+}
+
 /** `stat` that answers null for a missing path instead of throwing. */
 export async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
   try {

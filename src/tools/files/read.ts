@@ -8,7 +8,7 @@
 import * as path from "../../contracts/path.ts";
 import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
-import { decodeText, linesText, looksBinary, statOrNull } from "./_file_io.ts";
+import { decodeText, linesText, looksBinary, statOrNull, statOrNullSync } from "./_file_io.ts";
 import { imageInfo } from "./_image_info.ts";
 import { ENCODING_LABELS } from "./_text_encoding.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
@@ -26,6 +26,8 @@ export const READ_MAX_LINE_CHARS = 2000;
 export const READ_MAX_OUTPUT_CHARS = 28_000;
 /** Larger files are refused: the whole content is hashed for the ledger. */
 export const READ_MAX_FILE_BYTES = 50 * 1024 * 1024;
+/** Files up to this size are read without the async call's thread-pool round trip. */
+const SYNC_READ_BYTES = 256 * 1024;
 /** Entries listed for a directory. */
 export const READ_MAX_ENTRIES = 1000;
 
@@ -148,7 +150,7 @@ async function readTarget(
   input: ReadInput,
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  const info = await statOrNull(target.real);
+  const info = statOrNullSync(target.real);
   if (!info) throw await notFound(target);
   if (info.isDirectory) {
     return { output: await listDirectory(target), title: `${target.display}/` };
@@ -168,7 +170,11 @@ async function readTarget(
       "Use grep to find the part you need, or bash with head/tail/sed -n to print a range.",
     );
   }
-  const bytes = await Deno.readFile(target.real);
+  // A small file is read at once; a large one through the thread pool, so
+  // the engine's other work goes on meanwhile.
+  const bytes = info.size <= SYNC_READ_BYTES
+    ? Deno.readFileSync(target.real)
+    : await Deno.readFile(target.real);
   const image = imageInfo(bytes);
   if (image) {
     ctx.files.markRead(target.real, bytes);

@@ -311,3 +311,16 @@ Deno.test("read still refuses binary: NUL bytes without UTF-16's pattern, or mos
   await ws.write("controls.bin", controls);
   assertEquals((await ws.fail(readTool, { file_path: "controls.bin" })).code, "binary_file");
 });
+
+Deno.test("read gives the same lines for a file read at once and one read through the thread pool", async () => {
+  await using ws = await makeWorkspace();
+  // Either side of the size read at once (256 KiB): both are read whole and windowed alike.
+  const line = "x".repeat(99);
+  for (const count of [2_000, 3_000]) {
+    await ws.write(`f${count}.txt`, `${line}\n`.repeat(count));
+    const { output } = await ws.run(readTool, { file_path: `f${count}.txt`, offset: 1990 });
+    assertStringIncludes(output, `  1990\t${line}\n`);
+    assertStringIncludes(output, count === 2_000 ? "end of file" : `of ${count}`);
+    assert(!output.includes("2000 more"), output.slice(-200));
+  }
+});
