@@ -28,7 +28,13 @@ import { pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
 import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.ts";
 import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
-import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
+import type {
+  EngineIO,
+  EngineSpec,
+  RunRequest,
+  ToolCallOptions,
+  ToolCallResult,
+} from "./engine_types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
 import type { AvailableSandboxes } from "../sandbox/choose.ts";
 import type { Session, Store } from "../store/store.ts";
@@ -49,6 +55,8 @@ export class Engine {
   #opened?: EngineSession;
   /** The prompt (or `skiff tool` call) running now; an abort reaches it. */
   #current?: PromptRun;
+  /** The last of the tool calls asked to run in order (`runTool`'s `inOrder`). */
+  #ordered: Promise<unknown> = Promise.resolve();
   /** Aborted while no prompt ran (Ctrl-C while opening): the next one stops at once. */
   #abortNext = false;
   /** Shown once, after session.started (or before the first tool call). */
@@ -467,7 +475,14 @@ export class Engine {
    * path: the same rules, and the same events in the session's log (turn 0:
    * no model turn asked for it).
    */
-  async runTool(name: string, input: unknown): Promise<ToolCallResult> {
+  runTool(name: string, input: unknown, options?: ToolCallOptions): Promise<ToolCallResult> {
+    if (!options?.inOrder) return this.#runTool(name, input);
+    const result = this.#ordered.then(() => this.#runTool(name, input));
+    this.#ordered = result.catch(() => {});
+    return result;
+  }
+
+  async #runTool(name: string, input: unknown): Promise<ToolCallResult> {
     const opened = this.#requireOpen();
     const { session, parts, ledger, emit } = opened;
     this.#openingGitSummary = undefined; // a call may change what git would see

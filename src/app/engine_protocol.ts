@@ -32,7 +32,7 @@ export type ToEngine =
   | { type: "warm-tool"; name: string }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
-  | { type: "tool"; id: number; name: string; input: unknown }
+  | { type: "tool"; id: number; name: string; input: unknown; inOrder?: boolean }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
   /** `keepHold`: see EngineHandle.close (host.ts). */

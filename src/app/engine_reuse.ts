@@ -116,7 +116,8 @@ class KeptWorker {
         selector,
       ) => (sessionId = await this.#request<string>({ type: "open", selector })),
       run: (request) => this.#request({ type: "run", request }),
-      runTool: (name, input) => this.#request({ type: "tool", name, input }),
+      runTool: (name, input, options) =>
+        this.#request({ type: "tool", name, input, inOrder: options?.inOrder }),
       compact: (focus) => this.#request({ type: "compact", focus }),
       mcpStatus: () => this.#request({ type: "mcp-status" }),
       abort: () => {

@@ -132,6 +132,12 @@ export interface EngineIO {
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
+/** How a tool call without a model is run (`EngineHandle.runTool`). */
+export interface ToolCallOptions {
+  /** After every earlier call that asked the same, in the order they came. */
+  inOrder?: boolean;
+}
+
 export interface ToolCallResult {
   tool: string;
   ok: boolean;

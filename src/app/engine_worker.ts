@@ -95,7 +95,10 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).run(data.request));
       break;
     case "tool":
-      void answer(data.id, async () => (await ready()).runTool(data.name, data.input));
+      void answer(
+        data.id,
+        async () => (await ready()).runTool(data.name, data.input, { inOrder: data.inOrder }),
+      );
       break;
     case "compact":
       void answer(data.id, async () => (await ready()).compact!(data.focus));

@@ -4,7 +4,13 @@
  * command) owns the terminal and answers approval requests through EngineIO.
  */
 import { openStore, type Store } from "../store/store.ts";
-import type { EngineIO, EngineSpec, RunRequest, ToolCallResult } from "./engine_types.ts";
+import type {
+  EngineIO,
+  EngineSpec,
+  RunRequest,
+  ToolCallOptions,
+  ToolCallResult,
+} from "./engine_types.ts";
 import type { RunResult } from "./engine.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import type { ChatProvider } from "../provider/types.ts";
@@ -28,7 +34,13 @@ export interface EngineHandle {
   /** Opens or creates the session; resolves to its id. */
   open(selector: SessionSelector): Promise<string>;
   run(request: RunRequest): Promise<RunResult>;
-  runTool(name: string, input: unknown): Promise<ToolCallResult>;
+  /**
+   * One tool call without a model. `inOrder`: it runs after every earlier
+   * call that asked the same (JSON Lines sent ahead, `skiff tool`), so a
+   * caller may send the next before this one's answer; other calls run as
+   * they come (an MCP client's, in parallel).
+   */
+  runTool(name: string, input: unknown, options?: ToolCallOptions): Promise<ToolCallResult>;
   abort(): void;
   /**
    * Ends the session and the engine. The run lets go of the sessions it holds
@@ -193,7 +205,7 @@ export async function startInProcess(
       return session.id;
     },
     run: (request) => engine!.run(request),
-    runTool: (name, input) => engine!.runTool(name, input),
+    runTool: (name, input, options) => engine!.runTool(name, input, options),
     compact: (focus) => engine!.compact(focus),
     mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
     abort: () => {

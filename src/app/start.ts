@@ -90,8 +90,8 @@ function markedHandle(engine: EngineHandle): EngineHandle {
       mark("session-open");
       return id;
     },
-    async runTool(name, input) {
-      const result = await engine.runTool(name, input);
+    async runTool(name, input, options) {
+      const result = await engine.runTool(name, input, options);
       if (!toolDone) {
         toolDone = true;
         mark("first-tool");

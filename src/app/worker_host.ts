@@ -195,7 +195,8 @@ export function startInWorker(
   return Promise.resolve({
     open: (selector) => request({ type: "open", selector }),
     run: (runRequest) => request({ type: "run", request: runRequest }),
-    runTool: (name, input) => request({ type: "tool", name, input }),
+    runTool: (name, input, options) =>
+      request({ type: "tool", name, input, inOrder: options?.inOrder }),
     compact: (focus) => request({ type: "compact", focus }),
     mcpStatus: () => request({ type: "mcp-status" }),
     abort: () => send({ type: "abort" }),

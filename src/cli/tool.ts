@@ -40,6 +40,13 @@ export function parseCallLine(line: string): Call {
   return { tool: record.tool, input: record.input ?? {} };
 }
 
+/**
+ * How many calls from stdin may be sent before the first of them is
+ * answered: the engine's thread runs the next while this one prints the
+ * last (docs/performance.md, "Scripted tool calls").
+ */
+const AHEAD = 16;
+
 async function* stdinCalls(): AsyncGenerator<Call> {
   if (Deno.stdin.isTerminal()) {
     throw new UsageError(
@@ -80,19 +87,34 @@ export async function toolCommand(
     let allOk = true;
     try {
       await engine.open({});
+      // Calls are sent ahead (up to AHEAD of them) and run one after another in
+      // the order given; each answer is printed in that order as soon as it
+      // comes, whether or not the next line has arrived.
+      let printed: Promise<void> = Promise.resolve();
+      const unprinted: Promise<void>[] = [];
       for await (const call of calls) {
-        const result: ToolCallResult = "invalid" in call
-          ? {
+        const answer: Promise<ToolCallResult> = "invalid" in call
+          ? Promise.resolve({
             tool: "",
             ok: false,
             output: "",
             error: { code: "bad_input", message: call.invalid },
             metadata: {},
-          }
-          : await engine.runTool(call.tool, call.input);
-        allOk &&= result.ok;
-        writeAll(Deno.stdout, JSON.stringify(result) + "\n");
+          })
+          : engine.runTool(call.tool, call.input, { inOrder: true });
+        answer.catch(() => {}); // Told through `printed` below.
+        // A call that fails (the engine's failure, not the tool's) ends the run
+        // when its turn to print comes; the ones after it are not printed.
+        printed = printed.then(async () => {
+          const result = await answer;
+          allOk &&= result.ok;
+          writeAll(Deno.stdout, JSON.stringify(result) + "\n");
+        });
+        printed.catch(() => {});
+        unprinted.push(printed);
+        while (unprinted.length >= AHEAD) await unprinted.shift();
       }
+      await printed;
     } finally {
       await engine.close();
     }
