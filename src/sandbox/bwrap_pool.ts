@@ -343,19 +343,10 @@ export class BwrapPool {
       running: null,
     };
     output.box = box;
-    const settle = (running: Running) => {
-      if (running.outputEnded && running.status) running.finish(running.status);
-    };
-    output.onEnd = settle;
+    output.onEnd = (running) => running.finish(running.status!);
     (async () => {
       while ((line = await lines.next()) !== null) {
         if (line === "clean") waiting.shift()?.();
-        const done = /^done (\S+) (\d+) ([01])$/.exec(line);
-        const running = box.running;
-        if (done && running && done[1] === running.token) {
-          running.status = { code: Number(done[2]), strayStopped: done[3] === "1" };
-          settle(running);
-        }
       }
     })();
     child.status.then(async () => {
@@ -417,6 +408,22 @@ class OutputDemux {
     this.#pending = new Uint8Array(0);
   }
 
+  /** After the end mark: `<status> <strays>` and a newline, maybe split across chunks. */
+  #status(running: Running, bytes: Uint8Array): void {
+    const newline = bytes.indexOf(10);
+    if (newline < 0) {
+      this.#pending = bytes.slice();
+      return;
+    }
+    this.#pending = new Uint8Array(0);
+    const said = /^(\d+) ([01])$/.exec(new TextDecoder().decode(bytes.subarray(0, newline)));
+    // Only the holder writes here, and always both numbers: anything else is no status.
+    running.status = said
+      ? { code: Number(said[1]), strayStopped: said[2] === "1" }
+      : { code: 125, strayStopped: false };
+    this.onEnd(running);
+  }
+
   #take(chunk: Uint8Array): void {
     if (!this.box) {
       if (this.#earlySize < 64 * 1024) {
@@ -426,7 +433,7 @@ class OutputDemux {
       return;
     }
     const running = this.box.running;
-    if (!running || running.outputEnded) return;
+    if (!running || running.status) return;
     let bytes = this.#pending.length ? concat(this.#pending, chunk) : chunk;
     if (!running.started) {
       const at = indexOf(bytes, running.start);
@@ -437,13 +444,12 @@ class OutputDemux {
       running.started = true;
       bytes = bytes.subarray(at + running.start.length);
     }
+    if (running.outputEnded) return this.#status(running, bytes);
     const at = indexOf(bytes, running.end);
     if (at >= 0) {
       if (at > 0) running.onOutput(bytes.slice(0, at));
-      this.#pending = new Uint8Array(0);
       running.outputEnded = true;
-      this.onEnd(running);
-      return;
+      return this.#status(running, bytes.subarray(at + running.end.length));
     }
     // Bytes that may be the start of the end mark wait for the next chunk.
     const keep = heldBack(bytes, running.end);

@@ -21,9 +21,10 @@
  * - When the command's shell exits, the holder kills every other process of
  *   the namespace (`kill -9 -1` from pid 1 reaches all of them, backgrounded,
  *   `setsid` or `nohup` alike) until none is left, then writes the request's
- *   end mark on the output pipe and `done` on its stdout. Both carry the
- *   request's token, a random name that reaches only the holder (on its
- *   stdin): a command can neither end its output early nor report a status.
+ *   end mark on the output pipe, and the command's status after it. The
+ *   mark carries the request's token, a random name that reaches only the
+ *   holder (on its stdin): a command can neither end its output early nor
+ *   report a status.
  */
 
 /**
@@ -64,9 +65,9 @@ export const POOL_START_STEP = [
  * stdin (a pipe from skiff):
  * - `run <token>`, the script's lines each after one `|`, then `.`: runs the
  *   script with the command shell, as described above; its output is framed
- *   on the output pipe by `<token><` and `<token>>`, and `done <token>
- *   <status> <strays>` follows on stdout (`strays` 1 when processes it
- *   started were still running after its shell exited);
+ *   on the output pipe by `<token><` and `<token>>`, and `<status>
+ *   <strays>` and a newline follow the end mark (`strays` 1 when processes
+ *   it started were still running after its shell exited);
  * - an empty line: empties the private temp folders for the next command
  *   (every process of the last one is gone by then), answered by `clean`.
  * End of input (skiff closed it or died) ends the holder and so the sandbox.
@@ -102,8 +103,7 @@ export const HOLDER_SCRIPT = [
   // Its own complaints (a process gone between the listing and the read)
   // would land in the command's output.
   "    done 2>/dev/null",
-  "    printf '%s>' \"$t\" >&2",
-  '    echo "done $t $x $o"',
+  '    printf \'%s>%s %s\\n\' "$t" "$x" "$o" >&2',
   "    continue ;;",
   "  esac",
   '  for d in $folders; do for f in "$d"/* "$d"/.[!.]* "$d"/..?*; do',

@@ -38,7 +38,16 @@ export interface CommandGuardOptions {
 }
 
 type EntryState =
-  | { kind: "file"; mode: number | null; digest: string; bytes: Uint8Array | null }
+  | {
+    kind: "file";
+    mode: number | null;
+    /**
+     * The content's SHA-256 (or why there is none) when `bytes` were not kept;
+     * null when they were, and taken only if a comparison needs it.
+     */
+    digest: string | null;
+    bytes: Uint8Array | null;
+  }
   | { kind: "dir"; mode: number | null }
   | { kind: "link"; target: string };
 
@@ -82,16 +91,33 @@ function stateOf(target: string, budget: { bytes: number }): EntryState | null {
   } catch {
     return { kind: "file", mode: info.mode, digest: `unreadable:${info.size}`, bytes: null };
   }
-  const digest = sha256Hex(bytes);
   const keep = bytes.length <= KEEP_BYTES && budget.bytes >= bytes.length;
-  if (keep) budget.bytes -= bytes.length;
-  return { kind: "file", mode: info.mode, digest, bytes: keep ? bytes : null };
+  if (!keep) return { kind: "file", mode: info.mode, digest: sha256Hex(bytes), bytes: null };
+  budget.bytes -= bytes.length;
+  // Kept whole, it is compared byte for byte: no digest to take (a JS SHA-256
+  // was a quarter of the guard's time, for git's sample hooks).
+  return { kind: "file", mode: info.mode, digest: null, bytes };
+}
+
+/** The digest of a file state: taken now from its bytes when it was not at the survey. */
+function digestOf(state: { digest: string | null; bytes: Uint8Array | null }): string {
+  return state.digest ?? (state.digest = sha256Hex(state.bytes!));
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
 }
 
 function sameState(a: EntryState, b: EntryState): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === "link" && b.kind === "link") return a.target === b.target;
-  if (a.kind === "file" && b.kind === "file") return a.digest === b.digest && a.mode === b.mode;
+  if (a.kind === "file" && b.kind === "file") {
+    if (a.mode !== b.mode) return false;
+    if (a.bytes && b.bytes) return sameBytes(a.bytes, b.bytes);
+    return digestOf(a) === digestOf(b);
+  }
   return true;
 }
 

@@ -155,3 +155,27 @@ Deno.test("config: a project's sandbox.protect adds to the user's list, and a ba
   assert(!parsed.success);
   assertStringIncludes(JSON.stringify(parsed.error.issues), "must start with a plain name");
 });
+
+Deno.test("command guard: a same-size rewrite is found byte for byte, and a file too large to keep by its digest", () => {
+  const ws = workspace();
+  try {
+    // Kept whole at the survey (compared byte for byte), and one over the 1 MiB kept (by digest).
+    Deno.writeTextFileSync(path.join(ws, ".envrc"), "export A=1\n");
+    const large = "#".repeat(1_100_000);
+    Deno.writeTextFileSync(path.join(ws, ".gitlab-ci.yml"), large);
+    const guard = new CommandGuard({ roots: [ws] });
+    const check = guard.before();
+    Deno.writeTextFileSync(path.join(ws, ".envrc"), "export A=2\n");
+    Deno.writeTextFileSync(path.join(ws, ".gitlab-ci.yml"), `${large.slice(1)}!`);
+    const report = check();
+    assert(report !== null);
+    assertStringIncludes(report, ".envrc: changed, restored");
+    assertStringIncludes(report, ".gitlab-ci.yml");
+    assertEquals(read(path.join(ws, ".envrc")), "export A=1\n");
+    // Nothing changed: nothing to say.
+    Deno.writeTextFileSync(path.join(ws, ".gitlab-ci.yml"), large);
+    assertEquals(guard.before()(), null);
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
