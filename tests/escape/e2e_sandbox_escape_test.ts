@@ -10,6 +10,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { runSkiff, spawnSkiff } from "../support/cli.ts";
 import { MAX_SPILL_BYTES } from "../../src/tools/truncate.ts";
 import { sessionSandboxMissing } from "./_pooled_runner.ts";
+import { liveProcesses } from "../support/processes.ts";
 import {
   assertNoSecrets,
   bash,
@@ -76,18 +77,7 @@ Deno.test({
 
 /** Pids of host processes whose command line holds `token`. */
 function processesWith(token: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name) || Number(entry.name) === Deno.pid) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1]?.[0];
-      if (cmdline.includes(token) && state !== "Z") found.push(Number(entry.name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
+  return liveProcesses((args) => args.join("\0").includes(token));
 }
 
 function killAll(pids: number[]): void {

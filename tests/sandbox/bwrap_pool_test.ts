@@ -12,6 +12,7 @@ import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
 import { CommandGuard } from "../../src/sandbox/command_guard.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
+import { liveProcesses } from "../support/processes.ts";
 
 // Warns loudly (once) when the session sandbox cannot run here.
 const canPool = sessionSandboxMissing === null;
@@ -58,18 +59,7 @@ async function settled(launcher: Launcher) {
 
 /** Live host processes whose command line (arguments joined by spaces) starts with `prefix`. */
 function hostProcessesWith(prefix: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1][0];
-      if (cmdline.startsWith(prefix) && state !== "Z") found.push(Number(entry.name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
+  return liveProcesses((args) => args.join(" ").startsWith(prefix));
 }
 
 Deno.test(

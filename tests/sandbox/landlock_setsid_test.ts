@@ -9,6 +9,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
+import { liveProcesses } from "../support/processes.ts";
 
 const found = await probeSandboxes();
 const ABI = found.landlock ?? null;
@@ -25,18 +26,7 @@ function uniqueSeconds(): string {
 }
 
 function sleepersOf(seconds: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).split("\0");
-      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1]?.[0];
-      if (cmdline[0].endsWith("sleep") && cmdline[1] === seconds && state !== "Z") {
-        pids.push(Number(entry.name));
-      }
-    } catch { /* gone meanwhile */ }
-  }
-  return pids;
+  return liveProcesses((args) => args[0]?.endsWith("sleep") && args[1] === seconds);
 }
 
 /** Waits (up to 5 s) until no such sleeper is left; returns the survivors. */

@@ -7,22 +7,7 @@ import { assert, assertEquals } from "../../support/assert.ts";
 import { groupAliveBySh, signalGroupBySh } from "../../../src/tools/process/_group_signals.ts";
 import { commandShell, installedBashPaths, SETSID_PATHS } from "../../../src/sandbox/shell.ts";
 import type { GroupJob, GroupReply } from "./fixtures/group_worker.ts";
-
-/** Live processes whose command line holds `marker`. */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`).split(") ")[1][0];
-      if (cmdline.includes(marker) && state !== "Z") found.push(Number(entry.name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
+import { processesHolding } from "../../support/processes.ts";
 
 Deno.test({
   name: "group signals: the helper reaches a live group, and says when there is none",
@@ -152,14 +137,14 @@ Deno.test({
       { code: 4, strayStopped: false, output: "clean\n" },
       { code: 0, strayStopped: false, output: "leader\n" },
     ]);
-    assertEquals(processesWith(`sleep ${marker}`), []);
+    assertEquals(processesHolding(`sleep ${marker}`), []);
     // The stray died at SIGTERM: its group was over then, though pid 1 may
     // not have reaped it yet (a zombie is no live member), well before the
     // 2 s that SIGKILL waits for.
     assert(reply.ms[0] < 1_500, `stopping the stray took ${reply.ms[0].toFixed(0)} ms`);
   } finally {
     worker.terminate();
-    for (const pid of processesWith(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
+    for (const pid of processesHolding(`sleep ${marker}`)) Deno.kill(pid, "SIGKILL");
     Deno.removeSync(cwd, { recursive: true });
   }
 });
