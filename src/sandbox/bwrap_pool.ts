@@ -68,12 +68,11 @@ export interface Sandbox {
 interface Running {
   start: Uint8Array;
   end: Uint8Array;
-  token: string;
   onOutput(bytes: Uint8Array): void;
   /** Its start mark was seen: what follows is its output. */
   started: boolean;
+  /** Its end mark was seen: its status follows. */
   outputEnded: boolean;
-  status: { code: number; strayStopped: boolean } | null;
   stopped: boolean;
   finish(exit: { code: number; strayStopped: boolean }): void;
 }
@@ -198,11 +197,9 @@ export class BwrapPool {
     const running: Running = {
       start: encoder.encode(`${token}<`),
       end: encoder.encode(`${token}>`),
-      token,
       onOutput,
       started: false,
       outputEnded: false,
-      status: null,
       stopped: false,
       finish: (exit) => {
         if (box.running === running) {
@@ -343,7 +340,6 @@ export class BwrapPool {
       running: null,
     };
     output.box = box;
-    output.onEnd = (running) => running.finish(running.status!);
     (async () => {
       while ((line = await lines.next()) !== null) {
         if (line === "clean") waiting.shift()?.();
@@ -358,7 +354,6 @@ export class BwrapPool {
       const running = box.running;
       if (!running) return;
       if (running.stopped) return running.finish({ code: 143, strayStopped: false });
-      if (running.outputEnded && running.status) return running.finish(running.status);
       running.onOutput(encoder.encode(GONE));
       running.finish({ code: 125, strayStopped: false });
     });
@@ -379,7 +374,6 @@ const GONE = "skiff: the session's sandbox is gone\n";
  */
 class OutputDemux {
   box: Sandbox | null = null;
-  onEnd: (running: Running) => void = () => {};
   #early: Uint8Array[] = [];
   #earlySize = 0;
   #pending = new Uint8Array(0);
@@ -418,10 +412,11 @@ class OutputDemux {
     this.#pending = new Uint8Array(0);
     const said = /^(\d+) ([01])$/.exec(new TextDecoder().decode(bytes.subarray(0, newline)));
     // Only the holder writes here, and always both numbers: anything else is no status.
-    running.status = said
-      ? { code: Number(said[1]), strayStopped: said[2] === "1" }
-      : { code: 125, strayStopped: false };
-    this.onEnd(running);
+    running.finish(
+      said
+        ? { code: Number(said[1]), strayStopped: said[2] === "1" }
+        : { code: 125, strayStopped: false },
+    );
   }
 
   #take(chunk: Uint8Array): void {
@@ -433,7 +428,7 @@ class OutputDemux {
       return;
     }
     const running = this.box.running;
-    if (!running || running.status) return;
+    if (!running) return;
     let bytes = this.#pending.length ? concat(this.#pending, chunk) : chunk;
     if (!running.started) {
       const at = indexOf(bytes, running.start);
