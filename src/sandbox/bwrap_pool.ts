@@ -20,6 +20,7 @@
  * Needs `--allow-run=sh` (the start step execs bwrap).
  */
 import { bwrapArgs } from "./bwrap.ts";
+import { lineReader } from "../contracts/line_reader.ts";
 import type { AttachedRun } from "../contracts/process_launcher.ts";
 import {
   commandCd,
@@ -483,29 +484,4 @@ export function heldBack(bytes: Uint8Array, mark: Uint8Array): number {
     if (index === size) return bytes.length - size;
   }
   return bytes.length;
-}
-
-/** Lines of a stream, one per `next()`; null at the end. The read keeps no event loop alive once unref'd. */
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  return {
-    async next(): Promise<string | null> {
-      for (;;) {
-        const end = buffered.indexOf("\n");
-        if (end >= 0) {
-          const line = buffered.slice(0, end);
-          buffered = buffered.slice(end + 1);
-          return line;
-        }
-        const { done, value } = await reader.read().catch(() => ({ done: true, value: "" }));
-        if (done) {
-          const rest = buffered;
-          buffered = "";
-          return rest || null;
-        }
-        buffered += value;
-      }
-    },
-  };
 }

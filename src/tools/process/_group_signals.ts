@@ -10,6 +10,8 @@
  * command. The helper ends when this process does (its stdin closes).
  */
 
+import { type LineReader, lineReader } from "../../contracts/line_reader.ts";
+
 /**
  * Reads requests, one a line, and answers each with 0 (yes) or 1 (no):
  * `k <pgid> <SIGNAL>` sends the signal to the group; `a <pgid>` tells
@@ -45,8 +47,7 @@ const HELPER = [
 interface Helper {
   child: Deno.ChildProcess;
   writer: WritableStreamDefaultWriter<Uint8Array>;
-  reader: ReadableStreamDefaultReader<string>;
-  buffered: string;
+  lines: LineReader;
 }
 
 let helper: Helper | null = null;
@@ -90,7 +91,7 @@ async function ask(request: string, fallback: () => boolean): Promise<boolean> {
   current.child.ref();
   try {
     await current.writer.write(new TextEncoder().encode(`${request}\n`));
-    const line = await nextLine(current);
+    const line = await current.lines.next();
     if (line === null) throw new Error("the signal helper ended");
     return line === "0";
   } catch {
@@ -116,23 +117,8 @@ function startHelper(): Helper {
   return {
     child,
     writer: child.stdin.getWriter(),
-    reader: child.stdout.pipeThrough(new TextDecoderStream()).getReader(),
-    buffered: "",
+    lines: lineReader(child.stdout),
   };
-}
-
-async function nextLine(current: Helper): Promise<string | null> {
-  for (;;) {
-    const end = current.buffered.indexOf("\n");
-    if (end >= 0) {
-      const line = current.buffered.slice(0, end);
-      current.buffered = current.buffered.slice(end + 1);
-      return line;
-    }
-    const { done, value } = await current.reader.read();
-    if (done) return null;
-    current.buffered += value;
-  }
 }
 
 /** One shell for one signal: where the helper could not start or broke. */
