@@ -24,7 +24,7 @@ Deno.test("the compile task uses exactly the flags of the skiff task", async () 
     "--allow-all",
     "--unstable-worker-options",
     "--no-prompt",
-    "--v8-flags=--max-semi-space-size=1,--expose-gc",
+    "--v8-flags=--max-semi-space-size=1,--expose-gc,--no-lazy",
   ]);
 });
 

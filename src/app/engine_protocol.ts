@@ -35,8 +35,8 @@ export type ToEngine =
   | { type: "tool"; id: number; name: string; input: unknown; inOrder?: boolean }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
-  /** `keepHold`: see EngineHandle.close (host.ts). */
-  | { type: "close"; id: number; keepHold?: boolean }
+  /** `keepHold`, `ending`: see EngineHandle.close (host.ts). */
+  | { type: "close"; id: number; keepHold?: boolean; ending?: boolean }
   | { type: "abort" }
   /** Collect garbage now: the front end is idle (contracts/collect.ts). */
   | { type: "collect" }

@@ -107,7 +107,10 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).mcpStatus!());
       break;
     case "close":
-      void answer(data.id, async () => (await ready()).close({ keepHold: data.keepHold }));
+      void answer(
+        data.id,
+        async () => (await ready()).close({ keepHold: data.keepHold, ending: data.ending }),
+      );
       break;
     case "abort":
       // The engine may still be loading: abort it as soon as it exists.

@@ -46,8 +46,13 @@ export interface EngineHandle {
    * Ends the session and the engine. The run lets go of the sessions it holds
    * as the engine's store closes, unless `keepHold`: a start cut by
    * `--max-time` still writes the held session's end (session_hold.ts).
+   * `ending`: the thread (a Worker) ends right after, and its end closes the
+   * store: everything is committed by then, and only SQLite's last checkpoint
+   * is left, which then runs on the ending thread, not on the way to the
+   * answer (3–4 ms; docs/performance.md). A process that exits meanwhile
+   * leaves the write-ahead log to the next opener, as after any exit.
    */
-  close(options?: { keepHold?: boolean }): Promise<void>;
+  close(options?: { keepHold?: boolean; ending?: boolean }): Promise<void>;
   /**
    * The chat's `/compact`: compacts the open session now (the code `skiff
    * compact` runs). Optional: a stand-in engine in a test may not offer it.
@@ -192,20 +197,34 @@ export async function startInProcess(
   // Ctrl-C can come while the session is still opening (MCP servers start
   // then); remember it so the run that follows stops at once.
   let aborted = false;
+  // A tool call may be sent before the session's opening is answered (`skiff
+  // tool` sends its first call at once): it waits for the first opening here,
+  // and fails with it.
+  const firstOpen = Promise.withResolvers<void>();
+  firstOpen.promise.catch(() => {}); // Told to the opener, and to each call that waits.
   return {
     async open(selector) {
-      const existing = selectSession(store, spec.workspace, selector);
-      // A model run's client is ready (or has failed, saying why) before the session opens.
-      if (spec.agent !== "tool") await ready();
-      engine = new Engine(spec, io, store, provider);
-      if (aborted) engine.abort();
-      const probe = sandboxes;
-      sandboxes = undefined;
-      const session = await engine.open(existing, probe, selector.promptNext);
-      return session.id;
+      try {
+        const existing = selectSession(store, spec.workspace, selector);
+        // A model run's client is ready (or has failed, saying why) before the session opens.
+        if (spec.agent !== "tool") await ready();
+        engine = new Engine(spec, io, store, provider);
+        if (aborted) engine.abort();
+        const probe = sandboxes;
+        sandboxes = undefined;
+        const session = await engine.open(existing, probe, selector.promptNext);
+        firstOpen.resolve();
+        return session.id;
+      } catch (error) {
+        firstOpen.reject(error);
+        throw error;
+      }
     },
     run: (request) => engine!.run(request),
-    runTool: (name, input, options) => engine!.runTool(name, input, options),
+    runTool: async (name, input, options) => {
+      await firstOpen.promise;
+      return engine!.runTool(name, input, options);
+    },
     compact: (focus) => engine!.compact(focus),
     mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
     abort: () => {
@@ -221,7 +240,7 @@ export async function startInProcess(
           // (session_hold.ts opens one on the terminal side only when it must).
           if (spec.run && !options?.keepHold) store.locks.release(spec.run.run_id);
         } finally {
-          store.close();
+          if (!options?.ending) store.close();
         }
       }
     },

@@ -204,7 +204,10 @@ export function startInWorker(
     async close(options) {
       try {
         // A crashed engine cannot answer; terminating its Worker is all that is left.
-        if (!crashed) await request({ type: "close", keepHold: options?.keepHold });
+        // The Worker ends right after: its end closes the store (host.ts, `ending`).
+        if (!crashed) {
+          await request({ type: "close", keepHold: options?.keepHold, ending: true });
+        }
       } finally {
         worker.terminate();
         writer?.close();

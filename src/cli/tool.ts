@@ -85,12 +85,15 @@ export async function toolCommand(
       ask: approvalPrompter(spec.interactive),
     }, { events: ["warning"] });
     let allOk = true;
+    // The first calls go out while the session opens: the engine runs them once
+    // it is open (host.ts), and a failed opening is reported before any answer.
+    const opening = engine.open({});
+    opening.catch(() => {}); // Told through `printed` below.
     try {
-      await engine.open({});
       // Calls are sent ahead (up to AHEAD of them) and run one after another in
       // the order given; each answer is printed in that order as soon as it
       // comes, whether or not the next line has arrived.
-      let printed: Promise<void> = Promise.resolve();
+      let printed: Promise<void> = opening.then(() => {});
       const unprinted: Promise<void>[] = [];
       for await (const call of calls) {
         const answer: Promise<ToolCallResult> = "invalid" in call
@@ -116,6 +119,8 @@ export async function toolCommand(
       }
       await printed;
     } finally {
+      // Never closed while still opening (stdin that is a terminal fails at once).
+      await opening.catch(() => {});
       await engine.close();
     }
     return allOk ? ExitCode.ok : ExitCode.failed;

@@ -148,3 +148,63 @@ Deno.test("--continue skips `skiff tool` batches and picks up the latest convers
     }
   });
 });
+
+Deno.test("a tool call sent before the opening is answered waits for it, and fails with it", async () => {
+  await withDirs(async (root) => {
+    await Deno.writeTextFile(`${root}/work/a.txt`, "alpha\n");
+    const toolSpec = { ...spec(root), agent: "tool" };
+    const handle = await startInProcess(toolSpec, recordingIO().io);
+    try {
+      // Both sent at once, as `skiff tool` does: the call runs once the session is open.
+      const [id, result] = await Promise.all([
+        handle.open({}),
+        handle.runTool("read", { file_path: "a.txt" }, { inOrder: true }),
+      ]);
+      assert(result.ok, JSON.stringify(result));
+      assertStringIncludes(result.output, "alpha");
+      const store = openStore(`${root}/data`);
+      try {
+        const types = store.listEvents(id).map((event) => event.type);
+        assert(types.includes("tool.completed"), types.join(" "));
+      } finally {
+        store.close();
+      }
+    } finally {
+      await handle.close();
+    }
+
+    // An opening that fails fails the calls that waited for it, with its own error.
+    const store = openStore(`${root}/data`);
+    const other = store.createSession({ workspace: "/elsewhere", model: "m", agent: "build" });
+    store.close();
+    const refused = await startInProcess(toolSpec, recordingIO().io);
+    try {
+      const call = refused.runTool("read", { file_path: "a.txt" }, { inOrder: true });
+      const opening = refused.open({ sessionId: other.id });
+      const openError = await assertRejects(() => opening);
+      const callError = await assertRejects(() => call);
+      assertEquals(callError, openError);
+      assertStringIncludes(String(callError), "belongs to /elsewhere");
+    } finally {
+      await refused.close();
+    }
+  });
+});
+
+Deno.test("closing with `ending` commits everything and leaves only the store's close", async () => {
+  await withDirs(async (root) => {
+    const handle = await startInProcess({ ...spec(root), agent: "tool" }, recordingIO().io);
+    const id = await handle.open({});
+    await handle.close({ ending: true });
+    // Another connection sees the session ended while the first is still open,
+    // its log not yet folded into the database (the thread's end does that).
+    const files = [...Deno.readDirSync(`${root}/data`)].map((entry) => entry.name);
+    assert(files.includes("skiff.db-wal"), files.join(" "));
+    const store = openStore(`${root}/data`);
+    try {
+      assertEquals(store.getSession(id)?.status, "completed");
+    } finally {
+      store.close();
+    }
+  });
+});
