@@ -102,8 +102,7 @@ export function prewarmEngine(
     const folder = userFolder(env);
     const dataDir = resolveDataDir(env, () => folder);
     const file = `${dataDir}/${PERMISSIONS_FILE}`;
-    const bundled = module.href !== SOURCE_ENGINE_WORKER.href;
-    const key = `${command}\n${folder}${workspaceFlag(args)}${keySuffix(bundled)}`;
+    const key = `${command}\n${folder}${workspaceFlag(args)}${keySuffix(module)}`;
     const permissions = readRemembered(file).find((entry) => entry.key === key)?.permissions;
     state.intent = { file, key, module: module.href, remembered: permissions };
     if (permissions === undefined) return;
@@ -113,9 +112,14 @@ export function prewarmEngine(
   }
 }
 
-/** What a key ends with for the bundled engine, whose permissions differ (it reads its folder). */
-export function keySuffix(bundled: boolean): string {
-  return bundled ? "\nbundle" : "";
+/**
+ * What a key ends with: the engine module it is for. The bundled engine's
+ * permissions differ (it reads its folder), and so do two copies of skiff's
+ * (a checkout and an installed one, say): each keeps its own entry, where a
+ * shared one made every start of the other discard its Worker (~25 ms).
+ */
+export function keySuffix(module: URL): string {
+  return `\n${module.href}`;
 }
 
 /**

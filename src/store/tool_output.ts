@@ -55,6 +55,11 @@ interface Entry {
   changed: number;
 }
 
+function hasEntry(folder: string, name: string): boolean {
+  for (const entry of Deno.readDirSync(folder)) if (entry.name === name) return true;
+  return false;
+}
+
 function measure(target: string, name: string): Entry {
   let bytes = 0;
   let changed = 0;
@@ -83,6 +88,9 @@ export function pruneToolOutput(dataDir: string, options: PruneOptions = {}): st
   const root = toolOutputRoot(dataDir);
   const entries: Entry[] = [];
   try {
+    // Until a session spills output there is no folder: the data folder's few names tell,
+    // where listing the missing folder would build an error (~1 ms at a process's start).
+    if (!hasEntry(dataDir, path.basename(root))) return [];
     for (const child of Deno.readDirSync(root)) {
       try {
         entries.push(measure(path.join(root, child.name), child.name));

@@ -9,10 +9,10 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
 import { keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
-import { bundleState } from "../../src/app/bundle.ts";
+import { engineWorkerModule } from "../../src/app/bundle.ts";
 
 /** The end of a key for the engine skiff runs here: bundled after `deno task build`. */
-const SUFFIX = keySuffix(bundleState().kind === "fresh");
+const SUFFIX = keySuffix(engineWorkerModule());
 import { startMockServer } from "../support/mock_server.ts";
 
 const READ_ONE = ["tool", "read", '{"file_path":"one.txt"}'];

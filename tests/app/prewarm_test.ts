@@ -11,11 +11,11 @@ import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/
 import { OPENAI, poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 import { withMockSandbox } from "../support/cli.ts";
 import { engineCommandOf, keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
-import { bundleState } from "../../src/app/bundle.ts";
+import { engineWorkerModule } from "../../src/app/bundle.ts";
 
 const TIMINGS = { SKIFF_TIMINGS: "1" };
 /** The end of a key for the engine skiff runs here: bundled after `deno task build`. */
-const SUFFIX = keySuffix(bundleState().kind === "fresh");
+const SUFFIX = keySuffix(engineWorkerModule());
 
 function remembered(sandbox: Sandbox): { key: string; permissions: Record<string, unknown> }[] {
   return JSON.parse(Deno.readTextFileSync(path.join(sandbox.dataDir, PERMISSIONS_FILE))).entries;
