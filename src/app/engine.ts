@@ -24,7 +24,7 @@ import {
   type SubagentRunResult,
 } from "../tools/session/mod.ts";
 import { isWithin } from "../sandbox/paths.ts";
-import { pruneToolOutput } from "../store/tool_output.ts";
+import { PRUNE_EVERY_MS, pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
 import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.ts";
 import { type Emit, EngineSession, undoLedger } from "./engine_session.ts";
@@ -136,7 +136,11 @@ export class Engine {
     });
     if (spec.depth === 0) {
       // Spilled output of old sessions; this one's is kept whatever its age.
-      pruneToolOutput(spec.dataDir, { ...spec.config.toolOutput, keep: [session.id] });
+      pruneToolOutput(spec.dataDir, {
+        ...spec.config.toolOutput,
+        keep: [session.id],
+        everyMs: PRUNE_EVERY_MS,
+      });
     }
     const emit: Emit = (type, body) => {
       const event = makeEvent(type, session.id, body) as SkiffEvent;
