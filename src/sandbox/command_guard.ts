@@ -99,6 +99,11 @@ function stateOf(target: string, budget: { bytes: number }): EntryState | null {
   return { kind: "file", mode: info.mode, digest: null, bytes };
 }
 
+/** A `.sample` file directly in a protected hooks folder (git's, or `core.hooksPath`'s). */
+function isSampleHook(target: string, protectedPaths: ReadonlySet<string>): boolean {
+  return target.endsWith(".sample") && protectedPaths.has(path.dirname(target));
+}
+
 /** The digest of a file state: taken now from its bytes when it was not at the survey. */
 function digestOf(state: { digest: string | null; bytes: Uint8Array | null }): string {
   return state.digest ?? (state.digest = sha256Hex(state.bytes!));
@@ -173,10 +178,15 @@ export class CommandGuard {
         }
       }
     }
+    const protectedPaths = new Set(protection.paths);
     for (const target of [...protection.paths, ...protection.pointers]) {
       for (
         const found of expandCodePath(target, `${path.basename(target)}/**`, undefined, listings)
       ) {
+        // git's `.sample` hooks never run (git runs a hook by its exact name): left out, as in
+        // a new repository (#cleanNewRepositories). A fresh repository has 14; reading each
+        // before and after every command was a third of the guard's time.
+        if (isSampleHook(found, protectedPaths)) continue;
         targets.add(found);
       }
     }

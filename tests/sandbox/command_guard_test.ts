@@ -179,3 +179,23 @@ Deno.test("command guard: a same-size rewrite is found byte for byte, and a file
     Deno.removeSync(ws, { recursive: true });
   }
 });
+
+Deno.test("command guard: git's .sample hooks are not watched (never run), a real hook still is", () => {
+  const ws = workspace();
+  try {
+    const hooks = path.join(ws, ".git", "hooks");
+    const samples = [...Deno.readDirSync(hooks)].filter((entry) => entry.name.endsWith(".sample"));
+    assert(samples.length > 0, "git init writes sample hooks");
+    const check = new CommandGuard({ roots: [ws] }).before();
+    Deno.writeTextFileSync(path.join(hooks, "pre-commit.sample"), "#!/bin/sh\nid\n");
+    Deno.writeTextFileSync(path.join(hooks, "new-one.sample"), "#!/bin/sh\nid\n");
+    Deno.writeTextFileSync(path.join(hooks, "pre-commit"), "#!/bin/sh\nid\n", { mode: 0o755 });
+    const report = check() ?? "";
+    assertStringIncludes(report, "hooks/pre-commit");
+    assert(!report.includes(".sample"), report);
+    assertEquals(read(path.join(hooks, "pre-commit")), "absent");
+    assertEquals(read(path.join(hooks, "new-one.sample")), "#!/bin/sh\nid\n");
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
