@@ -201,6 +201,7 @@ export async function startInProcess(
   // tool` sends its first call at once): it waits for the first opening here,
   // and fails with it.
   const firstOpen = Promise.withResolvers<void>();
+  let opened = false;
   firstOpen.promise.catch(() => {}); // Told to the opener, and to each call that waits.
   return {
     async open(selector) {
@@ -213,6 +214,7 @@ export async function startInProcess(
         const probe = sandboxes;
         sandboxes = undefined;
         const session = await engine.open(existing, probe, selector.promptNext);
+        opened = true;
         firstOpen.resolve();
         return session.id;
       } catch (error) {
@@ -221,10 +223,11 @@ export async function startInProcess(
       }
     },
     run: (request) => engine!.run(request),
-    runTool: async (name, input, options) => {
-      await firstOpen.promise;
-      return engine!.runTool(name, input, options);
-    },
+    // Once open, a call goes straight to the engine (no wait per call in the long-lived mode).
+    runTool: (name, input, options) =>
+      opened
+        ? engine!.runTool(name, input, options)
+        : firstOpen.promise.then(() => engine!.runTool(name, input, options)),
     compact: (focus) => engine!.compact(focus),
     mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
     abort: () => {
