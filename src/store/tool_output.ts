@@ -55,7 +55,7 @@ export interface PruneOptions {
   everyMs?: number;
 }
 
-/** In the data folder: touched after each pruning that `everyMs` asked for. */
+/** In the data folder: touched as each pruning that `everyMs` asked for begins. */
 export const PRUNED_MARK = "tool-output.pruned";
 /** How often a session's start prunes: at most once an hour. */
 export const PRUNE_EVERY_MS = 3600 * 1000;
