@@ -17,6 +17,7 @@ import { isWithin, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { CommandGuard } from "../sandbox/command_guard.ts";
 import { bwrapSessionLauncher } from "../sandbox/bwrap_session.ts";
+import { landlockSessionLauncher } from "../sandbox/landlock_session.ts";
 import { writeCachedBwrapProbe } from "../sandbox/bwrap_probe_cache.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
@@ -132,6 +133,18 @@ export async function chooseSessionLauncher(
         shell: commandShell().program,
         // Bubblewrap kept as working failed here: the next start probes again.
         onStartFailed: cache ? () => writeCachedBwrapProbe(cache, null) : undefined,
+      }, guard);
+      return {
+        launcher: pooled,
+        state: { approved: false, name: choice.name, readOnly, close: () => pooled.close() },
+      };
+    }
+    if (choice.name === "landlock" && available.landlock) {
+      // Under Landlock the same: holders that stay up for the session, each in
+      // one domain with a command's ruleset (src/sandbox/landlock_session.ts).
+      const pooled = landlockSessionLauncher(settings, {
+        abi: available.landlock,
+        shell: commandShell().program,
       }, guard);
       return {
         launcher: pooled,

@@ -17,6 +17,11 @@
  * lease (an MCP server; only the bash tool and the background table do),
  * the launcher falls back to one bwrap per command — never to no sandbox.
  *
+ * The same pool drives the Landlock backend's holders (landlock_session.ts
+ * gives it their `SandboxStarter`): a holder there is started by the exec
+ * step and speaks the same protocol; what stands in for the namespaces is
+ * in landlock_pool_steps.ts.
+ *
  * Needs `--allow-run=sh` (the start step execs bwrap).
  */
 import { bwrapArgs } from "./bwrap.ts";
@@ -34,7 +39,32 @@ import type { HiddenMount } from "./hidden.ts";
 import { DEFAULT_LIMITS, nprocStep } from "./limits.ts";
 import type { SandboxSettings } from "./modes.ts";
 
+/**
+ * How one kind of sandbox starts: bubblewrap (the default, `bwrapStarter`)
+ * or the Landlock holder (landlock_session.ts). Either way a holder speaking
+ * the protocol of bwrap_pool_steps.ts runs inside, prints `ready` on stdout
+ * once it is up, and ends when its stdin ends.
+ */
+export interface SandboxStarter {
+  /** What a sandbox started now for `env` is started with; one started with other arguments is not reused. */
+  argsFor(env: Record<string, string>): string[];
+  /**
+   * The process that starts a sandbox with `args`, and its whole
+   * environment; `stop`, where given, ends the sandbox with every process it
+   * started (else killing that process does).
+   */
+  command(args: string[]): {
+    argv: string[];
+    env: Record<string, string>;
+    stop?: () => Promise<void>;
+  };
+  /** Whether the lines before `ready` on stdout show a sandbox that is up. */
+  started(info: string): boolean;
+}
+
 export interface PoolOptions {
+  /** Another kind of sandbox than bubblewrap; then the bubblewrap options are not used. */
+  starter?: SandboxStarter;
   bwrapPath: string;
   /** The command shell (shell.ts). */
   shell: string;
@@ -57,6 +87,10 @@ export interface Sandbox {
   state: "free" | "leased" | "cleaning" | "dead";
   /** Writes one request to the holder. */
   tell(request: string): void;
+  /** Ends the sandbox: its holder's input, then it and every process in it. */
+  end(): Promise<void>;
+  /** Resolves once it is gone and the command it ran (if any) has its exit. */
+  gone: Promise<void>;
   /** Resolves at the holder's next `clean`. */
   nextClean(): Promise<void>;
   /** While cleaning: resolves once it is free again (or dead). */
@@ -85,16 +119,16 @@ const CLEAN_WAIT_MS = 250;
 type Availability = { usable: true } | { usable: false; reason: string };
 
 export class BwrapPool {
-  readonly #settings: SandboxSettings;
   readonly #options: PoolOptions;
+  readonly #starter: SandboxStarter;
   readonly #sandboxes = new Set<Sandbox>();
   #starting = 0;
   #availability: Availability | null = null;
   #closed = false;
 
   constructor(settings: SandboxSettings, options: PoolOptions) {
-    this.#settings = settings;
     this.#options = options;
+    this.#starter = options.starter ?? bwrapStarter(settings, options);
   }
 
   /** Null until a first sandbox was tried; then whether the pool works here. */
@@ -125,7 +159,7 @@ export class BwrapPool {
     // The mounts and environment a bwrap of its own would get now: a
     // repository or a protected path made since a sandbox started is bound
     // in a new one only.
-    const args = this.#argsNow(env);
+    const args = this.#starter.argsFor(env);
     const key = JSON.stringify(args);
     for (let waited = false;; waited = true) {
       for (const box of this.#sandboxes) {
@@ -152,7 +186,8 @@ export class BwrapPool {
       const box = await this.#start(args, key);
       if (!box) return null;
       if (this.#closed) {
-        box.child.kill("SIGKILL");
+        box.state = "dead";
+        void box.end();
         return null;
       }
       box.state = "leased";
@@ -234,74 +269,27 @@ export class BwrapPool {
     this.#closed = true;
     const boxes = [...this.#sandboxes];
     this.#sandboxes.clear();
-    for (const box of boxes) {
+    const ended = boxes.map((box) => {
       box.state = "dead";
       box.child.ref(); // So the wait below holds the event loop.
-      try {
-        box.child.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
-    await Promise.all(boxes.map((box) => box.child.status.catch(() => {})));
-  }
-
-  #argsNow(env: Record<string, string>): string[] {
-    // Every command cds to its own folder; the holder works in "/", since the
-    // writable root may be one file (a batch task that owns a file).
-    return bwrapArgs(this.#settings, "/", env, {
-      root: this.#options.root,
-      hidden: this.#options.hidden,
-      tmpMB: (this.#settings.limits ?? DEFAULT_LIMITS).tmpMB,
+      return box.end();
     });
+    await Promise.all([...ended, ...boxes.map((box) => box.gone)]);
   }
 
   #discard(box: Sandbox): void {
     box.state = "dead";
     this.#sandboxes.delete(box);
-    try {
-      box.child.kill("SIGKILL");
-    } catch {
-      // Gone already.
-    }
+    void box.end();
   }
 
   async #start(args: string[], key: string): Promise<Sandbox | null> {
-    const settings = this.#settings;
-    const limits = settings.limits ?? DEFAULT_LIMITS;
-    const holder = `/run/skiff-holder-${crypto.randomUUID()}`;
-    const argv = [
-      "sh",
-      "-c",
-      POOL_START_STEP,
-      "skiff-pool-start",
-      String(limits.processes),
-      this.#options.shell,
-      this.#options.bwrapPath,
-      ...args,
-      "--perms",
-      "0111",
-      "--file",
-      "3",
-      holder,
-      "--as-pid-1",
-      "--info-fd",
-      "4",
-      "--",
-      holder,
-      "-c",
-      HOLDER_SCRIPT,
-      holder,
-      this.#options.shell,
-      this.#options.root ? "" : nprocStep(limits.processes),
-      foldersToClean(args).join(" "),
-      ...entriesHoldingMounts(args),
-    ];
+    const { argv, env, stop } = this.#starter.command(args);
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
       cwd: "/",
       clearEnv: true,
-      env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
+      env,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -314,7 +302,8 @@ export class BwrapPool {
     let info = "";
     let line: string | null;
     while ((line = await lines.next()) !== null && line !== "ready") info += line;
-    if (line !== "ready" || !/"child-pid"\s*:\s*\d+/.test(info)) {
+    if (line !== "ready" || !this.#starter.started(info)) {
+      await stop?.();
       try {
         child.kill("SIGKILL");
       } catch {
@@ -336,6 +325,17 @@ export class BwrapPool {
       key,
       state: "free",
       tell: (request) => void writer.write(encoder.encode(request)).catch(() => {}),
+      end: () => {
+        void writer.close().catch(() => {});
+        if (stop) return stop();
+        try {
+          child.kill("SIGKILL");
+        } catch {
+          // Gone already.
+        }
+        return Promise.resolve();
+      },
+      gone: Promise.resolve(),
       nextClean: () => new Promise<void>((resolve) => waiting.push(resolve)),
       freed: Promise.resolve(),
       running: null,
@@ -346,7 +346,9 @@ export class BwrapPool {
         if (line === "clean") waiting.shift()?.();
       }
     })();
-    child.status.then(async () => {
+    box.gone = child.status.then(async () => {
+      // Whatever it left (its holder killed under it) goes with it.
+      if (box.state !== "dead") await stop?.();
       box.state = "dead";
       this.#sandboxes.delete(box);
       for (const resolve of waiting.splice(0)) resolve();
@@ -362,6 +364,60 @@ export class BwrapPool {
     child.unref();
     return box;
   }
+}
+
+/**
+ * bubblewrap: the step that makes the sandbox's `pids` cgroup (as root)
+ * execs bwrap with the per-command argv, the holder copied in as an
+ * unreadable file and run as pid 1; `--info-fd` reports its pid.
+ */
+export function bwrapStarter(settings: SandboxSettings, options: PoolOptions): SandboxStarter {
+  const limits = settings.limits ?? DEFAULT_LIMITS;
+  return {
+    // Every command cds to its own folder; the holder works in "/", since the
+    // writable root may be one file (a batch task that owns a file).
+    argsFor: (env) =>
+      bwrapArgs(settings, "/", env, {
+        root: options.root,
+        hidden: options.hidden,
+        tmpMB: limits.tmpMB,
+      }),
+    command(args) {
+      const holder = `/run/skiff-holder-${crypto.randomUUID()}`;
+      const argv = [
+        "sh",
+        "-c",
+        POOL_START_STEP,
+        "skiff-pool-start",
+        String(limits.processes),
+        options.shell,
+        options.bwrapPath,
+        ...args,
+        "--perms",
+        "0111",
+        "--file",
+        "3",
+        holder,
+        "--as-pid-1",
+        "--info-fd",
+        "4",
+        "--",
+        holder,
+        "-c",
+        HOLDER_SCRIPT,
+        holder,
+        options.shell,
+        options.root ? "" : nprocStep(limits.processes),
+        foldersToClean(args).join(" "),
+        ...entriesHoldingMounts(args),
+      ];
+      return {
+        argv,
+        env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
+      };
+    },
+    started: (info) => /"child-pid"\s*:\s*\d+/.test(info),
+  };
 }
 
 /** What a command whose sandbox died under it (or before it started) prints. */
@@ -413,8 +469,11 @@ class OutputDemux {
     this.#pending = new Uint8Array(0);
     const said = /^(\d+) ([01])$/.exec(new TextDecoder().decode(bytes.subarray(0, newline)));
     // Only the holder writes here, and always both numbers: anything else is no status.
+    // A command stopped from here ends as stopped (143) whoever reports it first.
     running.finish(
-      said
+      running.stopped
+        ? { code: 143, strayStopped: false }
+        : said
         ? { code: Number(said[1]), strayStopped: said[2] === "1" }
         : { code: 125, strayStopped: false },
     );

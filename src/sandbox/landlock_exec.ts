@@ -18,6 +18,7 @@ import type { LandlockPlan } from "./landlock_plan.ts";
 const PR_CAPBSET_DROP = 24n;
 const PR_CAP_AMBIENT = 47n;
 const PR_CAP_AMBIENT_CLEAR_ALL = 4n;
+const PR_SET_CHILD_SUBREAPER = 36n;
 const CAP_VERSION_3 = 0x20080522;
 
 function fail(reason: string, code = 126): never {
@@ -25,10 +26,10 @@ function fail(reason: string, code = 126): never {
   Deno.exit(code);
 }
 
-/** Temp folders of commands whose process is gone. */
+/** Temp folders (and holder copies) of commands whose process is gone. */
 function sweepTempFolders(root: string): void {
   for (const entry of Deno.readDirSync(root)) {
-    const match = /^skiff-landlock-(\d+)$/.exec(entry.name);
+    const match = /^skiff-landlock-(\d+)(?:\.holder)?$/.exec(entry.name);
     if (!match || match[1] === String(Deno.pid)) continue;
     try {
       Deno.statSync(`/proc/${match[1]}`);
@@ -38,6 +39,34 @@ function sweepTempFolders(root: string): void {
       } catch { /* another user's, or in use */ }
     }
   }
+}
+
+/**
+ * A copy of `program` at `target` that its user may run but not read (mode
+ * 0111): a process that runs it is not dumpable (the capabilities that
+ * would read it anyway are dropped before the exec). Made new (never
+ * through an entry someone left there) and, once run, kept until the sweep
+ * finds its process gone.
+ */
+function holderCopy(program: string, target: string): string {
+  if (!program.startsWith("/")) fail(`the holder's shell must be an absolute path: ${program}`);
+  try {
+    Deno.removeSync(target);
+  } catch { /* not there */ }
+  try {
+    const bytes = Deno.readFileSync(program);
+    const file = Deno.openSync(target, { write: true, createNew: true, mode: 0o700 });
+    try {
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+    } finally {
+      file.close();
+    }
+    Deno.chmodSync(target, 0o111);
+  } catch (error) {
+    fail(`could not copy ${program} to ${target} (${(error as Error).message})`);
+  }
+  return target;
 }
 
 function cString(text: string): Uint8Array<ArrayBuffer> {
@@ -63,6 +92,7 @@ export function runStep(stepArgs: string[]): never {
   } catch (error) {
     fail(`could not make ${tempDir} (${(error as Error).message})`);
   }
+  const executable = plan.holder ? holderCopy(program, `${tempDir}.holder`) : program;
   const env: Record<string, string> = { ...Deno.env.toObject(), TMPDIR: tempDir };
   for (const name of (env.SKIFF_LANDLOCK_STEP_ENV ?? "").split(",")) delete env[name];
   delete env.SKIFF_LANDLOCK_STEP_ENV;
@@ -71,9 +101,12 @@ export function runStep(stepArgs: string[]): never {
     // Without CAP_SETPCAP (not root) the bounding set cannot shrink, and has nothing to lose.
     for (let cap = 0n; cap < 64n; cap++) call(numbers.prctl, PR_CAPBSET_DROP, cap);
     call(numbers.prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0n, 0n, 0n);
+    // The holder: what its commands leave behind becomes its child (kept across the exec).
+    if (plan.holder && call(numbers.prctl, PR_SET_CHILD_SUBREAPER, 1n).value < 0n) return false;
     return true;
   });
   if (typeof dropped === "object") fail(dropped.unavailable);
+  if (!dropped) fail("the holder could not be made a child subreaper");
   const restricted = restrictThisThread({
     handled: BigInt(plan.handled),
     handledNet: plan.handledNet === undefined ? undefined : BigInt(plan.handledNet),
@@ -97,7 +130,7 @@ export function runStep(stepArgs: string[]): never {
     const data = new Uint32Array(6);
     const capset = call(numbers.capset, address(header), address(data));
     if (capset.value < 0n) return `capset failed (errno ${capset.errno})`;
-    const strings = [program, ...args].map(cString);
+    const strings = [executable, ...args].map(cString);
     const envStrings = Object.entries(env).map(([name, value]) => cString(`${name}=${value}`));
     const argv = new BigUint64Array([...strings.map(address), 0n]);
     const envp = new BigUint64Array([...envStrings.map(address), 0n]);

@@ -136,6 +136,41 @@ export function landlockExecArgv(
 }
 
 /**
+ * What every start of the exec step under `settings` gets, per command or
+ * for the session's holder (landlock_session.ts): its environment (the
+ * command's, without a mark) and its plan.
+ */
+export function landlockSteps(settings: SandboxSettings, options: LandlockLauncherOptions): {
+  env(): Record<string, string>;
+  plan(): LandlockPlan;
+} {
+  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
+  const hidden = (settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace)))
+    .map((mount) => mount.path);
+  const applying = hiddenAround(hidden, [settings.workspace, ...settings.addDirs]);
+  return {
+    env() {
+      const env: Record<string, string> = {
+        ...childEnv(settings.envNames, options.getEnv),
+        ...SANDBOX_GIT_ENV,
+      };
+      // The exec step caches its transpiled code in skiff's own Deno cache,
+      // not in the command's home; the step removes the name before exec.
+      if (env.DENO_DIR === undefined) {
+        env.DENO_DIR = denoCacheDir();
+        env.SKIFF_LANDLOCK_STEP_ENV = "DENO_DIR";
+      }
+      return env;
+    },
+    plan() {
+      const plan = landlockPlan({ settings, abi: options.abi, hidden: applying });
+      if (options.tempRoot) plan.tempRoot = options.tempRoot;
+      return plan;
+    },
+  };
+}
+
+/**
  * A launcher for Landlock. Spawn the returned argv with exactly the returned
  * `env` and `clearEnv: true`, as its own process group (the bash tool does).
  */
@@ -145,25 +180,11 @@ export function landlockLauncher(
 ): ProcessLauncher {
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
   const limits = settings.limits ?? DEFAULT_LIMITS;
-  const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
-  const hidden = (settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace)))
-    .map((mount) => mount.path);
-  const applying = hiddenAround(hidden, [settings.workspace, ...settings.addDirs]);
+  const steps = landlockSteps(settings, options);
   return {
     prepare(command: string, _cwd: string, prepareOptions: { lifeline?: boolean } = {}) {
-      const env: Record<string, string> = {
-        ...childEnv(settings.envNames, options.getEnv),
-        ...SANDBOX_GIT_ENV,
-        [COMMAND_MARK_ENV]: crypto.randomUUID(),
-      };
-      // The exec step caches its transpiled code in skiff's own Deno cache,
-      // not in the command's home; the step removes the name before exec.
-      if (env.DENO_DIR === undefined) {
-        env.DENO_DIR = denoCacheDir();
-        env.SKIFF_LANDLOCK_STEP_ENV = "DENO_DIR";
-      }
-      const plan = landlockPlan({ settings, abi: options.abi, hidden: applying });
-      if (options.tempRoot) plan.tempRoot = options.tempRoot;
+      const env = { ...steps.env(), [COMMAND_MARK_ENV]: crypto.randomUUID() };
+      const plan = steps.plan();
       const lifeline = prepareOptions.lifeline === true;
       // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead. Without a
       // user namespace RLIMIT_NPROC counts all of the user's processes.

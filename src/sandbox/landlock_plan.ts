@@ -19,6 +19,12 @@ export interface LandlockPlan {
   /** Where that folder is made (`skiff-landlock-<pid>`). @default "/tmp" */
   tempRoot?: string;
   /**
+   * The session's holder (landlock_pool_steps.ts): the program (a shell,
+   * absolute) is run from a copy its user cannot read, made beside the temp
+   * folder (`skiff-landlock-<pid>.holder`), so the process is not dumpable.
+   */
+  holder?: boolean;
+  /**
    * Paths left unreadable. The exec step turns them into read rules itself
    * (`readRules`, landlock_read_rules.ts): listing `/` needs a read
    * permission the engine lacks.

@@ -6,7 +6,8 @@
  * attempt itself in that same sandbox, leased and released as bash does.
  */
 import { assertEquals } from "../support/assert.ts";
-import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import { bwrapSessionLauncher, type ClosableLauncher } from "../../src/sandbox/bwrap_session.ts";
+import type { BwrapPool } from "../../src/sandbox/bwrap_pool.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
 
@@ -42,8 +43,11 @@ if (sessionSandboxMissing) {
   );
 }
 
+/** A launcher with a session sandbox (bwrap_session.ts, landlock_session.ts). */
+type SessionLauncher = ClosableLauncher & { pool: BwrapPool };
+
 async function leased(
-  launcher: ReturnType<typeof bwrapSessionLauncher>,
+  launcher: SessionLauncher,
   command: string,
   cwd: string,
 ): Promise<CommandResult> {
@@ -66,7 +70,7 @@ async function leased(
 }
 
 /** Like `runSandboxed`, through a pooled sandbox that already ran a command. */
-export async function runPooled(
+export function runPooled(
   layout: Layout,
   command: string,
   options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
@@ -81,6 +85,19 @@ export async function runPooled(
     bwrapPath: BWRAP ?? "bwrap",
     getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
   });
+  return runInSession(launcher, layout, command);
+}
+
+/**
+ * `command` through `launcher`'s session sandbox (bubblewrap's or
+ * Landlock's) once it already ran a command, as the bash tool runs it;
+ * closes the launcher.
+ */
+export async function runInSession(
+  launcher: SessionLauncher,
+  layout: Layout,
+  command: string,
+): Promise<CommandResult> {
   try {
     const first = await leased(launcher, "echo warm", layout.ws);
     assertEquals(first.stdout, "warm\n", `the session sandbox did not start: ${first.stderr}`);

@@ -63,8 +63,12 @@ Deno.test({
   name: "landlock e2e: skiff's own environment and the parent process are out of reach",
   ...needsLandlock,
 }, async () => {
-  const command = 'cat /proc/$PPID/environ /proc/1/environ 2>/dev/null | tr "\\0" "\\n" | ' +
-    'grep -c OPENAI_API_KEY; kill -0 $PPID 2>/dev/null || echo no-signal; echo "k=[$OPENAI_API_KEY]"';
+  // Every ancestor: skiff's holder of the session's commands (in the same domain), and skiff.
+  const command = 'p=$PPID; while [ "$p" -gt 1 ]; do c=$(cat /proc/$p/comm); ' +
+    'cat /proc/$p/environ 2>/dev/null | tr "\\0" "\\n" | grep -c OPENAI_API_KEY; ' +
+    'kill -0 $p 2>/dev/null && echo "reach:$c" || echo "no-signal:$c"; ' +
+    "p=$(cut -d' ' -f4 /proc/$p/stat); done; " +
+    'cat /proc/1/environ 2>/dev/null | grep -c OPENAI_API_KEY; echo "k=[$OPENAI_API_KEY]"';
   await withAttack([{ toolCalls: [bash(command)] }, { text: "done" }], async (sandbox, mock) => {
     const result = await runSkiff(
       ["run", "--json", "--yes", "--sandbox-backend", "landlock", "go"],
@@ -74,7 +78,8 @@ Deno.test({
     assertEquals(result.code, 0, result.stderr);
     const seen = lastToolResults(mock)[0]?.content ?? "";
     assert(seen.includes("k=[]"), seen);
-    assert(seen.includes("no-signal"), `the command could signal skiff: ${seen}`);
+    assert(seen.includes("no-signal:deno"), `the command could signal skiff: ${seen}`);
+    assert(!seen.includes("reach:deno"), `the command could signal skiff: ${seen}`);
     assertNoSecrets(everythingSent(mock).replace(`Bearer ${API_KEY}`, ""), seen);
   });
 });

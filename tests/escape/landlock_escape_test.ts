@@ -9,7 +9,9 @@ import { assert, assertEquals } from "../support/assert.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
+import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
 import { blocked, type CommandResult, type Layout, makeLayout, unchangedBy } from "./_harness.ts";
+import { runInSession } from "./_pooled_runner.ts";
 
 const found = await probeSandboxes();
 const ABI = found.landlock ?? null;
@@ -63,28 +65,31 @@ async function runLandlocked(
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
 }
 
-/** Run `command` under Landlock on a fresh layout; assert nothing on disk changed. */
-function unchanged(
-  command: (layout: Layout) => string,
-  options: Parameters<typeof runLandlocked>[2] = {},
-  prepare?: (layout: Layout) => void,
+/** Like `runLandlocked`, in the session's holder (src/sandbox/landlock_session.ts) after a first command. */
+function runLandlockSession(
+  layout: Layout,
+  command: string,
+  options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
 ): Promise<CommandResult> {
-  return unchangedBy(runLandlocked, command, options, prepare);
+  const launcher = landlockSessionLauncher({
+    mode: options.mode ?? "workspace-write",
+    workspace: layout.ws,
+    addDirs: [],
+    network: options.network ?? false,
+    envNames: options.envNames ?? [],
+    hidden: [{ path: path.join(layout.home, ".ssh"), folder: true }],
+  }, {
+    abi: ABI ?? 1,
+    getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
+  });
+  return runInSession(launcher, layout, command);
 }
 
-Deno.test(
-  { name: "escape/landlock: runs commands at all (control)", ...needsLandlock },
-  async () => {
-    const layout = makeLayout();
-    try {
-      const result = await runLandlocked(layout, "echo made > src/made.txt && cat src/a.txt");
-      assertEquals([result.code, result.stdout], [0, "inside\n"]);
-      assertEquals(Deno.readTextFileSync(path.join(layout.ws, "src", "made.txt")), "made\n");
-    } finally {
-      layout.cleanup();
-    }
-  },
-);
+/** Every attempt runs both ways: one exec step per command, and in the session's holder. */
+const WAYS = [
+  { label: "landlock", run: runLandlocked },
+  { label: "landlock session", run: runLandlockSession },
+];
 
 const attempts: [string, (l: Layout) => string][] = [
   [
@@ -130,77 +135,99 @@ const attempts: [string, (l: Layout) => string][] = [
   ["read a hidden key (~/.ssh)", (l) => `cat ${l.home}/.ssh/id_rsa 2>/dev/null || echo blocked`],
   ["signal the parent", () => `kill -0 ${Deno.pid} 2>/dev/null || echo blocked`],
 ];
-for (const [name, command] of attempts) {
-  Deno.test({ name: `escape/landlock: ${name}`, ...needsLandlock }, async () => {
+
+for (const way of WAYS) {
+  Deno.test(
+    { name: `escape/${way.label}: runs commands at all (control)`, ...needsLandlock },
+    async () => {
+      const layout = makeLayout();
+      try {
+        const result = await way.run(layout, "echo made > src/made.txt && cat src/a.txt");
+        assertEquals([result.code, result.stdout], [0, "inside\n"]);
+        assertEquals(Deno.readTextFileSync(path.join(layout.ws, "src", "made.txt")), "made\n");
+      } finally {
+        layout.cleanup();
+      }
+    },
+  );
+
+  for (const [name, command] of attempts) {
+    Deno.test({ name: `escape/${way.label}: ${name}`, ...needsLandlock }, async () => {
+      blocked(
+        await unchangedBy(way.run, command, {}, (l) => {
+          Deno.mkdirSync(path.join(l.home, ".ssh"));
+          Deno.writeTextFileSync(path.join(l.home, ".ssh", "id_rsa"), "PRIVATE KEY\n");
+        }),
+      );
+    });
+  }
+
+  Deno.test({
+    name: `escape/${way.label}: write through a symlinked folder pointing out`,
+    ...needsLandlock,
+  }, async () => {
     blocked(
-      await unchanged(command, {}, (l) => {
-        Deno.mkdirSync(path.join(l.home, ".ssh"));
-        Deno.writeTextFileSync(path.join(l.home, ".ssh", "id_rsa"), "PRIVATE KEY\n");
+      await unchangedBy(
+        way.run,
+        () => "echo x > vendor/p.txt 2>/dev/null || echo blocked",
+        {},
+        (l) => Deno.symlinkSync(l.outside, path.join(l.ws, "vendor")),
+      ),
+    );
+  });
+
+  Deno.test({
+    name: `escape/${way.label}: read-only mode refuses writes in the workspace`,
+    ...needsLandlock,
+  }, async () => {
+    blocked(
+      await unchangedBy(way.run, () => "echo x > src/new.txt 2>/dev/null || echo blocked", {
+        mode: "read-only",
       }),
     );
   });
-}
 
-Deno.test({
-  name: "escape/landlock: write through a symlinked folder pointing out",
-  ...needsLandlock,
-}, async () => {
-  blocked(
-    await unchanged(
-      () => "echo x > vendor/p.txt 2>/dev/null || echo blocked",
-      {},
-      (l) => Deno.symlinkSync(l.outside, path.join(l.ws, "vendor")),
-    ),
-  );
-});
-
-Deno.test({
-  name: "escape/landlock: read-only mode refuses writes in the workspace",
-  ...needsLandlock,
-}, async () => {
-  blocked(
-    await unchanged(() => "echo x > src/new.txt 2>/dev/null || echo blocked", {
-      mode: "read-only",
-    }),
-  );
-});
-
-Deno.test({
-  name: "escape/landlock: the API key is not in the child's environment",
-  ...needsLandlock,
-}, async () => {
-  Deno.env.set("OPENAI_API_KEY", "sk-escape-test-key");
-  try {
-    const result = await unchanged(
-      () =>
-        `env; cat /proc/${Deno.pid}/environ 2>/dev/null | tr "\\0" "\\n"; echo "[$OPENAI_API_KEY]"`,
-      { envNames: ["OPENAI_API_KEY"] },
-    );
-    assert(!result.stdout.includes("sk-escape-test-key"), "the key reached the child");
-    assert(result.stdout.includes("[]"));
-  } finally {
-    Deno.env.delete("OPENAI_API_KEY");
-  }
-});
-
-Deno.test({
-  name: "escape/landlock: reaching 127.0.0.1 over TCP with the network off",
-  ignore: ABI === null || ABI < 4,
-}, async () => {
-  let hits = 0;
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
-    hits++;
-    return new Response("reached");
+  Deno.test({
+    name: `escape/${way.label}: the API key is not in the child's environment`,
+    ...needsLandlock,
+  }, async () => {
+    Deno.env.set("OPENAI_API_KEY", "sk-escape-test-key");
+    try {
+      const result = await unchangedBy(
+        way.run,
+        () =>
+          `env; cat /proc/${Deno.pid}/environ 2>/dev/null | tr "\\0" "\\n"; echo "[$OPENAI_API_KEY]"`,
+        { envNames: ["OPENAI_API_KEY"] },
+      );
+      assert(!result.stdout.includes("sk-escape-test-key"), "the key reached the child");
+      assert(result.stdout.includes("[]"));
+    } finally {
+      Deno.env.delete("OPENAI_API_KEY");
+    }
   });
-  const get =
-    `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${server.addr.port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && cat <&3' 2>/dev/null || echo blocked`;
-  try {
-    blocked(await unchanged(() => get));
-    assertEquals(hits, 0);
-    const open = await unchanged(() => get, { network: true });
-    assert(open.stdout.includes("reached"), "control failed: the server was not reachable at all");
-    assertEquals(hits, 1);
-  } finally {
-    await server.shutdown();
-  }
-});
+
+  Deno.test({
+    name: `escape/${way.label}: reaching 127.0.0.1 over TCP with the network off`,
+    ignore: ABI === null || ABI < 4,
+  }, async () => {
+    let hits = 0;
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () => {
+      hits++;
+      return new Response("reached");
+    });
+    const get =
+      `bash -c 'exec 3<>/dev/tcp/127.0.0.1/${server.addr.port} && printf "GET / HTTP/1.0\\r\\n\\r\\n" >&3 && cat <&3' 2>/dev/null || echo blocked`;
+    try {
+      blocked(await unchangedBy(way.run, () => get, {}));
+      assertEquals(hits, 0);
+      const open = await unchangedBy(way.run, () => get, { network: true });
+      assert(
+        open.stdout.includes("reached"),
+        "control failed: the server was not reachable at all",
+      );
+      assertEquals(hits, 1);
+    } finally {
+      await server.shutdown();
+    }
+  });
+}

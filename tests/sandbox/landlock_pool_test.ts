@@ -1,0 +1,318 @@
+/**
+ * The session-long Landlock holder (src/sandbox/landlock_session.ts and
+ * landlock_pool_steps.ts), run the way the bash tool runs commands: lease
+ * through `guard.before()`, `startGroup`, release once the group is done.
+ * Needs a kernel with Landlock; skipped loudly without it.
+ */
+import * as path from "node:path";
+import { assert, assertEquals } from "../support/assert.ts";
+import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
+import type { SandboxSettings } from "../../src/sandbox/modes.ts";
+import { startGroup } from "../../src/tools/process/_process_group.ts";
+import { liveProcesses } from "../support/processes.ts";
+
+const abi = landlockAbi();
+if (typeof abi !== "number") {
+  console.warn(
+    `\n!!! LANDLOCK SESSION: Landlock does not work here (${abi}); every test of the ` +
+      "Landlock holder is SKIPPED. !!!\n",
+  );
+}
+const needsLandlock = { ignore: typeof abi !== "number" };
+
+function workspace(): { ws: string; cleanup(): void } {
+  const root = Deno.makeTempDirSync({ dir: Deno.cwd(), prefix: ".landlock-pool-test-" });
+  const ws = path.join(root, "ws");
+  Deno.mkdirSync(ws, { recursive: true });
+  return {
+    ws: Deno.realPathSync(ws),
+    cleanup: () => Deno.removeSync(root, { recursive: true }),
+  };
+}
+
+function settings(ws: string): SandboxSettings {
+  return { mode: "workspace-write", workspace: ws, addDirs: [], network: false, envNames: [] };
+}
+
+type Launcher = ReturnType<typeof landlockSessionLauncher>;
+
+function launcherFor(ws: string): Launcher {
+  return landlockSessionLauncher(settings(ws), { abi: abi as number, shell: "/bin/bash" });
+}
+
+/** One command as the bash tool runs it. */
+async function bash(launcher: Launcher, command: string, cwd: string) {
+  const after = launcher.guard!.before();
+  let output = "";
+  const group = await startGroup({ launcher, command, cwd, onOutput: (text) => output += text });
+  const exit = await group.done;
+  after();
+  return { output, code: exit.code, strayStopped: exit.strayStopped };
+}
+
+/** Waits until the pool has emptied the last holder's temp folder. */
+async function settled(launcher: Launcher) {
+  const deadline = Date.now() + 10_000;
+  while (!(await launcher.pool.idle()) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function until(check: () => boolean, what: string) {
+  const deadline = Date.now() + 10_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Live `sleep <marker>` processes (not the shells whose scripts name them). */
+function sleeps(marker: string): number[] {
+  return liveProcesses((args) => /^(\/bin\/)?sleep$/.test(args[0] ?? "") && args[1] === marker);
+}
+
+/** The holder's pid: the process whose command line names its copy of the shell. */
+function holders(): number[] {
+  return liveProcesses((args) => /skiff-landlock-\d+\.holder$/.test(args[0] ?? ""));
+}
+
+Deno.test({
+  name: "landlock pool: commands run in one holder, inside the sandbox, with exit codes",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  try {
+    const ask = 'tr "\\0" "\\n" < /proc/$PPID/cmdline | head -1; echo "$TMPDIR"; pwd';
+    const first = await bash(launcher, ask, ws);
+    assertEquals(first.code, 0, first.output);
+    const [holder, temp, cwd] = first.output.trim().split("\n");
+    assert(/skiff-landlock-\d+\.holder$/.test(holder), `the parent is ${holder}`);
+    assertEquals(cwd, ws);
+    await settled(launcher);
+    const second = await bash(launcher, ask, ws);
+    assertEquals(second.output.trim().split("\n").slice(0, 2), [holder, temp]);
+    await settled(launcher);
+    const outside = await bash(
+      launcher,
+      `(echo x > ${
+        path.dirname(ws)
+      }/out.txt) 2>/dev/null || echo blocked; echo in > in.txt; exit 7`,
+      ws,
+    );
+    assertEquals([outside.code, outside.output], [7, "blocked\n"]);
+    assertEquals(Deno.readTextFileSync(path.join(ws, "in.txt")), "in\n");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: nothing a command starts outlives it (backgrounded, setsid, env -i)",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.25`;
+  try {
+    const left = await bash(
+      launcher,
+      // The last clears its environment, mark and all: the holder finds it as its own child.
+      `sleep ${marker} & setsid sleep ${marker} & nohup sleep ${marker} >/dev/null 2>&1 & ` +
+        `setsid env -i /bin/sleep ${marker} & (sleep 0.3; echo late > late.txt) & ` +
+        `sleep 0.2; echo started`,
+      ws,
+    );
+    assertEquals([left.output, left.strayStopped], ["started\n", true]);
+    assertEquals(sleeps(marker), []);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    let late = true;
+    try {
+      Deno.statSync(path.join(ws, "late.txt"));
+    } catch {
+      late = false;
+    }
+    assertEquals(late, false, "a process of the command wrote after it had ended");
+    await settled(launcher);
+    const clean = await bash(launcher, "(sleep 0.01) & wait; exit 3", ws);
+    assertEquals([clean.code, clean.strayStopped], [3, false]);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: the next command starts with an empty temp folder",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  try {
+    const made = await bash(
+      launcher,
+      'echo x > "$TMPDIR/left"; echo y > "$TMPDIR/.hidden"; mkdir -p "$TMPDIR/d/e"; ' +
+        'touch "$TMPDIR/d/e/f"; chmod 000 "$TMPDIR/d"; ls -A "$TMPDIR" | wc -l',
+      ws,
+    );
+    assertEquals(made.output.trim(), "3");
+    await settled(launcher);
+    const next = await bash(launcher, 'ls -A "$TMPDIR" | wc -l', ws);
+    assertEquals(next.output.trim(), "0");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: a command cannot reach into the holder, and its signals do not end it",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  try {
+    const attempt = await bash(
+      launcher,
+      [
+        // The command's parent is a fork of the holder; the holder is its parent.
+        'h=$(cut -d" " -f4 /proc/$PPID/stat)',
+        "for p in $PPID $h; do",
+        "  (exec 5<>/proc/$p/mem) 2>/dev/null && echo mem-opened",
+        "  cat /proc/$p/environ >/dev/null 2>&1 && echo environ-read",
+        "  for fd in 0 1 2; do (exec 6<>/proc/$p/fd/$fd) 2>/dev/null && echo fd-$fd-opened; done",
+        "  readlink /proc/$p/fd/0 2>/dev/null && echo fd-read",
+        "done",
+        "grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status | tr -s '\\t' ' '",
+        // The holder's process group is the command's: these reach it, and it ignores them.
+        "for s in INT TERM HUP QUIT USR1 USR2 ALRM; do kill -$s $PPID $h; done",
+        "echo done",
+      ].join("\n"),
+      ws,
+    );
+    assertEquals(
+      attempt.output,
+      "CapEff: 0000000000000000\nCapBnd: 0000000000000000\nNoNewPrivs: 1\ndone\n",
+    );
+    await settled(launcher);
+    // `kill 0` (TERM to the whole group) ends the command, never the holder.
+    const group = await bash(launcher, "sleep 30 & kill 0; sleep 5; echo survived", ws);
+    assertEquals(group.code, 143, group.output);
+    await settled(launcher);
+    const after = await bash(launcher, "echo alive", ws);
+    assertEquals(after.output, "alive\n");
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: stopping a command kills its whole tree; the next gets a new holder",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.5`;
+  try {
+    await bash(launcher, "true", ws);
+    const [holder] = holders().filter((pid) => pid > 0);
+    await settled(launcher);
+    const after = launcher.guard!.before();
+    let output = "";
+    const group = await startGroup({
+      launcher,
+      command: `sleep ${marker} & setsid sleep ${marker} & echo up; sleep ${marker}`,
+      cwd: ws,
+      onOutput: (text) => output += text,
+    });
+    await until(() => sleeps(marker).length === 3, `3 sleeps (${output})`);
+    await group.stop(500);
+    after();
+    await until(() => sleeps(marker).length === 0, "the sleeps are gone");
+    await until(() => !holders().includes(holder), "the stopped holder is gone");
+    const again = await bash(launcher, "echo again", ws);
+    assertEquals(again.output, "again\n");
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: a holder killed under its command says so (125), and its strays go",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.75`;
+  try {
+    // `kill -9 0` reaches the holder, which shares the command's process group.
+    const killed = await bash(launcher, `setsid sleep ${marker} & sleep 0.2; kill -9 0`, ws);
+    assertEquals(killed.code, 125, killed.output);
+    assertEquals(killed.output, "skiff: the session's sandbox is gone\n");
+    await until(() => sleeps(marker).length === 0, "the stray is gone");
+    const next = await bash(launcher, "echo again", ws);
+    assertEquals(next.output, "again\n");
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: closing the session, or skiff dying, ends the holder and its command",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const marker = `${Math.floor(Math.random() * 1e6) + 1000}.125`;
+  try {
+    const launcher = launcherFor(ws);
+    const after = launcher.guard!.before();
+    const group = await startGroup({
+      launcher,
+      command: `setsid sleep ${marker} & sleep ${marker}`,
+      cwd: ws,
+      onOutput: () => {},
+    });
+    await until(() => sleeps(marker).length === 2, "2 sleeps");
+    await launcher.close();
+    await group.done;
+    after();
+    await until(() => sleeps(marker).length === 0, "closing ended them");
+
+    // A process that dies with a command running: the holder's helper sees its input end.
+    const script = path.join(ws, "..", "dies.ts");
+    Deno.writeTextFileSync(
+      script,
+      `import { landlockSessionLauncher } from ${
+        JSON.stringify(new URL("../../src/sandbox/landlock_session.ts", import.meta.url).href)
+      };
+      import { startGroup } from ${
+        JSON.stringify(new URL("../../src/tools/process/_process_group.ts", import.meta.url).href)
+      };
+      const launcher = landlockSessionLauncher(${JSON.stringify(settings(ws))}, { abi: ${abi} });
+      launcher.guard!.before();
+      await startGroup({ launcher, command: "setsid sleep ${marker} & sleep ${marker}", cwd: ${
+        JSON.stringify(ws)
+      }, onOutput: () => {} });
+      await new Promise(() => setInterval(() => {}, 1000));`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await until(() => sleeps(marker).length === 2, "2 sleeps in the child");
+    child.kill("SIGKILL");
+    await child.status;
+    await until(() => sleeps(marker).length === 0, "dying ended them");
+  } finally {
+    cleanup();
+  }
+});
