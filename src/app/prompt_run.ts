@@ -77,7 +77,7 @@ export class PromptRun {
     const onToolResult = recorder.toolResult;
     recorder.toolResult = (part) => {
       onToolResult(part);
-      store.saveFileReads(sessionId, ledger.entries());
+      if (ledger.takeSeenChanged()) store.saveFileReads(sessionId, ledger.entries());
     };
     const onStepUsage = recorder.stepUsage;
     recorder.stepUsage = (usage) => {
@@ -93,9 +93,15 @@ export class PromptRun {
  * What this prompt left each changed file as, so `skiff undo` can tell
  * skiff's own state from later changes.
  */
-export function recordUndoAfterState(store: Store, sessionId: string, prompt: number): void {
-  for (const snapshot of store.snapshots.forPrompt(sessionId, prompt)) {
-    store.snapshots.recordAfter(sessionId, prompt, snapshot.path, currentState(snapshot.path));
+export function recordUndoAfterState(
+  store: Store,
+  sessionId: string,
+  prompt: number,
+  /** Only these files (a file the prompt has no snapshot of is left alone); default: every changed one. */
+  paths: readonly string[] = store.snapshots.pathsOfPrompt(sessionId, prompt),
+): void {
+  for (const path of paths) {
+    store.snapshots.recordAfter(sessionId, prompt, path, currentState(path));
   }
 }
 

@@ -83,6 +83,15 @@ export class SnapshotTable {
     return (row?.prompt as number | null) ?? null;
   }
 
+  /** The files one prompt changed, in the order they were first snapshotted (no contents read). */
+  pathsOfPrompt(sessionId: string, prompt: number): string[] {
+    return this.sql.all(
+      "SELECT path FROM snapshots WHERE session_id = ? AND prompt = ? ORDER BY rowid",
+      sessionId,
+      prompt,
+    ).map((row) => row.path as string);
+  }
+
   /** The snapshots of one prompt, in the order they were taken. */
   forPrompt(sessionId: string, prompt: number): Snapshot[] {
     return this.sql.all(

@@ -280,3 +280,66 @@ Deno.test("a skiff tool session is finished and titled by its calls", async () =
     assertEquals(session.title, "skiff tool: read, glob");
   });
 });
+
+Deno.test("skiff tool: each call records what it left each file it changed, and no other file", async () => {
+  await withSandbox(async (sandbox) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        "--unstable-worker-options",
+        "--no-prompt",
+        MAIN,
+        "tool",
+        "--allow",
+        "edit(*)",
+      ],
+      cwd: sandbox.workspace,
+      env: sandbox.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = "";
+    const call = async (line: unknown) => {
+      await writer.write(new TextEncoder().encode(JSON.stringify(line) + "\n"));
+      while (!buffered.includes("\n")) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`stdout ended: ${buffered}`);
+        buffered += value;
+      }
+      const answer = JSON.parse(buffered.slice(0, buffered.indexOf("\n")));
+      buffered = buffered.slice(buffered.indexOf("\n") + 1);
+      assertEquals(answer.ok, true, JSON.stringify(answer));
+    };
+    try {
+      await call({ tool: "write", input: { file_path: "a.txt", content: "from skiff\n" } });
+      // Someone else changes a.txt between two calls; the next call changes b.txt only.
+      await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "someone else\n");
+      await call({ tool: "write", input: { file_path: "b.txt", content: "b\n" } });
+      // Killed: no close, so what is stored is what the calls recorded.
+      child.kill("SIGKILL");
+      await child.status;
+    } finally {
+      await writer.close().catch(() => {});
+      await reader.cancel().catch(() => {});
+    }
+    const undo = await runSkiff(["undo"], sandbox);
+    // a.txt: skiff's own after-state was recorded with its call, so the later change is seen.
+    assertStringIncludes(
+      undo.stdout + undo.stderr,
+      "a.txt: changed on disk since skiff changed it",
+    );
+    assertEquals(await Deno.readTextFile(`${sandbox.workspace}/a.txt`), "someone else\n");
+    let bLeft = true;
+    try {
+      await Deno.stat(`${sandbox.workspace}/b.txt`);
+    } catch {
+      bLeft = false;
+    }
+    assertEquals(bLeft, false, "b.txt, made by the second call, was not removed");
+  });
+});

@@ -11,8 +11,11 @@ export { hashContent, type SnapshotSink };
 
 export class FileLedger {
   #seen = new Map<string, string>();
+  #seenChanged = false;
   #written = new Set<string>();
   #snapshotted = new Set<string>();
+  /** Paths changed (or about to be) since `takeChanged` last asked. */
+  #changed = new Set<string>();
   #locks = new Map<string, Promise<unknown>>();
   #prompt = 0;
 
@@ -35,13 +38,47 @@ export class FileLedger {
 
   /** The model has now seen this exact content of `path`. */
   markRead(path: string, content: Uint8Array | string): void {
-    this.#seen.set(path, hashContent(content));
+    this.#see(path, hashContent(content));
   }
 
   /** skiff wrote this content itself: the model's view is current. */
   markWritten(path: string, content: Uint8Array | string): void {
-    this.#seen.set(path, hashContent(content));
+    this.#see(path, hashContent(content));
     this.#written.add(path);
+    this.#changed.add(path);
+  }
+
+  #see(path: string, hash: string): void {
+    if (this.#seen.get(path) === hash) return;
+    this.#seen.set(path, hash);
+    this.#seenChanged = true;
+  }
+
+  /**
+   * Whether what the model has seen changed since the last call (the first
+   * call: since the ledger was made): a caller that saves the ledger after
+   * each tool call saves only then.
+   */
+  takeSeenChanged(): boolean {
+    const changed = this.#seenChanged;
+    this.#seenChanged = false;
+    return changed;
+  }
+
+  /** A command changed these files (src/session/command_snapshots.ts). */
+  noteChanged(paths: Iterable<string>): void {
+    for (const path of paths) this.#changed.add(path);
+  }
+
+  /**
+   * The files changed since the last call, by the file tools (every change
+   * goes through `snapshot` first) or by commands (`noteChanged`): whose
+   * undo after-state a `skiff tool` call records.
+   */
+  takeChanged(): string[] {
+    const changed = [...this.#changed];
+    this.#changed.clear();
+    return changed;
   }
 
   /** Paths skiff wrote in this session (by this ledger's lifetime). */
@@ -84,6 +121,7 @@ export class FileLedger {
 
   /** Keep what `path` was before its first change in this prompt. */
   async snapshot(path: string, before: Uint8Array | null): Promise<void> {
+    this.#changed.add(path);
     if (this.#snapshotted.has(path)) return;
     this.#snapshotted.add(path);
     await this.sink?.save(this.#prompt, path, before);
