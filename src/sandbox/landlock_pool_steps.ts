@@ -73,6 +73,9 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   // Commands share the holder's process group: a command's `kill 0` must not end it.
   `trap '' ${SHIELDED}`,
   "h=$$",
+  // How it finds what a command left (a kernel without CONFIG_PROC_CHILDREN has no such
+  // file): without it the holder does not start, and each command gets an exec step.
+  '[ -r "/proc/$h/task/$h/children" ] || { echo "skiff: no /proc/<pid>/task/<pid>/children here" >&2; exit 126; }',
   "echo ready",
   // The helper: its pid first, then skiff's requests; at their end, every marked process goes.
   `sweep() {\n${MARK_SWEEP}\n}`,

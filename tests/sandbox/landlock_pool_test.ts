@@ -7,6 +7,7 @@
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
 import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
@@ -313,6 +314,65 @@ Deno.test({
     await child.status;
     await until(() => sleeps(marker).length === 0, "dying ended them");
   } finally {
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: a command's environment is the one an exec step of its own gives it",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const getEnv = (name: string) =>
+    ({ HOME: "/home/someone", LANG: "C.UTF-8", PATH: "/usr/bin:/bin" } as Record<string, string>)[
+      name
+    ];
+  const options = { abi: abi as number, shell: "/bin/bash", getEnv };
+  const launcher = landlockSessionLauncher(settings(ws), options);
+  const own = landlockLauncher(settings(ws), options);
+  // Each start has its own mark and temp folder: the names must match, not the values.
+  const masked = (text: string) => text.replace(/^(SKIFF_COMMAND_MARK|TMPDIR)=.*$/gm, "$1=…");
+  try {
+    const show = 'env | sort; echo "SHLVL=$SHLVL"; umask';
+    const pooled = await bash(launcher, show, ws);
+    let alone = "";
+    const running = await startGroup({
+      launcher: own,
+      command: show,
+      cwd: ws,
+      onOutput: (text) => alone += text,
+    });
+    await running.done;
+    assert(pooled.output.includes("SKIFF_COMMAND_MARK="), pooled.output);
+    assertEquals(masked(pooled.output), masked(alone));
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
+
+Deno.test({
+  name: "landlock pool: output arrives whole, NUL bytes and all; a script arrives as written",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  try {
+    const many = await bash(launcher, "seq 1 200000; printf 'a\\0b\\001<>end'", ws);
+    const expected = Array.from({ length: 200000 }, (_, index) => `${index + 1}\n`).join("") +
+      "a\0b\x01<>end";
+    assertEquals(many.code, 0);
+    assert(many.output === expected, "the output differs from what the command wrote");
+    await settled(launcher);
+    const body = `.\n|x\n\n  indented \\\n${"x".repeat(100_000)}`;
+    const script = await bash(launcher, `cat <<'END'\n${body}\nEND`, ws);
+    assertEquals(script.code, 0);
+    assert(
+      script.output === `${body}\n`,
+      `the script arrived changed: ${script.output.slice(0, 80)}`,
+    );
+  } finally {
+    await launcher.close();
     cleanup();
   }
 });
