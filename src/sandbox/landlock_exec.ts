@@ -135,7 +135,7 @@ export function runStep(stepArgs: string[]): never {
     const argv = new BigUint64Array([...strings.map(address), 0n]);
     const envp = new BigUint64Array([...envStrings.map(address), 0n]);
     const executed = call(numbers.execve, address(strings[0]), address(argv), address(envp));
-    return `execve ${program} failed (errno ${executed.errno})`;
+    return `execve ${executable} failed (errno ${executed.errno})`;
   });
   fail(typeof outcome === "string" ? outcome : outcome.unavailable, 127);
 }

@@ -376,3 +376,42 @@ Deno.test({
     cleanup();
   }
 });
+
+Deno.test({
+  name:
+    "landlock pool: where the holder cannot start (a noexec temp root), commands still run sandboxed",
+  // Mounting a noexec tmpfs needs root (CI runs as root).
+  ignore: typeof abi !== "number" || Deno.uid() !== 0,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const tempRoot = Deno.makeTempDirSync({ prefix: "skiff-noexec-" });
+  const mount = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "noexec,size=16m", "tmpfs", tempRoot],
+  }).output();
+  assert(
+    mount.success,
+    `could not mount a noexec tmpfs: ${new TextDecoder().decode(mount.stderr)}`,
+  );
+  const launcher = landlockSessionLauncher(settings(ws), {
+    abi: abi as number,
+    shell: "/bin/bash",
+    tempRoot,
+  });
+  try {
+    const ran = await bash(
+      launcher,
+      `echo ran; (echo x > ${path.dirname(ws)}/out.txt) 2>/dev/null || echo blocked`,
+      ws,
+    );
+    assertEquals([ran.code, ran.output], [0, "ran\nblocked\n"]);
+    const availability = launcher.pool.availability;
+    assert(availability?.usable === false, "the holder started from a noexec folder");
+    assert(availability.reason.includes("errno 13"), availability.reason);
+    assertEquals(launcher.pool.size, 0);
+  } finally {
+    await launcher.close();
+    await new Deno.Command("umount", { args: [tempRoot] }).output();
+    Deno.removeSync(tempRoot, { recursive: true });
+    cleanup();
+  }
+});
