@@ -49,7 +49,7 @@ import { measureProposals } from "./done_criteria.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
-export { prepareToolSchema } from "../tools/registry.ts";
+export { prepareTool } from "../tools/registry.ts";
 
 export class Engine {
   #opened?: EngineSession;

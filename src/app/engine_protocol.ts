@@ -26,8 +26,9 @@ export type ToEngine =
   | { type: "warm"; provider: boolean; dataDir?: string }
   /**
    * Sent to the same Worker once the CLI has parsed `skiff tool <name> …`: build
-   * that tool's input schema (tools/registry.ts, `prepareToolSchema`) while `init`
-   * is awaited. Data only; a name that is no built-in tool's does nothing.
+   * that tool's input schema and start its own preparation (tools/registry.ts,
+   * `prepareTool`) while `init` is awaited. Data only; a name that is no
+   * built-in tool's does nothing.
    */
   | { type: "warm-tool"; name: string }
   | { type: "open"; id: number; selector: SessionSelector }

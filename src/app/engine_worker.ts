@@ -68,8 +68,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       if (data.provider) void modules.provider().then(warmModelRequest, () => {});
       break;
     case "warm-tool":
-      // The call parses its input first thing: its schema is built (~5 ms) before init comes.
-      void modules.engine().then((engine) => engine.prepareToolSchema(data.name), () => {});
+      // The call parses its input first thing: its schema is built (~5 ms) before init comes,
+      // and what the tool needs loaded (bash: the shell parser) starts loading.
+      prepareOnce(data.name);
       break;
     case "init":
       // The file tools write through the confined writer's thread, which the
@@ -95,6 +96,8 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).run(data.request));
       break;
     case "tool":
+      // A call that came with the opening (JSON Lines): its tool prepares while the session opens.
+      prepareOnce(data.name);
       void answer(
         data.id,
         async () => (await ready()).runTool(data.name, data.input, { inOrder: data.inOrder }),
@@ -138,6 +141,15 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
  */
 function warmModelRequest(): void {
   void fetch("data:,").then((response) => response.text()).catch(() => {});
+}
+
+/** Tools whose preparation has begun (`prepareTool`): each once per Worker. */
+const prepared = new Set<string>();
+
+function prepareOnce(name: string): void {
+  if (prepared.has(name)) return;
+  prepared.add(name);
+  void modules.engine().then((engine) => engine.prepareTool(name), () => {});
 }
 
 function ready(): Promise<EngineHandle> {

@@ -250,7 +250,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     for (let retry = 0;; retry++) {
       throwIfAborted(signal);
       await options.gate?.wait(sleep, signal);
-      const assembler = new StreamAssembler(newCallId);
+      const assembler = new StreamAssembler(newCallId, (name) => {
+        try {
+          handlers.onToolName?.(name);
+        } catch {
+          // A preparation that failed is the call's to report, when it runs.
+        }
+      });
       let failure: AttemptFailure;
       try {
         const { sawDone } = await attempt(

@@ -59,7 +59,14 @@ export class StreamAssembler {
   /** index on the wire → position in #calls */
   #slots = new Map<number, number>();
 
-  constructor(private readonly makeId: () => string) {}
+  /** The calls whose name was announced (`onToolName`). */
+  readonly #announced = new Set<number>();
+
+  constructor(
+    private readonly makeId: () => string,
+    /** A call's name, once its arguments begin (the name is whole by then). */
+    private readonly onToolName?: (name: string) => void,
+  ) {}
 
   /** Absorb one chunk; returns the text it added (possibly ""). */
   add(chunk: StreamChunk): string {
@@ -109,6 +116,10 @@ export class StreamAssembler {
     const args = fragment.function?.arguments;
     if (typeof args === "string") call.arguments += args;
     else if (args && typeof args === "object") call.arguments += JSON.stringify(args);
+    if (call.arguments !== "" && call.name !== "" && !this.#announced.has(slot!)) {
+      this.#announced.add(slot!);
+      this.onToolName?.(call.name);
+    }
   }
 
   /** Finished tool calls, in the order the model began them. */

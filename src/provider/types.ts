@@ -44,6 +44,12 @@ export interface StreamHandlers {
   /** New text. Never repeats text already delivered, even across retries. */
   onText?(delta: string): void;
   onRetry?(info: { attempt: number; delayMs: number; reason: string }): void;
+  /**
+   * The model is writing a call to this tool (its name is whole; its
+   * arguments have begun): work the call will need can start. A retried
+   * answer may name a tool again. Whatever it throws is ignored.
+   */
+  onToolName?(name: string): void;
 }
 
 export interface ChatProvider {

@@ -230,6 +230,8 @@ async function loop(
             shown += text;
             deps.emit("message.delta", { turn, text });
           },
+          // Loading what a call needs (the shell parser for bash) while its arguments stream.
+          onToolName: (name) => deps.tools.find((tool) => tool.name === name)?.prepare?.(),
           onRetry: (info) =>
             deps.emit("provider.retry", {
               attempt: info.attempt,

@@ -87,12 +87,14 @@ export function generatedToolSchemas(): (readonly [string, Tool["schema"]])[] {
  * Builds the input schema of the built-in or session tool `name` now, and
  * runs its parser once on nothing. The schemas are lazy: a process builds
  * only those it uses (~5 ms for the first, most of it compiling zod's code;
- * 15–20 ms for all). The engine's Worker calls this for `skiff tool <name>`
- * while it waits for the session, so the call does not pay it.
+ * 15–20 ms for all). Then starts the tool's own `prepare` (bash: the shell
+ * parser). The engine's Worker calls this for `skiff tool <name>` while it
+ * waits for the session, so the call does not pay it.
  */
-export function prepareToolSchema(name: string): void {
+export function prepareTool(name: string): void {
   const found = generatedToolSchemas().find(([tool]) => tool === name);
   (found?.[1] as z.ZodType | undefined)?.safeParse(undefined);
+  builtinTools().find((tool) => tool.name === name)?.prepare?.();
 }
 
 let generatedByZodSchema: Map<unknown, Record<string, unknown>> | undefined;

@@ -93,6 +93,13 @@ export interface Tool<I = unknown> {
   jsonSchema?: Record<string, unknown>;
   declare(input: I, ctx: ToolContext): Access | Promise<Access>;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
+  /**
+   * Starts, without waiting, work every call of this tool needs once per
+   * process: called as soon as a call is known to be coming (the model
+   * began writing one, or `skiff tool` was asked for this tool), so it
+   * runs beside the rest. Must never throw.
+   */
+  prepare?(): void;
 }
 
 /** Helps a tool file keep its input type tied to its schema. */

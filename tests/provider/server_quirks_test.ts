@@ -262,3 +262,29 @@ Deno.test("a model that wants max_completion_tokens under a name we did not know
     await mock.close();
   }
 });
+
+Deno.test("each tool call's whole name is announced once, as its arguments begin, on every wire", async () => {
+  const calls = [
+    { name: "bash", arguments: { command: "true" }, id: "call_b" },
+    { name: "read", arguments: { file_path: "a.ts" }, id: "call_r" },
+  ];
+  for (
+    const wire of [{}, { repeatToolNames: true }, { objectArguments: true }, { bareCalls: true }]
+  ) {
+    const mock = startMockServer([{ toolCalls: calls, wire }]);
+    try {
+      const named: string[] = [];
+      const provider = createOpenAIProvider({ baseURL: mock.url, sleep: () => Promise.resolve() });
+      const answer = await provider.stream(request, {
+        onToolName: (name) => {
+          named.push(name);
+          throw new Error("a preparation that fails does not stop the answer");
+        },
+      });
+      assertEquals(named, ["bash", "read"], JSON.stringify(wire));
+      assertEquals(answer.toolCalls.map((call) => call.name), ["bash", "read"]);
+    } finally {
+      await mock.close();
+    }
+  }
+});

@@ -171,3 +171,36 @@ Deno.test("a model repeating a refused call is stopped after three identical ref
     assert(outcome.reason.includes("refused or failed"), outcome.reason);
   }
 });
+
+Deno.test("a tool the model begins to call is prepared while its arguments stream", async () => {
+  const prepared: string[] = [];
+  const tool = (name: string): Tool => ({
+    name,
+    description: name,
+    schema: z.object({}),
+    declare: () => ({ key: name, patterns: [] }),
+    execute: () => Promise.resolve({ output: "" }),
+    prepare: () => void prepared.push(name),
+  });
+  const provider: ChatProvider = {
+    baseURL: "http://mock",
+    stream: (_request, handlers) => {
+      // What the assembler does as a call's arguments begin; an unknown name prepares nothing.
+      handlers.onToolName?.("bash");
+      handlers.onToolName?.("no_such_tool");
+      assertEquals(prepared, ["bash"], "prepared before the answer was complete");
+      return Promise.resolve({
+        text: "done",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: emptyUsage(),
+      });
+    },
+  };
+  const outcome = await runLoop(
+    { ...deps(provider), tools: [tool("bash"), tool("read")] },
+    options({}),
+  );
+  assertEquals(outcome.kind, "completed");
+  assertEquals(prepared, ["bash"]);
+});

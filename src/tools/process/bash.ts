@@ -53,6 +53,8 @@ export const bashTool = defineTool({
     "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",
   ].join("\n"),
   schema,
+  // The policy judges every command with the shell parser, whose first load costs 60–100 ms.
+  prepare: () => void ensureShellParser(),
   async declare(input, ctx) {
     await ensureShellParser(); // alwaysPatterns splits the command with it
     const cwd = resolveCwd(input.cwd, ctx);
