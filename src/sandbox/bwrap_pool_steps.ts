@@ -57,6 +57,23 @@ export const POOL_START_STEP = [
 ].join("\n");
 
 /**
+ * The holder's reading of one `run <token>` request (its first line in
+ * `$req`, `$nl` a newline): the script into `$c`, the token into `$t`, and
+ * the start mark written. A request cut short (skiff died while writing it)
+ * never runs: the holder exits. Shared by the Landlock holder
+ * (landlock_pool_steps.ts), which speaks the same protocol.
+ */
+export const READ_RUN_REQUEST = [
+  "    t=${req#run } c= f=1 e=",
+  "    while IFS= read -r l; do",
+  '      [ "$l" = . ] && { e=1; break; }',
+  '      if [ -n "$f" ]; then c=${l#?} f=; else c=$c$nl${l#?}; fi',
+  "    done",
+  '    [ -n "$e" ] || exit 0',
+  "    printf '%s<' \"$t\" >&2",
+].join("\n");
+
+/**
  * The holder's script. `$0` is the holder's own file, `$1` the command
  * shell, `$2` a step it runs once first (the process limit when skiff is not
  * root: `nprocStep`, which every command inherits), `$3` the folders to
@@ -79,14 +96,7 @@ export const HOLDER_SCRIPT = [
   "echo ready",
   "while IFS= read -r req; do",
   '  case $req in "run "*)',
-  "    t=${req#run } c= f=1 e=",
-  "    while IFS= read -r l; do",
-  '      [ "$l" = . ] && { e=1; break; }',
-  '      if [ -n "$f" ]; then c=${l#?} f=; else c=$c$nl${l#?}; fi',
-  "    done",
-  // A request cut short (skiff died while writing it) never runs.
-  '    [ -n "$e" ] || exit 0',
-  "    printf '%s<' \"$t\" >&2",
+  READ_RUN_REQUEST,
   // The command's own shell sets these for itself, as when skiff starts it.
   '    (unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &',
   "    wait $!; x=$?; o=0",

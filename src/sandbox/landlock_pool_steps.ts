@@ -34,6 +34,8 @@
  *   private `/tmp`: emptied between commands.
  */
 
+import { READ_RUN_REQUEST } from "./bwrap_pool_steps.ts";
+
 /** Signals the holder ignores, and each command gets back as they were. */
 const SHIELDED = "HUP INT QUIT TERM USR1 USR2 ALRM";
 
@@ -86,13 +88,7 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   'IFS=" " read -r me _ < /proc/self/stat',
   "while IFS= read -r req; do",
   '  case $req in "run "*)',
-  "    t=${req#run } c= f=1 e=",
-  "    while IFS= read -r l; do",
-  '      [ "$l" = . ] && { e=1; break; }',
-  '      if [ -n "$f" ]; then c=${l#?} f=; else c=$c$nl${l#?}; fi',
-  "    done",
-  '    [ -n "$e" ] || exit 0',
-  "    printf '%s<' \"$t\" >&2",
+  READ_RUN_REQUEST,
   `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &`,
   "    wait $!; x=$?; o=0",
   // What the command left behind is the holder's child now: killed until none is left.

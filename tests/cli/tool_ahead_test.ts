@@ -5,7 +5,7 @@
  * answer before it writes the next line gets it.
  */
 import { assertEquals } from "../support/assert.ts";
-import { MAIN, makeSandbox, parseJsonLines, runSkiff } from "../support/cli.ts";
+import { makeSandbox, parseJsonLines, runSkiff, toolSession } from "../support/cli.ts";
 
 Deno.test("skiff tool: calls sent ahead run in the order given", async () => {
   const sandbox = await makeSandbox();
@@ -37,47 +37,20 @@ Deno.test("skiff tool: calls sent ahead run in the order given", async () => {
 Deno.test("skiff tool: a caller that waits for each answer before the next line gets it", async () => {
   const sandbox = await makeSandbox();
   await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "alpha\n");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--unstable-worker-options", "--no-prompt", MAIN, "tool"],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  const nextLine = async () => {
-    const deadline = AbortSignal.timeout(30_000);
-    while (!buffered.includes("\n")) {
-      if (deadline.aborted) throw new Error("no answer before the next line was written");
-      const { done, value } = await lines.read();
-      if (done) throw new Error(`stdout ended: ${buffered}`);
-      buffered += value;
-    }
-    const line = buffered.slice(0, buffered.indexOf("\n"));
-    buffered = buffered.slice(line.length + 1);
-    return JSON.parse(line);
-  };
+  const tool = toolSession(sandbox);
   try {
     for (const round of [1, 2, 3]) {
       // Not three identical calls in a row, which the doom_loop rule asks about.
-      const call = { tool: "read", input: { file_path: "a.txt", limit: 10 + round } };
-      await writer.write(new TextEncoder().encode(JSON.stringify(call) + "\n"));
-      const answer = await nextLine();
+      const answer = await tool.call({
+        tool: "read",
+        input: { file_path: "a.txt", limit: 10 + round },
+      });
       assertEquals([answer.tool, answer.ok], ["read", true], JSON.stringify(answer));
     }
-    await writer.close();
-    assertEquals((await child.status).code, 0);
+    await tool.end();
+    assertEquals((await tool.child.status).code, 0);
   } finally {
-    try {
-      child.kill("SIGKILL");
-    } catch {
-      // Ended.
-    }
-    await lines.cancel().catch(() => {});
+    await tool.stop();
     await sandbox.cleanup();
   }
 });

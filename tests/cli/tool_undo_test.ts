@@ -10,6 +10,7 @@ import {
   runInWorkspace,
   runSkiff,
   type Sandbox,
+  toolSession,
   withMockSandbox,
 } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
@@ -283,36 +284,9 @@ Deno.test("a skiff tool session is finished and titled by its calls", async () =
 
 Deno.test("skiff tool: each call records what it left each file it changed, and no other file", async () => {
   await withSandbox(async (sandbox) => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        "--unstable-worker-options",
-        "--no-prompt",
-        MAIN,
-        "tool",
-        "--allow",
-        "edit(*)",
-      ],
-      cwd: sandbox.workspace,
-      env: sandbox.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let buffered = "";
+    const tool = toolSession(sandbox, ["--allow", "edit(*)"]);
     const call = async (line: unknown) => {
-      await writer.write(new TextEncoder().encode(JSON.stringify(line) + "\n"));
-      while (!buffered.includes("\n")) {
-        const { done, value } = await reader.read();
-        if (done) throw new Error(`stdout ended: ${buffered}`);
-        buffered += value;
-      }
-      const answer = JSON.parse(buffered.slice(0, buffered.indexOf("\n")));
-      buffered = buffered.slice(buffered.indexOf("\n") + 1);
+      const answer = await tool.call(line);
       assertEquals(answer.ok, true, JSON.stringify(answer));
     };
     try {
@@ -320,12 +294,9 @@ Deno.test("skiff tool: each call records what it left each file it changed, and 
       // Someone else changes a.txt between two calls; the next call changes b.txt only.
       await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "someone else\n");
       await call({ tool: "write", input: { file_path: "b.txt", content: "b\n" } });
-      // Killed: no close, so what is stored is what the calls recorded.
-      child.kill("SIGKILL");
-      await child.status;
     } finally {
-      await writer.close().catch(() => {});
-      await reader.cancel().catch(() => {});
+      // Killed: no close, so what is stored is what the calls recorded.
+      await tool.stop();
     }
     const undo = await runSkiff(["undo"], sandbox);
     // a.txt: skiff's own after-state was recorded with its call, so the later change is seen.

@@ -7,8 +7,11 @@
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
-import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
-import type { SandboxMode } from "../../src/sandbox/modes.ts";
+import {
+  landlockLauncher,
+  type LandlockLauncherOptions,
+} from "../../src/sandbox/landlock_launcher.ts";
+import type { SandboxMode, SandboxSettings } from "../../src/sandbox/modes.ts";
 import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
 import { blocked, type CommandResult, type Layout, makeLayout, unchangedBy } from "./_harness.ts";
 import { runInSession } from "./_pooled_runner.ts";
@@ -36,22 +39,35 @@ console.warn(
     KNOWN_DIFFERENCES.join("\n  - ") + "\n",
 );
 
+type Options = { network?: boolean; mode?: SandboxMode; envNames?: string[] };
+
+/** The settings and launcher options of an attempt on `layout`, the same both ways. */
+function landlockSetup(
+  layout: Layout,
+  options: Options,
+): [SandboxSettings, LandlockLauncherOptions] {
+  return [
+    {
+      mode: options.mode ?? "workspace-write",
+      workspace: layout.ws,
+      addDirs: [],
+      network: options.network ?? false,
+      envNames: options.envNames ?? [],
+      hidden: [{ path: path.join(layout.home, ".ssh"), folder: true }],
+    },
+    {
+      abi: ABI ?? 1,
+      getEnv: (name: string) => (name === "HOME" ? layout.home : Deno.env.get(name)),
+    },
+  ];
+}
+
 async function runLandlocked(
   layout: Layout,
   command: string,
-  options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
+  options: Options = {},
 ): Promise<CommandResult> {
-  const launcher = landlockLauncher({
-    mode: options.mode ?? "workspace-write",
-    workspace: layout.ws,
-    addDirs: [],
-    network: options.network ?? false,
-    envNames: options.envNames ?? [],
-    hidden: [{ path: path.join(layout.home, ".ssh"), folder: true }],
-  }, {
-    abi: ABI ?? 1,
-    getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
-  });
+  const launcher = landlockLauncher(...landlockSetup(layout, options));
   const { argv, env } = await launcher.prepare(command, layout.ws);
   const output = await new Deno.Command(argv[0], {
     args: argv.slice(1),
@@ -69,20 +85,9 @@ async function runLandlocked(
 function runLandlockSession(
   layout: Layout,
   command: string,
-  options: { network?: boolean; mode?: SandboxMode; envNames?: string[] } = {},
+  options: Options = {},
 ): Promise<CommandResult> {
-  const launcher = landlockSessionLauncher({
-    mode: options.mode ?? "workspace-write",
-    workspace: layout.ws,
-    addDirs: [],
-    network: options.network ?? false,
-    envNames: options.envNames ?? [],
-    hidden: [{ path: path.join(layout.home, ".ssh"), folder: true }],
-  }, {
-    abi: ABI ?? 1,
-    getEnv: (name) => (name === "HOME" ? layout.home : Deno.env.get(name)),
-  });
-  return runInSession(launcher, layout, command);
+  return runInSession(landlockSessionLauncher(...landlockSetup(layout, options)), layout, command);
 }
 
 /** Every attempt runs both ways: one exec step per command, and in the session's holder. */

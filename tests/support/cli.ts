@@ -183,6 +183,51 @@ export function runMain(
   return finished(child.spawn(), options.input);
 }
 
+/**
+ * `skiff tool <args>` kept running with JSON Lines on stdin, for a test that
+ * writes a call, waits for its answer, and acts between calls. `stop` kills
+ * it (if it is still running) and lets its streams go.
+ */
+export function toolSession(sandbox: Sandbox, args: string[] = []) {
+  const child = command(["tool", ...args], sandbox, {}, true).spawn();
+  void child.stderr.cancel().catch(() => {});
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = "";
+  const nextLine = async (): Promise<Record<string, unknown>> => {
+    const deadline = AbortSignal.timeout(30_000);
+    while (!buffered.includes("\n")) {
+      if (deadline.aborted) throw new Error("no answer to the last line within 30 s");
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`stdout ended: ${buffered}`);
+      buffered += value;
+    }
+    const line = buffered.slice(0, buffered.indexOf("\n"));
+    buffered = buffered.slice(line.length + 1);
+    return JSON.parse(line);
+  };
+  return {
+    child,
+    /** Writes one call and returns its answer. */
+    async call(line: unknown): Promise<Record<string, unknown>> {
+      await writer.write(new TextEncoder().encode(JSON.stringify(line) + "\n"));
+      return nextLine();
+    },
+    /** Ends stdin: the process finishes its calls and exits. */
+    end: () => writer.close(),
+    async stop(): Promise<void> {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // Ended.
+      }
+      await child.status;
+      await writer.close().catch(() => {});
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
+
 export function parseJsonLines(text: string): Record<string, unknown>[] {
   return text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
 }
