@@ -63,14 +63,9 @@ export interface SandboxStarter {
 }
 
 export interface PoolOptions {
-  /** Another kind of sandbox than bubblewrap; then the bubblewrap options are not used. */
-  starter?: SandboxStarter;
-  bwrapPath: string;
-  /** The command shell (shell.ts). */
-  shell: string;
-  root: boolean;
-  hidden: readonly HiddenMount[];
-  /** At most this many sandboxes at once; more concurrent commands get their own bwrap. @default 4 */
+  /** How its sandboxes start: `bwrapStarter`, or the Landlock holder's (landlock_session.ts). */
+  starter: SandboxStarter;
+  /** At most this many sandboxes at once; more concurrent commands get a sandbox of their own. @default 4 */
   maxSandboxes?: number;
   /**
    * Called once when the pool's first sandbox did not start (bubblewrap
@@ -78,6 +73,15 @@ export interface PoolOptions {
    * from an earlier start may be wrong here.
    */
   onStartFailed?: () => void;
+}
+
+/** What bubblewrap's sandboxes are started with (`bwrapStarter`). */
+export interface BwrapStartOptions {
+  bwrapPath: string;
+  /** The command shell (shell.ts). */
+  shell: string;
+  root: boolean;
+  hidden: readonly HiddenMount[];
 }
 
 export interface Sandbox {
@@ -120,15 +124,13 @@ type Availability = { usable: true } | { usable: false; reason: string };
 
 export class BwrapPool {
   readonly #options: PoolOptions;
-  readonly #starter: SandboxStarter;
   readonly #sandboxes = new Set<Sandbox>();
   #starting = 0;
   #availability: Availability | null = null;
   #closed = false;
 
-  constructor(settings: SandboxSettings, options: PoolOptions) {
+  constructor(options: PoolOptions) {
     this.#options = options;
-    this.#starter = options.starter ?? bwrapStarter(settings, options);
   }
 
   /** Null until a first sandbox was tried; then whether the pool works here. */
@@ -159,7 +161,7 @@ export class BwrapPool {
     // The mounts and environment a bwrap of its own would get now: a
     // repository or a protected path made since a sandbox started is bound
     // in a new one only.
-    const args = this.#starter.argsFor(env);
+    const args = this.#options.starter.argsFor(env);
     const key = JSON.stringify(args);
     for (let waited = false;; waited = true) {
       for (const box of this.#sandboxes) {
@@ -284,7 +286,7 @@ export class BwrapPool {
   }
 
   async #start(args: string[], key: string): Promise<Sandbox | null> {
-    const { argv, env, stop } = this.#starter.command(args);
+    const { argv, env, stop } = this.#options.starter.command(args);
     const child = new Deno.Command(argv[0], {
       args: argv.slice(1),
       cwd: "/",
@@ -302,7 +304,7 @@ export class BwrapPool {
     let info = "";
     let line: string | null;
     while ((line = await lines.next()) !== null && line !== "ready") info += line;
-    if (line !== "ready" || !this.#starter.started(info)) {
+    if (line !== "ready" || !this.#options.starter.started(info)) {
       await stop?.();
       try {
         child.kill("SIGKILL");
@@ -371,7 +373,10 @@ export class BwrapPool {
  * execs bwrap with the per-command argv, the holder copied in as an
  * unreadable file and run as pid 1; `--info-fd` reports its pid.
  */
-export function bwrapStarter(settings: SandboxSettings, options: PoolOptions): SandboxStarter {
+export function bwrapStarter(
+  settings: SandboxSettings,
+  options: BwrapStartOptions,
+): SandboxStarter {
   const limits = settings.limits ?? DEFAULT_LIMITS;
   return {
     // Every command cds to its own folder; the holder works in "/", since the

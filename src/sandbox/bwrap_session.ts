@@ -6,7 +6,7 @@
  */
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { bwrapLauncher, type BwrapOptions, sandboxEnv, sandboxHidden } from "./bwrap.ts";
-import { BwrapPool, type Sandbox } from "./bwrap_pool.ts";
+import { BwrapPool, bwrapStarter, type Sandbox } from "./bwrap_pool.ts";
 import type { SandboxSettings } from "./modes.ts";
 
 /** A launcher that also stops its sandboxes when the session closes. */
@@ -89,11 +89,13 @@ export function bwrapSessionLauncher(
 ): ClosableLauncher & { pool: BwrapPool } {
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
   const env = () => sandboxEnv(settings, options.getEnv);
-  const pool = new BwrapPool(settings, {
-    bwrapPath: options.bwrapPath ?? "bwrap",
-    shell: options.shell ?? "sh",
-    root,
-    hidden: sandboxHidden(settings, options),
+  const pool = new BwrapPool({
+    starter: bwrapStarter(settings, {
+      bwrapPath: options.bwrapPath ?? "bwrap",
+      shell: options.shell ?? "sh",
+      root,
+      hidden: sandboxHidden(settings, options),
+    }),
     maxSandboxes: options.maxSandboxes,
     onStartFailed: options.onStartFailed,
   });

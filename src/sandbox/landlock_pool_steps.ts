@@ -16,20 +16,23 @@
  *   same user in the same domain, cannot read or write the holder's memory
  *   or open its descriptors (the pipe to skiff, where each command's token
  *   arrives).
- * - No pid namespace, so never `kill -1`: every command's processes carry
- *   the session's mark in their environment (`SKIFF_COMMAND_MARK`, as with
- *   one exec step per command), and each command starts in a session of its
- *   own (`setsid`) so that its `kill 0` reaches its own processes, not the
- *   holder. When its shell exits, the holder kills its process group, says
- *   whether any process was left there, writes the end mark and the status,
- *   and then kills every process still carrying the mark (one that called
- *   `setsid` left the group, not the mark) before it empties the temp folder
- *   and answers `clean`: no process of one command is alive when the next
- *   starts. The holder and its helpers never carry the mark.
+ * - No pid namespace, so never `kill -1`: the exec step makes the holder a
+ *   child subreaper, so every process a command leaves behind (backgrounded,
+ *   `setsid`, its environment cleared or not) becomes the holder's child.
+ *   When the command's shell exits, the holder kills its children but its
+ *   two helpers, round after round until none is left, before it writes the
+ *   end mark and the status: no process of one command is alive when the
+ *   next starts.
+ * - One process group: a POSIX shell cannot give a command a group of its
+ *   own without a terminal, so commands share the holder's. The holder
+ *   ignores the signals a command's `kill 0` sends it (`SHIELDED`), and
+ *   each command gets them back as they were.
  * - No `--die-with-parent`: a helper of the holder reads skiff's pipe and
  *   passes the requests on. When the pipe ends (skiff closed it, or died) it
- *   kills every marked process at once, even in the middle of a command,
- *   and the holder ends after it.
+ *   kills every process carrying the session's mark (`SKIFF_COMMAND_MARK`,
+ *   in the holder's environment and so in every command's), the holder
+ *   included, even in the middle of a command. skiff runs the same sweep
+ *   from outside to stop a holder.
  * - One temp folder for the session (the exec step's, `TMPDIR`) instead of a
  *   private `/tmp`: emptied between commands.
  */
@@ -95,7 +98,7 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   "    while :; do",
   "      n=",
   // One line with no newline at its end: read says 1, having read it.
-  'kids=; IFS= read -r kids < "/proc/$h/task/$h/children"',
+  '      kids=; IFS= read -r kids < "/proc/$h/task/$h/children"',
   "      for p in $kids; do",
   '        [ "$p" = "$me" ] || [ "$p" = "$helper" ] && continue',
   '        IFS= read -r st < "/proc/$p/stat" || continue',

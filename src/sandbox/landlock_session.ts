@@ -93,12 +93,8 @@ export function landlockSessionLauncher(
   options: LandlockSessionOptions,
   guard?: { before(): () => string | null },
 ): ClosableLauncher & { pool: BwrapPool } {
-  const pool = new BwrapPool(settings, {
+  const pool = new BwrapPool({
     starter: landlockStarter(settings, options),
-    bwrapPath: "",
-    shell: options.shell ?? "sh",
-    root: (options.uid === undefined ? Deno.uid() : options.uid) === 0,
-    hidden: [],
     maxSandboxes: options.maxSandboxes,
     onStartFailed: options.onStartFailed,
   });
