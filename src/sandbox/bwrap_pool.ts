@@ -56,7 +56,8 @@ export interface SandboxStarter {
   command(args: string[]): {
     argv: string[];
     env: Record<string, string>;
-    stop?: () => Promise<void>;
+    /** Given the started process's pid. */
+    stop?: (pid: number) => Promise<void>;
   };
   /** Whether the lines before `ready` on stdout show a sandbox that is up. */
   started(info: string): boolean;
@@ -305,7 +306,7 @@ export class BwrapPool {
     let line: string | null;
     while ((line = await lines.next()) !== null && line !== "ready") info += line;
     if (line !== "ready" || !this.#options.starter.started(info)) {
-      await stop?.();
+      await stop?.(child.pid);
       try {
         child.kill("SIGKILL");
       } catch {
@@ -329,7 +330,7 @@ export class BwrapPool {
       tell: (request) => void writer.write(encoder.encode(request)).catch(() => {}),
       end: () => {
         void writer.close().catch(() => {});
-        if (stop) return stop();
+        if (stop) return stop(child.pid);
         try {
           child.kill("SIGKILL");
         } catch {
@@ -350,7 +351,7 @@ export class BwrapPool {
     })();
     box.gone = child.status.then(async () => {
       // Whatever it left (its holder killed under it) goes with it.
-      if (box.state !== "dead") await stop?.();
+      if (box.state !== "dead") await stop?.(child.pid);
       box.state = "dead";
       this.#sandboxes.delete(box);
       for (const resolve of waiting.splice(0)) resolve();

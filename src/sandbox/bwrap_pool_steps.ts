@@ -58,9 +58,9 @@ export const POOL_START_STEP = [
 
 /**
  * The holder's reading of one `run <token>` request (its first line in
- * `$req`, `$nl` a newline): the script into `$c`, the token into `$t`, and
- * the start mark written. A request cut short (skiff died while writing it)
- * never runs: the holder exits. Shared by the Landlock holder
+ * `$req`, `$nl` a newline): the script into `$c`, the token into `$t`. A
+ * request cut short (skiff died while writing it) never runs: the holder
+ * exits. Shared by the Landlock holder
  * (landlock_pool_steps.ts), which speaks the same protocol.
  */
 export const READ_RUN_REQUEST = [
@@ -70,7 +70,6 @@ export const READ_RUN_REQUEST = [
   '      if [ -n "$f" ]; then c=${l#?} f=; else c=$c$nl${l#?}; fi',
   "    done",
   '    [ -n "$e" ] || exit 0',
-  "    printf '%s<' \"$t\" >&2",
 ].join("\n");
 
 /**
@@ -97,6 +96,7 @@ export const HOLDER_SCRIPT = [
   "while IFS= read -r req; do",
   '  case $req in "run "*)',
   READ_RUN_REQUEST,
+  "    printf '%s<' \"$t\" >&2",
   // The command's own shell sets these for itself, as when skiff starts it.
   '    (unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &',
   "    wait $!; x=$?; o=0",

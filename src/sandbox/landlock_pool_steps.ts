@@ -44,21 +44,27 @@ const SHIELDED = "HUP INT QUIT TERM USR1 USR2 ALRM";
 
 /**
  * Kills every process carrying the mark `$1` but the caller's own shell, in
- * rounds (one may fork meanwhile) until none is found: what the holder's
- * helper runs when skiff's pipe ends, and what skiff runs (outside the
- * sandbox) to stop a holder with everything it started.
+ * rounds (one may fork meanwhile; each stopped, then killed) until none is
+ * found, and the holder (`$2`, its pid) last: what the holder's helper runs
+ * when skiff's pipe ends, and what skiff runs (outside the sandbox) to stop
+ * a holder with everything it started.
  */
 export const MARK_SWEEP = [
   'IFS=" " read -r me _ < /proc/self/stat; i=0',
   'while [ "$i" -lt 100 ]; do',
-  "  i=$((i+1)) n=",
+  "  i=$((i+1)) l=",
   // grep says 2 when some process could not be read: whether it found one is its output.
   '  for f in $(grep -lsxzF "SKIFF_COMMAND_MARK=$1" /proc/[0-9]*/environ); do',
-  '    q=${f#/proc/}; q=${q%/environ}; [ "$q" = "$me" ] && continue',
-  '    kill -9 "$q" && n=1',
+  '    q=${f#/proc/}; q=${q%/environ}; [ "$q" = "$me" ] || [ "$q" = "$2" ] || l="$l $q"',
   "  done",
-  '  [ -n "$n" ] || break',
+  '  [ -n "$l" ] || break',
+  // All stopped first, then killed: a shell that outlived its child would report it
+  // ("Killed") into the output of the command being stopped.
+  "  kill -STOP $l; kill -9 $l",
   "done 2>/dev/null",
+  // The holder goes last: had it died with stopped processes left in its group, the
+  // kernel would wake them (an orphaned group), and a shell would report its child.
+  '[ "${2:-0}" -gt 1 ] 2>/dev/null && kill -9 "$2" 2>/dev/null',
 ].join("\n");
 
 /**
@@ -82,17 +88,22 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   // file): without it the holder does not start, and each command gets an exec step.
   '[ -r "/proc/$h/task/$h/children" ] || { echo "skiff: no /proc/<pid>/task/<pid>/children here" >&2; exit 126; }',
   "echo ready",
-  // The helper: its pid first, then skiff's requests; at their end, every marked process goes.
   `sweep() {\n${MARK_SWEEP}\n}`,
+  // The output pipe is fd 3, written only by the loop's marks and by commands: what the
+  // holder's shells say themselves (a job or a pipeline member killed by a signal is
+  // reported on stderr) must never land in a command's output.
+  "exec 3>&2 2>/dev/null",
+  // The helper: its pid first, then skiff's requests; at their end, every marked process goes.
   '{ IFS=" " read -r me _ < /proc/self/stat; echo "$me"',
   '  while IFS= read -r l; do printf "%s\\n" "$l"; done',
-  '  sweep "$SKIFF_COMMAND_MARK"; } | {',
+  '  sweep "$SKIFF_COMMAND_MARK" "$h"; } 2>/dev/null 3>&- | {',
   "IFS= read -r helper",
   'IFS=" " read -r me _ < /proc/self/stat',
   "while IFS= read -r req; do",
   '  case $req in "run "*)',
   READ_RUN_REQUEST,
-  `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &`,
+  "    printf '%s<' \"$t\" >&3",
+  `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null >&3 2>&3 3>&-) &`,
   "    wait $!; x=$?; o=0",
   // What the command left behind is the holder's child now: killed until none is left.
   "    while :; do",
@@ -107,7 +118,7 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   '      [ -z "$n" ] && break',
   "      o=1",
   "    done 2>/dev/null",
-  '    printf \'%s>%s %s\\n\' "$t" "$x" "$o" >&2',
+  '    printf \'%s>%s %s\\n\' "$t" "$x" "$o" >&3',
   "    continue ;;",
   "  esac",
   '  for f in "$tmp"/* "$tmp"/.[!.]* "$tmp"/..?*; do',

@@ -63,10 +63,10 @@ export function landlockStarter(
         argv,
         env: { ...JSON.parse(envText), [COMMAND_MARK_ENV]: mark },
         // From outside the sandbox: the holder, its helpers and what commands left all carry the mark.
-        stop: async () => {
+        stop: async (holder) => {
           try {
             await new Deno.Command("sh", {
-              args: ["-c", MARK_SWEEP, "skiff-sweep", mark],
+              args: ["-c", MARK_SWEEP, "skiff-sweep", mark, String(holder)],
               clearEnv: true,
               env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
               stdin: "null",

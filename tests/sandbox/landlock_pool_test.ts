@@ -235,6 +235,8 @@ Deno.test({
     await until(() => sleeps(marker).length === 3, `3 sleeps (${output})`);
     await group.stop(500);
     after();
+    // Stopped whole at once: no shell outlived its child to report it ("Killed").
+    assertEquals(output, "up\n");
     await until(() => sleeps(marker).length === 0, "the sleeps are gone");
     await until(() => !holders().includes(holder), "the stopped holder is gone");
     const again = await bash(launcher, "echo again", ws);
