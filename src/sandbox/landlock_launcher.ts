@@ -138,12 +138,23 @@ export function landlockExecArgv(
 /**
  * What every start of the exec step under `settings` gets, per command or
  * for the session's holder (landlock_session.ts): its environment (the
- * command's, without a mark) and its plan.
+ * command's, without a mark), its plan, the command shell, and the process
+ * limit — `nproc`, the step the shell runs first when skiff is not root
+ * (RLIMIT_NPROC), or, as root, the `pids` cgroup step `argv` puts around
+ * the exec step (the kernel exempts root from RLIMIT_NPROC; without a user
+ * namespace RLIMIT_NPROC counts all of the user's processes).
  */
 export function landlockSteps(settings: SandboxSettings, options: LandlockLauncherOptions): {
   env(): Record<string, string>;
   plan(): LandlockPlan;
+  /** The shell commands run with; execve takes no PATH search, so `sh` is /bin/sh. */
+  shell: string;
+  nproc: string;
+  /** The argv that runs `program` under `plan` through the exec step. */
+  argv(plan: LandlockPlan, program: string[]): string[];
 } {
+  const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
+  const limits = settings.limits ?? DEFAULT_LIMITS;
   const home = (options.getEnv ?? ((name) => Deno.env.get(name)))("HOME") ?? "/";
   const hidden = (settings.hidden ?? hiddenMounts(defaultHiddenFor(home, settings.workspace)))
     .map((mount) => mount.path);
@@ -167,6 +178,14 @@ export function landlockSteps(settings: SandboxSettings, options: LandlockLaunch
       if (options.tempRoot) plan.tempRoot = options.tempRoot;
       return plan;
     },
+    shell: options.shell?.startsWith("/") ? options.shell : "/bin/sh",
+    nproc: root ? "" : nprocStep(limits.processes),
+    argv(plan, program) {
+      const step = landlockExecArgv(plan, program, options.denoPath);
+      return root
+        ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...step]
+        : step;
+    },
   };
 }
 
@@ -178,27 +197,13 @@ export function landlockLauncher(
   settings: SandboxSettings,
   options: LandlockLauncherOptions,
 ): ProcessLauncher {
-  const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
-  const limits = settings.limits ?? DEFAULT_LIMITS;
   const steps = landlockSteps(settings, options);
   return {
     prepare(command: string, _cwd: string, prepareOptions: { lifeline?: boolean } = {}) {
       const env = { ...steps.env(), [COMMAND_MARK_ENV]: crypto.randomUUID() };
-      const plan = steps.plan();
       const lifeline = prepareOptions.lifeline === true;
-      // The kernel exempts root from RLIMIT_NPROC: root gets a cgroup instead. Without a
-      // user namespace RLIMIT_NPROC counts all of the user's processes.
-      const script = (lifeline ? LANDLOCK_LIFELINE_STEP : "") +
-        (root ? "" : nprocStep(limits.processes)) + command;
-      const sandboxed = landlockExecArgv(
-        plan,
-        // execve takes no PATH search: `sh` is /bin/sh.
-        [options.shell?.startsWith("/") ? options.shell : "/bin/sh", "-c", script],
-        options.denoPath,
-      );
-      const argv = root
-        ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...sandboxed]
-        : sandboxed;
+      const script = (lifeline ? LANDLOCK_LIFELINE_STEP : "") + steps.nproc + command;
+      const argv = steps.argv(steps.plan(), [steps.shell, "-c", script]);
       return Promise.resolve({ argv, env, lifeline });
     },
   };

@@ -12,13 +12,11 @@ import { BwrapPool, type SandboxStarter } from "./bwrap_pool.ts";
 import { type ClosableLauncher, pooledLauncher } from "./bwrap_session.ts";
 import {
   COMMAND_MARK_ENV,
-  landlockExecArgv,
   landlockLauncher,
   type LandlockLauncherOptions,
   landlockSteps,
 } from "./landlock_launcher.ts";
 import { LANDLOCK_HOLDER_SCRIPT, MARK_SWEEP } from "./landlock_pool_steps.ts";
-import { DEFAULT_LIMITS, nprocStep, ROOT_PIDS_STEP } from "./limits.ts";
 import type { SandboxSettings } from "./modes.ts";
 
 export interface LandlockSessionOptions extends LandlockLauncherOptions {
@@ -38,27 +36,20 @@ export function landlockStarter(
   settings: SandboxSettings,
   options: LandlockLauncherOptions,
 ): SandboxStarter {
-  const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
-  const limits = settings.limits ?? DEFAULT_LIMITS;
   const steps = landlockSteps(settings, options);
-  const shell = options.shell?.startsWith("/") ? options.shell : "/bin/sh";
   return {
     argsFor: (env) => [JSON.stringify(steps.plan()), JSON.stringify({ ...steps.env(), ...env })],
     command([planText, envText]) {
-      const plan = { ...JSON.parse(planText), holder: true };
       const mark = crypto.randomUUID();
       // The holder itself is the system's POSIX shell (small, quick to fork); commands get `shell`.
-      const holder = landlockExecArgv(plan, [
+      const argv = steps.argv({ ...JSON.parse(planText), holder: true }, [
         "/bin/sh",
         "-c",
         LANDLOCK_HOLDER_SCRIPT,
         "skiff-landlock-holder",
-        shell,
-        root ? "" : nprocStep(limits.processes),
-      ], options.denoPath);
-      const argv = root
-        ? ["sh", "-c", ROOT_PIDS_STEP, "skiff-limit", String(limits.processes), ...holder]
-        : holder;
+        steps.shell,
+        steps.nproc,
+      ]);
       return {
         argv,
         env: { ...JSON.parse(envText), [COMMAND_MARK_ENV]: mark },
