@@ -396,7 +396,8 @@ export function bwrapStarter(
         POOL_START_STEP,
         "skiff-pool-start",
         String(limits.processes),
-        options.shell,
+        // The holder itself is the system's POSIX shell (small, quick to fork); commands get `shell`.
+        "/bin/sh",
         options.bwrapPath,
         ...args,
         "--perms",

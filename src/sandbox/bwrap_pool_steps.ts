@@ -5,8 +5,10 @@
  *
  * Why each piece is there:
  * - The holder is pid 1 of the sandbox's pid namespace, so the kernel
- *   ignores any signal a command sends it that it has no handler for, and
- *   when it dies every process in the namespace dies. It is the shell copied
+ *   ignores any signal a command sends it that it has no handler for (and it
+ *   ignores those a shell would catch: `SHIELDED`), and when it dies every
+ *   process in the namespace dies. It is the system's POSIX shell (`/bin/sh`,
+ *   quicker to fork than bash) copied
  *   into the sandbox as a file its own user cannot read (mode 0111): the
  *   kernel marks a process that runs an unreadable program as not dumpable,
  *   so a command cannot read or write its memory (`/proc/1/mem`), open its
@@ -57,6 +59,13 @@ export const POOL_START_STEP = [
 ].join("\n");
 
 /**
+ * Signals a holder ignores, and each command gets back as they were: a
+ * holder that is the system's shell (dash) catches SIGINT while it waits
+ * for a command, and pid 1 dies of a signal it catches.
+ */
+export const SHIELDED = "HUP INT QUIT TERM USR1 USR2 ALRM";
+
+/**
  * The holder's reading of one `run <token>` request (its first line in
  * `$req`, `$nl` a newline): the script into `$c`, the token into `$t`. A
  * request cut short (skiff died while writing it) never runs: the holder
@@ -92,14 +101,17 @@ export const HOLDER_SCRIPT = [
   "exec 3<&- 4>&-",
   'sh=$1 folders=$3; eval "$2"; shift 3; nl="',
   '"',
+  `trap '' ${SHIELDED}`,
   "echo ready",
   "while IFS= read -r req; do",
   '  case $req in "run "*)',
   READ_RUN_REQUEST,
   "    printf '%s<' \"$t\" >&2",
   // The command's own shell sets these for itself, as when skiff starts it.
-  '    (unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2) &',
-  "    wait $!; x=$?; o=0",
+  // In the foreground: a shell without job control starts an asynchronous list with
+  // SIGINT and SIGQUIT ignored, and no `trap -` in it gives them back.
+  `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null 1>&2)`,
+  "    x=$? o=0",
   "    while :; do",
   "      n=",
   "      for p in /proc/[0-9]*; do",

@@ -80,6 +80,7 @@ export interface Syscalls {
   setsid: bigint;
   capset: bigint;
   execve: bigint;
+  rtSigaction: bigint;
 }
 
 // landlock_* share one number on every architecture; the rest do not.
@@ -94,6 +95,7 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     setsid: 112n,
     capset: 126n,
     execve: 59n,
+    rtSigaction: 13n,
   },
   aarch64: {
     landlockCreateRuleset: 444n,
@@ -105,6 +107,7 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     setsid: 157n,
     capset: 91n,
     execve: 221n,
+    rtSigaction: 134n,
   },
 };
 

@@ -20,6 +20,7 @@ const PR_CAP_AMBIENT = 47n;
 const PR_CAP_AMBIENT_CLEAR_ALL = 4n;
 const PR_SET_CHILD_SUBREAPER = 36n;
 const CAP_VERSION_3 = 0x20080522;
+const SIGPIPE = 13n;
 
 function fail(reason: string, code = 126): never {
   console.error(`skiff: the Landlock sandbox could not start the command: ${reason}`);
@@ -130,6 +131,12 @@ export function runStep(stepArgs: string[]): never {
     const data = new Uint32Array(6);
     const capset = call(numbers.capset, address(header), address(data));
     if (capset.value < 0n) return `capset failed (errno ${capset.errno})`;
+    // Deno ignores SIGPIPE, and an ignored signal stays ignored across execve: the command
+    // gets the default back, as a command started by skiff directly does (`yes | head` ends
+    // quietly). A zeroed `struct sigaction` is SIG_DFL, no flags, an empty mask.
+    const defaults = new BigUint64Array(4);
+    const reset = call(numbers.rtSigaction, SIGPIPE, address(defaults), 0n, 8n);
+    if (reset.value < 0n) return `rt_sigaction failed (errno ${reset.errno})`;
     const strings = [executable, ...args].map(cString);
     const envStrings = Object.entries(env).map(([name, value]) => cString(`${name}=${value}`));
     const argv = new BigUint64Array([...strings.map(address), 0n]);

@@ -37,10 +37,7 @@
  *   private `/tmp`: emptied between commands.
  */
 
-import { READ_RUN_REQUEST } from "./bwrap_pool_steps.ts";
-
-/** Signals the holder ignores, and each command gets back as they were. */
-const SHIELDED = "HUP INT QUIT TERM USR1 USR2 ALRM";
+import { READ_RUN_REQUEST, SHIELDED } from "./bwrap_pool_steps.ts";
 
 /**
  * Kills every process carrying the mark `$1` but the caller's own shell, in
@@ -103,8 +100,10 @@ export const LANDLOCK_HOLDER_SCRIPT = [
   '  case $req in "run "*)',
   READ_RUN_REQUEST,
   "    printf '%s<' \"$t\" >&3",
-  `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null >&3 2>&3 3>&-) &`,
-  "    wait $!; x=$?; o=0",
+  // In the foreground: a shell without job control starts an asynchronous list with
+  // SIGINT and SIGQUIT ignored, and no `trap -` in it gives them back.
+  `    (trap - ${SHIELDED}; unset SHLVL PWD OLDPWD; exec "$sh" -c "$c" </dev/null >&3 2>&3 3>&-)`,
+  "    x=$? o=0",
   // What the command left behind is the holder's child now: killed until none is left.
   "    while :; do",
   "      n=",

@@ -578,3 +578,31 @@ Deno.test(
     }
   },
 );
+
+/** The signal lines of /proc/self/status for a command run unsandboxed. */
+async function hostSignalLines(): Promise<string> {
+  const { stdout } = await new Deno.Command("/bin/bash", {
+    args: ["-c", "grep -E '^Sig(Blk|Ign)' /proc/self/status"],
+    stdin: "null",
+  }).output();
+  return new TextDecoder().decode(stdout);
+}
+
+Deno.test({
+  name: "bwrap pool: a command gets the signals the holder ignores back, as unsandboxed",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  try {
+    const inside = await bash(launcher, "grep -E '^Sig(Blk|Ign)' /proc/self/status", ws);
+    assertEquals(inside.output, await hostSignalLines());
+    await settled(launcher);
+    // An interrupt the command sends itself ends it, as it would outside.
+    const interrupted = await bash(launcher, "kill -INT $$; echo survived", ws);
+    assertEquals([interrupted.code, interrupted.output], [130, ""]);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});

@@ -417,3 +417,52 @@ Deno.test({
     cleanup();
   }
 });
+
+/** The standard signals (1–31) `mask` names, a hex SigIgn or SigBlk of /proc/<pid>/status. */
+function standardSignals(status: string, field: string): number[] {
+  const mask = BigInt(`0x${new RegExp(`^${field}:\\s*([0-9a-f]+)$`, "m").exec(status)![1]}`);
+  return Array.from({ length: 31 }, (_, bit) => bit + 1).filter((signal) =>
+    (mask >> BigInt(signal - 1)) & 1n
+  );
+}
+
+Deno.test({
+  name: "landlock pool: a command gets the signals the holder ignores back, as unsandboxed",
+  ...needsLandlock,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = launcherFor(ws);
+  try {
+    const signals = "grep -E '^Sig(Blk|Ign)' /proc/self/status";
+    const inside = await bash(launcher, signals, ws);
+    const host = new TextDecoder().decode(
+      (await new Deno.Command("/bin/bash", { args: ["-c", signals], stdin: "null" }).output())
+        .stdout,
+    );
+    // glibc's own real-time signals (32, 33) are no shell's to set; the standard ones must match.
+    for (const field of ["SigIgn", "SigBlk"]) {
+      assertEquals(standardSignals(inside.output, field), standardSignals(host, field), field);
+    }
+    await settled(launcher);
+    const interrupted = await bash(launcher, "kill -INT $$; echo survived", ws);
+    assertEquals([interrupted.code, interrupted.output], [130, ""]);
+    await settled(launcher);
+    // SIGPIPE is the default again (the exec step's runtime ignores it): `yes` ends quietly.
+    const piped = await bash(launcher, "yes | head -1", ws);
+    assertEquals([piped.code, piped.output], [0, "y\n"]);
+    // The same through an exec step of the command's own.
+    let alone = "";
+    const own = await startGroup({
+      launcher: landlockLauncher(settings(ws), { abi: abi as number, shell: "/bin/bash" }),
+      command: `${signals}; yes | head -1`,
+      cwd: ws,
+      onOutput: (text) => alone += text,
+    });
+    assertEquals((await own.done).code, 0, alone);
+    assertEquals(standardSignals(alone, "SigIgn"), standardSignals(host, "SigIgn"), alone);
+    assert(alone.endsWith("\ny\n"), alone);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});
