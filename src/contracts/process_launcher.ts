@@ -44,6 +44,12 @@ export interface ProcessLauncher {
    * (src/sandbox/bwrap_session.ts).
    */
   guard?: { before(): () => string | null };
+  /**
+   * A command is coming: start, without waiting, what it will run in (a
+   * sandbox kept up for the session), so that start overlaps the work
+   * before the command (its policy check, the undo snapshot). Never throws.
+   */
+  warm?(): void;
 }
 
 /** A command a launcher started itself (`attached` above). */

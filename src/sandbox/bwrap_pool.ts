@@ -127,6 +127,8 @@ export class BwrapPool {
   readonly #options: PoolOptions;
   readonly #sandboxes = new Set<Sandbox>();
   #starting = 0;
+  /** Starts begun by `warm`, by key: a command that comes for one waits for it. */
+  readonly #warming = new Map<string, Promise<void>>();
   #availability: Availability | null = null;
   #closed = false;
 
@@ -153,6 +155,38 @@ export class BwrapPool {
   }
 
   /**
+   * A command with `env` is coming: starts a sandbox for it now, without
+   * waiting, unless one is free, being emptied or already starting for it,
+   * so that its start runs beside the policy's work and the undo snapshot.
+   * The command's `acquire` takes it (or, should its mounts have changed
+   * meanwhile, discards it and starts another).
+   */
+  warm(env: Record<string, string>): void {
+    if (this.#closed || this.#availability?.usable === false) return;
+    const args = this.#options.starter.argsFor(env);
+    const key = JSON.stringify(args);
+    if (this.#warming.has(key)) return;
+    for (const box of this.#sandboxes) {
+      if (box.key === key && (box.state === "free" || box.state === "cleaning")) return;
+    }
+    if (this.size + this.#starting >= (this.#options.maxSandboxes ?? 4)) return;
+    this.#starting++;
+    const warming = this.#start(args, key).then((box) => {
+      if (!box) return;
+      if (this.#closed) {
+        box.state = "dead";
+        void box.end();
+      } else this.#sandboxes.add(box);
+    }).catch(() => {
+      // Not started (no bwrap to run): the command's own acquire tries again and says why.
+    }).finally(() => {
+      this.#starting--;
+      this.#warming.delete(key);
+    });
+    this.#warming.set(key, warming);
+  }
+
+  /**
    * A free sandbox for a command with `env`, started if none is; null when
    * the pool cannot be used here or is full (the caller then runs one bwrap
    * for the command).
@@ -164,6 +198,7 @@ export class BwrapPool {
     // in a new one only.
     const args = this.#options.starter.argsFor(env);
     const key = JSON.stringify(args);
+    await this.#warming.get(key);
     for (let waited = false;; waited = true) {
       for (const box of this.#sandboxes) {
         if (box.state === "free" && box.key !== key) this.#discard(box);

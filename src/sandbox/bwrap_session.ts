@@ -74,6 +74,7 @@ export function pooledLauncher(
         },
       };
     },
+    warm: () => pool.warm(env()),
     close: () => pool.close(),
   };
 }

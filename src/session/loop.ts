@@ -230,8 +230,12 @@ async function loop(
             shown += text;
             deps.emit("message.delta", { turn, text });
           },
-          // Loading what a call needs (the shell parser for bash) while its arguments stream.
-          onToolName: (name) => deps.tools.find((tool) => tool.name === name)?.prepare?.(),
+          // Loading what a call needs (the shell parser for bash, a sandbox) while its arguments
+          // stream; the context serves that preparation only (its call id is not known yet).
+          onToolName: (name) =>
+            deps.tools.find((tool) => tool.name === name)?.prepare?.(
+              deps.context("", options.signal),
+            ),
           onRetry: (info) =>
             deps.emit("provider.retry", {
               attempt: info.attempt,

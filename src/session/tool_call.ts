@@ -89,6 +89,8 @@ export async function admitToolCall(
         `Available tools: ${[...deps.tools.keys()].join(", ")}.`,
       );
     }
+    // What the call will need (a sandbox) starts now, beside the policy's work.
+    tool.prepare?.(ctx);
     input = deps.parseInput(tool, call.arguments);
     const verdict = await deps.gate.check({ tool, input, callId: call.id, turn }, ctx);
     if (!verdict.allowed) throw new ToolError("denied", verdict.reason);

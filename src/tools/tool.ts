@@ -94,12 +94,16 @@ export interface Tool<I = unknown> {
   declare(input: I, ctx: ToolContext): Access | Promise<Access>;
   execute(input: I, ctx: ToolContext): Promise<ToolResult>;
   /**
-   * Starts, without waiting, work every call of this tool needs once per
-   * process: called as soon as a call is known to be coming (the model
-   * began writing one, or `skiff tool` was asked for this tool), so it
-   * runs beside the rest. Must never throw.
+   * Starts, without waiting, work a call of this tool will need, so it runs
+   * beside the rest: called as soon as a call is known to be coming (the
+   * model began writing one, `skiff tool` was asked for this tool, the
+   * pipeline admits one). Without a context (before any session), what
+   * every call needs once per process (bash: the shell parser); with the
+   * session's, also what the call needs in that session (bash: a sandbox
+   * started, `ProcessLauncher.warm`). Called again and again: must be cheap
+   * once begun, and never throw.
    */
-  prepare?(): void;
+  prepare?(ctx?: ToolContext): void;
 }
 
 /** Helps a tool file keep its input type tied to its schema. */

@@ -606,3 +606,53 @@ Deno.test({
     cleanup();
   }
 });
+
+Deno.test({
+  name: "bwrap pool: warm() starts the next command's sandbox ahead, once; the command takes it",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  const holders = () => hostProcessesWith("/run/skiff-holder-");
+  const before = new Set(holders());
+  const ours = () => holders().filter((pid) => !before.has(pid));
+  try {
+    // Asked twice (the model began a call, then the pipeline admitted it): one start.
+    launcher.warm!();
+    launcher.warm!();
+    // A command that comes while the start is under way waits for it.
+    const first = await bash(launcher, "echo one", ws);
+    assertEquals([first.code, first.output], [0, "one\n"]);
+    assertEquals(launcher.pool.size, 1);
+    const [holder] = ours();
+    assert(holder !== undefined, "no holder of this pool is running");
+    await settled(launcher);
+    // One is free: warming starts nothing more, and the next command runs in the same sandbox.
+    launcher.warm!();
+    assertEquals(await launcher.pool.idle(), true);
+    const second = await bash(launcher, "echo two", ws);
+    assertEquals([second.code, second.output], [0, "two\n"]);
+    assertEquals(ours(), [holder]);
+    await settled(launcher);
+    // While a command holds the only sandbox, a second call gets one warmed for it.
+    const after = launcher.guard!.before();
+    const running = await startGroup({
+      launcher,
+      command: "sleep 0.5",
+      cwd: ws,
+      onOutput: () => {},
+    });
+    launcher.warm!();
+    const deadline = Date.now() + 10_000;
+    while (launcher.pool.size < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assertEquals(launcher.pool.size, 2);
+    await running.done;
+    after();
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+  assertEquals(ours(), [], "a holder outlived the session");
+});

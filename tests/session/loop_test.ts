@@ -9,6 +9,7 @@ import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import { emptyUsage } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 import { z } from "zod";
+import { makeContext } from "../tools/_context.ts";
 
 /** Answers after `ms`, unless the request is aborted first. */
 function slowProvider(ms: number): ChatProvider {
@@ -180,7 +181,8 @@ Deno.test("a tool the model begins to call is prepared while its arguments strea
     schema: z.object({}),
     declare: () => ({ key: name, patterns: [] }),
     execute: () => Promise.resolve({ output: "" }),
-    prepare: () => void prepared.push(name),
+    // With the session's context, so a call can warm what it runs in there (a sandbox).
+    prepare: (ctx) => void prepared.push(ctx?.launcher ? name : `${name} without a context`),
   });
   const provider: ChatProvider = {
     baseURL: "http://mock",
@@ -198,7 +200,11 @@ Deno.test("a tool the model begins to call is prepared while its arguments strea
     },
   };
   const outcome = await runLoop(
-    { ...deps(provider), tools: [tool("bash"), tool("read")] },
+    {
+      ...deps(provider),
+      tools: [tool("bash"), tool("read")],
+      context: (_callId, signal) => ({ ...makeContext("/nowhere"), signal }),
+    },
     options({}),
   );
   assertEquals(outcome.kind, "completed");

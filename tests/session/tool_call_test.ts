@@ -248,3 +248,33 @@ Deno.test("the tool's context carries the call's signal: aborting reaches a runn
   assertEquals(part.error?.code, "failed");
   assert(seen?.aborted, "the tool's signal is the call's");
 });
+
+Deno.test("a call's tool is prepared with the call's context before the policy is asked", async () => {
+  const order: string[] = [];
+  const contexts: unknown[] = [];
+  const tool: Tool = {
+    ...echoTool(),
+    prepare: (ctx) => {
+      order.push("prepare");
+      contexts.push(ctx);
+    },
+  };
+  const { deps } = fakes([tool]);
+  const checked = deps.gate.check;
+  deps.gate = {
+    check: (call, ctx) => {
+      order.push("policy");
+      contexts.push(ctx);
+      return checked(call, ctx);
+    },
+  };
+  const part = await runToolCall(
+    deps,
+    { id: "c7", name: "echo", arguments: '{"text":"hi"}' },
+    1,
+    new AbortController().signal,
+  );
+  assertEquals([part.ok, part.output], [true, "said hi"]);
+  assertEquals(order, ["prepare", "policy"]);
+  assert(contexts[0] !== undefined && contexts[0] === contexts[1], "not the call's own context");
+});

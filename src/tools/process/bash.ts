@@ -53,8 +53,12 @@ export const bashTool = defineTool({
     "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",
   ].join("\n"),
   schema,
-  // The policy judges every command with the shell parser, whose first load costs 60–100 ms.
-  prepare: () => void ensureShellParser(),
+  // The policy judges every command with the shell parser, whose first load costs 60–100 ms;
+  // a session sandbox takes 20–40 ms to start (bubblewrap's, or a Landlock holder).
+  prepare: (ctx) => {
+    void ensureShellParser();
+    ctx?.launcher.warm?.();
+  },
   async declare(input, ctx) {
     await ensureShellParser(); // alwaysPatterns splits the command with it
     const cwd = resolveCwd(input.cwd, ctx);
