@@ -226,6 +226,7 @@ async function benchAll(): Promise<void> {
     ["worker boot", async () => (await import("./bench_worker_boot.ts")).benchWorkerBoot()],
     ["scripted tool calls", async () => (await import("./bench_tool.ts")).benchTool()],
     ["sandboxed commands", async () => (await import("./bench_sandbox.ts")).benchSandbox()],
+    ["first bash call", async () => (await import("./bench_first_bash.ts")).benchFirstBash()],
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
     ["search", async () => (await import("./bench_search.ts")).benchSearch()],
     ["long session", async () => (await import("./bench_long_session.ts")).benchLongSession()],

@@ -256,6 +256,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       try {
         await background.stopAll();
       } finally {
+        // A first undo snapshot warmed for a call that never ran (denied) may still be taken.
+        await commandUndo?.settled();
         await closeMcp();
         await sandboxState.close?.();
       }

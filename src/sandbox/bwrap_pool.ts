@@ -171,12 +171,14 @@ export class BwrapPool {
     }
     if (this.size + this.#starting >= (this.#options.maxSandboxes ?? 4)) return;
     this.#starting++;
-    const warming = this.#start(args, key).then((box) => {
+    const warming = this.#start(args, key).then(async (box) => {
       if (!box) return;
-      if (this.#closed) {
-        box.state = "dead";
-        void box.end();
-      } else this.#sandboxes.add(box);
+      if (!this.#closed) return void this.#sandboxes.add(box);
+      // The session closed while it started: it ends here, and close() waits for that.
+      box.state = "dead";
+      box.child.ref(); // So close()'s wait holds the event loop.
+      await box.end();
+      await box.gone;
     }).catch(() => {
       // Not started (no bwrap to run): the command's own acquire tries again and says why.
     }).finally(() => {
@@ -305,6 +307,7 @@ export class BwrapPool {
   /** Stops every sandbox (each also dies with skiff: `--die-with-parent`, and its holder's stdin closing). */
   async close(): Promise<void> {
     this.#closed = true;
+    await Promise.all(this.#warming.values());
     const boxes = [...this.#sandboxes];
     this.#sandboxes.clear();
     const ended = boxes.map((box) => {

@@ -77,6 +77,9 @@ export class CommandSnapshots {
   readonly #index: string;
   #queue: Promise<unknown> = Promise.resolve();
   #state: "new" | "ready" | "off" = "new";
+  /** The first tree, begun by `warm`; `settled` once it is taken. */
+  #warm: { tree: Promise<string | null>; settled: boolean; taken: boolean } | null = null;
+  #warmed: Promise<void> = Promise.resolve();
   #bytes = 0;
   /** The index's closing hash when `#lastTree` was written from it. */
   #lastStamp: string | null = null;
@@ -95,7 +98,13 @@ export class CommandSnapshots {
    * turns itself off with one warning, and the command runs as before.
    */
   async before(): Promise<() => Promise<void>> {
-    const start = await this.#serial(() => this.#tree()).catch((error) => this.#off(error));
+    // A first tree still being taken as this command comes is its tree: the workspace is
+    // being read right before the command, as here. One taken earlier is read again.
+    const warm = this.#warm;
+    const early = warm && !warm.settled && !warm.taken;
+    if (early) warm.taken = true;
+    const start = await (early ? warm.tree : this.#serial(() => this.#tree()))
+      .catch((error) => this.#off(error));
     if (!start) return () => Promise.resolve();
     return async () => {
       await this.#serial(async () => {
@@ -103,6 +112,36 @@ export class CommandSnapshots {
         if (end && end !== start) this.#options.record(await this.#changes(start, end));
       }).catch((error) => this.#off(error));
     };
+  }
+
+  /**
+   * The session's first command is coming: the store, the index and the
+   * size check (`#prepare`), and a tree of the workspace as it is now, start
+   * at once, beside the policy's work (and the model's writing of the call).
+   * A command whose `before` comes while that tree is still being taken
+   * (warmed as the call was admitted) takes it as is; one that comes later
+   * re-adds the workspace to the same index, which git's stat cache makes
+   * quick, and needs no new tree when nothing changed meanwhile. Later
+   * commands find the session prepared: nothing to do ahead. Resolves once
+   * the tree is taken; never rejects (a store that cannot work turns off).
+   */
+  warm(): Promise<void> {
+    if (this.#state !== "new" || this.#warm) return Promise.resolve();
+    const warm = { tree: this.#serial(() => this.#tree()), settled: false, taken: false };
+    this.#warm = warm;
+    this.#warmed = warm.tree.then(() => {
+      warm.settled = true;
+    }, (error) => {
+      warm.settled = true;
+      this.#off(error);
+    });
+    return this.#warmed;
+  }
+
+  /** Resolves once no snapshot job is left (a warm one included); never rejects. */
+  async settled(): Promise<void> {
+    await this.#queue;
+    await this.#warmed;
   }
 
   /** One git job at a time: the index is shared by the session's parallel calls. */

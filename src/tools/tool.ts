@@ -18,6 +18,12 @@ export type { ProcessLauncher } from "../contracts/process_launcher.ts";
 /** Snapshots the workspace around a command (src/session/command_snapshots.ts). */
 export interface CommandUndo {
   before(): Promise<() => Promise<void>>;
+  /**
+   * A command is coming: do, without waiting, the session's one-time work
+   * and a first snapshot, so the command's `before` has little left to do.
+   * Never throws.
+   */
+  warm?(): void;
 }
 
 /** Background processes started by `bash` with `background: true`. */

@@ -656,3 +656,22 @@ Deno.test({
   }
   assertEquals(ours(), [], "a holder outlived the session");
 });
+
+Deno.test({
+  name: "bwrap pool: a session closed while a warmed sandbox starts leaves no process behind",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  const launcher = bwrapSessionLauncher(settings(ws), { shell: "/bin/bash" });
+  // The sandbox's bwrap and its holder: bwrap's arguments bind the workspace.
+  const ours = () => liveProcesses((args) => args.some((arg) => arg.includes(ws)));
+  try {
+    launcher.warm!();
+    assert(ours().length > 0, "the warm start did not begin");
+    await launcher.close();
+    assertEquals(ours(), []);
+    assertEquals(launcher.pool.size, 0);
+  } finally {
+    cleanup();
+  }
+});

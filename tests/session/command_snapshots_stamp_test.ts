@@ -88,3 +88,65 @@ Deno.test("command snapshots: a tree is written only when the index changed, and
     Deno.removeSync(root, { recursive: true });
   }
 });
+
+Deno.test("command snapshots: warm() takes the first tree ahead; a command coming as it is taken uses it, a later one reads the workspace again", async () => {
+  const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-snap-warm-" }));
+  const shim = gitShim(root);
+  try {
+    const workspace = `${root}/ws`;
+    Deno.mkdirSync(workspace);
+    const past = new Date("2020-01-01T00:00:00Z");
+    const write = (name: string, text: string) => {
+      Deno.writeTextFileSync(`${workspace}/${name}`, text);
+      Deno.utimeSync(`${workspace}/${name}`, past, past);
+    };
+    write("a.txt", "aaaa\n");
+    const recorded: CommandChange[][] = [];
+    const session = (id: string) =>
+      new CommandSnapshots({
+        workspace,
+        dataDir: `${root}/data`,
+        sessionId: id,
+        record: (changes) => recorded.push(changes),
+        warn: (message) => {
+          throw new Error(message);
+        },
+      });
+    const subcommands = () => {
+      const lines = Deno.readTextFileSync(shim.log).trim().split("\n");
+      Deno.writeTextFileSync(shim.log, "");
+      return lines.filter((line) => line === "add" || line === "write-tree");
+    };
+
+    // Warmed as the call is admitted, its command comes at once: the tree being taken is its own.
+    const first = session("ses_warm_1");
+    void first.warm();
+    void first.warm(); // Asked again (the model began the call, then it was admitted): once.
+    const after = await first.before();
+    assertEquals(subcommands(), ["add", "write-tree"], "the warm tree alone");
+    Deno.writeTextFileSync(`${workspace}/a.txt`, "changed\n");
+    await after();
+    assertEquals(recorded.length, 1);
+    assertEquals(recorded[0].map((change) => change.path), [`${workspace}/a.txt`]);
+    assertEquals(new TextDecoder().decode(recorded[0][0].before!), "aaaa\n");
+    // Later commands of the session have nothing to warm: no git runs.
+    subcommands();
+    await first.warm();
+    assertEquals(Deno.readTextFileSync(shim.log), "");
+
+    // Warmed long before its command (a person took a while to approve it): what changed
+    // meanwhile is the command's starting point, not its change.
+    write("a.txt", "aaaa\n");
+    const second = session("ses_warm_2");
+    await second.warm();
+    subcommands();
+    write("b.txt", "someone else's\n");
+    const secondAfter = await second.before();
+    assertEquals(subcommands(), ["add", "write-tree"], "the workspace read again");
+    await secondAfter();
+    assertEquals(recorded.length, 1, "nothing the command did");
+  } finally {
+    shim.restore();
+    Deno.removeSync(root, { recursive: true });
+  }
+});

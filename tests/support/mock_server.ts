@@ -49,6 +49,8 @@ export interface MockWire {
   repeatToolNames?: boolean;
   /** Send each call's arguments as a JSON object instead of a string, in one fragment. */
   objectArguments?: boolean;
+  /** Wait this long before each event after the first, as a model writing its answer piece by piece. */
+  eventDelayMs?: number;
   /** Send each tool call whole in one fragment with neither `index` nor `id`. */
   bareCalls?: boolean;
   /** Stream tool calls in the legacy `function_call` delta (one call only), finishing "function_call". */
@@ -425,6 +427,7 @@ function sseResponse(
     async pull(controller) {
       if (gone.aborted) return controller.close();
       if (index < events.length) {
+        if (wire.eventDelayMs && index > 0) await wait(wire.eventDelayMs, gone);
         controller.enqueue(encoder.encode(`${ping}data: ${events[index++]}${eol}${eol}`));
         return;
       }

@@ -54,10 +54,12 @@ export const bashTool = defineTool({
   ].join("\n"),
   schema,
   // The policy judges every command with the shell parser, whose first load costs 60–100 ms;
-  // a session sandbox takes 20–40 ms to start (bubblewrap's, or a Landlock holder).
+  // a session sandbox takes 20–40 ms to start (bubblewrap's, or a Landlock holder), and the
+  // session's first undo snapshot three git runs.
   prepare: (ctx) => {
     void ensureShellParser();
     ctx?.launcher.warm?.();
+    ctx?.commandUndo?.warm?.();
   },
   async declare(input, ctx) {
     await ensureShellParser(); // alwaysPatterns splits the command with it

@@ -7,6 +7,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { bashTool } from "../../../src/tools/process/bash.ts";
 import { processWorkspace, survivors, uniqueSleep } from "../_processes.ts";
+import { makeContext } from "../_context.ts";
 
 Deno.test("stdout and stderr arrive merged in order, with the exit code", async () => {
   await using ws = await processWorkspace();
@@ -198,4 +199,19 @@ Deno.test("colour codes are removed and a line redrawn with \\r shows what it en
     result.output,
     "FAIL a.test\nprogress 100%\nwindows line\ndone\nexit code: 0",
   );
+});
+
+Deno.test("bash prepare: with a session's context it warms the sandbox and the first undo snapshot", () => {
+  const warmed: string[] = [];
+  const ctx = makeContext("/nowhere");
+  ctx.launcher = { ...ctx.launcher, warm: () => void warmed.push("sandbox") };
+  ctx.commandUndo = {
+    before: () => Promise.resolve(() => Promise.resolve()),
+    warm: () => void warmed.push("undo"),
+  };
+  bashTool.prepare!(ctx);
+  assertEquals(warmed, ["sandbox", "undo"]);
+  // Without one (a process preparing before any session): the parser alone, nothing to warm.
+  bashTool.prepare!();
+  assertEquals(warmed, ["sandbox", "undo"]);
 });
