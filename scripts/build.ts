@@ -170,6 +170,37 @@ async function lazyRequire(dir: string): Promise<void> {
   }
 }
 
+/** How web-tree-sitter's emscripten glue decides it runs under Node. */
+const GLUE_NODE_CHECK =
+  'var ENVIRONMENT_IS_NODE = typeof process == "object" && process.versions?.node && process.type != "renderer";';
+const GLUE_NOT_NODE = "var ENVIRONMENT_IS_NODE = false;";
+
+/**
+ * The shell parser's glue (web-tree-sitter) takes Deno, whose `process` says
+ * Node, for Node, and loads `node:module`, `fs`, `path` and `url` at its
+ * first bash call (~30 ms in the engine's Worker) to read files it is never
+ * asked for: shell_parser.ts hands it both WebAssembly modules as bytes. In
+ * the bundle it is told it is not Node. A glue whose check reads otherwise
+ * (a new version) fails the build, so the rewrite is never silently lost.
+ */
+async function parserGlueNotNode(dir: string): Promise<void> {
+  let found = false;
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !entry.name.endsWith(".js")) continue;
+    const file = path.join(dir, entry.name);
+    const text = await Deno.readTextFile(file);
+    if (!text.includes("var ENVIRONMENT_IS_NODE")) continue;
+    if (!text.includes(GLUE_NODE_CHECK)) {
+      throw new Error(
+        `${entry.name}: web-tree-sitter's Node check changed; update GLUE_NODE_CHECK in scripts/build.ts`,
+      );
+    }
+    await Deno.writeTextFile(file, text.replace(GLUE_NODE_CHECK, GLUE_NOT_NODE));
+    found = true;
+  }
+  if (!found) throw new Error(`no web-tree-sitter glue in ${dir}: is the shell parser bundled?`);
+}
+
 /**
  * Bundles the checkout at `root` into `root`/dist/bundle (the CLI, and the
  * stamp) and `root`/dist/engine (the engine's Worker). Each must be two
@@ -198,6 +229,7 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     await computedImports(building, CHAT_CHUNK);
     for (const [dir, entry] of [[engineBuilding, "engine_worker.js"], [building, "start.js"]]) {
       await lazyRequire(dir);
+      await parserGlueNotNode(dir);
       if (!(await Deno.stat(path.join(dir, entry)).catch(() => undefined))?.isFile) {
         throw new Error(`deno bundle wrote no ${entry}`);
       }

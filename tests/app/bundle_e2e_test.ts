@@ -138,6 +138,15 @@ Deno.test({
               assert(!text.includes("__deno_internal_createRequire"), file);
             }
           }
+          // The shell parser's glue is told it is not Node (scripts/build.ts), so a first bash
+          // call loads none of Node's modules for it; the command steps below parse with it.
+          for (const dir of [cli, engineDir]) {
+            const glue = [...Deno.readDirSync(dir)].map((entry) =>
+              Deno.readTextFileSync(path.join(dir, entry.name))
+            ).filter((text) => text.includes("var ENVIRONMENT_IS_NODE"));
+            assertEquals(glue.length, 1, dir);
+            assertStringIncludes(glue[0], "var ENVIRONMENT_IS_NODE = false;");
+          }
           // zod's namespace import keeps its 63 other locales out (docs/performance.md): the
           // named `{ z }` import bundled every one, ~600 KB the Worker parsed at each start.
           for (const dir of [cli, engineDir]) {
