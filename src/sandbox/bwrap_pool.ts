@@ -81,6 +81,8 @@ export interface BwrapStartOptions {
   bwrapPath: string;
   /** The command shell (shell.ts). */
   shell: string;
+  /** The holder's shell, when it is a multi-call binary the command shell instead. @default "/bin/sh" */
+  holderShell?: string;
   root: boolean;
   hidden: readonly HiddenMount[];
 }
@@ -435,7 +437,8 @@ export function bwrapStarter(
         "skiff-pool-start",
         String(limits.processes),
         // The holder itself is the system's POSIX shell (small, quick to fork); commands get `shell`.
-        "/bin/sh",
+        options.holderShell ?? "/bin/sh",
+        options.shell,
         options.bwrapPath,
         ...args,
         "--perms",

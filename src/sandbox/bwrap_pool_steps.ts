@@ -31,7 +31,9 @@
 
 /**
  * Starts one sandbox. `$1` the process limit, `$2` the shell to copy in as
- * the holder, then the bwrap argv. Where a `pids` cgroup can be written
+ * the holder, `$3` the one to copy instead when `$2` is a multi-call binary
+ * (busybox, toybox: they run what their name says, and the holder's copy
+ * has another name), then the bwrap argv. Where a `pids` cgroup can be written
  * (skiff as root, or a delegated cgroup v2) it makes one for the sandbox,
  * caps it at the limit and enters it, as one bwrap per command does as root
  * (`ROOT_PIDS_STEP` in limits.ts: there bwrap and its init count, here
@@ -41,7 +43,7 @@
  * and whose holder prints `ready`.
  */
 export const POOL_START_STEP = [
-  "n=$1 s=$2; shift 2",
+  "n=$1 s=$2 other=$3; shift 3",
   "for b in /sys/fs/cgroup/pids /sys/fs/cgroup; do",
   '  [ -w "$b/cgroup.procs" ] || continue',
   '  [ "$b" = /sys/fs/cgroup/pids ] || grep -qw pids "$b/cgroup.subtree_control" 2>/dev/null || continue',
@@ -53,6 +55,8 @@ export const POOL_START_STEP = [
   '  mkdir -p "$d" && echo "$n" > "$d/pids.max" && echo $$ > "$d/$f" && break',
   '  echo "skiff: could not limit processes in $d" >&2; exit 126',
   "done",
+  'case $s in /*) ;; *) s=$(command -v "$s") ;; esac',
+  'case $(readlink -f "$s" 2>/dev/null) in */busybox | */toybox) s=$other ;; esac',
   'case $s in /*) ;; *) s=$(command -v "$s") ;; esac',
   'exec 3<"$s" 4>&1',
   'exec "$@"',

@@ -85,7 +85,12 @@ export function pooledLauncher(
  */
 export function bwrapSessionLauncher(
   settings: SandboxSettings,
-  options: BwrapOptions & { maxSandboxes?: number; onStartFailed?: () => void } = {},
+  options: BwrapOptions & {
+    maxSandboxes?: number;
+    onStartFailed?: () => void;
+    /** The holder's shell (`BwrapStartOptions.holderShell`); tests name another. */
+    holderShell?: string;
+  } = {},
   guard?: { before(): () => string | null },
 ): ClosableLauncher & { pool: BwrapPool } {
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
@@ -94,6 +99,7 @@ export function bwrapSessionLauncher(
     starter: bwrapStarter(settings, {
       bwrapPath: options.bwrapPath ?? "bwrap",
       shell: options.shell ?? "sh",
+      holderShell: options.holderShell,
       root,
       hidden: sandboxHidden(settings, options),
     }),

@@ -70,6 +70,20 @@ function holderCopy(program: string, target: string): string {
   return target;
 }
 
+/**
+ * `program`, or `fallback` when `program` is a multi-call binary (busybox,
+ * toybox): such a binary runs what its name says, and the holder's copy has
+ * another name.
+ */
+export function holderProgram(program: string, fallback?: string): string {
+  let real = program;
+  try {
+    real = Deno.realPathSync(program);
+  } catch { /* copied as named; the copy says why it fails */ }
+  const name = real.slice(real.lastIndexOf("/") + 1);
+  return fallback && (name === "busybox" || name === "toybox") ? fallback : program;
+}
+
 function cString(text: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new TextEncoder().encode(`${text}\0`));
 }
@@ -93,7 +107,9 @@ export function runStep(stepArgs: string[]): never {
   } catch (error) {
     fail(`could not make ${tempDir} (${(error as Error).message})`);
   }
-  const executable = plan.holder ? holderCopy(program, `${tempDir}.holder`) : program;
+  const executable = plan.holder
+    ? holderCopy(holderProgram(program, plan.holderFallback), `${tempDir}.holder`)
+    : program;
   const env: Record<string, string> = { ...Deno.env.toObject(), TMPDIR: tempDir };
   for (const name of (env.SKIFF_LANDLOCK_STEP_ENV ?? "").split(",")) delete env[name];
   delete env.SKIFF_LANDLOCK_STEP_ENV;

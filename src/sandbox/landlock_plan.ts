@@ -25,6 +25,12 @@ export interface LandlockPlan {
    */
   holder?: boolean;
   /**
+   * The holder's program when the one named is a multi-call binary (busybox,
+   * toybox: they run what their name says, and the copy has another name):
+   * the command shell.
+   */
+  holderFallback?: string;
+  /**
    * Paths left unreadable. The exec step turns them into read rules itself
    * (`readRules`, landlock_read_rules.ts): listing `/` needs a read
    * permission the engine lacks.

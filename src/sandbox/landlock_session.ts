@@ -42,7 +42,8 @@ export function landlockStarter(
     command([planText, envText]) {
       const mark = crypto.randomUUID();
       // The holder itself is the system's POSIX shell (small, quick to fork); commands get `shell`.
-      const argv = steps.argv({ ...JSON.parse(planText), holder: true }, [
+      const plan = { ...JSON.parse(planText), holder: true, holderFallback: steps.shell };
+      const argv = steps.argv(plan, [
         "/bin/sh",
         "-c",
         LANDLOCK_HOLDER_SCRIPT,

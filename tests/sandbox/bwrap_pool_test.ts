@@ -675,3 +675,28 @@ Deno.test({
     cleanup();
   }
 });
+
+Deno.test({
+  name:
+    "bwrap pool: a holder shell that is a multi-call binary (busybox) gives way to the command shell",
+  ...needsPool,
+}, async () => {
+  const { ws, cleanup } = workspace();
+  // A stand-in busybox that runs nothing, reached through a link named sh, as on Alpine.
+  const bin = Deno.makeTempDirSync({ dir: path.dirname(ws), prefix: "bin-" });
+  Deno.writeTextFileSync(path.join(bin, "busybox"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+  Deno.symlinkSync(path.join(bin, "busybox"), path.join(bin, "sh"));
+  const launcher = bwrapSessionLauncher(settings(ws), {
+    shell: "/bin/bash",
+    holderShell: path.join(bin, "sh"),
+  });
+  try {
+    const ran = await bash(launcher, "echo inside", ws);
+    assertEquals([ran.code, ran.output], [0, "inside\n"]);
+    assertEquals(launcher.pool.availability, { usable: true });
+    assertEquals(launcher.pool.size, 1);
+  } finally {
+    await launcher.close();
+    cleanup();
+  }
+});

@@ -466,3 +466,19 @@ Deno.test({
     cleanup();
   }
 });
+
+Deno.test("landlock holder: a multi-call binary (busybox) as its shell gives way to the command shell", async () => {
+  const { holderProgram } = await import("../../src/sandbox/landlock_exec.ts");
+  const bin = Deno.makeTempDirSync({ prefix: "skiff-holder-shell-" });
+  try {
+    Deno.writeTextFileSync(path.join(bin, "busybox"), "", { mode: 0o755 });
+    Deno.symlinkSync(path.join(bin, "busybox"), path.join(bin, "sh"));
+    assertEquals(holderProgram(path.join(bin, "sh"), "/bin/bash"), "/bin/bash");
+    assertEquals(holderProgram(path.join(bin, "busybox"), "/bin/bash"), "/bin/bash");
+    assertEquals(holderProgram("/bin/sh", "/bin/bash"), "/bin/sh", "this machine's sh");
+    // No fallback named: the program as it is.
+    assertEquals(holderProgram(path.join(bin, "sh")), path.join(bin, "sh"));
+  } finally {
+    Deno.removeSync(bin, { recursive: true });
+  }
+});
