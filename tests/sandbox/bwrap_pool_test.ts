@@ -667,6 +667,11 @@ Deno.test({
   const ours = () => liveProcesses((args) => args.some((arg) => arg.includes(ws)));
   try {
     launcher.warm!();
+    // Closed as soon as its bubblewrap shows (a process is named by its arguments once it execs).
+    const deadline = Date.now() + 5_000;
+    while (ours().length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
     assert(ours().length > 0, "the warm start did not begin");
     await launcher.close();
     assertEquals(ours(), []);
