@@ -77,9 +77,13 @@ export class CommandSnapshots {
   readonly #index: string;
   #queue: Promise<unknown> = Promise.resolve();
   #state: "new" | "ready" | "off" = "new";
-  /** The first tree, begun by `warm`; `settled` once it is taken. */
-  #warm: { tree: Promise<string | null>; settled: boolean; taken: boolean } | null = null;
-  #warmed: Promise<void> = Promise.resolve();
+  /** The first tree, begun by `warm`; `done` once it is taken (or failed), never rejecting. */
+  #warm: {
+    tree: Promise<string | null>;
+    done: Promise<void>;
+    settled: boolean;
+    taken: boolean;
+  } | null = null;
   #bytes = 0;
   /** The index's closing hash when `#lastTree` was written from it. */
   #lastStamp: string | null = null;
@@ -127,21 +131,22 @@ export class CommandSnapshots {
    */
   warm(): Promise<void> {
     if (this.#state !== "new" || this.#warm) return Promise.resolve();
-    const warm = { tree: this.#serial(() => this.#tree()), settled: false, taken: false };
-    this.#warm = warm;
-    this.#warmed = warm.tree.then(() => {
+    const tree = this.#serial(() => this.#tree());
+    const warm = { tree, done: Promise.resolve(), settled: false, taken: false };
+    warm.done = tree.then(() => {
       warm.settled = true;
     }, (error) => {
       warm.settled = true;
       this.#off(error);
     });
-    return this.#warmed;
+    this.#warm = warm;
+    return warm.done;
   }
 
   /** Resolves once no snapshot job is left (a warm one included); never rejects. */
   async settled(): Promise<void> {
     await this.#queue;
-    await this.#warmed;
+    await this.#warm?.done;
   }
 
   /** One git job at a time: the index is shared by the session's parallel calls. */
