@@ -238,7 +238,16 @@ class ChatSession {
     });
     const io: EngineIO = {
       event: (event) => this.renderer.event(this.#chatHints(event)),
-      ask: (request) => broker.ask(request),
+      ask: async (request) => {
+        const answer = await broker.ask(request);
+        // Esc or Ctrl-C at the question: the call does not run, and the turn stops there, as
+        // at Esc while the agent works (the model is not asked again).
+        if (answer === "interrupt") {
+          this.#stopRequested = true;
+          this.#engine?.abort();
+        }
+        return answer;
+      },
     };
     const engine = await startEngine({ ...this.spec, interactive: true }, io);
     try {

@@ -76,6 +76,41 @@ Deno.test({
 });
 
 Deno.test({
+  name: "chat terminal: Esc at an approval question stops the turn; the call does not run",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      [
+        { toolCalls: [{ name: "bash", arguments: { command: "echo hi > esc.txt" } }] },
+        { text: "The model was asked again." },
+        { text: "Next prompt answered." },
+      ],
+      async ({ session, mock, sandbox, shell }) => {
+        await shell("skiff");
+        await ready(session);
+        await type(session, "write the file");
+        await press(session, "Enter");
+        await shows(session, "[Esc] stop");
+        await press(session, "Escape");
+        await shows(session, "Continue here, or after exiting with: skiff --resume ses_");
+        // The turn ended at the question: the model was not asked again, and nothing ran.
+        assertEquals(mock.requests.length, 1);
+        assert(!(await visible(session)).join("\n").includes("asked again"));
+        assertEquals(
+          await Deno.stat(path.join(sandbox.workspace, "esc.txt")).then(() => true, () => false),
+          false,
+        );
+        // The chat goes on: the next prompt is answered.
+        await press(session, "C-u");
+        await type(session, "carry on");
+        await press(session, "Enter");
+        await shows(session, "The model was asked again.");
+      },
+    );
+  },
+});
+
+Deno.test({
   name:
     "chat terminal: Esc during a streamed answer stops it, gives the input back and keeps the partial answer",
   ignore: !hasTmux,
