@@ -32,9 +32,20 @@ async function timeOnce(args: string[], env: Record<string, string> = {}): Promi
   return elapsed;
 }
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** A temporary folder holding `work`: a git repository (nothing committed) with one file, `a.txt`. */
+export async function gitWorkspace(prefix: string): Promise<{ dir: string; workspace: string }> {
+  const dir = await Deno.makeTempDir({ prefix });
+  const workspace = path.join(dir, "work");
+  await Deno.mkdir(workspace);
+  const init = await new Deno.Command("git", { args: ["init", "-q", workspace] }).output();
+  if (!init.success) throw new Error("git init failed: is git installed?");
+  await Deno.writeTextFile(path.join(workspace, "a.txt"), "a\n");
+  return { dir, workspace };
 }
 
 /** Alternate the two commands so background noise hits both alike. */

@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { runtimeFlags } from "./compile.ts";
-import { mockRunEnv } from "./bench.ts";
+import { gitWorkspace, median, mockRunEnv } from "./bench.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
@@ -25,11 +25,6 @@ const CALL = {
     description: "Check that the workspace builds before changing anything in it",
   },
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
 
 /** One run: the call's wait (tool.started → tool.completed) and the whole process, in ms. */
 async function firstBash(
@@ -75,12 +70,7 @@ async function firstBash(
 
 export async function benchFirstBash(rounds = 11): Promise<string[]> {
   const flags = await runtimeFlags();
-  const dir = await Deno.makeTempDir({ prefix: "skiff-bench-first-bash-" });
-  const workspace = path.join(dir, "work");
-  await Deno.mkdir(workspace);
-  const init = await new Deno.Command("git", { args: ["init", "-q", workspace] }).output();
-  if (!init.success) throw new Error("git init failed: is git installed?");
-  await Deno.writeTextFile(path.join(workspace, "a.txt"), "a\n");
+  const { dir, workspace } = await gitWorkspace("skiff-bench-first-bash-");
   // A request that carries the call's result gets the answer; any other, the call.
   const mock = startMockServer([], {
     respond: (body) => {

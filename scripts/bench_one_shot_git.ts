@@ -9,19 +9,21 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { runtimeFlags } from "./compile.ts";
-import { emptyScript, interleave, mockRunEnv, phaseLine, timePhases } from "./bench.ts";
+import {
+  emptyScript,
+  gitWorkspace,
+  interleave,
+  mockRunEnv,
+  phaseLine,
+  timePhases,
+} from "./bench.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const MAIN = Deno.env.get("SKIFF_BENCH_MAIN") ?? path.join(ROOT, "main.ts");
 
 export async function benchOneShotGit(rounds = 9): Promise<string[]> {
   const flags = await runtimeFlags();
-  const dir = await Deno.makeTempDir({ prefix: "skiff-bench-git-" });
-  const workspace = path.join(dir, "work");
-  await Deno.mkdir(workspace);
-  const init = await new Deno.Command("git", { args: ["init", "-q", workspace] }).output();
-  if (!init.success) throw new Error("git init failed: is git installed?");
-  await Deno.writeTextFile(path.join(workspace, "a.txt"), "a\n");
+  const { dir, workspace } = await gitWorkspace("skiff-bench-git-");
   const empty = await emptyScript(dir);
   const mock = startMockServer(Array.from({ length: rounds + 2 }, () => ({ text: "ok" })));
   const env = mockRunEnv(dir, mock.url);
