@@ -299,15 +299,37 @@ Deno.test({
         const [signs, count] = when === "starting"
           ? [[token, "/run/skiff-holder-"], 2]
           : [[`sleep\0${token}`], 1];
-        const seen = () => Math.max(...signs.map((sign) => processesWith(sign).length));
-        while (seen() < count && Date.now() < deadline) {
+        // This run's own sandboxes, by their holders' names, which the start step and bubblewrap
+        // carry in their arguments beside this run's workspace; the holder itself, by its name.
+        // Another skiff on the machine, or what an earlier test left, is not this run's.
+        const holders = new Set<string>();
+        const noteHolders = () => {
+          for (const pid of liveProcesses((args) => args.join("\0").includes(sandbox.workspace))) {
+            try {
+              const line = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+              for (const name of line.match(/\/run\/skiff-holder-[0-9a-f-]+/g) ?? []) {
+                holders.add(name);
+              }
+            } catch {
+              // Gone meanwhile.
+            }
+          }
+        };
+        const ours = (sign: string) => {
+          if (sign !== "/run/skiff-holder-") return processesWith(sign);
+          noteHolders();
+          return [...holders].flatMap((name) => processesWith(name));
+        };
+        const seen = () => Math.max(...signs.map((sign) => ours(sign).length));
+        let most = 0;
+        while ((most = Math.max(most, seen())) < count && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 1));
         }
-        assert(seen() >= count, `the command never started (${when})`);
+        assert(most >= count, `the command never started (${when})`);
         child.kill("SIGKILL");
         await child.output().catch(() => {});
         // Its own sandbox may still be finishing setup: give it time to notice, not forever.
-        const remaining = () => [...processesWith(token), ...processesWith("/run/skiff-holder-")];
+        const remaining = () => [...ours(token), ...ours("/run/skiff-holder-")];
         const settled = Date.now() + 10_000;
         while (remaining().length && Date.now() < settled) {
           await new Promise((resolve) => setTimeout(resolve, 100));
