@@ -165,13 +165,15 @@ class ChatSession {
     );
   }
 
+  /** Stops the running turn: the stream, or the running command and every process it started. */
+  #stopTurn(): void {
+    this.#stopRequested = true;
+    this.#engine?.abort();
+  }
+
   async #onKey(key: Key): Promise<void> {
     // While a turn runs, Ctrl-C stops it whatever the input holds.
-    if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) {
-      this.#stopRequested = true;
-      this.#engine?.abort();
-      return;
-    }
+    if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) return this.#stopTurn();
     if (key.kind === "ctrl-o") return this.renderer.expandTool();
     const action = this.editor.handle(key);
     switch (action.kind) {
@@ -242,10 +244,7 @@ class ChatSession {
         const answer = await broker.ask(request);
         // Esc or Ctrl-C at the question: the call does not run, and the turn stops there, as
         // at Esc while the agent works (the model is not asked again).
-        if (answer === "interrupt") {
-          this.#stopRequested = true;
-          this.#engine?.abort();
-        }
+        if (answer === "interrupt") this.#stopTurn();
         return answer;
       },
     };
