@@ -201,6 +201,58 @@ async function parserGlueNotNode(dir: string): Promise<void> {
   if (!found) throw new Error(`no web-tree-sitter glue in ${dir}: is the shell parser bundled?`);
 }
 
+/** esbuild's line for a module imported as bytes: the module's path above it, then its base64. */
+const BYTES_MODULE = /^\/\/ (\S+\.wasm)\nvar (\w+) = __toBinary\("([A-Za-z0-9+/]*={0,2})"\);$/gm;
+/** The chunk's import of esbuild's base64 decoder. */
+const DECODER_IMPORT = /^import \{\s*__toBinary\s*\} from "\.\/[\w.-]+\.js";$/m;
+/** The chunk's exports. */
+const CHUNK_EXPORTS = /^export \{[^}]*\};$/m;
+
+/**
+ * The shell parser's two WebAssembly modules (src/policy/_shell_wasm.ts)
+ * as files imported as bytes, as in the sources. esbuild writes them into
+ * the chunk as base64 (2 MB of JavaScript) decoded by a loop in JavaScript:
+ * loading that chunk cost ~55 ms of the engine's thread at a process's
+ * first bash call; the two files imported as bytes cost ~16 ms. The bytes
+ * are the chunk's own, decoded here. A chunk that holds anything else (a
+ * new esbuild) fails the build.
+ */
+async function parserWasmAsBytes(dir: string): Promise<void> {
+  const chunks = [...Deno.readDirSync(dir)].filter((entry) =>
+    entry.isFile && /^_shell_wasm-[\w]+\.js$/.test(entry.name)
+  );
+  if (chunks.length !== 1) {
+    throw new Error(`expected one _shell_wasm chunk in ${dir}, found ${chunks.length}`);
+  }
+  const file = path.join(dir, chunks[0].name);
+  const text = await Deno.readTextFile(file);
+  const imports: string[] = [];
+  for (const [, source, name, base64] of text.matchAll(BYTES_MODULE)) {
+    const wasm = path.basename(source);
+    await Deno.writeFile(path.join(dir, wasm), Uint8Array.fromBase64(base64));
+    imports.push(`import ${name} from "./${wasm}" with { type: "bytes" };`);
+  }
+  const exports = text.match(CHUNK_EXPORTS)?.[0];
+  const rest = text.replace(BYTES_MODULE, "").replace(DECODER_IMPORT, "")
+    .replace(CHUNK_EXPORTS, "").trim();
+  if (imports.length !== 2 || exports === undefined || rest !== "") {
+    throw new Error(
+      `${
+        chunks[0].name
+      }: not the two WebAssembly modules esbuild used to write; update parserWasmAsBytes in scripts/build.ts`,
+    );
+  }
+  await Deno.writeTextFile(
+    file,
+    [
+      "// Written by scripts/build.ts: the shell parser's WebAssembly, imported as bytes.",
+      ...imports,
+      exports,
+      "",
+    ].join("\n"),
+  );
+}
+
 /**
  * Bundles the checkout at `root` into `root`/dist/bundle (the CLI, and the
  * stamp) and `root`/dist/engine (the engine's Worker). Each must be two
@@ -230,6 +282,7 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     for (const [dir, entry] of [[engineBuilding, "engine_worker.js"], [building, "start.js"]]) {
       await lazyRequire(dir);
       await parserGlueNotNode(dir);
+      await parserWasmAsBytes(dir);
       if (!(await Deno.stat(path.join(dir, entry)).catch(() => undefined))?.isFile) {
         throw new Error(`deno bundle wrote no ${entry}`);
       }

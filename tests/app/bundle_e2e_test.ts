@@ -141,17 +141,30 @@ Deno.test({
           // The shell parser's glue is told it is not Node (scripts/build.ts), so a first bash
           // call loads none of Node's modules for it; the command steps below parse with it.
           for (const dir of [cli, engineDir]) {
-            const glue = [...Deno.readDirSync(dir)].map((entry) =>
-              Deno.readTextFileSync(path.join(dir, entry.name))
-            ).filter((text) => text.includes("var ENVIRONMENT_IS_NODE"));
+            const glue = [...Deno.readDirSync(dir)].filter((entry) => entry.name.endsWith(".js"))
+              .map((entry) => Deno.readTextFileSync(path.join(dir, entry.name))).filter((text) =>
+                text.includes("var ENVIRONMENT_IS_NODE")
+              );
             assertEquals(glue.length, 1, dir);
             assertStringIncludes(glue[0], "var ENVIRONMENT_IS_NODE = false;");
+            // Its two WebAssembly modules are files imported as bytes, not base64 in a chunk.
+            const wasmChunk = [...Deno.readDirSync(dir)].find((entry) =>
+              entry.name.startsWith("_shell_wasm-")
+            )!.name;
+            const chunkText = Deno.readTextFileSync(path.join(dir, wasmChunk));
+            assert(!chunkText.includes("__toBinary"), chunkText.slice(0, 300));
+            for (const wasm of ["web-tree-sitter.wasm", "tree-sitter-bash.wasm"]) {
+              assertStringIncludes(chunkText, `from "./${wasm}" with { type: "bytes" }`);
+              const bytes = Deno.readFileSync(path.join(dir, wasm));
+              assertEquals([...bytes.subarray(0, 4)], [0, 0x61, 0x73, 0x6d], wasm); // "\0asm"
+            }
           }
           // zod's namespace import keeps its 63 other locales out (docs/performance.md): the
           // named `{ z }` import bundled every one, ~600 KB the Worker parsed at each start.
           for (const dir of [cli, engineDir]) {
             const locales = new Set<string>();
             for (const entry of Deno.readDirSync(dir)) {
+              if (!entry.name.endsWith(".js")) continue;
               const text = Deno.readTextFileSync(path.join(dir, entry.name));
               for (const found of text.matchAll(/\/zod\/[^/]+\/v4\/locales\/([\w-]+)\.js/g)) {
                 locales.add(found[1]);
