@@ -28,6 +28,7 @@
  *   holder (on its stdin): a command can neither end its output early nor
  *   report a status.
  */
+import { CLEAR_FINISHED_SANDBOXES } from "./limits.ts";
 
 /**
  * Starts one sandbox. `$1` the process limit, `$2` the shell to copy in as
@@ -47,7 +48,7 @@ export const POOL_START_STEP = [
   "for b in /sys/fs/cgroup/pids /sys/fs/cgroup; do",
   '  [ -w "$b/cgroup.procs" ] || continue',
   '  [ "$b" = /sys/fs/cgroup/pids ] || grep -qw pids "$b/cgroup.subtree_control" 2>/dev/null || continue',
-  '  for d in "$b"/skiff-*; do [ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null && rmdir "$d" 2>/dev/null; done',
+  CLEAR_FINISHED_SANDBOXES,
   // Named after this shell's pid, which bwrap keeps (exec): a later start
   // removes the folder once this sandbox is gone.
   "  d=$b/skiff-pool-$$",

@@ -52,11 +52,34 @@ export function mebibytes(mb: number): string {
 }
 
 /**
+ * The lines of a cgroup step (`$b` the cgroup root in use) that clear the
+ * folders of sandboxes that are over: each folder is named after the pid of
+ * its sandbox's bwrap (or step), and once that pid is gone the folder goes,
+ * with whatever is still in it. Something is when skiff (and so bwrap, by
+ * `--die-with-parent`) was killed while bubblewrap set the sandbox up: its
+ * child, pid 1 of the new namespace, waits forever for a word from the
+ * parent that is gone (seen after SIGKILL at random points, 2 in 30). Ending
+ * that process ends its namespace. One `rmdir` for every folder: each
+ * program started here costs a few ms. A folder whose process has not been
+ * reaped yet stays for the next start.
+ */
+export const CLEAR_FINISHED_SANDBOXES = [
+  "  gone=",
+  '  for d in "$b"/skiff-*; do',
+  '    [ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null || continue',
+  '    while read -r p; do kill -9 "$p" 2>/dev/null; done <"$d/cgroup.procs"',
+  '    gone="$gone $d"',
+  "  done",
+  '  [ -z "$gone" ] || rmdir $gone 2>/dev/null',
+].join("\n");
+
+/**
  * The shell step before bwrap when skiff runs as root: a `pids` cgroup for
  * this command (v1 `/sys/fs/cgroup/pids`, or v2 where the root cgroup
  * delegates `pids`), entered before exec so every process of the command is
- * counted. Folders of finished commands (their pid gone) are removed first.
- * Where no such cgroup is writable, bwrap runs without it.
+ * counted. Folders of finished sandboxes are cleared first
+ * (`CLEAR_FINISHED_SANDBOXES`). Where no such cgroup is writable, bwrap runs
+ * without it.
  *
  * Arguments: `$1` the limit, then the bwrap argv.
  */
@@ -65,7 +88,7 @@ export const ROOT_PIDS_STEP = [
   "for b in /sys/fs/cgroup/pids /sys/fs/cgroup; do",
   '  [ -w "$b/cgroup.procs" ] || continue',
   '  [ "$b" = /sys/fs/cgroup/pids ] || grep -qw pids "$b/cgroup.subtree_control" 2>/dev/null || continue',
-  '  for d in "$b"/skiff-*; do [ -d "$d" ] && ! kill -0 "${d##*-}" 2>/dev/null && rmdir "$d" 2>/dev/null; done',
+  CLEAR_FINISHED_SANDBOXES,
   "  d=$b/skiff-$$",
   // v1: moving this one thread ("0" in `tasks`) spares the kernel a global
   // lock that `cgroup.procs` takes (several ms per command).
