@@ -58,7 +58,8 @@ export function mebibytes(mb: number): string {
  * with whatever is still in it. Something is when skiff (and so bwrap, by
  * `--die-with-parent`) was killed while bubblewrap set the sandbox up: its
  * child, pid 1 of the new namespace, waits forever for a word from the
- * parent that is gone (seen after SIGKILL at random points, 2 in 30). Ending
+ * parent that is gone (SIGKILL at a random moment of a first `skiff tool
+ * bash` left one in 5 of 40 tries; docs/security.md). Ending
  * that process ends its namespace. One `rmdir` for every folder: each
  * program started here costs a few ms. A folder whose process has not been
  * reaped yet stays for the next start.
