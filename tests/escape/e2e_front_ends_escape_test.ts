@@ -183,7 +183,7 @@ for (const backend of BACKENDS) {
           ...flagsFor(backend.name),
           tasks,
         ], sandbox);
-        // Its one task was refused calls, so every task failed the same way.
+        // Its one task had calls refused, so every task failed the same way.
         assertEquals(result.code, 3, result.stderr);
         await assertContained(sandbox, before, modelSaw(mock), [
           everythingSent(mock),
