@@ -26,7 +26,6 @@ import {
   everythingSent,
   exists,
   guarded,
-  lastToolResults,
   needsBwrap,
   withAttack,
 } from "./e2e_support.ts";
@@ -75,14 +74,25 @@ const flagsFor = (backend: string) => [
   backend,
 ];
 
-/** What every front end must leave behind, given the battery's outputs in order. */
+/** What one run of the battery showed: its outputs in order, and where a secret could surface. */
+interface Seen {
+  /** The battery's outputs, in its order. */
+  outputs: string[];
+  /** What went to the model (empty without one), then skiff's own output. */
+  streams: string[];
+  /** The file the harmless part writes. @default "ok.txt" */
+  control?: string;
+  /** Names the run in a failure (a batch task). */
+  label?: string;
+}
+
+/** What every front end must leave behind, given what one run of the battery showed. */
 async function assertContained(
   sandbox: AttackSandbox,
   before: Map<string, string>,
-  outputs: string[],
-  streams: string[],
-  control = "ok.txt",
+  seen: Seen,
 ): Promise<void> {
+  const { outputs, streams, control = "ok.txt" } = seen;
   assertEquals(outputs.length, 7, outputs.join("\n---\n"));
   const [write, secrets, net, hiddenRead, outsideRead, outsideWrite, denied] = outputs;
   assertMatch(write, /Read-only file system|Permission denied/);
@@ -105,13 +115,8 @@ async function assertContained(
   assertNoSecrets(streams[0], ...streams.slice(1));
 }
 
-/** The tool results the model saw, in the battery's order (one turn of parallel calls). */
-function modelSaw(mock: MockServer): string[] {
-  return lastToolResults(mock).map((message) => message.content);
-}
-
-/** The tool results sent with request `index` (0-based). */
-function toolResults(mock: MockServer, index: number): string[] {
+/** The tool results sent with request `index` (0-based; by default the last). */
+function toolResults(mock: MockServer, index = mock.requests.length - 1): string[] {
   const body = mock.requests[index] as { messages: { role: string; content: string }[] };
   return body.messages.filter((message) => message.role === "tool").map((message) =>
     message.content
@@ -120,17 +125,23 @@ function toolResults(mock: MockServer, index: number): string[] {
 
 /**
  * Runs `front` on a fresh attack sandbox, with a server on 127.0.0.1 that
- * counts connections (the network attempt's target): it must see none.
+ * counts connections (the network attempt's target), then checks each run
+ * of the battery it reports: contained, and no connection made.
  */
 async function attempt(
   script: (port: number) => Parameters<typeof withAttack>[0],
-  front: (sandbox: AttackSandbox, mock: MockServer, port: number) => Promise<void>,
+  front: (sandbox: AttackSandbox, mock: MockServer, port: number) => Promise<Seen[]>,
 ): Promise<void> {
   const server = connectionCounter();
   try {
     await withAttack(script(server.port), async (sandbox, mock) => {
       await Deno.remove(STRAY).catch(() => {});
-      await front(sandbox, mock, server.port);
+      const before = guarded(sandbox);
+      for (const seen of await front(sandbox, mock, server.port)) {
+        await assertContained(sandbox, before, seen).catch((error) => {
+          throw seen.label ? new Error(`${seen.label}: ${error.message}`) : error;
+        });
+      }
       assertEquals(server.count(), 0, "the local server saw a connection");
     });
   } finally {
@@ -141,21 +152,33 @@ async function attempt(
 
 const modelScript = (port: number) => [{ toolCalls: battery(port) }, { text: "all done" }];
 
+/**
+ * A model-driven front end's command line (`skiff run`, `skiff batch`) run to
+ * its end: calls were refused, which its exit code says (3, docs/ci.md).
+ */
+async function modelRun(sandbox: AttackSandbox, mock: MockServer, args: string[]) {
+  const result = await runSkiff(args, sandbox);
+  assertEquals(result.code, 3, result.stderr);
+  return { result, streams: [everythingSent(mock), result.stdout, result.stderr] };
+}
+
+/** A batch's tasks file in the sandbox's root. */
+async function tasksFile(sandbox: AttackSandbox, tasks: Record<string, unknown>[]) {
+  const file = path.join(sandbox.root, "tasks.jsonl");
+  await Deno.writeTextFile(file, tasks.map((task) => JSON.stringify(task) + "\n").join(""));
+  return file;
+}
+
 for (const backend of BACKENDS) {
+  const flags = flagsFor(backend.name);
+
   Deno.test({
     name: `e2e front ends (${backend.name}): skiff run --yes keeps the battery contained`,
     ignore: backend.missing !== null,
     fn: () =>
       attempt(modelScript, async (sandbox, mock) => {
-        const before = guarded(sandbox);
-        const result = await runSkiff(["run", "--json", ...flagsFor(backend.name), "go"], sandbox);
-        // Calls were refused: the run ends with the exit code that says so (docs/ci.md).
-        assertEquals(result.code, 3, result.stderr);
-        await assertContained(sandbox, before, modelSaw(mock), [
-          everythingSent(mock),
-          result.stdout,
-          result.stderr,
-        ]);
+        const { streams } = await modelRun(sandbox, mock, ["run", "--json", ...flags, "go"]);
+        return [{ outputs: toolResults(mock), streams }];
       }),
   });
 
@@ -165,18 +188,16 @@ for (const backend of BACKENDS) {
     ignore: backend.missing !== null,
     fn: () =>
       attempt(() => [], async (sandbox, _mock, port) => {
-        const before = guarded(sandbox);
         const input = battery(port).map((call) =>
           JSON.stringify({ tool: call.name, input: call.arguments })
         ).join("\n") + "\n";
-        const result = await runSkiff(["tool", ...flagsFor(backend.name)], sandbox, { input });
+        const result = await runSkiff(["tool", ...flags], sandbox, { input });
         // Some calls are refused: the process says so with exit 1.
         assertEquals(result.code, 1, result.stderr);
-        const answers = parseJsonLines(result.stdout);
-        const outputs = answers.map((answer) =>
+        const outputs = parseJsonLines(result.stdout).map((answer) =>
           answer.ok ? String(answer.output) : JSON.stringify(answer.error)
         );
-        await assertContained(sandbox, before, outputs, ["", result.stdout, result.stderr]);
+        return [{ outputs, streams: ["", result.stdout, result.stderr] }];
       }),
   });
 
@@ -185,24 +206,17 @@ for (const backend of BACKENDS) {
     ignore: backend.missing !== null,
     fn: () =>
       attempt(modelScript, async (sandbox, mock) => {
-        const before = guarded(sandbox);
-        const tasks = path.join(sandbox.root, "tasks.jsonl");
-        await Deno.writeTextFile(tasks, JSON.stringify({ id: "attack", prompt: "go" }) + "\n");
-        const result = await runSkiff([
+        const tasks = await tasksFile(sandbox, [{ id: "attack", prompt: "go" }]);
+        // Its one task had calls refused, so every task failed the same way.
+        const { streams } = await modelRun(sandbox, mock, [
           "batch",
           "--json",
           "-j",
           "1",
-          ...flagsFor(backend.name),
+          ...flags,
           tasks,
-        ], sandbox);
-        // Its one task had calls refused, so every task failed the same way.
-        assertEquals(result.code, 3, result.stderr);
-        await assertContained(sandbox, before, modelSaw(mock), [
-          everythingSent(mock),
-          result.stdout,
-          result.stderr,
         ]);
+        return [{ outputs: toolResults(mock), streams }];
       }),
   });
 
@@ -212,9 +226,8 @@ for (const backend of BACKENDS) {
     ignore: backend.missing !== null || !hasTmux,
     fn: () =>
       attempt(modelScript, async (sandbox, mock) => {
-        const before = guarded(sandbox);
         let screen = "";
-        await inTmux(flagsFor(backend.name), sandbox, async (terminal) => {
+        await inTmux(flags, sandbox, async (terminal) => {
           await terminal.shows("Ctrl-D to exit");
           await terminal.keys("go", "Enter");
           await terminal.shows("all done");
@@ -222,7 +235,7 @@ for (const backend of BACKENDS) {
           screen = await terminal.shows("SKIFF_EXIT=");
         });
         assertMatch(screen, /SKIFF_EXIT=0/);
-        await assertContained(sandbox, before, modelSaw(mock), [everythingSent(mock), screen]);
+        return [{ outputs: toolResults(mock), streams: [everythingSent(mock), screen] }];
       }),
   });
 }
@@ -248,33 +261,26 @@ Deno.test({
         for (const own of ["first", "second"]) {
           await Deno.writeTextFile(path.join(sandbox.workspace, `${own}.txt`), "\n");
         }
-        const before = guarded(sandbox);
-        const tasks = path.join(sandbox.root, "tasks.jsonl");
-        await Deno.writeTextFile(
-          tasks,
-          ["first", "second"].map((id) =>
-            JSON.stringify({ id, prompt: "go", owns: [`${id}.txt`] }) + "\n"
-          ).join(""),
+        const tasks = await tasksFile(
+          sandbox,
+          ["first", "second"].map((id) => ({ id, prompt: "go", owns: [`${id}.txt`] })),
         );
         // -j 1 in one workspace: the second task runs in the Worker the first one used.
-        const result = await runSkiff(
-          ["batch", "--json", "-j", "1", ...flagsFor("bwrap"), tasks],
-          sandbox,
-        );
-        assertEquals(result.code, 3, result.stderr);
+        const { result, streams } = await modelRun(sandbox, mock, [
+          "batch",
+          "--json",
+          "-j",
+          "1",
+          ...flagsFor("bwrap"),
+          tasks,
+        ]);
         assertEquals(mock.requests.length, 4, result.stderr);
-        for (const [task, request] of [["first", 1], ["second", 3]] as const) {
-          const outputs = toolResults(mock, request);
+        return (["first", "second"] as const).map((task, at) => {
+          const outputs = toolResults(mock, 2 * at + 1);
           const other = task === "first" ? "second" : "first";
           assertMatch(outputs[0], new RegExp(`${other}\\.txt: Read-only file system`));
-          await assertContained(sandbox, before, outputs, [
-            everythingSent(mock),
-            result.stdout,
-            result.stderr,
-          ], `${task}.txt`).catch((error) => {
-            throw new Error(`task ${task}: ${error.message}`);
-          });
-        }
+          return { outputs, streams, control: `${task}.txt`, label: `task ${task}` };
+        });
       },
     ),
 });

@@ -10,6 +10,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { ROOT_PIDS_STEP } from "../../src/sandbox/limits.ts";
 import { POOL_START_STEP } from "../../src/sandbox/bwrap_pool_steps.ts";
+import { existsSync } from "../support/fs.ts";
 
 /** The pids cgroup root a step writes in, as the steps choose it, or null. */
 function cgroupRoot(): string | null {
@@ -41,15 +42,6 @@ async function deadPid(): Promise<number> {
   const child = new Deno.Command("true").spawn();
   await child.status;
   return child.pid;
-}
-
-function exists(file: string): boolean {
-  try {
-    Deno.statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A `sleep` moved into `folder` (made here): what a sandbox left, or a live sandbox. */
@@ -110,12 +102,15 @@ for (const [name, argsFor] of STEPS) {
       await step();
       const status = await within(orphan.status, 5000, "what the finished sandbox left still runs");
       assertEquals(status.signal, "SIGKILL", "what the finished sandbox left was not ended");
-      assert(!exists(empty), `${empty} was not removed`);
+      assert(!existsSync(empty), `${empty} was not removed`);
       // The folder of the ended process goes at once, or at the next start if it was not reaped yet.
-      if (exists(left)) await step();
-      assert(!exists(left), `${left} was not removed`);
+      if (existsSync(left)) await step();
+      assert(!existsSync(left), `${left} was not removed`);
       // The live sandbox keeps its process and its folder.
-      assert(exists(`${root}/skiff-pool-${live.pid}`), "a running sandbox's folder was removed");
+      assert(
+        existsSync(`${root}/skiff-pool-${live.pid}`),
+        "a running sandbox's folder was removed",
+      );
       const procs = Deno.readTextFileSync(`${root}/skiff-pool-${live.pid}/cgroup.procs`);
       assertEquals(procs.trim(), String(live.pid));
     } finally {

@@ -8,6 +8,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { landlockExecArgv } from "../../src/sandbox/landlock_launcher.ts";
 import { landlockPlan } from "../../src/sandbox/landlock_rules.ts";
 import { probeLandlock } from "../../src/sandbox/choose.ts";
+import { existsSync } from "../support/fs.ts";
 
 async function run(argv: string[]) {
   const output = await new Deno.Command(argv[0], { args: argv.slice(1), stdin: "null" }).output();
@@ -50,24 +51,15 @@ Deno.test({
       assertEquals(result.code, 126, result.stderr);
       assertStringIncludes(result.stderr, `made for Landlock ABI ${other}`);
       assertStringIncludes(result.stderr, "skiff doctor");
-      assert(!exists(marker), `the command ran under a plan for ABI ${other}`);
+      assert(!existsSync(marker), `the command ran under a plan for ABI ${other}`);
     }
     // Control: the kernel's own ABI runs the command.
     const result = await run(
       landlockExecArgv(landlockPlan({ settings, abi, hidden: [] }), command),
     );
     assertEquals(result.code, 0, result.stderr);
-    assert(exists(marker), "the command ran under the kernel's ABI");
+    assert(existsSync(marker), "the command ran under the kernel's ABI");
   } finally {
     Deno.removeSync(workspace, { recursive: true });
   }
 });
-
-function exists(file: string): boolean {
-  try {
-    Deno.statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
