@@ -8,7 +8,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { landlockExecArgv } from "../../src/sandbox/landlock_launcher.ts";
 import { landlockPlan } from "../../src/sandbox/landlock_rules.ts";
 import { probeLandlock } from "../../src/sandbox/choose.ts";
-import { existsSync } from "../support/fs.ts";
+import { exists as existsSync } from "../../src/agents/discovery.ts";
 
 async function run(argv: string[]) {
   const output = await new Deno.Command(argv[0], { args: argv.slice(1), stdin: "null" }).output();
