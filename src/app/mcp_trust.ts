@@ -1,10 +1,11 @@
 /**
  * MCP servers a project defines for itself — in its `.mcp.json` or the `mcp`
  * key of its own `skiff.json` — arrive with the repository, and a stdio
- * server is a program that runs as the user, outside the OS sandbox. So they
- * start only on the user's word: a rule in the global config or on the
- * command line (`--allow 'mcp_server(name)'`), or a yes at the terminal.
- * `--yes` is not that word, as it is not for running commands unsandboxed.
+ * server is a program that runs as the user, outside the OS sandbox. This
+ * module says which servers the project defines and what the user's own
+ * rules (global config, flags) say of each; whether they start is the trust
+ * decision's (project_trust.ts `decideProjectServers`). `--yes` is never that
+ * word, as it is not for running commands unsandboxed.
  * Servers from the global config are the user's own and always start; a
  * project entry of the same name changes nothing of them (src/mcp/config.ts).
  */
@@ -17,10 +18,12 @@ import {
 import { checkSubject } from "../policy/evaluate.ts";
 import { flagsLayer } from "../policy/flags.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
-import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
-import { approves } from "../policy/broker.ts";
+import type { EngineSpec } from "./engine_types.ts";
 
 export const MCP_SERVER_KEY = "mcp_server";
+
+/** The parts of a spec the MCP sources are read from. */
+type McpSpec = Pick<EngineSpec, "workspace" | "config" | "mcp">;
 
 export interface ProjectServer {
   name: string;
@@ -35,7 +38,7 @@ export interface ProjectServer {
  * config's alone), the project's config file and `.mcp.json`; blocked
  * project servers switched off.
  */
-export function mcpSources(spec: EngineSpec): McpSourceOptions {
+export function mcpSources(spec: McpSpec): McpSourceOptions {
   const servers = { ...(spec.config.mcp ?? {}) } as Record<string, McpServerInput>;
   for (const name of spec.mcp.blocked) servers[name] = { ...servers[name], enabled: false };
   const project = spec.mcp.project;
@@ -61,7 +64,7 @@ export function sessionMcpServers(spec: EngineSpec): ResolvedMcpServers {
 }
 
 /** Servers the project defines, enabled, with what they would run. */
-export function projectMcpServers(spec: EngineSpec): ProjectServer[] {
+export function projectMcpServers(spec: McpSpec): ProjectServer[] {
   if (!spec.mcp.enabled) return [];
   const { servers } = resolveMcpServers(mcpSources(spec));
   return servers
@@ -76,7 +79,10 @@ export function projectMcpServers(spec: EngineSpec): ProjectServer[] {
 }
 
 /** The user's own verdict for one server: global config rules and command-line flags only. */
-export function userVerdict(spec: EngineSpec, name: string): "allow" | "ask" | "deny" {
+export function userVerdict(
+  spec: Pick<EngineSpec, "permissionLayers" | "flags">,
+  name: string,
+): "allow" | "ask" | "deny" {
   const global = spec.permissionLayers.find((layer) => layer.source === "global");
   const layers = [
     ...(global
@@ -85,44 +91,4 @@ export function userVerdict(spec: EngineSpec, name: string): "allow" | "ask" | "
     flagsLayer(spec.flags),
   ];
   return checkSubject(layers, MCP_SERVER_KEY, name).action;
-}
-
-/**
- * Decide which project servers start. Blocked names go into
- * `spec.mcp.blocked`, each with a warning saying how to allow it.
- * `ask` is given only when a person is at the terminal.
- */
-export async function decideProjectServers(
-  spec: EngineSpec,
-  servers: ProjectServer[],
-  ask?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
-): Promise<void> {
-  for (const server of servers) {
-    const verdict = userVerdict(spec, server.name);
-    if (verdict === "allow") continue;
-    if (verdict === "ask" && ask) {
-      const answer = await ask({
-        tool: "mcp",
-        access: {
-          key: MCP_SERVER_KEY,
-          patterns: [server.name],
-          preview:
-            `${server.target}\n\ndefined by ${server.source}; it runs as you, outside the sandbox`,
-        },
-        decision: {
-          action: "ask",
-          reason: `start the project's MCP server "${server.name}"?`,
-          checks: [],
-        },
-        always: [],
-      });
-      if (approves(answer)) continue;
-    }
-    spec.mcp.blocked.push(server.name);
-    spec.warnings.push(
-      verdict === "deny"
-        ? `MCP server "${server.name}" (${server.source}) is not started: a rule denies it.`
-        : `MCP server "${server.name}" is defined by the project (${server.source}) and would run as you, outside the sandbox: not started. Allow it with --allow 'mcp_server(${server.name})', or add "permission": {"mcp_server": {"${server.name}": "allow"}} to your global config.`,
-    );
-  }
 }

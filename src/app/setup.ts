@@ -6,9 +6,15 @@
 import * as path from "../contracts/path.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
-import { distrustProject, layerValue } from "../config/origin.ts";
+import { distrustProject } from "../config/origin.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
-import { decideProjectTrust, findProjectAllows, limitProjectConfig } from "./project_trust.ts";
+import {
+  applyProjectTrust,
+  decideProjectServers,
+  decideProjectTrust,
+  findTrustSubjects,
+  serversForTrust,
+} from "./project_trust.ts";
 import { readAgentFiles } from "../agents/files.ts";
 import { resolveAgents } from "../agents/load.ts";
 import { loadFrontmatterParserFor } from "../agents/frontmatter.ts";
@@ -20,7 +26,7 @@ import { parsePermissionFlag } from "../policy/flags.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "./engine_types.ts";
-import { decideProjectServers, mcpSources, projectMcpServers } from "./mcp_trust.ts";
+import { mcpSources, projectMcpServers } from "./mcp_trust.ts";
 import { resolveMcpServers } from "../mcp/config.ts";
 import { mcpSpec } from "./mcp_spec.ts";
 
@@ -133,11 +139,27 @@ export async function prepare(
   });
   // The YAML parser only when some agent file has frontmatter: most starts never evaluate it.
   await loadFrontmatterParserFor(agentFiles.map((file) => file.text));
+  const userFlags = {
+    allow: options.allow ?? [],
+    ask: options.ask ?? [],
+    deny: options.deny ?? [],
+    yes: options.yes ?? false,
+  };
+  // The project's MCP servers, found once: the trust question lists them, and
+  // after the decision the same list says which start. Whether they start
+  // does not depend on what else trust changes in the config.
+  const previewConfig = applyProjectTrust(loaded, false).config;
+  const projectServers = projectMcpServers({
+    workspace,
+    config: previewConfig,
+    mcp: projectMcp(previewConfig, loaded, workspace),
+  });
   const projectTrust = await decideProjectTrust({
-    allows: findProjectAllows(
+    subjects: findTrustSubjects(
       workspace,
-      loaded.project,
+      loaded,
       agentFiles.filter((file) => file.project),
+      serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
     ),
     global: loaded.global,
     globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
@@ -146,7 +168,7 @@ export async function prepare(
   });
   // The same reading, with the project's allow rules left out: no file is read again.
   if (!projectTrust.trusted) loaded = distrustProject(loaded);
-  const trust = applyProjectTrust(loaded);
+  const trust = applyProjectTrust(loaded, projectTrust.trusted);
   const config = trust.config;
   const provider = config.provider ?? {};
   const model = provider.model ?? "";
@@ -156,7 +178,7 @@ export async function prepare(
     );
   }
   const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
-  const apiKey = trust.withholdApiKey ? "" : provider.apiKey ?? "";
+  const apiKey = provider.apiKey ?? "";
   if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
     throw new UsageError(
       `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
@@ -196,12 +218,7 @@ export async function prepare(
       env: config.sandbox?.env ?? [],
       ...sandboxGuards(config, loaded, workspace),
     },
-    flags: {
-      allow: options.allow ?? [],
-      ask: options.ask ?? [],
-      deny: options.deny ?? [],
-      yes: options.yes ?? false,
-    },
+    flags: userFlags,
     warnings: [...loaded.warnings, ...projectTrust.warnings, ...trust.warnings],
     interactive,
     provider: {
@@ -213,11 +230,7 @@ export async function prepare(
       connectTimeoutMs: provider.connectTimeoutMs,
     },
   };
-  await decideProjectServers(
-    spec,
-    projectMcpServers(spec),
-    spec.interactive ? askAtStart : undefined,
-  );
+  decideProjectServers(spec, projectServers);
   // Once, here: the Worker's permissions and the MCP client use this result.
   if (spec.mcp.enabled) spec.mcp.resolved = resolveMcpServers(mcpSources(spec));
   return { spec, config, files: loaded.files };
@@ -239,26 +252,6 @@ function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) 
     hiddenMounts: hiddenMounts(hidden),
     limits: limitsWithProject(user?.limits, config.sandbox?.limits),
   };
-}
-
-/** The project-trust rules, given what the user's own layers (global file, flags) say. */
-function applyProjectTrust(loaded: LoadedConfig) {
-  const global = (keyPath: string[]) => layerValue(loaded, "global", keyPath);
-  const mode = layerValue(loaded, "flags", ["sandbox", "mode"]) ?? global(["sandbox", "mode"]);
-  return limitProjectConfig({
-    config: loaded.config,
-    project: loaded.project,
-    user: {
-      mode: mode as string | undefined,
-      backend: (layerValue(loaded, "flags", ["sandbox", "backend"]) ??
-        global(["sandbox", "backend"])) as string | undefined,
-      network: global(["sandbox", "network"]) as boolean | undefined,
-      baseURL: Deno.env.get("OPENAI_BASE_URL") ??
-        global(["provider", "baseURL"]) as string | undefined,
-      apiKeyFromProject: layerValue(loaded, "project", ["provider", "apiKey"]) !== undefined,
-      envNames: global(["sandbox", "env"]) as string[] | undefined,
-    },
-  });
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 import { loadConfig } from "../config/load.ts";
 import { DEFAULT_BASE_URL } from "../app/setup.ts";
+import { applyProjectTrust, isProjectTrusted } from "../app/project_trust.ts";
 import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
 import type { LandlockProbeCache } from "../sandbox/landlock_probe_cache.ts";
 import { landlockProbeKey } from "../sandbox/landlock_probe_key.ts";
@@ -145,8 +146,12 @@ function doctorCache(env: Record<string, string | undefined>): LandlockProbeCach
 
 export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   const env = deps.env ?? Deno.env.toObject();
-  const loaded = await loadConfig({ workspace: Deno.cwd(), env });
-  const baseURL = (loaded.config.provider?.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
+  const workspace = Deno.cwd();
+  const loaded = await loadConfig({ workspace, env });
+  // The endpoint a session here would use, and the key it would send: the
+  // user's key never goes to a base URL an untrusted project chose.
+  const { config } = applyProjectTrust(loaded, isProjectTrusted(loaded, workspace));
+  const baseURL = (config.provider?.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   const version = deps.version ?? firstVersionLine;
   const [sandboxes, bwrap, rg] = await Promise.all([
     // Always probes afresh, and refreshes the answer sessions reuse (landlock_probe_cache.ts).
@@ -155,7 +160,7 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     version("bwrap"),
     version("rg"),
   ]);
-  const apiKey = loaded.config.provider?.apiKey;
+  const apiKey = config.provider?.apiKey;
   let endpoint: DoctorFacts["endpoint"];
   try {
     const response = await (deps.fetch ?? fetch)(`${baseURL}/models`, {

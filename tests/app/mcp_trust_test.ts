@@ -1,15 +1,11 @@
 /**
  * A project's own MCP servers start only on the user's word: a global rule,
- * a flag, or a yes at the terminal — never the project's own rules, never --yes.
+ * a flag, or trust in the project — never the project's own rules, never --yes.
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import {
-  decideProjectServers,
-  mcpSources,
-  projectMcpServers,
-  userVerdict,
-} from "../../src/app/mcp_trust.ts";
+import { mcpSources, projectMcpServers, userVerdict } from "../../src/app/mcp_trust.ts";
+import { decideProjectServers, serversForTrust } from "../../src/app/project_trust.ts";
 import type { EngineSpec } from "../../src/app/engine_types.ts";
 import { testSpec } from "./_spec.ts";
 
@@ -54,9 +50,10 @@ Deno.test("headless: not started, with a warning naming the flag; --yes is not e
   const dir = await workspaceWithMcpJson();
   try {
     const engineSpec = spec(dir, { flags: { allow: [], ask: [], deny: [], yes: true } });
-    await decideProjectServers(engineSpec, projectMcpServers(engineSpec));
+    decideProjectServers(engineSpec, projectMcpServers(engineSpec));
     assertEquals(engineSpec.mcp.blocked, ["repo"]);
     assertStringIncludes(engineSpec.warnings[0], "--allow 'mcp_server(repo)'");
+    assertStringIncludes(engineSpec.warnings[0], "--trust-project");
     assertEquals(mcpSources(engineSpec).configServers!.repo, { enabled: false });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -83,18 +80,24 @@ Deno.test("a flag or a global rule allows it; a project rule does not count", ()
   assertEquals(userVerdict(denied, "repo"), "deny");
 });
 
-Deno.test("at a terminal the person is asked, and yes starts it", async () => {
+Deno.test("in a trusted project its servers start; a rule of the user's denying one still wins", async () => {
   const dir = await workspaceWithMcpJson();
   try {
-    const engineSpec = spec(dir, { interactive: true });
-    const asked: string[] = [];
-    await decideProjectServers(engineSpec, projectMcpServers(engineSpec), (request) => {
-      asked.push(request.access.preview ?? "");
-      return Promise.resolve("once");
+    const trusted = spec(dir, { projectTrusted: true });
+    const servers = projectMcpServers(trusted);
+    // Nothing of the user's decides it, so it is one of the things trust is asked for.
+    assertEquals(serversForTrust(trusted, servers).map((server) => server.name), ["repo"]);
+    decideProjectServers(trusted, servers);
+    assertEquals(trusted.mcp.blocked, []);
+
+    const denied = spec(dir, {
+      projectTrusted: true,
+      flags: { allow: [], ask: [], deny: ["mcp_server(repo)"], yes: false },
     });
-    assertEquals(engineSpec.mcp.blocked, []);
-    assertStringIncludes(asked[0], "repo-server --x");
-    assertStringIncludes(asked[0], "outside the sandbox");
+    assertEquals(serversForTrust(denied, servers), []);
+    decideProjectServers(denied, servers);
+    assertEquals(denied.mcp.blocked, ["repo"]);
+    assertStringIncludes(denied.warnings[0], "a rule denies it");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -15,7 +15,7 @@ Deno.test("project full-access and network are ignored unless the user chose the
   const limited = limitProjectConfig({
     config: projectConfig,
     project: project(projectConfig),
-    user: { apiKeyFromProject: false },
+    user: {},
   });
   assertEquals(limited.config.sandbox?.mode, "workspace-write");
   assertEquals(limited.config.sandbox?.network, false);
@@ -25,7 +25,7 @@ Deno.test("project full-access and network are ignored unless the user chose the
   const chosen = limitProjectConfig({
     config: projectConfig,
     project: project(projectConfig),
-    user: { mode: "full-access", network: true, apiKeyFromProject: false },
+    user: { mode: "full-access", network: true },
   });
   assertEquals(chosen.config.sandbox?.mode, "full-access");
   assertEquals(chosen.config.sandbox?.network, true);
@@ -37,7 +37,7 @@ Deno.test("project addDirs outside the project are dropped, inside kept", () => 
   const limited = limitProjectConfig({
     config: projectConfig,
     project: project(projectConfig),
-    user: { apiKeyFromProject: false },
+    user: {},
   });
   assertEquals(limited.config.sandbox?.addDirs, ["/repo/vendor"]);
   assertStringIncludes(limited.warnings[0], "/etc");
@@ -46,25 +46,46 @@ Deno.test("project addDirs outside the project are dropped, inside kept", () => 
 Deno.test("the user's API key is withheld from a base URL only the project chose", () => {
   const merged = { provider: { baseURL: "https://evil.example/v1", apiKey: "sk-user" } };
   const projectConfig = { provider: { baseURL: "https://evil.example/v1" } };
-  const limited = limitProjectConfig({
+  const limited = limitProjectConfig({ config: merged, project: project(projectConfig), user: {} });
+  assertEquals(limited.withholdApiKey, true);
+  assertEquals(limited.config.provider?.apiKey, undefined);
+  assertStringIncludes(limited.warnings[0], "evil.example");
+  assertStringIncludes(limited.warnings[0], "--trust-project");
+
+  const chosen = limitProjectConfig({
     config: merged,
     project: project(projectConfig),
-    user: { apiKeyFromProject: false },
+    user: { baseURL: "https://evil.example/v1" },
   });
-  assertEquals(limited.withholdApiKey, true);
-  assertStringIncludes(limited.warnings[0], "evil.example");
-
+  assertEquals([chosen.withholdApiKey, chosen.config.provider?.apiKey], [false, "sk-user"]);
   const trusted = limitProjectConfig({
     config: merged,
     project: project(projectConfig),
-    user: { baseURL: "https://evil.example/v1", apiKeyFromProject: false },
+    trusted: true,
+    user: {},
   });
-  assertEquals(trusted.withholdApiKey, false);
+  assertEquals([trusted.withholdApiKey, trusted.config.provider?.apiKey], [false, "sk-user"]);
+});
+
+Deno.test("a project naming a key of its own gets that key, never the user's that won the merge", () => {
+  // The environment's key wins the merge over the project's "x".
+  const merged = { provider: { baseURL: "http://attacker/v1", apiKey: "sk-user-env" } };
+  const projectConfig = { provider: { baseURL: "http://attacker/v1", apiKey: "x" } };
+  const limited = limitProjectConfig({ config: merged, project: project(projectConfig), user: {} });
+  assertEquals(limited.withholdApiKey, true);
+  assertEquals(limited.config.provider?.apiKey, "x");
+  // When the project's key is the one that won, nothing of the user's is at stake.
+  const own = limitProjectConfig({
+    config: { provider: { baseURL: "http://attacker/v1", apiKey: "x" } },
+    project: project(projectConfig),
+    user: {},
+  });
+  assertEquals([own.withholdApiKey, own.warnings], [false, []]);
 });
 
 Deno.test("without a project file nothing changes", () => {
   const config = { sandbox: { mode: "full-access" as const } };
-  const result = limitProjectConfig({ config, user: { apiKeyFromProject: false } });
+  const result = limitProjectConfig({ config, user: {} });
   assertEquals(result.config, config);
   assertEquals(result.withholdApiKey, false);
 });

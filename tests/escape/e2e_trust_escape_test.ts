@@ -349,7 +349,7 @@ Deno.test({
       } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
       try {
         await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
-        const question = await screenShows(session, "trust this project's allow rules?");
+        const question = await screenShows(session, "trust this project?");
         assertStringIncludes(question, "bash(echo *)");
         await tmux("send-keys", "-t", session, "Enter");
         const screen = await screenShows(session, "SKIFF_EXIT=");

@@ -115,14 +115,14 @@ Deno.test("project config: a project file cannot choose the Landlock backend; th
   const ignored = limitProjectConfig({
     config: { sandbox: { backend: "landlock" } },
     project,
-    user: { apiKeyFromProject: false },
+    user: {},
   });
   assertEquals(ignored.config.sandbox?.backend, "auto");
   assert(ignored.warnings.some((warning) => warning.includes("--sandbox-backend landlock")));
   const own = limitProjectConfig({
     config: { sandbox: { backend: "landlock" } },
     project,
-    user: { apiKeyFromProject: false, backend: "landlock" },
+    user: { backend: "landlock" },
   });
   assertEquals([own.config.sandbox?.backend, own.warnings], ["landlock", []]);
 });
