@@ -243,3 +243,41 @@ Deno.test({
     });
   },
 });
+
+Deno.test("e2e: a project's MCP server starts on trust or the user's own rule, and a user's deny wins", async () => {
+  await withAttack(
+    [{ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }],
+    async (sandbox) => {
+      const ran = path.join(sandbox.outside, "mcp-ran");
+      await Deno.writeTextFile(
+        path.join(sandbox.workspace, ".mcp.json"),
+        JSON.stringify({ mcpServers: { repo: { command: "bash", args: ["-c", `touch ${ran}`] } } }),
+      );
+      const untrusted = await runSkiff(["run", "--json", "--yes", "hello"], sandbox);
+      assertEquals(untrusted.code, 0, untrusted.stderr);
+      assertEquals(await exists(ran), false, "an untrusted project's server ran");
+      const warning = runEvents(untrusted.stdout).warnings.join("\n");
+      assertStringIncludes(warning, "--trust-project");
+      assertStringIncludes(warning, "--allow 'mcp_server(repo)'");
+
+      const denied = await runSkiff(
+        ["run", "--json", "--trust-project", "--deny", "mcp_server(repo)", "hello"],
+        sandbox,
+      );
+      assertEquals(denied.code, 0, denied.stderr);
+      assertEquals(await exists(ran), false, "a server the user denied ran in a trusted project");
+
+      // Both ways the warning names start it: the server alone, then the whole project.
+      const allowed = await runSkiff(
+        ["run", "--json", "--allow", "mcp_server(repo)", "hello"],
+        sandbox,
+      );
+      assertEquals(allowed.code, 0, allowed.stderr);
+      assertEquals(await exists(ran), true, "control: the server the user allowed did not run");
+      await Deno.remove(ran);
+      const trusted = await runSkiff(["run", "--json", "--trust-project", "hello"], sandbox);
+      assertEquals(trusted.code, 0, trusted.stderr);
+      assertEquals(await exists(ran), true, "control: a trusted project's server did not run");
+    },
+  );
+});
