@@ -126,7 +126,13 @@ export function readCommandFiles(options: LoadCommandsOptions): FoundCommands {
       );
       continue;
     }
-    for (const relative of markdownFiles(folder.dir, inside)) {
+    const skipLink = (link: string) =>
+      found.warnings.push(
+        `${link} is a link leading outside the project; its commands are not read. Copy them into the project, or keep them in ${
+          shortHome(configDir, home)
+        }`,
+      );
+    for (const relative of markdownFiles(folder.dir, inside, skipLink)) {
       const file = path.join(folder.dir, relative);
       const name = relative.slice(0, -".md".length).split(path.sep).join(":").toLowerCase();
       if (!/^[a-z][\w:.-]*$/.test(name)) {
@@ -233,6 +239,7 @@ function shortHome(configDir: string, home: string): string {
 function markdownFiles(
   dir: string,
   inside: (target: string) => string | null,
+  skipLink: (link: string) => void,
   prefix = "",
   depth = 0,
 ): string[] {
@@ -242,8 +249,9 @@ function markdownFiles(
     const relative = prefix ? path.join(prefix, entry.name) : entry.name;
     const full = path.join(dir, entry.name);
     if (isDirectory(full)) {
-      if (depth < MAX_DEPTH && (!entry.isSymlink || inside(full) !== null)) {
-        found.push(...markdownFiles(full, inside, relative, depth + 1));
+      if (entry.isSymlink && inside(full) === null) skipLink(full);
+      else if (depth < MAX_DEPTH) {
+        found.push(...markdownFiles(full, inside, skipLink, relative, depth + 1));
       }
     } else if (entry.name.endsWith(".md")) {
       found.push(relative);

@@ -115,6 +115,10 @@ Deno.test("custom commands: a project's file or folder linked outside the projec
     ]);
     const said = warnings.join("\n");
     assert.match(said, /key\.md is a link leading outside the project; skipped/);
+    assert.match(
+      said,
+      /commands\/loose is a link leading outside the project; its commands are not read/,
+    );
     assert.match(said, /\.opencode\/command leads outside the project; its commands are not read/);
     assert.doesNotMatch(said, /PRIVATE KEY/);
   } finally {
