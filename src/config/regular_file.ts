@@ -7,6 +7,8 @@
  * caller turns into a warning naming it.
  */
 
+import { isWithin } from "../sandbox/paths.ts";
+
 /** Bytes read of one instruction file; the rest is left out with a warning. */
 export const MAX_INSTRUCTION_BYTES = 256 * 1024;
 
@@ -97,4 +99,22 @@ export function readRegularTextOrThrow(
 /** A config file's text, read as `readRegularTextOrThrow` does, for the async config loader. */
 export function readConfigText(file: string): Promise<string> {
   return Promise.resolve().then(() => readRegularTextOrThrow(file, MAX_CONFIG_BYTES));
+}
+
+/**
+ * Where a file the project ships really is, when that lies inside `root` (a
+ * real path: the git root or the workspace); null when it leads out, or does
+ * not resolve. The repository decides what its AGENTS.md or command files
+ * are, so a link to `~/.ssh/id_rsa` would otherwise put the key in a prompt
+ * unasked. Read the path returned, so a link swapped in after this check is
+ * not followed. Needs --allow-read on `file`.
+ */
+export function realPathInside(file: string, root: string): string | null {
+  let real: string;
+  try {
+    real = Deno.realPathSync(file);
+  } catch {
+    return null;
+  }
+  return isWithin(root, real) ? real : null;
 }

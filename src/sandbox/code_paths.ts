@@ -8,9 +8,10 @@
  *
  * A pattern is a path relative to the workspace, any `--add-dir` or a folder
  * below them (so `sub/.envrc` counts too, but not inside `node_modules`):
- * `*` matches within one name, a final `**` everything below. The first name
- * is literal, so the guard finds candidates by name while it searches for
- * repositories, without a second walk. Config `sandbox.protect` adds more.
+ * `*` matches within one name, a final `**` everything below. The guard finds
+ * candidates by their first name while it searches for repositories, without
+ * a second walk: in config `sandbox.protect` that name is literal; a few
+ * built-in ones (`*.code-workspace`) hold a `*`, tested by prefix and suffix.
  */
 import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
 
@@ -20,6 +21,9 @@ export const CODE_PATHS: readonly string[] = [
   ".vscode/tasks.json",
   ".vscode/launch.json",
   ".vscode/settings.json",
+  // VS Code starts the MCP servers it names; a workspace file holds tasks, launch and settings.
+  ".vscode/mcp.json",
+  "*.code-workspace",
   // direnv runs it on `cd`.
   ".envrc",
   // Agents' settings: hooks, MCP servers and plugins start programs.
@@ -27,6 +31,8 @@ export const CODE_PATHS: readonly string[] = [
   ".claude/settings.local.json",
   ".claude/hooks/**",
   ".claude/agents/**",
+  // Custom commands switch the agent and model of the prompt they send (src/skills/commands.ts).
+  ".claude/commands/**",
   "opencode.json",
   "opencode.jsonc",
   ".opencode/**",
@@ -52,6 +58,21 @@ export const CODE_PATHS: readonly string[] = [
   ".lefthook.yml",
   // Editors build and run dev containers.
   ".devcontainer/**",
+  ".devcontainer.json",
+  // mise runs a config's hooks, `_.source` scripts and tasks when you enter the folder.
+  "mise.toml",
+  "mise.*.toml",
+  ".mise.toml",
+  ".mise.*.toml",
+  "mise/config.toml",
+  ".mise/config.toml",
+  ".config/mise.toml",
+  ".config/mise/**",
+  // Package managers: `node-options` and `script-shell` in .npmrc, yarn's `yarnPath`, a pnpmfile.
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnpmfile.cjs",
 ];
 
 /** Why a pattern cannot be used, or null when it can. */
@@ -74,9 +95,44 @@ export function codePathPatterns(extra: readonly string[] = []): string[] {
   return [...new Set([...CODE_PATHS, ...extra.filter((pattern) => !codePathProblem(pattern))])];
 }
 
-/** The first names of `patterns`, which the repository search collects. */
-export function codePathAnchors(patterns: readonly string[]): Set<string> {
-  return new Set(patterns.map((pattern) => pattern.split("/")[0]));
+/** Which names the repository search collects (`has`, as a Set of names offers it). */
+export interface NameFilter {
+  has(name: string): boolean;
+}
+
+/**
+ * The first names of `patterns`, which the repository search collects. It
+ * asks about every entry of the tree twice per command, so a name with a `*`
+ * (`*.code-workspace`, `mise.*.toml`) is a prefix and suffix test, not a
+ * regular expression.
+ */
+export function codePathAnchors(patterns: readonly string[]): NameFilter {
+  const literal = new Set<string>();
+  const affixes: [string, string][] = [];
+  for (const pattern of patterns) {
+    const first = pattern.split("/")[0];
+    const star = first.indexOf("*");
+    if (star < 0 || first.includes("?") || first.indexOf("*", star + 1) >= 0) literal.add(first);
+    else affixes.push([first.slice(0, star), first.slice(star + 1)]);
+  }
+  if (!affixes.length) return literal;
+  return {
+    has(name) {
+      if (literal.has(name)) return true;
+      for (const [prefix, suffix] of affixes) {
+        if (
+          name.endsWith(suffix) && name.startsWith(prefix) &&
+          name.length >= prefix.length + suffix.length
+        ) return true;
+      }
+      return false;
+    },
+  };
+}
+
+/** Whether `name` (an entry the search collected) is the first name of `pattern`. */
+export function anchorMatches(pattern: string, name: string): boolean {
+  return segmentMatches(pattern.split("/")[0], name);
 }
 
 function segmentMatches(pattern: string, name: string): boolean {

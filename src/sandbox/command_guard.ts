@@ -16,11 +16,13 @@
 import * as path from "../contracts/path.ts";
 import { sha256Hex } from "../contracts/sha256.ts";
 import {
+  anchorMatches,
   CODE_PATHS,
   codePathAnchors,
   codePathPatterns,
   expandCodePath,
   matchingCodePath,
+  type NameFilter,
 } from "./code_paths.ts";
 import {
   createMissingHooksFolders,
@@ -137,7 +139,7 @@ function removeQuietly(target: string, recursive = false): void {
 export class CommandGuard {
   readonly #roots: string[];
   readonly #patterns: string[];
-  readonly #anchors: Set<string>;
+  readonly #anchors: NameFilter;
   /** `sandbox.protect` and `--protect` patterns beyond the built-in list, named in refusals. */
   readonly #ownPatterns: string[];
 
@@ -172,7 +174,7 @@ export class CommandGuard {
     for (const anchor of protection.named) {
       const name = path.basename(anchor);
       for (const pattern of this.#patterns) {
-        if (pattern.split("/")[0] !== name) continue;
+        if (!anchorMatches(pattern, name)) continue;
         for (const found of expandCodePath(anchor, pattern, undefined, listings)) {
           targets.add(found);
         }
@@ -329,7 +331,7 @@ export class CommandGuard {
     };
     const own = reverted.filter((entry) => ownOnly(entry.path)).length;
     const codeLater =
-      "files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings, CI workflows, skiff's config)";
+      "files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings and commands, CI workflows, package manager and mise config, skiff's config)";
     const protectedHere = `paths protected by sandbox.protect or --protect (${
       this.#ownPatterns.join(", ")
     })`;

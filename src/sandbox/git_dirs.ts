@@ -94,7 +94,7 @@ function lstatOrNull(target: string): Deno.FileInfo | null {
  */
 export function findRepositories(
   roots: string[],
-  names: ReadonlySet<string> = new Set(),
+  names: Pick<ReadonlySet<string>, "has"> = new Set(),
   maxFolders = MAX_SEARCHED_FOLDERS,
 ): RepositorySearch {
   const repositories: GitRepository[] = [];

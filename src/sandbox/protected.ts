@@ -63,7 +63,7 @@ function pointerTarget(pointer: string): string | null {
 /** Finds every repository under `roots` (realpath'd) and what of each must stay as it is. */
 export function gitProtection(
   roots: string[],
-  names: ReadonlySet<string> = new Set(),
+  names: Pick<ReadonlySet<string>, "has"> = new Set(),
 ): GitProtection {
   const realRoots = roots.map((root) => realpathLenient(path.resolve(root)));
   const search = findRepositories(realRoots, names);
@@ -127,7 +127,7 @@ export function recentGitProtection(roots: string[], now = Date.now()): GitProte
 /** Searches afresh and keeps the result for the launcher that starts the command next. */
 export function rememberGitProtection(
   roots: string[],
-  names: ReadonlySet<string>,
+  names: Pick<ReadonlySet<string>, "has">,
   now = Date.now(),
 ): GitProtection {
   const protection = gitProtection(roots, names);

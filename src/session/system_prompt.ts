@@ -6,8 +6,11 @@
  * and last what harness memory holds for this workspace.
  */
 import * as path from "../contracts/path.ts";
-import { instructionFileWarning, readRegularTextFileSync } from "../config/regular_file.ts";
-import { isWithin } from "../sandbox/paths.ts";
+import {
+  instructionFileWarning,
+  readRegularTextFileSync,
+  realPathInside,
+} from "../config/regular_file.ts";
 import { findGitRoot } from "./git_summary.ts";
 
 const BASE_PROMPT = `You are skiff, a coding agent working in the user's workspace through tools.
@@ -67,25 +70,14 @@ function readIfPresent(file: string, warn: (message: string) => void, shown = fi
   }
 }
 
-/**
- * A project's instruction file, read only where it really lies inside
- * `root`: the repository decides what AGENTS.md is, so a link to
- * `~/.ssh/id_rsa` would otherwise put the key in the prompt unasked. The
- * real path is read, so a link swapped in after the check is not followed.
- */
+/** A project's instruction file, read only where it really lies inside `root` (`realPathInside`). */
 function readProjectFile(
   file: string,
   root: string,
   warn: (message: string) => void,
 ): string | null {
-  let real: string;
-  try {
-    real = Deno.realPathSync(file);
-  } catch {
-    return null;
-  }
-  if (!isWithin(root, real)) return null;
-  return readIfPresent(real, warn, file);
+  const real = realPathInside(file, root);
+  return real === null ? null : readIfPresent(real, warn, file);
 }
 
 /**

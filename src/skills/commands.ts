@@ -5,8 +5,13 @@
  * keep theirs. The name is the file's path without `.md`, folders joined by
  * `:` (`git/commit.md` is `/git:commit`). A command only ever becomes text
  * sent to the model; it grants nothing.
+ *
+ * A repository (or the agent, writing into it) can ship a command named like
+ * one of yours: yours keeps its name, and the project's is offered as
+ * `/project:<name>`. A project's file is read by its real path, and only
+ * when that lies inside the project, as AGENTS.md is.
  */
-import { readRegularTextOrThrow } from "../config/regular_file.ts";
+import { readRegularTextOrThrow, realPathInside } from "../config/regular_file.ts";
 import * as path from "../contracts/path.ts";
 import {
   FrontmatterError,
@@ -59,6 +64,9 @@ const PROJECT_COMMAND_FOLDERS = [
 /** Deeper than this a folder is not searched (a link loop stays harmless). */
 const MAX_DEPTH = 4;
 
+/** The prefix a project's command gets when one of your own has its name. */
+export const PROJECT_PREFIX = "project:";
+
 /** One command file as found and read: its text, or why it could not be read. */
 export interface CommandFile {
   file: string;
@@ -102,10 +110,29 @@ export function readCommandFiles(options: LoadCommandsOptions): FoundCommands {
   ];
   const found: FoundCommands = { files: [], warnings: [] };
   const seen = new Set<string>();
+  const projectRoot = realRoot(projectDirs(options.workspace)[0]);
   for (const folder of folders) {
     if (seen.has(folder.dir) || !isDirectory(folder.dir)) continue;
     seen.add(folder.dir);
-    for (const relative of markdownFiles(folder.dir)) {
+    // A project's folder may hold links; what leads out of the project is not read.
+    const inside = folder.scope === "project"
+      ? (target: string) => realPathInside(target, projectRoot)
+      : (target: string) => target;
+    if (inside(folder.dir) === null) {
+      found.warnings.push(
+        `${folder.dir} leads outside the project; its commands are not read. Make it a folder of the project, or put your own commands in ${
+          shortHome(configDir, home)
+        }`,
+      );
+      continue;
+    }
+    const skipLink = (link: string) =>
+      found.warnings.push(
+        `${link} is a link leading outside the project; its commands are not read. Copy them into the project, or keep them in ${
+          shortHome(configDir, home)
+        }`,
+      );
+    for (const relative of markdownFiles(folder.dir, inside, skipLink)) {
       const file = path.join(folder.dir, relative);
       const name = relative.slice(0, -".md".length).split(path.sep).join(":").toLowerCase();
       if (!/^[a-z][\w:.-]*$/.test(name)) {
@@ -115,8 +142,17 @@ export function readCommandFiles(options: LoadCommandsOptions): FoundCommands {
         continue;
       }
       const entry = { file, name, source: folder.source, scope: folder.scope };
+      const real = inside(file);
+      if (real === null) {
+        found.warnings.push(
+          `${file} is a link leading outside the project; skipped. Copy the command into the project, or keep it in ${
+            shortHome(configDir, home)
+          }`,
+        );
+        continue;
+      }
       try {
-        found.files.push({ ...entry, text: readRegularTextOrThrow(file) });
+        found.files.push({ ...entry, text: readRegularTextOrThrow(real) });
       } catch (error) {
         found.files.push({ ...entry, error: (error as Error).message });
       }
@@ -125,17 +161,47 @@ export function readCommandFiles(options: LoadCommandsOptions): FoundCommands {
   return found;
 }
 
+function realRoot(root: string): string {
+  try {
+    return Deno.realPathSync(root);
+  } catch {
+    return root;
+  }
+}
+
 /**
- * The commands of files already read; a later command with the same name
- * replaces an earlier one. A file with frontmatter needs
- * `loadFrontmatterParser()` first (`loadCustomCommandsAsync` does both).
+ * The commands of files already read. Within your folders, and within the
+ * project's, a later command with the same name replaces an earlier one;
+ * across them yours wins, and the project's is offered as `/project:<name>`
+ * with a note. A file with frontmatter needs `loadFrontmatterParser()` first
+ * (`loadCustomCommandsAsync` does both).
  */
 export function parseCommands(found: FoundCommands): LoadedCommands {
   const warnings = [...found.warnings];
-  const byName = new Map<string, CustomCommand>();
+  const own = new Map<string, CustomCommand>();
+  const project = new Map<string, CustomCommand>();
   for (const file of found.files) {
     const command = readCommand(file, warnings);
-    if (command) byName.set(command.name, command);
+    if (command) (command.scope === "user" ? own : project).set(command.name, command);
+  }
+  const byName = new Map(own);
+  for (const command of project.values()) {
+    const yours = own.get(command.name);
+    if (!yours) {
+      if (!byName.has(command.name)) byName.set(command.name, command);
+      continue;
+    }
+    const renamed = `${PROJECT_PREFIX}${command.name}`;
+    if (byName.has(renamed) || project.has(renamed)) {
+      warnings.push(
+        `${command.file}: /${command.name} is your own command (${yours.file}) and /${renamed} is taken; the project's is skipped. Rename one of the files to use both`,
+      );
+      continue;
+    }
+    byName.set(renamed, { ...command, name: renamed });
+    warnings.push(
+      `${command.file}: /${command.name} stays your own (${yours.file}); the project's is /${renamed}`,
+    );
   }
   return {
     commands: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
@@ -165,15 +231,28 @@ function shortHome(configDir: string, home: string): string {
   return folder.startsWith(home + path.sep) ? `~${folder.slice(home.length)}` : folder;
 }
 
-/** `.md` files under `dir`, relative, sorted, sub-folders included. */
-function markdownFiles(dir: string, prefix = "", depth = 0): string[] {
+/**
+ * `.md` files under `dir`, relative, sorted, sub-folders included; a
+ * sub-folder `inside` refuses (a link leading out of the project) is not
+ * entered, so a link to `/` costs no walk.
+ */
+function markdownFiles(
+  dir: string,
+  inside: (target: string) => string | null,
+  skipLink: (link: string) => void,
+  prefix = "",
+  depth = 0,
+): string[] {
   const found: string[] = [];
   for (const entry of listDir(dir)) {
     if (entry.name.startsWith(".")) continue;
     const relative = prefix ? path.join(prefix, entry.name) : entry.name;
     const full = path.join(dir, entry.name);
     if (isDirectory(full)) {
-      if (depth < MAX_DEPTH) found.push(...markdownFiles(full, relative, depth + 1));
+      if (entry.isSymlink && inside(full) === null) skipLink(full);
+      else if (depth < MAX_DEPTH) {
+        found.push(...markdownFiles(full, inside, skipLink, relative, depth + 1));
+      }
     } else if (entry.name.endsWith(".md")) {
       found.push(relative);
     }

@@ -10,6 +10,7 @@ import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
 import { shellLine } from "../policy/hints.ts";
 import { diffBlock, wantsColour } from "./text_diff.ts";
+import { describeInput, modelLabel } from "./tool_title.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
@@ -46,7 +47,7 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
   const report = () => {
     for (const [callId, call] of running) {
       const seconds = Math.round((now() - call.since) / 1000);
-      const summary = describeInput(inputs.get(callId));
+      const summary = oneLine(describeInput(inputs.get(callId)));
       note(`… ${call.tool}${summary ? ` ${summary}` : ""} (running ${seconds}s)\n`);
     }
   };
@@ -75,7 +76,11 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
         break;
       case "tool.completed":
         if (!options.quiet) {
-          note(toolLine(event, inputs.get(event.call_id)) + "\n");
+          // Made safe piece by piece inside toolLine, before its own dimming.
+          writeAll(
+            stderr,
+            toolLine(event, inputs.get(event.call_id), colour ? dimmed : plain) + "\n",
+          );
           const diff = event.ok ? event.metadata?.diff : undefined;
           if (typeof diff === "string") {
             // Made safe line by line inside diffBlock, before its own colours.
@@ -180,20 +185,37 @@ export const ALLOW_WITH = "to allow it, add to the command: ";
 /**
  * `✓ read src/app.ts (120 lines)`, `✓ bash npm test (exit 0)`, or a failure:
  * `✗ bash npm test (exit 1)`, `✗ edit a.ts — no_match: …`. A command's exit
- * code is always shown, so a CI log tells a red run from a green one.
+ * code is always shown, so a CI log tells a red run from a green one. The
+ * line names what ran (src/ui/tool_title.ts); the model's own label for it
+ * follows, marked (`# run the tests`), dimmed when `dim` colours.
  */
 export function toolLine(
   event: Extract<SkiffEvent, { type: "tool.completed" }>,
   input?: unknown,
+  dim: (text: string) => string = plain,
 ): string {
-  const title = event.title || describeInput(input);
-  const summary = title.startsWith(event.tool) ? title : `${event.tool}${title ? ` ${title}` : ""}`;
+  const title = oneLine(event.title || describeInput(input));
+  const named = title.startsWith(event.tool) ? title : `${event.tool}${title ? ` ${title}` : ""}`;
+  const summary = neutraliseControls(named);
+  const label = neutraliseControls(firstLine(modelLabel(input, title), 120));
+  const after = label ? `  ${dim(label)}` : "";
   const exit = exitOf(event.metadata);
-  if (event.ok && exit) return `${exit.failed ? "✗" : "✓"} ${summary} (${exit.text})`;
-  if (event.ok) return `✓ ${summary}`;
+  if (event.ok && exit) return `${exit.failed ? "✗" : "✓"} ${summary} (${exit.text})${after}`;
+  if (event.ok) return `✓ ${summary}${after}`;
   const error = event.error;
-  const reason = error ? `${error.code}: ${firstLine(error.message)}` : "failed";
-  return `✗ ${summary} — ${reason}`;
+  const reason = neutraliseControls(
+    error ? `${error.code}: ${firstLine(error.message)}` : "failed",
+  );
+  return `✗ ${summary}${after} — ${reason}`;
+}
+
+const plain = (text: string) => text;
+const dimmed = (text: string) => `\x1b[2m${text}\x1b[22m`;
+
+/** A title or argument on one line, cut: a line break shows as ⏎, so a second line is not hidden. */
+function oneLine(text: string, limit = 200): string {
+  const line = text.trim().replace(/\r?\n/g, " ⏎ ");
+  return line.length > limit ? line.slice(0, limit - 1) + "…" : line;
 }
 
 /** How a command ended, from the bash tool's metadata, or null for other tools. */
@@ -210,17 +232,4 @@ function exitOf(
 function firstLine(text: string, limit = 160): string {
   const line = text.split("\n")[0];
   return line.length > limit ? line.slice(0, limit - 3) + "…" : line;
-}
-
-/** The argument a person recognises a call by, when the tool gave no title. */
-export function describeInput(input: unknown): string {
-  if (!input || typeof input !== "object") return "";
-  const record = input as Record<string, unknown>;
-  for (
-    const key of ["file_path", "command", "pattern", "url", "path", "description", "name", "id"]
-  ) {
-    const value = record[key];
-    if (typeof value === "string" && value) return firstLine(value);
-  }
-  return "";
 }

@@ -161,7 +161,7 @@ Deno.test("custom commands: listed in /help with their source, run with argument
   });
 });
 
-Deno.test("custom commands: model and agent apply for that prompt only, and not from an untrusted project", async () => {
+Deno.test("custom commands: model and agent apply for that prompt only, and not from a project you have not trusted", async () => {
   await withChat(async (fake) => {
     write(
       path.join(fake.spec.workspace, ".opencode/command/review.md"),
@@ -174,16 +174,43 @@ Deno.test("custom commands: model and agent apply for that prompt only, and not 
       agent: "build",
     }]);
     assert.equal(fake.spec.model, "m");
-  });
-  await withChat(async (fake) => {
+  }, { spec: { projectTrusted: true } });
+  // Untrusted, and a spec that does not say (counted as untrusted).
+  for (const projectTrusted of [false, undefined]) {
+    await withChat(async (fake) => {
+      write(
+        path.join(fake.spec.workspace, ".opencode/command/review.md"),
+        "---\nagent: plan\nmodel: big\n---\nReview $ARGUMENTS",
+      );
+      await run(fake, "/review x");
+      assert.deepEqual(fake.sent, ["m/build: Review x"]);
+      assert.deepEqual(fake.reopened, []);
+      assert.match(fake.printed.join("\n"), /ignored, as you have not trusted this project/);
+      assert.match(fake.printed.join("\n"), /--trust-project/);
+    }, { spec: { projectTrusted } });
+  }
+});
+
+Deno.test("custom commands: your own command keeps its name; the project's of the same name is /project:<name>, and its model and agent still need trust", async () => {
+  await withChat(async (fake, root) => {
+    const home = path.join(root, "home");
+    write(path.join(home, ".claude/commands/deploy.md"), "My deploy $ARGUMENTS");
     write(
-      path.join(fake.spec.workspace, ".opencode/command/review.md"),
-      "---\nagent: plan\nmodel: big\n---\nReview $ARGUMENTS",
+      path.join(fake.spec.workspace, ".claude/commands/deploy.md"),
+      "---\nagent: plan\n---\nProject deploy $ARGUMENTS",
     );
-    await run(fake, "/review x");
-    assert.deepEqual(fake.sent, ["m/build: Review x"]);
+    await run(fake, "/help", home);
+    const help = fake.printed.join("\n");
+    assert.match(
+      help,
+      /^note: .*deploy\.md: \/deploy stays your own .*; the project's is \/project:deploy/m,
+    );
+    assert.match(help, /\/deploy\s+My deploy \$ARGUMENTS\s+\(~\/\.claude\/commands\)/);
+    assert.match(help, /\/project:deploy\s+Project deploy \$ARGUMENTS\s+\(\.claude\/commands\)/);
+    await run(fake, "/deploy prod", home);
+    await run(fake, "/project:deploy prod", home);
+    assert.deepEqual(fake.sent, ["m/build: My deploy prod", "m/build: Project deploy prod"]);
     assert.deepEqual(fake.reopened, []);
-    assert.match(fake.printed.join("\n"), /ignored, as this project is not trusted/);
   }, { spec: { projectTrusted: false } });
 });
 

@@ -157,3 +157,79 @@ Deno.test({
     });
   },
 });
+
+/** Files that run code later, added in round 3: each with what a hostile repository would put there. */
+const LATER: [string, string][] = [
+  [".vscode/mcp.json", '{"servers": {"x": {"command": "sh", "args": ["-c", "id"]}}}\n'],
+  [".devcontainer.json", '{"image": "x", "postCreateCommand": "id"}\n'],
+  ["team.code-workspace", '{"tasks": {"tasks": [{"label": "x", "command": "id"}]}}\n'],
+  ["mise.toml", '[hooks]\nenter = "id"\n'],
+  [".mise.toml", '[env]\n_.source = "./x.sh"\n'],
+  [".npmrc", "node-options=--require ./x.js\n"],
+  [".claude/commands/review.md", "---\nagent: build\n---\nShip it.\n"],
+];
+
+const plantByCommand = LATER.map(([file, content]) => ({
+  toolCalls: [bash(`mkdir -p "$(dirname ${file})" && printf '%s' '${content}' > ${file}`)],
+}));
+
+Deno.test({
+  name:
+    "e2e code paths: commands writing .vscode/mcp.json, .devcontainer.json, a .code-workspace, mise.toml, .npmrc or a command file are reverted (control: full-access keeps them)",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([...plantByCommand, { text: "done" }], async (sandbox, mock) => {
+      const result = await runSkiff(["run", "--json", "--yes", "set things up"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      for (const [file] of LATER) {
+        assertEquals(await exists(path.join(sandbox.workspace, file)), false, `${file} kept`);
+      }
+      const results = lastToolResults(mock).map((message) => message.content);
+      assertEquals(results.length, LATER.length);
+      results.forEach((content, index) => {
+        assertStringIncludes(content, "denied");
+        assertStringIncludes(content, LATER[index][0]);
+      });
+    });
+    // Control: the same commands with containment off leave every file in place.
+    await withAttack([...plantByCommand, { text: "done" }], async (sandbox) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--sandbox", "full-access", "set things up"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      for (const [file, content] of LATER) {
+        assertEquals(await readOrAbsent(path.join(sandbox.workspace, file)), content, file);
+      }
+    });
+  },
+});
+
+Deno.test("e2e code paths: the write tool asks before writing one of them; headless refuses each (control: full-access writes them)", async () => {
+  const script = [...LATER.map(([file, content]) => ({ toolCalls: [write(file, content)] })), {
+    text: "done",
+  }];
+  await withAttack(script, async (sandbox, mock) => {
+    const result = await runSkiff(["run", "--json", "--allow", "edit", "set things up"], sandbox);
+    assertEquals(result.code, 3, result.stderr);
+    assertEquals(runEvents(result.stdout).denials.length, LATER.length);
+    const results = lastToolResults(mock).map((message) => message.content);
+    results.forEach((content, index) => {
+      assertStringIncludes(content, "runs code", LATER[index][0]);
+      assertStringIncludes(content, `--allow 'edit(${LATER[index][0]})'`);
+    });
+    for (const [file] of LATER) {
+      assertEquals(await exists(path.join(sandbox.workspace, file)), false, `${file} written`);
+    }
+  });
+  await withAttack(script, async (sandbox) => {
+    const result = await runSkiff(
+      ["run", "--json", "--allow", "edit", "--sandbox", "full-access", "set things up"],
+      sandbox,
+    );
+    assertEquals(result.code, 0, result.stderr);
+    for (const [file, content] of LATER) {
+      assertEquals(await readOrAbsent(path.join(sandbox.workspace, file)), content, file);
+    }
+  });
+});

@@ -16,7 +16,7 @@ function workspace(): string {
 }
 
 const CODE_LATER =
-  "files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings, CI workflows, skiff's config)";
+  "files that run code later outside the sandbox (git hooks and config, editor tasks, .envrc, agent settings and commands, CI workflows, package manager and mise config, skiff's config)";
 
 Deno.test("command guard: a path only --protect covers is refused as protected, naming the pattern", () => {
   const ws = workspace();

@@ -4,6 +4,7 @@ import { CommandGuard } from "../../src/sandbox/command_guard.ts";
 import { mergeLayers } from "../../src/config/load.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { CODE_PATHS, codePathProblem, matchingCodePath } from "../../src/sandbox/code_paths.ts";
+import { exists } from "../../src/agents/discovery.ts";
 
 function git(args: string[], cwd: string): void {
   const result = new Deno.Command("git", { args, cwd, stdout: "null", stderr: "piped" })
@@ -125,6 +126,40 @@ Deno.test("command guard: sandbox.protect adds paths; node_modules is not the us
   }
 });
 
+Deno.test("command guard: a created *.code-workspace, mise.*.toml, .npmrc or command file is found by its name and removed", () => {
+  const ws = workspace();
+  try {
+    const check = new CommandGuard({ roots: [ws] }).before();
+    Deno.writeTextFileSync(path.join(ws, "team.code-workspace"), '{"tasks": {}}');
+    Deno.writeTextFileSync(path.join(ws, "mise.dev.toml"), "[hooks]\nenter = 'id'\n");
+    Deno.mkdirSync(path.join(ws, "sub"));
+    Deno.writeTextFileSync(path.join(ws, "sub", ".npmrc"), "node-options=--require ./x.js\n");
+    Deno.mkdirSync(path.join(ws, ".claude", "commands"), { recursive: true });
+    Deno.writeTextFileSync(
+      path.join(ws, ".claude", "commands", "deploy.md"),
+      "---\nagent: build\n---\nx",
+    );
+    Deno.writeTextFileSync(path.join(ws, "notes.workspace"), "kept\n");
+    const report = check() ?? "";
+    for (
+      const name of [
+        "team.code-workspace",
+        "mise.dev.toml",
+        "sub/.npmrc",
+        ".claude/commands/deploy.md",
+      ]
+    ) {
+      assertStringIncludes(report, name);
+    }
+    for (const name of ["team.code-workspace", "mise.dev.toml", "sub/.npmrc", ".claude"]) {
+      assertEquals(exists(path.join(ws, name)), false, name);
+    }
+    assertEquals(read(path.join(ws, "notes.workspace")), "kept\n");
+  } finally {
+    Deno.removeSync(ws, { recursive: true });
+  }
+});
+
 Deno.test("code paths: matched at any depth, first name literal, errors say what to write", () => {
   const table: [string, string | null][] = [
     [".envrc", ".envrc"],
@@ -135,6 +170,16 @@ Deno.test("code paths: matched at any depth, first name literal, errors say what
     [".github/CODEOWNERS", null],
     [".claude/skills/a/SKILL.md", null],
     ["src/envrc.ts", null],
+    [".vscode/mcp.json", ".vscode/mcp.json"],
+    ["team.code-workspace", "*.code-workspace"],
+    ["code-workspace", null],
+    [".devcontainer.json", ".devcontainer.json"],
+    ["mise.toml", "mise.toml"],
+    ["mise.dev.toml", "mise.*.toml"],
+    [".mise.local.toml", ".mise.*.toml"],
+    [".config/mise/conf.d/a.toml", ".config/mise/**"],
+    ["sub/.npmrc", ".npmrc"],
+    [".claude/commands/deploy.md", ".claude/commands/**"],
   ];
   for (const [relative, expected] of table) {
     assertEquals(matchingCodePath(relative, CODE_PATHS), expected, relative);

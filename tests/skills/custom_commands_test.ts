@@ -63,17 +63,67 @@ Deno.test("custom commands: read from all four folders, project and user, with t
   }
 });
 
-Deno.test("custom commands: a project's file replaces the user's of the same name; a git-root folder is read from a sub-folder", () => {
+Deno.test("custom commands: your own file keeps the name; the project's of the same name becomes project:<name>; a git-root folder is read from a sub-folder", () => {
   const { root, workspace, home, configDir } = layout();
   try {
     write(path.join(configDir, "commands/same.md"), "user version");
     write(path.join(root, ".skiff/commands/same.md"), "repository version");
-    const { commands } = loadCustomCommands({ workspace, configDir, home });
-    assert.equal(commands.length, 1);
-    assert.equal(commands[0].body, "repository version");
-    assert.equal(commands[0].source, "../.skiff/commands");
+    write(path.join(workspace, ".claude/commands/other.md"), "project only");
+    const { commands, warnings } = loadCustomCommands({ workspace, configDir, home });
+    const byName = Object.fromEntries(commands.map((command) => [command.name, command]));
+    assert.deepEqual(Object.keys(byName).sort(), ["other", "project:same", "same"]);
+    assert.equal(byName.same.body, "user version");
+    assert.equal(byName.same.scope, "user");
+    assert.equal(byName["project:same"].body, "repository version");
+    assert.equal(byName["project:same"].scope, "project");
+    assert.equal(byName["project:same"].source, "../.skiff/commands");
+    assert.match(warnings.join("\n"), /\/same stays your own .*; the project's is \/project:same/);
   } finally {
     Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("custom commands: a project's file or folder linked outside the project is not read; a link inside it is", () => {
+  const { root, workspace, configDir } = layout();
+  // Outside the repository (layout() puts its home inside it).
+  const outside = Deno.makeTempDirSync({ prefix: "skiff-commands-outside-" });
+  const home = path.join(outside, "home");
+  try {
+    write(path.join(home, ".ssh/id_rsa"), "PRIVATE KEY");
+    write(path.join(outside, "loose/a.md"), "outside folder");
+    write(path.join(workspace, "docs/prompt.md"), "inside the project");
+    Deno.mkdirSync(path.join(workspace, ".claude/commands"), { recursive: true });
+    Deno.symlinkSync(
+      path.join(home, ".ssh/id_rsa"),
+      path.join(workspace, ".claude/commands/key.md"),
+    );
+    Deno.symlinkSync(path.join(outside, "loose"), path.join(workspace, ".claude/commands/loose"));
+    Deno.symlinkSync(
+      path.join(workspace, "docs/prompt.md"),
+      path.join(workspace, ".claude/commands/alias.md"),
+    );
+    // A whole command folder that is a link out of the project.
+    Deno.mkdirSync(path.join(workspace, ".opencode"), { recursive: true });
+    Deno.symlinkSync(path.join(outside, "loose"), path.join(workspace, ".opencode/command"));
+    // Your own folder may link anywhere: it is yours.
+    Deno.mkdirSync(path.join(home, ".claude/commands"), { recursive: true });
+    Deno.symlinkSync(path.join(outside, "loose/a.md"), path.join(home, ".claude/commands/mine.md"));
+    const { commands, warnings } = loadCustomCommands({ workspace, configDir, home });
+    assert.deepEqual(commands.map((command) => [command.name, command.body]), [
+      ["alias", "inside the project"],
+      ["mine", "outside folder"],
+    ]);
+    const said = warnings.join("\n");
+    assert.match(said, /key\.md is a link leading outside the project; skipped/);
+    assert.match(
+      said,
+      /commands\/loose is a link leading outside the project; its commands are not read/,
+    );
+    assert.match(said, /\.opencode\/command leads outside the project; its commands are not read/);
+    assert.doesNotMatch(said, /PRIVATE KEY/);
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+    Deno.removeSync(outside, { recursive: true });
   }
 });
 

@@ -242,3 +242,29 @@ Deno.test("at a terminal the diff is coloured; a long one is cut with a count; -
   textRenderer({ stdout: capture().sink, stderr: quiet.sink, quiet: true })(edited(DIFF));
   assertEquals(quiet.text, "");
 });
+
+Deno.test("a command's line names the command; the model's description follows, marked, dimmed only when colour is on", () => {
+  const event = completed(true, { tool: "bash", title: "false", metadata: { exitCode: 1 } });
+  const input = { command: "false", description: "run the tests\x1b[2K" };
+  assertEquals(toolLine(event, input), "✗ bash false (exit 1)  # run the tests\\x1b[2K");
+  assertEquals(
+    toolLine(event, input, (text) => `<dim>${text}</dim>`),
+    "✗ bash false (exit 1)  <dim># run the tests\\x1b[2K</dim>",
+  );
+  // A failure with no title names the command, not the label, and a second line is shown.
+  const failed = completed(false, {
+    tool: "bash",
+    title: "",
+    error: { code: "timeout", message: "timed out" },
+  });
+  assertEquals(
+    toolLine(failed, { command: "echo ok\nrm -rf x", description: "run the tests" }),
+    "✗ bash echo ok ⏎ rm -rf x  # run the tests — timeout: timed out",
+  );
+  // No label, or the same text as the command: nothing follows.
+  assertEquals(toolLine(event, { command: "false" }), "✗ bash false (exit 1)");
+  assertEquals(
+    toolLine(event, { command: "false", description: "false" }),
+    "✗ bash false (exit 1)",
+  );
+});

@@ -1,9 +1,11 @@
 /**
  * Custom commands (src/skills/commands.ts) as slash commands. A command only
  * sends text to the model, so a project's own commands work in a project
- * nobody has trusted; but one never replaces a built-in command, and its
- * `model` and `agent` (which would spend or widen) apply only when the
- * project is trusted. A user's own commands are trusted like the user.
+ * nobody has trusted; but one never replaces a built-in command nor one of
+ * yours, and its `model` and `agent` (which would spend or widen) apply only
+ * when the person trusted the project (`spec.projectTrusted`, the one trust
+ * decision; a spec that does not say counts as untrusted). A user's own
+ * commands are trusted like the user.
  */
 import type { SlashCommand } from "../../ui/chat/input/commands.ts";
 import { type CustomCommand, expandCommand } from "../../skills/commands.ts";
@@ -21,12 +23,12 @@ export function customSlashCommand(command: CustomCommand): SlashCommand<Session
       const spec = controls.spec();
       const wanted = { model: command.model, agent: command.agent };
       if (!wanted.model && !wanted.agent) return await controls.send(prompt);
-      if (command.scope === "project" && spec.projectTrusted === false) {
+      if (command.scope === "project" && spec.projectTrusted !== true) {
         controls.print(neutraliseControls(
-          `/${command.name} asks for ${
+          `/${command.name} (${command.source}) asks for ${
             [wanted.model && `model ${wanted.model}`, wanted.agent && `agent ${wanted.agent}`]
               .filter(Boolean).join(" and ")
-          }; ignored, as this project is not trusted (--trust-project).`,
+          }; ignored, as you have not trusted this project: the prompt goes with your current model and agent. To honour it, start skiff with --trust-project, or add this folder to trustedProjects in your global config.`,
         ));
         return await controls.send(prompt);
       }

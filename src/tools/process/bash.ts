@@ -83,7 +83,8 @@ export const bashTool = defineTool({
       );
     }
     await requireFolder(cwd.real, input.cwd ?? ".");
-    const title = input.description ?? firstLine(input.command);
+    // What ran, never the model's description of it (src/ui/tool_title.ts).
+    const title = commandTitle(input.command);
     if (input.background) {
       const id = await ctx.background.start(input.command, cwd.real).catch((error) => {
         throw startFailure(error);
@@ -244,7 +245,8 @@ async function requireFolder(real: string, asked: string): Promise<void> {
   }
 }
 
-function firstLine(command: string): string {
-  const line = command.trim().split("\n")[0];
-  return line.length > 80 ? `${line.slice(0, 77)}…` : line;
+/** The command on one line: a line break shows as ⏎, so what follows the first line is not hidden. */
+function commandTitle(command: string): string {
+  const line = command.trim().replace(/\r?\n/g, " ⏎ ");
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

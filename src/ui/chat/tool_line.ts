@@ -11,6 +11,7 @@ import { neutraliseControls } from "../safe_text.ts";
 import { diffBlock } from "../text_diff.ts";
 import type { Style } from "./style.ts";
 import { truncate } from "./width.ts";
+import { describeInput, modelLabel } from "../tool_title.ts";
 
 /** Output lines of a command shown while folded. @default 4 */
 export const FOLDED_OUTPUT_LINES = 4;
@@ -36,28 +37,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, "0")}s`;
 }
 
-/**
- * The argument a person recognises a call by when the tool gave no title:
- * the same keys text mode looks at (`describeInput` in `ui/text.ts`, not
- * imported: that module brings the shell parser, tens of milliseconds at start).
- */
-function describeInput(input: unknown): string {
-  if (!input || typeof input !== "object") return "";
-  const record = input as Record<string, unknown>;
-  for (
-    const key of ["file_path", "command", "pattern", "url", "path", "description", "name", "id"]
-  ) {
-    const value = record[key];
-    if (typeof value === "string" && value) return value;
-  }
-  return "";
-}
-
-/** The argument a running or finished call is known by, on one line. */
+/** The argument a running or finished call is known by, on one line (src/ui/tool_title.ts). */
 export function keyArgument(tool: string, title: string, input: unknown): string {
-  const text = title || describeInput(input);
+  const text = (title || describeInput(input)).trim().replace(/\r?\n/g, " ⏎ ");
   const rest = text.startsWith(`${tool} `) ? text.slice(tool.length + 1) : text;
-  return neutraliseControls(rest.split("\n")[0]);
+  return neutraliseControls(rest);
 }
 
 function endOf(metadata: Record<string, unknown> | undefined): { text: string; failed: boolean } {
@@ -88,7 +72,16 @@ export function formatToolCall(
   const name = neutraliseControls(event.tool);
   const room = columns - (name.length + tail.length + 4);
   const argument = truncate(keyArgument(event.tool, event.title, input), Math.max(8, room));
-  const lines = [`${mark} ${style.bold(name)}${argument ? ` ${argument}` : ""} ${style.dim(tail)}`];
+  // The model's label, if any, after what ran, dimmed, in what room is left.
+  const labelRoom = room - argument.length - 2;
+  const label = labelRoom >= 8
+    ? truncate(neutraliseControls(modelLabel(input, argument)), labelRoom)
+    : "";
+  const lines = [
+    `${mark} ${style.bold(name)}${argument ? ` ${argument}` : ""} ${style.dim(tail)}${
+      label ? `  ${style.dim(label)}` : ""
+    }`,
+  ];
 
   if (!event.ok && event.error) {
     const reason = neutraliseControls(`${event.error.code}: ${event.error.message}`);

@@ -135,3 +135,29 @@ Deno.test("a tool line never passes the width, and model text in it is neutralis
   assertEquals(short[0], "✓ bash a \\x1b[2J b 0ms");
   assert(!short.join("").includes("\x1b"));
 });
+
+Deno.test("a command's line shows the command; the model's description follows it dimmed, and a narrow line drops it", () => {
+  const event = completed({
+    tool: "bash",
+    title: "false",
+    duration_ms: 12,
+    metadata: { exitCode: 1 },
+  });
+  const input = { command: "false", description: "run the tests" };
+  assertEquals(
+    formatToolCall(event, input, plain)[0],
+    "✗ bash false (exit 1) 12ms  # run the tests",
+  );
+  const coloured = formatToolCall(event, input, { style: makeStyle(true), columns: 79 })[0];
+  assertStringIncludes(coloured, "\x1b[2m# run the tests");
+  assertEquals(
+    formatToolCall(event, input, { style: makeStyle(false), columns: 26 })[0],
+    "✗ bash false (exit 1) 12ms",
+  );
+  // With no title, the input names the call by its command, both lines of it.
+  const running = formatToolCall(completed({ tool: "bash", title: "", duration_ms: 1 }), {
+    command: "rm -rf x\ntrue",
+    description: "tidy up",
+  }, plain)[0];
+  assertEquals(running, "✓ bash rm -rf x ⏎ true 1ms  # tidy up");
+});

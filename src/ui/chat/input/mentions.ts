@@ -6,26 +6,19 @@
  * refuses is named in the prompt, not inlined.
  */
 
-/** Files of the workspace, relative, .gitignore respected (`rg --files`, else `git ls-files`). */
+/**
+ * Files of the workspace, relative, .gitignore respected: the search tools'
+ * own walk (src/tools/search/file_list.ts), loaded at the first completion.
+ * No program runs: `git ls-files` would obey the repository's config
+ * (`core.fsmonitor` runs a program), and this side of skiff is not sandboxed.
+ */
 export async function workspaceFiles(workspace: string, limit = 20_000): Promise<string[]> {
-  const attempts: [string, string[]][] = [
-    ["rg", ["--files", "--hidden", "--glob", "!.git"]],
-    ["git", ["ls-files", "--cached", "--others", "--exclude-standard"]],
-  ];
-  for (const [program, args] of attempts) {
-    try {
-      const output = await new Deno.Command(program, {
-        args,
-        cwd: workspace,
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      if (!output.success && output.code !== 1) continue;
-      return new TextDecoder().decode(output.stdout).split("\n").filter(Boolean).sort()
-        .slice(0, limit);
-    } catch { /* not installed: try the next */ }
+  const { listWorkspaceFiles } = await import("../../../tools/search/file_list.ts");
+  try {
+    return await listWorkspaceFiles(workspace, limit);
+  } catch {
+    return []; // an unreadable workspace: nothing to complete
   }
-  return [];
 }
 
 /**
