@@ -4,6 +4,8 @@
  * sees its own folders and the repository's; nearer ones come later and win.
  */
 import * as path from "../contracts/path.ts";
+import { realPathInside } from "../config/regular_file.ts";
+import { realpathLenient } from "../sandbox/paths.ts";
 
 /** Directories from the git root (or the workspace when there is none) down to the workspace. */
 export function projectDirs(workspace: string): string[] {
@@ -72,14 +74,18 @@ export function userAgentFolders(configDir: string, home: string): string[] {
   ];
 }
 
-/** Every markdown agent file, lowest priority first (a later one layers over an earlier one). */
+/**
+ * Every markdown agent file, lowest priority first (a later one layers over
+ * an earlier one). A project's agent folder counts only when its real path
+ * stays inside the project: a `.claude/agents` linked to a folder elsewhere
+ * would hand that folder's files to the model as prompts.
+ */
 export function agentFiles(workspace: string, configDir: string, home: string): string[] {
-  const folders = [
-    ...userAgentFolders(configDir, home),
-    ...projectDirs(workspace).flatMap((dir) =>
-      PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
-    ),
-  ];
+  const dirs = projectDirs(workspace);
+  const projectFolders = dirs.flatMap((dir) =>
+    PROJECT_AGENT_FOLDERS.map((folder) => path.join(dir, folder))
+  ).filter((folder) => realPathInside(folder, realpathLenient(dirs[0])) !== null);
+  const folders = [...userAgentFolders(configDir, home), ...projectFolders];
   return [...new Set(folders)].flatMap((folder) =>
     listDir(folder)
       .filter((entry) => entry.isFile && entry.name.endsWith(".md"))

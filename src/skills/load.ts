@@ -4,7 +4,7 @@
  * front; the body and the folder's files are handed over when the model asks
  * for the skill, so many skills cost little context.
  */
-import { readRegularTextOrThrow } from "../config/regular_file.ts";
+import { readRegularTextOrThrow, realPathInside } from "../config/regular_file.ts";
 import * as path from "../contracts/path.ts";
 import {
   FrontmatterError,
@@ -13,7 +13,7 @@ import {
   parseFrontmatter,
 } from "../agents/frontmatter.ts";
 import { defaultConfigDir, exists, listDir, projectDirs } from "../agents/discovery.ts";
-import { homeDir } from "../sandbox/paths.ts";
+import { homeDir, realpathLenient } from "../sandbox/paths.ts";
 
 export interface Skill {
   name: string;
@@ -63,22 +63,37 @@ export interface SkillFile {
 export function readSkillFiles(options: LoadSkillsOptions): SkillFile[] {
   const home = options.home ?? homeDir();
   const configDir = options.configDir ?? defaultConfigDir((name) => Deno.env.get(name), home);
-  const folders = [
+  const own = [
     path.join(home, ".claude", "skills"),
     path.join(home, ".agents", "skills"),
     path.join(configDir, "skills"),
-    ...projectDirs(options.workspace).flatMap((dir) =>
-      PROJECT_SKILL_FOLDERS.map((folder) => path.join(dir, folder))
-    ),
+  ];
+  const dirs = projectDirs(options.workspace);
+  const projectRoot = realpathLenient(dirs[0]);
+  const folders = [
+    ...own,
+    ...dirs.flatMap((dir) => PROJECT_SKILL_FOLDERS.map((folder) => path.join(dir, folder))),
   ];
   const found: SkillFile[] = [];
   for (const folder of new Set(folders)) {
+    const fromProject = !own.includes(folder);
     for (const entry of listDir(folder)) {
       if (!entry.isDirectory && !entry.isSymlink) continue;
       const file = path.join(folder, entry.name, "SKILL.md");
       if (!exists(file)) continue;
+      // A project's skill is read by its real path, and only inside the
+      // project: one linked elsewhere would send that file to the model.
+      const readable = fromProject ? realPathInside(file, projectRoot) : file;
+      if (readable === null) {
+        found.push({
+          file,
+          folderName: entry.name,
+          error: "it is a link leading outside the project",
+        });
+        continue;
+      }
       try {
-        found.push({ file, folderName: entry.name, text: readRegularTextOrThrow(file) });
+        found.push({ file, folderName: entry.name, text: readRegularTextOrThrow(readable) });
       } catch (error) {
         found.push({ file, folderName: entry.name, error: (error as Error).message });
       }
