@@ -4,8 +4,12 @@
  * the work) and kept in `.skiff/done.json`, which `skiff run --done` uses as
  * its gate. The tool writes nothing; the engine measures after the plan turn
  * and the front end writes the file, outside the read-only plan sandbox.
- * `.skiff/` is write-protected for the agent, so a working run cannot move
- * the goalposts (docs/verification.md).
+ * The model chose those commands: one is measured only when the rules that
+ * judge the agent's `bash` calls would run it unasked; the others are
+ * recorded, not run. The file is project content: `--done` runs its commands
+ * in a trusted project, or where a rule allows them. `.skiff/` is
+ * write-protected for the agent, so a working run cannot move the goalposts
+ * (docs/verification.md, docs/security.md).
  */
 import * as path from "../contracts/path.ts";
 import type { DoneProposal } from "../tools/session/done_propose.ts";
@@ -22,7 +26,22 @@ export interface DoneCriterion {
   expects?: string;
   why: string;
   /** How it stood when proposed: the work is to change a failing one into a passing one. */
-  current: { exit_code: number | null; passed: boolean; summary: string; output_path?: string };
+  current: {
+    exit_code: number | null;
+    passed: boolean;
+    summary: string;
+    output_path?: string;
+    /** Not run when proposed: the agent's rules would not run it unasked. */
+    not_run?: true;
+    /** The flags that would have run it (proved by the policy), when some would. */
+    allow_with?: string[];
+  };
+}
+
+/** A proposal that was not run: why, and the flags that would run it. */
+export interface NotRun {
+  notRun: string;
+  allowWith?: string[];
 }
 
 export interface DoneFile {
@@ -33,11 +52,14 @@ export interface DoneFile {
   criteria: DoneCriterion[];
 }
 
-/** Runs each proposed criterion once and records where it stands now. */
+/**
+ * Runs each proposed criterion once, where `run` lets it (the agent's
+ * rules), and records where it stands now, or that it was not run and why.
+ */
 export async function measureProposals(
   proposals: readonly DoneProposal[],
   sessionId: string,
-  run: (command: string, index: number) => Promise<CommandRun>,
+  run: (command: string, index: number) => Promise<CommandRun | NotRun>,
   now: () => Date = () => new Date(),
 ): Promise<DoneFile> {
   // verify.ts brings the bash tool and zod: evaluated by a plan run's end, not at every start.
@@ -50,19 +72,32 @@ export async function measureProposals(
       exitCode: proposal.exit_code,
       expects: proposal.expects,
     };
-    const verdict = judge(check, await run(proposal.command, index + 1));
+    const ran = await run(proposal.command, index + 1);
+    let current: DoneCriterion["current"];
+    if ("notRun" in ran) {
+      current = {
+        exit_code: null,
+        passed: false,
+        summary: `not run: ${ran.notRun}`,
+        not_run: true,
+        ...(ran.allowWith ? { allow_with: ran.allowWith } : {}),
+      };
+    } else {
+      const verdict = judge(check, ran);
+      current = {
+        exit_code: verdict.exit_code,
+        passed: verdict.passed,
+        summary: verdict.summary,
+        ...(verdict.output_path ? { output_path: verdict.output_path } : {}),
+      };
+    }
     criteria.push({
       name: proposal.name,
       command: proposal.command,
       exit_code: proposal.exit_code ?? 0,
       ...(proposal.expects === undefined ? {} : { expects: proposal.expects }),
       why: proposal.why,
-      current: {
-        exit_code: verdict.exit_code,
-        passed: verdict.passed,
-        summary: verdict.summary,
-        ...(verdict.output_path ? { output_path: verdict.output_path } : {}),
-      },
+      current,
     });
   }
   return { version: 1, proposed_by: sessionId, proposed_at: now().toISOString(), criteria };
@@ -94,7 +129,11 @@ export function savingDoneCriteria(engine: EngineHandle, workspace: string): Eng
   };
 }
 
-/** The gate `--done` runs, from `.skiff/done.json`; throws a message saying what to do. */
+/**
+ * The gate `--done` runs, from `.skiff/done.json`; throws a message saying
+ * what to do. Whoever wrote the file (this plan run, or the repository's
+ * author), its checks are project content (`fromProject`).
+ */
 export function readDoneChecks(workspace: string): VerifyCheck[] {
   const file = path.join(workspace, DONE_FILE);
   let text: string;
@@ -120,6 +159,7 @@ export function readDoneChecks(workspace: string): VerifyCheck[] {
     command: criterion.command,
     exitCode: typeof criterion.exit_code === "number" ? criterion.exit_code : 0,
     ...(typeof criterion.expects === "string" ? { expects: criterion.expects } : {}),
+    fromProject: true,
   }));
   if (!checks.length) {
     throw new Error(

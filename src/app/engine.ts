@@ -45,7 +45,9 @@ import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
 import { runGateCommand, untilGate } from "./verify.ts";
 import { runCycles } from "./verify_cycles.ts";
-import { measureProposals } from "./done_criteria.ts";
+import { DONE_FILE, measureProposals } from "./done_criteria.ts";
+import { bashTool } from "../tools/process/bash.ts";
+import { shellLine } from "../policy/hints.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
@@ -223,6 +225,18 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
+      const unallowed = await this.#unallowedProjectCheck(request.until, parts, run.signal);
+      if (unallowed) {
+        const spent = run.spent;
+        const outcome: LoopOutcome = {
+          kind: "failed",
+          message: unallowed,
+          text: "",
+          turns: 0,
+          usage: spent.usage,
+        };
+        return this.#finish(opened, outcome, request.exitCodes);
+      }
       // Each cycle of a gated run is its own prompt (src/app/verify_cycles.ts).
       let number = run.prompt;
       let cycled: Awaited<ReturnType<typeof runCycles>>;
@@ -308,17 +322,50 @@ export class Engine {
       }
       const { outcome, verification } = cycled;
       const done = outcome.kind === "completed" && parts.doneProposals?.length
-        ? await measureProposals(
-          parts.doneProposals,
-          session.id,
-          (command, index) =>
-            runGateCommand(command, parts.context(`done_${run.prompt}_${index}`, run.signal)),
-        )
+        ? await measureProposals(parts.doneProposals, session.id, async (command, index) => {
+          // The model chose it: it runs only where the agent's bash rules would run it unasked.
+          const context = parts.context(`done_${run.prompt}_${index}`, run.signal);
+          const verdict = await parts.gate.unattended(
+            { tool: bashTool, input: { command } },
+            context,
+          );
+          return verdict.allowed
+            ? await runGateCommand(command, context)
+            : { notRun: verdict.reason, allowWith: verdict.allowWith };
+        })
         : undefined;
       return { ...this.#finish(opened, outcome, request.exitCodes, verification), done };
     } finally {
       if (this.#current === run) this.#current = undefined;
     }
+  }
+
+  /**
+   * Why the run may not start, when a check of its gate came from the
+   * repository (`.skiff/done.json`): in a project the person has not trusted,
+   * each such command must be one the rules that judge this agent's `bash`
+   * calls would run unasked. The message says what would allow it.
+   */
+  async #unallowedProjectCheck(
+    until: RunRequest["until"],
+    parts: SessionParts,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
+    if (!Array.isArray(until) || this.spec.projectTrusted === true) return undefined;
+    for (const check of until.filter((check) => check.fromProject)) {
+      const verdict = await parts.gate.unattended(
+        { tool: bashTool, input: { command: check.command } },
+        parts.context("done_check", signal),
+      );
+      if (verdict.allowed) continue;
+      const allow = verdict.allowWith
+        ? `rerun with ${shellLine(verdict.allowWith)}, or trust the project with --trust-project`
+        : "trust the project with --trust-project";
+      return `--done: the check \`${check.command}\` comes from ${DONE_FILE}, which is the ` +
+        `repository's, and this project is not trusted (${verdict.reason}). Nothing was run. ` +
+        `Read the file; if you want its commands run, ${allow}.`;
+    }
+    return undefined;
   }
 
   /** A child session for the task tool: its own history, never more rights than this one. */

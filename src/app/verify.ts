@@ -21,6 +21,12 @@ export interface VerifyCheck {
   exitCode?: number;
   /** Text its output must contain, besides the exit code. */
   expects?: string;
+  /**
+   * Read from the repository (`.skiff/done.json`), not typed by the user:
+   * runs only in a trusted project, or when the rules that judge the agent's
+   * commands allow it (checked before the run starts).
+   */
+  fromProject?: boolean;
 }
 
 /** What a run is held to. */
