@@ -257,6 +257,7 @@ export class Engine {
             },
             runCommand: (command, callId, signal) =>
               runGateCommand(command, parts.context(callId, signal)),
+            beforeChecks: () => this.#stopBackground(parts, emit, run.signal),
             runLoop: async (prompt, promptNumber, turnsBefore) => {
               number = promptNumber;
               ledger.beginPrompt(promptNumber);
@@ -338,6 +339,22 @@ export class Engine {
     } finally {
       if (this.#current === run) this.#current = undefined;
     }
+  }
+
+  /**
+   * Stops the agent's background commands before its work is judged (and
+   * waits until what they changed in protected paths is put back), telling
+   * the person which ones: a check that needs a server starts it itself.
+   */
+  async #stopBackground(parts: SessionParts, emit: Emit, signal: AbortSignal): Promise<void> {
+    const stopped = await parts.context("verify", signal).background.stopAll();
+    if (!stopped.length) return;
+    const named = stopped.map((command) => `\`${command.split("\n")[0].slice(0, 80)}\``);
+    emit("warning", {
+      message: `stopped the agent's background command${stopped.length === 1 ? "" : "s"} ` +
+        `${named.join(", ")} before the checks ran, so nothing it started changes the workspace ` +
+        "while the work is judged. A check that needs a server should start it itself.",
+    });
   }
 
   /**
