@@ -361,7 +361,8 @@ export class Engine {
    * Why the run may not start, when a check of its gate came from the
    * repository (`.skiff/done.json`): in a project the person has not trusted,
    * each such command must be one the rules that judge this agent's `bash`
-   * calls would run unasked. The message says what would allow it.
+   * calls allow (a rule; `--yes` is not trust). The message says what would
+   * allow it.
    */
   async #unallowedProjectCheck(
     until: RunRequest["until"],
@@ -370,9 +371,11 @@ export class Engine {
   ): Promise<string | undefined> {
     if (!Array.isArray(until) || this.spec.projectTrusted === true) return undefined;
     for (const check of until.filter((check) => check.fromProject)) {
+      // A rule the person wrote or passed, not --yes: --yes is not trust.
       const verdict = await parts.gate.unattended(
         { tool: bashTool, input: { command: check.command } },
         parts.context("done_check", signal),
+        { byRule: true },
       );
       if (verdict.allowed) continue;
       const allow = verdict.allowWith

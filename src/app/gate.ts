@@ -45,7 +45,11 @@ export interface SessionGate extends ToolCallGate {
    * nothing: for commands the model chose that run after its turn (a done
    * criterion it proposed, src/app/done_criteria.ts).
    */
-  unattended(call: { tool: Tool; input: unknown }, ctx: ToolContext): Promise<UnattendedCommand>;
+  unattended(
+    call: { tool: Tool; input: unknown },
+    ctx: ToolContext,
+    options?: { byRule?: boolean },
+  ): Promise<UnattendedCommand>;
 }
 
 function brokerFor(spec: EngineSpec, io: EngineIO): {
@@ -194,11 +198,11 @@ export function buildGate(
       return { allowed: true };
     },
     denials: () => [...gate.denials(), ...unsandboxed],
-    async unattended({ tool, input }, ctx) {
+    async unattended({ tool, input }, ctx, options = {}) {
       const access = await tool.declare(input, ctx);
       const outsideOwns = ownsViolation(spec, access, sandbox);
       if (outsideOwns) return { allowed: false, reason: outsideOwns };
-      const verdict = await gate.unattended(access);
+      const verdict = await gate.unattended(access, options);
       if (!verdict.allowed) {
         return {
           allowed: false,

@@ -171,9 +171,10 @@ export class PermissionGate {
    * question, no denial, no doom-loop count): allowed when a rule allows it,
    * or when its asks would be approved by `--yes`. Otherwise the flags that
    * would allow it, proved as a denial's are. For work skiff does on the
-   * model's word after its turn (a proposed done criterion).
+   * model's word after its turn (a proposed done criterion). `byRule`: only
+   * an allow rule will do, not `--yes` (for commands a repository supplied).
    */
-  async unattended(access: Access): Promise<UnattendedVerdict> {
+  async unattended(access: Access, options: { byRule?: boolean } = {}): Promise<UnattendedVerdict> {
     const { workspace, extraDirs, mode } = this.options;
     if (access.key === "bash") await ensureShellParser();
     const context: PolicyContext = {
@@ -184,16 +185,20 @@ export class PermissionGate {
       protect: this.options.protect,
     };
     const decision = evaluate(access, context);
-    if (
-      decision.action === "allow" ||
-      (decision.action === "ask" && this.options.brokerSource === "yes")
-    ) return { allowed: true, decision };
+    const yes = this.options.brokerSource === "yes" && !options.byRule;
+    if (decision.action === "allow" || (decision.action === "ask" && yes)) {
+      return { allowed: true, decision };
+    }
     const allow = allowHint(
       access,
       context,
       (decided) => alwaysRulesFor(access, decided),
       { noSandbox: this.options.noSandbox?.() },
     );
+    // Where only --yes would do, and --yes does not count, no flag allows it.
+    if (options.byRule && allow.kind === "flags" && allow.args.includes("--yes")) {
+      return { allowed: false, decision, allow: { kind: "blocked", reason: decision.reason } };
+    }
     return { allowed: false, decision, allow };
   }
 

@@ -133,6 +133,11 @@ Deno.test({
       assertStringIncludes(run.stderr, "comes from .skiff/done.json");
       assertStringIncludes(run.stderr, "--trust-project");
       assertEquals(mock.requests.length, 0, "nothing was sent to the model either");
+      // --yes answers the agent's questions; it is not trust in the repository's commands.
+      const yes = await runSkiff(["run", "--yes", "--done", "do the work"], sandbox);
+      assertEquals(yes.code, 1, yes.stdout + yes.stderr);
+      assertStringIncludes(yes.stderr, "comes from .skiff/done.json");
+      assertEquals(await exists(mark), false, "--yes ran the repository's command");
       // The rule skiff names, passed exactly as printed, lets it run: the refusal is the trust.
       const hint = /rerun with (.+), or trust the project/.exec(run.stderr);
       assert(hint, `no --allow hint was printed:\n${run.stderr}`);

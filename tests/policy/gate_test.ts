@@ -189,4 +189,7 @@ Deno.test("unattended: the same rules, nobody asked, nothing recorded; an ask ru
   });
   assertEquals((await yes.unattended(bash("npm test"))).allowed, true, "--yes approves an ask");
   assertEquals((await yes.unattended(bash("rm -rf x"))).allowed, false, "but never a deny");
+  const byRule = await yes.unattended(bash("npm test"), { byRule: true });
+  assert(!byRule.allowed, "by rule only: --yes does not count");
+  assertEquals(byRule.allow.kind, "flags", "an --allow would still do");
 });
