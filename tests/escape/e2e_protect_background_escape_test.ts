@@ -11,12 +11,21 @@ import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, runSkiff } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
-import { type AttackSandbox, bash, hasBwrap, needsBwrap, withAttack } from "./e2e_support.ts";
+import { type AttackSandbox, bash, needsBwrap, withAttack } from "./e2e_support.ts";
+import { probeSandboxes } from "../../src/sandbox/choose.ts";
 
-if (!hasBwrap) {
-  console.warn(
-    "!!! e2e_protect_background_escape_test: bubblewrap is missing; these tests are skipped !!!",
-  );
+const found = await probeSandboxes();
+const BACKENDS: { name: "bwrap" | "landlock"; missing: string | null }[] = [
+  { name: "bwrap", missing: needsBwrap.ignore ? "bubblewrap does not work here" : null },
+  {
+    name: "landlock",
+    missing: found.landlock ? null : `Landlock does not work here (${found.reasons?.landlock})`,
+  },
+];
+for (const backend of BACKENDS) {
+  if (backend.missing) {
+    console.warn(`\n!!! PROTECT BACKGROUND (${backend.name}): SKIPPED: ${backend.missing} !!!\n`);
+  }
 }
 
 const CHECK = "exit 1\n";
@@ -36,12 +45,14 @@ const SCRIPT: MockTurn[] = [
   { text: "The check passes now." },
 ];
 
-async function gatedRun(sandbox: AttackSandbox, protect: string[]) {
+async function gatedRun(sandbox: AttackSandbox, backend: string, protect: string[]) {
   await Deno.mkdir(path.join(sandbox.workspace, "tests"));
   await Deno.writeTextFile(path.join(sandbox.workspace, "tests", "check.sh"), CHECK);
   const run = await runSkiff(
     [
       "run",
+      "--sandbox-backend",
+      backend,
       "--allow",
       "bash(*)",
       ...protect,
@@ -59,35 +70,41 @@ async function gatedRun(sandbox: AttackSandbox, protect: string[]) {
   return { run, events, checks };
 }
 
-Deno.test({
-  name:
-    "protect attack: a background command rewriting the protected check is stopped and put back before the check",
-  ...needsBwrap,
-  fn: () =>
-    withAttack(SCRIPT, async (sandbox) => {
-      const { run, events, checks } = await gatedRun(sandbox, ["--protect", "tests/**"]);
-      assertEquals(checks.length, 1, run.stdout + run.stderr);
-      assertEquals(checks[0].passed, false, "the check ran against the background's rewrite");
-      assertEquals(run.code, 1, run.stdout + run.stderr);
-      assertEquals(
-        await Deno.readTextFile(path.join(sandbox.workspace, "tests", "check.sh")),
-        CHECK,
-        "the protected check was put back",
-      );
-      const warnings = events.filter((event) => event.type === "warning")
-        .map((event) => String(event.message));
-      assertStringIncludes(warnings.join("\n"), "stopped the agent's background command");
-    }),
-});
+for (const backend of BACKENDS) {
+  Deno.test({
+    name:
+      `protect attack (${backend.name}): a background command rewriting the protected check is stopped and put back before the check`,
+    ignore: backend.missing !== null,
+    fn: () =>
+      withAttack(SCRIPT, async (sandbox) => {
+        const { run, events, checks } = await gatedRun(sandbox, backend.name, [
+          "--protect",
+          "tests/**",
+        ]);
+        assertEquals(checks.length, 1, run.stdout + run.stderr);
+        assertEquals(checks[0].passed, false, "the check ran against the background's rewrite");
+        assertEquals(run.code, 1, run.stdout + run.stderr);
+        assertEquals(
+          await Deno.readTextFile(path.join(sandbox.workspace, "tests", "check.sh")),
+          CHECK,
+          "the protected check was put back",
+        );
+        const warnings = events.filter((event) => event.type === "warning")
+          .map((event) => String(event.message));
+        assertStringIncludes(warnings.join("\n"), "stopped the agent's background command");
+      }),
+  });
 
-Deno.test({
-  name: "protect control: without --protect the background rewrite makes the check pass",
-  ...needsBwrap,
-  fn: () =>
-    withAttack(SCRIPT, async (sandbox) => {
-      const { run, checks } = await gatedRun(sandbox, []);
-      assertEquals(checks.length, 1, run.stdout + run.stderr);
-      assertEquals(checks[0].passed, true, "the unprotected check was rewritten");
-      assertEquals(run.code, 0, run.stdout + run.stderr);
-    }),
-});
+  Deno.test({
+    name:
+      `protect control (${backend.name}): without --protect the background rewrite makes the check pass`,
+    ignore: backend.missing !== null,
+    fn: () =>
+      withAttack(SCRIPT, async (sandbox) => {
+        const { run, checks } = await gatedRun(sandbox, backend.name, []);
+        assertEquals(checks.length, 1, run.stdout + run.stderr);
+        assertEquals(checks[0].passed, true, "the unprotected check was rewritten");
+        assertEquals(run.code, 0, run.stdout + run.stderr);
+      }),
+  });
+}
