@@ -15,6 +15,8 @@ import * as path from "../contracts/path.ts";
 import type { DoneProposal } from "../tools/session/done_propose.ts";
 import type { EngineHandle } from "./host.ts";
 import type { CommandRun, VerifyCheck } from "./verify.ts";
+import type { UnattendedCommand } from "./gate.ts";
+import { shellLine } from "../policy/hints.ts";
 
 /** Workspace-relative home of the criteria. */
 export const DONE_FILE = ".skiff/done.json";
@@ -101,6 +103,31 @@ export async function measureProposals(
     });
   }
   return { version: 1, proposed_by: sessionId, proposed_at: now().toISOString(), criteria };
+}
+
+/**
+ * Why a run may not start, when a check of its gate came from the
+ * repository (`fromProject`, read from this file) in a project the person
+ * has not trusted: each such command needs a rule among those that judge
+ * the agent's `bash` calls (`judge`: the session gate's unattended verdict,
+ * by rule; `--yes` is not trust). The message says what would allow it.
+ */
+export async function projectCheckRefusal(
+  until: string | VerifyCheck[] | undefined,
+  judge: (command: string) => Promise<UnattendedCommand>,
+): Promise<string | undefined> {
+  if (!Array.isArray(until)) return undefined;
+  for (const check of until.filter((check) => check.fromProject)) {
+    const verdict = await judge(check.command);
+    if (verdict.allowed) continue;
+    const allow = verdict.allowWith
+      ? `rerun with ${shellLine(verdict.allowWith)}, or trust the project with --trust-project`
+      : "trust the project with --trust-project";
+    return `--done: the check \`${check.command}\` comes from ${DONE_FILE}, which is the ` +
+      `repository's, and this project is not trusted (${verdict.reason}). Nothing was run. ` +
+      `Read the file; if you want its commands run, ${allow}.`;
+  }
+  return undefined;
 }
 
 /** Writes the criteria where `--done` reads them. Needs --allow-write for the workspace. */

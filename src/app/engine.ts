@@ -43,11 +43,10 @@ import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
-import { runGateCommand, untilGate } from "./verify.ts";
+import { runGateCommand, stopBackground, untilGate } from "./verify.ts";
 import { runCycles } from "./verify_cycles.ts";
-import { DONE_FILE, measureProposals } from "./done_criteria.ts";
+import { measureProposals, projectCheckRefusal } from "./done_criteria.ts";
 import { bashTool } from "../tools/process/bash.ts";
-import { shellLine } from "../policy/hints.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
@@ -225,7 +224,16 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
-      const unallowed = await this.#unallowedProjectCheck(request.until, parts, run.signal);
+      // In an untrusted project, `.skiff/done.json`'s commands need a rule before anything runs.
+      const unallowed = this.spec.projectTrusted === true ? undefined : await projectCheckRefusal(
+        request.until,
+        (command) =>
+          parts.gate.unattended(
+            { tool: bashTool, input: { command } },
+            parts.context("done_check", run.signal),
+            { byRule: true },
+          ),
+      );
       if (unallowed) {
         const spent = run.spent;
         const outcome: LoopOutcome = {
@@ -257,7 +265,10 @@ export class Engine {
             },
             runCommand: (command, callId, signal) =>
               runGateCommand(command, parts.context(callId, signal)),
-            beforeChecks: () => this.#stopBackground(parts, emit, run.signal),
+            beforeChecks: async () => {
+              const stopped = await stopBackground(parts.context("verify", run.signal).background);
+              if (stopped) emit("warning", { message: stopped });
+            },
             runLoop: async (prompt, promptNumber, turnsBefore) => {
               number = promptNumber;
               ledger.beginPrompt(promptNumber);
@@ -339,53 +350,6 @@ export class Engine {
     } finally {
       if (this.#current === run) this.#current = undefined;
     }
-  }
-
-  /**
-   * Stops the agent's background commands before its work is judged (and
-   * waits until what they changed in protected paths is put back), telling
-   * the person which ones: a check that needs a server starts it itself.
-   */
-  async #stopBackground(parts: SessionParts, emit: Emit, signal: AbortSignal): Promise<void> {
-    const stopped = await parts.context("verify", signal).background.stopAll();
-    if (!stopped.length) return;
-    const named = stopped.map((command) => `\`${command.split("\n")[0].slice(0, 80)}\``);
-    emit("warning", {
-      message: `stopped the agent's background command${stopped.length === 1 ? "" : "s"} ` +
-        `${named.join(", ")} before the checks ran, so nothing it started changes the workspace ` +
-        "while the work is judged. A check that needs a server should start it itself.",
-    });
-  }
-
-  /**
-   * Why the run may not start, when a check of its gate came from the
-   * repository (`.skiff/done.json`): in a project the person has not trusted,
-   * each such command must be one the rules that judge this agent's `bash`
-   * calls allow (a rule; `--yes` is not trust). The message says what would
-   * allow it.
-   */
-  async #unallowedProjectCheck(
-    until: RunRequest["until"],
-    parts: SessionParts,
-    signal: AbortSignal,
-  ): Promise<string | undefined> {
-    if (!Array.isArray(until) || this.spec.projectTrusted === true) return undefined;
-    for (const check of until.filter((check) => check.fromProject)) {
-      // A rule the person wrote or passed, not --yes: --yes is not trust.
-      const verdict = await parts.gate.unattended(
-        { tool: bashTool, input: { command: check.command } },
-        parts.context("done_check", signal),
-        { byRule: true },
-      );
-      if (verdict.allowed) continue;
-      const allow = verdict.allowWith
-        ? `rerun with ${shellLine(verdict.allowWith)}, or trust the project with --trust-project`
-        : "trust the project with --trust-project";
-      return `--done: the check \`${check.command}\` comes from ${DONE_FILE}, which is the ` +
-        `repository's, and this project is not trusted (${verdict.reason}). Nothing was run. ` +
-        `Read the file; if you want its commands run, ${allow}.`;
-    }
-    return undefined;
   }
 
   /** A child session for the task tool: its own history, never more rights than this one. */

@@ -10,7 +10,7 @@
 import { addUsage, type VerificationCheck, type VerificationSummary } from "../contracts/events.ts";
 import type { LoopOutcome } from "../session/loop.ts";
 import { bashTool, MAX_TIMEOUT_MS } from "../tools/process/bash.ts";
-import { type ToolContext, ToolError } from "../tools/tool.ts";
+import { type BackgroundTable, type ToolContext, ToolError } from "../tools/tool.ts";
 import { DEFAULT_MAX_CYCLES } from "./verify_defaults.ts";
 
 /** One criterion: a command and what it must show. */
@@ -88,6 +88,21 @@ export async function runGateCommand(command: string, ctx: ToolContext): Promise
       fullOutputPath: metadata.fullOutputPath,
     };
   }
+}
+
+/**
+ * Stops the agent's background commands before its work is judged, and
+ * waits until what they changed in protected paths is put back, so nothing
+ * it started changes the workspace during the checks. The warning to give
+ * when some were running; none when none were.
+ */
+export async function stopBackground(background: BackgroundTable): Promise<string | undefined> {
+  const stopped = await background.stopAll();
+  if (!stopped.length) return undefined;
+  const named = stopped.map((command) => `\`${command.split("\n")[0].slice(0, 80)}\``);
+  return `stopped the agent's background command${stopped.length === 1 ? "" : "s"} ` +
+    `${named.join(", ")} before the checks ran, so nothing it started changes the workspace ` +
+    "while the work is judged. A check that needs a server should start it itself.";
 }
 
 /** Runs every check once and says where the gate stands. */
