@@ -2,7 +2,9 @@
  * The gate a run must pass before its result counts (`--until`, `--done`):
  * when the agent says it is done, each check's command runs in the session's
  * sandbox, through the same launcher as the bash tool but not through the
- * permission rules (the user wrote it). A failing check's output, cut as tool
+ * permission rules (the user wrote it; `--done`'s come from the repository
+ * and need trust or a rule first, src/app/done_criteria.ts). The agent's
+ * background commands are stopped first. A failing check's output, cut as tool
  * output is and spilled whole to a file, is the agent's next message, for up
  * to `maxCycles` attempts. The agent's claim of success is never the result:
  * the checks are (docs/verification.md).
