@@ -43,9 +43,10 @@ import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
-import { runGateCommand, untilGate } from "./verify.ts";
+import { runGateCommand, stopBackground, untilGate } from "./verify.ts";
 import { runCycles } from "./verify_cycles.ts";
-import { measureProposals } from "./done_criteria.ts";
+import { measureProposals, projectCheckRefusal } from "./done_criteria.ts";
+import { bashTool } from "../tools/process/bash.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
@@ -223,6 +224,27 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
+      // In an untrusted project, `.skiff/done.json`'s commands need a rule before anything runs.
+      const unallowed = this.spec.projectTrusted === true ? undefined : await projectCheckRefusal(
+        request.until,
+        (command) =>
+          parts.gate.unattended(
+            { tool: bashTool, input: { command } },
+            parts.context("done_check", run.signal),
+            { byRule: true },
+          ),
+      );
+      if (unallowed) {
+        const spent = run.spent;
+        const outcome: LoopOutcome = {
+          kind: "failed",
+          message: unallowed,
+          text: "",
+          turns: 0,
+          usage: spent.usage,
+        };
+        return this.#finish(opened, outcome, request.exitCodes);
+      }
       // Each cycle of a gated run is its own prompt (src/app/verify_cycles.ts).
       let number = run.prompt;
       let cycled: Awaited<ReturnType<typeof runCycles>>;
@@ -243,6 +265,10 @@ export class Engine {
             },
             runCommand: (command, callId, signal) =>
               runGateCommand(command, parts.context(callId, signal)),
+            beforeChecks: async () => {
+              const stopped = await stopBackground(parts.context("verify", run.signal).background);
+              if (stopped) emit("warning", { message: stopped });
+            },
             runLoop: async (prompt, promptNumber, turnsBefore) => {
               number = promptNumber;
               ledger.beginPrompt(promptNumber);
@@ -308,12 +334,17 @@ export class Engine {
       }
       const { outcome, verification } = cycled;
       const done = outcome.kind === "completed" && parts.doneProposals?.length
-        ? await measureProposals(
-          parts.doneProposals,
-          session.id,
-          (command, index) =>
-            runGateCommand(command, parts.context(`done_${run.prompt}_${index}`, run.signal)),
-        )
+        ? await measureProposals(parts.doneProposals, session.id, async (command, index) => {
+          // The model chose it: it runs only where the agent's bash rules would run it unasked.
+          const context = parts.context(`done_${run.prompt}_${index}`, run.signal);
+          const verdict = await parts.gate.unattended(
+            { tool: bashTool, input: { command } },
+            context,
+          );
+          return verdict.allowed
+            ? await runGateCommand(command, context)
+            : { notRun: verdict.reason, allowWith: verdict.allowWith };
+        })
         : undefined;
       return { ...this.#finish(opened, outcome, request.exitCodes, verification), done };
     } finally {

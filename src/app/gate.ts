@@ -24,13 +24,33 @@ import { isWithin } from "../sandbox/paths.ts";
 import type { Access, Tool } from "../tools/tool.ts";
 import { saveProjectRule } from "../policy/project_rules.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
-import { type ReadVerdict, ToolError } from "../tools/tool.ts";
+import { type ReadVerdict, type ToolContext, ToolError } from "../tools/tool.ts";
 import { checkSubject } from "../policy/evaluate.ts";
 import { withoutAllows } from "../config/project_allows.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
 import type { SandboxState } from "./launcher.ts";
 
 type Emit = <K extends EventType>(type: K, body: EventBodies[K]) => void;
+
+/** Whether a command may run with nobody asked; when not, why and the flags that would allow it. */
+export type UnattendedCommand =
+  | { allowed: true }
+  | { allowed: false; reason: string; allowWith?: string[] };
+
+/** The session's gate: the loop's, and the same rules for what runs after a turn. */
+export interface SessionGate extends ToolCallGate {
+  /**
+   * Would this call run with nobody to ask? Judged by the same rules, owns
+   * and sandbox as a call of the model's, but asks no one and records
+   * nothing: for commands the model chose that run after its turn (a done
+   * criterion it proposed, src/app/done_criteria.ts).
+   */
+  unattended(
+    call: { tool: Tool; input: unknown },
+    ctx: ToolContext,
+    options?: { byRule?: boolean },
+  ): Promise<UnattendedCommand>;
+}
 
 function brokerFor(spec: EngineSpec, io: EngineIO): {
   broker: ApprovalBroker;
@@ -47,7 +67,7 @@ export function buildGate(
   emit: Emit,
   sandbox: SandboxState,
   agentPermission?: PermissionConfig,
-): ToolCallGate {
+): SessionGate {
   const layers = ruleLayers(spec, agentPermission);
   const { broker, source } = brokerFor(spec, io);
   // permission.asked goes out when the question is put, before the answer,
@@ -178,6 +198,27 @@ export function buildGate(
       return { allowed: true };
     },
     denials: () => [...gate.denials(), ...unsandboxed],
+    async unattended({ tool, input }, ctx, options = {}) {
+      const access = await tool.declare(input, ctx);
+      const outsideOwns = ownsViolation(spec, access, sandbox);
+      if (outsideOwns) return { allowed: false, reason: outsideOwns };
+      const verdict = await gate.unattended(access, options);
+      if (!verdict.allowed) {
+        return {
+          allowed: false,
+          reason: verdict.decision.reason,
+          ...(verdict.allow.kind === "flags" ? { allowWith: verdict.allow.args } : {}),
+        };
+      }
+      if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
+        return {
+          allowed: false,
+          reason: sandbox.refusal.message,
+          allowWith: ["--sandbox", "full-access"],
+        };
+      }
+      return { allowed: true };
+    },
   };
 }
 

@@ -13,7 +13,7 @@ import {
 } from "../sandbox/choose.ts";
 import type { LandlockProbeCache } from "../sandbox/landlock_probe_cache.ts";
 import type { SandboxSettings } from "../sandbox/modes.ts";
-import { isWithin, realpathLenient } from "../sandbox/paths.ts";
+import { isWithin, ownedPath, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { CommandGuard } from "../sandbox/command_guard.ts";
 import { bwrapSessionLauncher } from "../sandbox/bwrap_session.ts";
@@ -84,14 +84,23 @@ export async function chooseSessionLauncher(
   const settings = sandboxSettings(spec);
   if (spec.owns.length && settings.mode === "workspace-write") {
     // A subagent that owns some paths: under bubblewrap only those are bound
-    // writable; the rest of the workspace stays read-only like `/`.
-    const existing = spec.owns.filter((owned) => {
-      try {
-        Deno.statSync(owned);
-      } catch {
-        return false;
+    // writable; the rest of the workspace stays read-only like `/`. Judged
+    // by real path now, as the sandbox binds it: a link planted since the
+    // owns were checked (by an earlier task) cannot make its target writable.
+    const existing = spec.owns.flatMap((entry) => {
+      const owned = ownedPath(spec.workspace, entry);
+      if (!owned.inside) {
+        warnings.push(
+          `owned path ${entry} now leads outside the workspace (to ${owned.real}, through a symbolic link); it stays read-only. Remove the link, or own the folder it points to by making it the task's workspace.`,
+        );
+        return [];
       }
-      return !holdsProtected(spec.workspace, owned);
+      try {
+        Deno.statSync(owned.real);
+      } catch {
+        return [];
+      }
+      return holdsProtected(spec.workspace, owned.real) ? [] : [owned.real];
     });
     if (existing.length === 0) settings.mode = "read-only";
     else {

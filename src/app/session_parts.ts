@@ -6,7 +6,6 @@
  */
 import type { McpServerStatus } from "../mcp/manager.ts";
 import type { ToolSchema } from "../provider/types.ts";
-import type { ToolCallGate } from "../session/tool_call.ts";
 import type { EventBodies, EventType } from "../contracts/events.ts";
 import type { FileLedger } from "../tools/files/mod.ts";
 import type { Tool, ToolContext } from "../tools/tool.ts";
@@ -29,7 +28,7 @@ import { loadSkillsAsync } from "../skills/load.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./engine_types.ts";
-import { buildGate, readVerdictFor } from "./gate.ts";
+import { buildGate, readVerdictFor, type SessionGate } from "./gate.ts";
 import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
 import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
@@ -55,7 +54,7 @@ export interface SessionParts {
    */
   openingGitSummary?: Promise<string | null>;
   schemas: ToolSchema[];
-  gate: ToolCallGate;
+  gate: SessionGate;
   warnings: string[];
   /** What the plan agent proposed with done_propose (src/app/done_criteria.ts); absent for others. */
   doneProposals?: DoneProposal[];
@@ -196,7 +195,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   candidates.push(...mcpTools);
 
   let tools: Tool[];
-  let gate: ToolCallGate;
+  let gate: SessionGate;
   try {
     const allowed = new Set(
       filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),

@@ -2,7 +2,9 @@
  * The gate a run must pass before its result counts (`--until`, `--done`):
  * when the agent says it is done, each check's command runs in the session's
  * sandbox, through the same launcher as the bash tool but not through the
- * permission rules (the user wrote it). A failing check's output, cut as tool
+ * permission rules (the user wrote it; `--done`'s come from the repository
+ * and need trust or a rule first, src/app/done_criteria.ts). The agent's
+ * background commands are stopped first. A failing check's output, cut as tool
  * output is and spilled whole to a file, is the agent's next message, for up
  * to `maxCycles` attempts. The agent's claim of success is never the result:
  * the checks are (docs/verification.md).
@@ -10,7 +12,7 @@
 import { addUsage, type VerificationCheck, type VerificationSummary } from "../contracts/events.ts";
 import type { LoopOutcome } from "../session/loop.ts";
 import { bashTool, MAX_TIMEOUT_MS } from "../tools/process/bash.ts";
-import { type ToolContext, ToolError } from "../tools/tool.ts";
+import { type BackgroundTable, type ToolContext, ToolError } from "../tools/tool.ts";
 import { DEFAULT_MAX_CYCLES } from "./verify_defaults.ts";
 
 /** One criterion: a command and what it must show. */
@@ -21,6 +23,12 @@ export interface VerifyCheck {
   exitCode?: number;
   /** Text its output must contain, besides the exit code. */
   expects?: string;
+  /**
+   * Read from the repository (`.skiff/done.json`), not typed by the user:
+   * runs only in a trusted project, or when the rules that judge the agent's
+   * commands allow it (checked before the run starts).
+   */
+  fromProject?: boolean;
 }
 
 /** What a run is held to. */
@@ -82,6 +90,21 @@ export async function runGateCommand(command: string, ctx: ToolContext): Promise
       fullOutputPath: metadata.fullOutputPath,
     };
   }
+}
+
+/**
+ * Stops the agent's background commands before its work is judged, and
+ * waits until what they changed in protected paths is put back, so nothing
+ * it started changes the workspace during the checks. The warning to give
+ * when some were running; none when none were.
+ */
+export async function stopBackground(background: BackgroundTable): Promise<string | undefined> {
+  const stopped = await background.stopAll();
+  if (!stopped.length) return undefined;
+  const named = stopped.map((command) => `\`${command.split("\n")[0].slice(0, 80)}\``);
+  return `stopped the agent's background command${stopped.length === 1 ? "" : "s"} ` +
+    `${named.join(", ")} before the checks ran, so nothing it started changes the workspace ` +
+    "while the work is judged. A check that needs a server should start it itself.";
 }
 
 /** Runs every check once and says where the gate stands. */

@@ -25,6 +25,12 @@ export interface CycleHooks {
   runCommand(command: string, callId: string, signal: AbortSignal): Promise<CommandRun>;
   /** A check ran (the `verification.completed` event). */
   checked(summary: VerificationSummary): void;
+  /**
+   * Before the checks: the agent's background commands stopped and what they
+   * changed in protected paths put back, so nothing it started can change
+   * the workspace (a check, a protected test) while the work is judged.
+   */
+  beforeChecks(): Promise<void>;
 }
 
 export interface CycleRun {
@@ -53,6 +59,7 @@ export async function runCycles(
     const outcome = await hooks.runLoop(prompt, number, spent?.turns ?? 0);
     spent = spent ? addCycle(spent, outcome) : outcome;
     if (!gate || outcome.kind !== "completed" || run.signal.aborted) break;
+    await hooks.beforeChecks();
     let check = 0;
     const stop = checkSignal(run.signal, run.deadline);
     const result = await runChecks(

@@ -21,6 +21,8 @@ import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { RunSummary } from "./run_summary.ts";
 import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./run_gate.ts";
 import type { DoneFile } from "../app/done_criteria.ts";
+import { shellLine } from "../policy/hints.ts";
+import { neutraliseControls } from "../ui/safe_text.ts";
 import { beforeDeadline, startCutMessage } from "./run_deadline.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
@@ -267,10 +269,26 @@ function maxTimeWatchdog(
 /** Where the plan agent's measured criteria went (the host wrote them: src/app/start.ts). */
 function doneNotice(done: DoneFile, file: string): void {
   const passing = done.criteria.filter((criterion) => criterion.current.passed).length;
-  console.error(
-    `skiff: wrote ${done.criteria.length} done criteria to ${file} (${passing} pass now). ` +
-      `Hold a run to them with: skiff run --done "…"`,
-  );
+  const notRun = done.criteria.filter((criterion) => criterion.current.not_run);
+  const unmeasured = notRun.length ? `, ${notRun.length} not run` : "";
+  const lines = [
+    `skiff: wrote ${done.criteria.length} done criteria to ${file} (${passing} pass now${unmeasured}). ` +
+    `Hold a run to them with: skiff run --done "…"`,
+  ];
+  for (const criterion of notRun) {
+    // The model chose the command: it ran only if the plan agent's rules would run it unasked.
+    const allow = criterion.current.allow_with
+      ? ` To run it when proposed, plan again with: skiff run --agent plan ${
+        shellLine(criterion.current.allow_with)
+      } "…"`
+      : " No flag lets the plan agent run it; check the command yourself before a --done run.";
+    lines.push(
+      `skiff: \`${criterion.command}\` was recorded, not run (${
+        criterion.current.summary.replace(/^not run: /, "")
+      }).${allow}`,
+    );
+  }
+  console.error(neutraliseControls(lines.join("\n")));
 }
 
 /** The final answer and the summary files, when asked for; a write that fails is a failed run. */

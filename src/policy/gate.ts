@@ -16,7 +16,7 @@ import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from
 import { approves, denialMessage, denialReason } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
 import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
-import { allowHint } from "./hints.ts";
+import { type AllowHint, allowHint } from "./hints.ts";
 import type { RuleLayer } from "./rules.ts";
 import { SessionRules } from "./session_rules.ts";
 
@@ -49,6 +49,11 @@ export type GateResult =
     /** Hand this to the model as the call's result. */
     error: ToolError;
   };
+
+/** `PermissionGate.unattended`'s answer. */
+export type UnattendedVerdict =
+  | { allowed: true; decision: Decision }
+  | { allowed: false; decision: Decision; allow: AllowHint };
 
 const SEARCH_KEYS = new Set(["glob", "grep", "list"]);
 
@@ -159,6 +164,42 @@ export class PermissionGate {
       }
     }
     return { allowed: true, asked: true, source: source === "yes" ? "yes" : "user", decision };
+  }
+
+  /**
+   * How a call would fare with nobody to ask and nothing recorded (no
+   * question, no denial, no doom-loop count): allowed when a rule allows it,
+   * or when its asks would be approved by `--yes`. Otherwise the flags that
+   * would allow it, proved as a denial's are. For work skiff does on the
+   * model's word after its turn (a proposed done criterion). `byRule`: only
+   * an allow rule will do, not `--yes` (for commands a repository supplied).
+   */
+  async unattended(access: Access, options: { byRule?: boolean } = {}): Promise<UnattendedVerdict> {
+    const { workspace, extraDirs, mode } = this.options;
+    if (access.key === "bash") await ensureShellParser();
+    const context: PolicyContext = {
+      layers: this.#layers(),
+      workspace,
+      extraDirs,
+      mode,
+      protect: this.options.protect,
+    };
+    const decision = evaluate(access, context);
+    const yes = this.options.brokerSource === "yes" && !options.byRule;
+    if (decision.action === "allow" || (decision.action === "ask" && yes)) {
+      return { allowed: true, decision };
+    }
+    const allow = allowHint(
+      access,
+      context,
+      (decided) => alwaysRulesFor(access, decided),
+      { noSandbox: this.options.noSandbox?.() },
+    );
+    // Where only --yes would do, and --yes does not count, no flag allows it.
+    if (options.byRule && allow.kind === "flags" && allow.args.includes("--yes")) {
+      return { allowed: false, decision, allow: { kind: "blocked", reason: decision.reason } };
+    }
+    return { allowed: false, decision, allow };
   }
 
   #refuse(

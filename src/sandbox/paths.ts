@@ -183,6 +183,17 @@ export function resolveWorkspacePath(
   return { requested, real, relative, inside };
 }
 
+/**
+ * Where an `owns` entry (a path one session alone may write: a subagent's,
+ * a batch task's) really is, and whether that lies inside `workspace`.
+ * Owns are judged by real path: a link's target is what a sandbox rooted
+ * there would make writable, so a link leading out is outside.
+ */
+export function ownedPath(workspace: string, owned: string): { real: string; inside: boolean } {
+  const resolved = resolveWorkspacePath(workspace, owned);
+  return { real: resolved.real, inside: resolved.relative !== null };
+}
+
 /** `real` relative to `root`, which holds it, with forward slashes ("." for the root itself). */
 function relativeInside(root: string, real: string): string {
   if (path.sep === "/" && real.startsWith(root === "/" ? "/" : root + "/")) {

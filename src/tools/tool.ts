@@ -34,7 +34,8 @@ export interface BackgroundTable {
     waitMs?: number,
   ): Promise<{ output: string; exitCode: number | null; running: boolean }>;
   stop(id: string): Promise<{ output: string; exitCode: number | null }>;
-  stopAll(): Promise<void>;
+  /** Stops every one, waits until their changes to protected paths are put back; the commands that ran. */
+  stopAll(): Promise<string[]>;
 }
 
 /** What the read rules say of one file, asked without asking anyone. */

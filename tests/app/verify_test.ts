@@ -150,11 +150,25 @@ Deno.test("done criteria: measured once as they stand, written, and read back as
     assertEquals(done.criteria[0].current.exit_code, 1);
     assertEquals(done.criteria[1].expects, "2.0");
 
+    // A proposal the agent's rules would not run is recorded with why and what would run it.
+    const unrun = await measureProposals(
+      [{ name: "tests", command: "npm test", why: "covered" }],
+      "ses_plan",
+      () => Promise.resolve({ notRun: "bash(npm test): * → deny", allowWith: ["--yes"] }),
+    );
+    assertEquals(unrun.criteria[0].current, {
+      exit_code: null,
+      passed: false,
+      summary: "not run: bash(npm test): * → deny",
+      not_run: true,
+      allow_with: ["--yes"],
+    });
+
     const file = await writeDoneFile(workspace, done);
     assertEquals(file, path.join(workspace, ".skiff", "done.json"));
     assertEquals(readDoneChecks(workspace), [
-      { name: "tests", command: "npm test", exitCode: 0 },
-      { name: "version", command: "cat VERSION", exitCode: 0, expects: "2.0" },
+      { name: "tests", command: "npm test", exitCode: 0, fromProject: true },
+      { name: "version", command: "cat VERSION", exitCode: 0, expects: "2.0", fromProject: true },
     ]);
 
     await Deno.writeTextFile(file, '{"criteria": []}');
@@ -192,6 +206,7 @@ function fakeCycles(outcomes: LoopOutcome["kind"][], exits: (number | null)[]) {
       return Promise.resolve(ran(exits[checks++], "out"));
     },
     checked: (summary) => summaries.push(summary),
+    beforeChecks: () => Promise.resolve(),
   };
   return { hooks, log, marks, summaries };
 }
@@ -292,7 +307,9 @@ Deno.test("savingDoneCriteria: the host writes what a plan run proposed, whichev
     };
     const planned = await engine.run({ prompt: "plan", exitCodes });
     assertEquals(planned.doneFile, path.join(workspace, ".skiff", "done.json"));
-    assertEquals(readDoneChecks(workspace), [{ name: "t", command: "t", exitCode: 0 }]);
+    assertEquals(readDoneChecks(workspace), [
+      { name: "t", command: "t", exitCode: 0, fromProject: true },
+    ]);
     const built = await engine.run({ prompt: "build", exitCodes });
     assertEquals(built.doneFile, undefined, "a run that proposed nothing writes nothing");
   } finally {

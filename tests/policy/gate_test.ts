@@ -163,3 +163,33 @@ Deno.test("'always' outside the workspace: the file's folder, a searched folder,
   const top = broker.asked[2].always[0].patterns;
   assert(!top.includes("/*"), `a top-level file must not approve the disk: ${top}`);
 });
+
+Deno.test("unattended: the same rules, nobody asked, nothing recorded; an ask runs only under --yes", async () => {
+  const layers = buildLayers({ project, flags: flagsLayer({ allow: ["bash(ls *)"] }) });
+  const broker = new ScriptedBroker([]);
+  const gate = new PermissionGate({ layers, workspace, broker, brokerSource: "headless" });
+  assertEquals((await gate.unattended(bash("ls -la"))).allowed, true);
+  const asked = await gate.unattended(bash("npm test"));
+  assert(!asked.allowed);
+  assertEquals(asked.allow, {
+    kind: "flags",
+    args: ["--allow", "bash(npm test *)"],
+    config: '{"permission":{"bash":{"npm test *":"allow"}}}',
+  });
+  const denied = await gate.unattended(bash("rm -rf x"));
+  assert(!denied.allowed);
+  assertEquals(denied.allow.kind, "blocked");
+  assertEquals(broker.asked.length, 0, "nobody was asked");
+  assertEquals(gate.denials(), [], "no denial was recorded");
+  const yes = new PermissionGate({
+    layers,
+    workspace,
+    broker: new YesBroker(),
+    brokerSource: "yes",
+  });
+  assertEquals((await yes.unattended(bash("npm test"))).allowed, true, "--yes approves an ask");
+  assertEquals((await yes.unattended(bash("rm -rf x"))).allowed, false, "but never a deny");
+  const byRule = await yes.unattended(bash("npm test"), { byRule: true });
+  assert(!byRule.allowed, "by rule only: --yes does not count");
+  assertEquals(byRule.allow.kind, "flags", "an --allow would still do");
+});

@@ -50,7 +50,7 @@ export function makeContext(
       start: () => Promise.reject(new Error("no background processes in file tool tests")),
       output: () => Promise.reject(new Error("no background processes in file tool tests")),
       stop: () => Promise.reject(new Error("no background processes in file tool tests")),
-      stopAll: () => Promise.resolve(),
+      stopAll: () => Promise.resolve([]),
     },
     fetch: () => Promise.reject(new Error("file tool tests never reach the network")),
   };

@@ -7,6 +7,7 @@
 import * as path from "../../contracts/path.ts";
 import picomatch from "picomatch";
 import { UsageError } from "../exit_codes.ts";
+import { ownedPath } from "../../sandbox/paths.ts";
 
 /** One task as the batch runs it: `dir` and `owns` absolute. */
 export interface BatchTask {
@@ -63,13 +64,30 @@ export function tasksFromJsonl(text: string, base: string, file = "tasks"): Batc
       id: text("id", true)!,
       prompt: text("prompt", true)!,
       dir,
-      owns: (owns as string[]).map((owned) => path.resolve(dir, owned)),
+      owns: (owns as string[]).map((owned) => ownedInside(dir, owned, where)),
       until: text("until", false),
       agent: text("agent", false),
       model: text("model", false),
     });
   });
   return checkIds(tasks);
+}
+
+/**
+ * An `owns` entry's real path, as the task tool judges a subagent's: one
+ * that is, or passes through, a link leading out of the task's workspace
+ * would make the link's target writable, so it is refused.
+ */
+function ownedInside(dir: string, owned: string, where: string): string {
+  const resolved = ownedPath(dir, owned);
+  if (!resolved.inside) {
+    throw new UsageError(
+      `${where}: "owns" path "${owned}" leads outside the task's workspace ${dir} ` +
+        `(its real path is ${resolved.real}, through a symbolic link or "..")` +
+        `; name paths inside the workspace, or make that folder the task's "dir".`,
+    );
+  }
+  return resolved.real;
 }
 
 /** Fill `{file}`, `{dir}`, `{name}` of a prompt template for one file (relative to the workspace). */

@@ -26,6 +26,8 @@ interface Entry {
   unreadLength: number;
   dropped: number;
   exit: GroupExit | null;
+  /** Resolves once it ended and what it changed was put back (the guard) and filed for undo. */
+  settled: Promise<void>;
 }
 
 export class BackgroundProcesses implements BackgroundTable {
@@ -62,7 +64,7 @@ export class BackgroundProcesses implements BackgroundTable {
     });
     entry.group = group;
     this.#entries.set(id, entry as Entry);
-    group.done.then(async (exit) => {
+    entry.settled = group.done.then(async (exit) => {
       // Files that run code later, changed by the command, are put back when it ends.
       const reverted = guardCheck?.();
       if (reverted) this.#buffer(entry as Entry, `\n${reverted}\n`);
@@ -102,8 +104,20 @@ export class BackgroundProcesses implements BackgroundTable {
     return { output: this.#take(entry), exitCode: exit.code };
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.#entries.values()].map((entry) => entry.group.stop()));
+  /**
+   * Stops every command still running and waits until what each changed in
+   * protected paths is put back; returns the commands that were running.
+   * At session end, and before a run's checks (nothing may change the
+   * workspace while it is judged).
+   */
+  async stopAll(): Promise<string[]> {
+    const entries = [...this.#entries.values()];
+    const running = entries.filter((entry) => !entry.exit).map((entry) => entry.command);
+    await Promise.all(entries.map(async (entry) => {
+      await entry.group.stop();
+      await entry.settled;
+    }));
+    return running;
   }
 
   /** Ids with their commands, for messages that help the model pick one. */

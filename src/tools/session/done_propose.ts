@@ -3,7 +3,8 @@
  * commands that will judge the work, what each must show, and why. A tool
  * rather than prose, so the criteria are data the harness can run. It writes
  * nothing: the proposal is recorded, and when the plan turn ends the harness
- * runs each criterion once (to record how it stands now) and writes them to
+ * runs once each criterion the agent's bash rules allow (to record how it
+ * stands now; the others are recorded, not run) and writes them to
  * `.skiff/done.json` for `skiff run --done`. Only the plan agent gets it: a
  * tool that redefines done, within reach of the agent being judged, is the
  * shortest way out of the gate.
@@ -45,7 +46,7 @@ export function createDoneProposeTool(submit: (criteria: DoneProposal[]) => void
       "Propose the definition of done for the work being planned: commands that will judge it, what each must show, and why.",
       "- Each criterion is a shell command run from the workspace root, with the exit code it must end with (default 0) and optional text its output must contain.",
       "- Prefer the project's own checks (its test, lint and build commands), narrowed to what the work touches.",
-      "- Nothing runs or is written now. When you finish, skiff runs each command once to record how it stands, and saves them to .skiff/done.json; `skiff run --done` then holds the working agent to them.",
+      "- Nothing runs or is written now. When you finish, skiff runs once each command your bash rules allow, to record how it stands (the others are recorded, not run), and saves them to .skiff/done.json; `skiff run --done` then holds the working agent to them.",
     ].join("\n"),
     schema,
     declare() {
@@ -75,7 +76,7 @@ export function createDoneProposeTool(submit: (criteria: DoneProposal[]) => void
           input.criteria.length === 1 ? "on" : "a"
         }:\n${
           lines.join("\n")
-        }\nWhen this turn ends, skiff runs each once to record how it stands now and writes them to .skiff/done.json.`,
+        }\nWhen this turn ends, skiff runs once each one your bash rules allow, to record how it stands now (the others are recorded, not run), and writes them to .skiff/done.json.`,
         title: `${input.criteria.length} done criteri${input.criteria.length === 1 ? "on" : "a"}`,
         metadata: { criteria: input.criteria },
       });

@@ -8,7 +8,7 @@ import * as z from "zod";
 import * as path from "../../contracts/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
 import type { AgentDefinition } from "../../agents/types.ts";
-import { isWithin, resolveWorkspacePath } from "../../sandbox/paths.ts";
+import { isWithin, ownedPath } from "../../sandbox/paths.ts";
 
 export interface SubagentRunRequest {
   /** Three to five words, shown to the person watching. */
@@ -132,8 +132,8 @@ export function createTaskTool(
         );
       }
       const owns = (input.owns ?? []).map((owned) => {
-        const resolved = resolveWorkspacePath(ctx.workspace, owned);
-        if (resolved.relative === null) {
+        const resolved = ownedPath(ctx.workspace, owned);
+        if (!resolved.inside) {
           throw new ToolError(
             "bad_input",
             `owns path "${owned}" is outside the workspace (${resolved.real}).`,

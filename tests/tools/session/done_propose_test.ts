@@ -44,9 +44,10 @@ function sandboxFlags(): string[] {
   return ["--sandbox", "full-access"];
 }
 
+/** A command the plan agent's own rules allow (`cat *`), so the plan run measures it. */
 const CRITERION = {
   name: "fixed",
-  command: "test -f fixed.txt && echo fixed-ok",
+  command: "cat fixed.txt",
   expects: "fixed-ok",
   why: "the task is to create fixed.txt",
 };
@@ -70,7 +71,9 @@ const BUILD: MockTurn[] = [
     }],
   },
   { text: "I am done." },
-  { toolCalls: [{ name: "write", arguments: { file_path: "fixed.txt", content: "ok\n" } }] },
+  {
+    toolCalls: [{ name: "write", arguments: { file_path: "fixed.txt", content: "fixed-ok\n" } }],
+  },
   { text: "Now it is done." },
 ];
 
