@@ -89,10 +89,15 @@ export function namedWithin(file: string, folders: readonly string[]): string | 
  * calls it first so a refused path is found before the model is paid for.
  */
 export function hostWriteRefusal(file: string, within: string): HostWriteRefused | null {
-  const target = path.resolve(file);
+  const checked = checkFolder(file, within);
+  return checked instanceof HostWriteRefused ? checked : null;
+}
+
+/** The real folder of `file` when it lies inside `within`, else the refusal. */
+function checkFolder(file: string, within: string): string | HostWriteRefused {
   const root = realpathLenient(path.resolve(within));
-  const folder = realpathLenient(path.dirname(target));
-  if (isWithin(root, folder)) return null;
+  const folder = realpathLenient(path.dirname(path.resolve(file)));
+  if (isWithin(root, folder)) return folder;
   const link = linkOnTheWay(file, within);
   if (link === null) return new HostWriteRefused(file, null, folder, within);
   return new HostWriteRefused(file, link.shown, realpathLenient(link.absolute), within);
@@ -139,10 +144,10 @@ export async function writeHostFile(
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const newMode = options.newMode ?? 0o644;
   if (options.within === undefined) return await writeOwnPath(path.resolve(file), bytes, newMode);
-  const refused = hostWriteRefusal(file, options.within);
-  if (refused) throw refused;
-  // The checked real folder, not the name again: a link the check passed is not walked twice.
-  const real = path.join(realpathLenient(path.dirname(path.resolve(file))), path.basename(file));
+  const folder = checkFolder(file, options.within);
+  if (folder instanceof HostWriteRefused) throw folder;
+  // Into the folder as checked, not by the name again: a link on the way is not walked twice.
+  const real = path.join(folder, path.basename(path.resolve(file)));
   const replacedLink = linkText(real);
   writeFileAtomicSync(real, bytes, undefined, newMode);
   return { file: real, replacedLink };

@@ -1,12 +1,15 @@
 /**
  * End-to-end attacks on the files skiff writes itself, outside the sandbox:
  * the answer (`--output-last-message`), the summary (`--summary`), the batch
- * report (`batch --report`) and the plan's criteria (`.skiff/done.json`). A
+ * report (`batch --report`), the plan's criteria (`.skiff/done.json`) and an
+ * "always here" rule saved into the project config. A
  * repository ships a symbolic link where skiff will write, or the agent
  * plants one during the run; the file the link leads to (the user's
  * `~/.bashrc` stand-in, in the outside folder) must not change. Each test has
  * its control: a plain `Deno.writeTextFile`, which is how these files were
- * written before, does write through the same link.
+ * written before, does write through the same link (for a link the agent
+ * plants: the link was there when skiff wrote). One test is not an attack:
+ * `-o /dev/stdout`, a path of the user's own, still works.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -19,6 +22,7 @@ import {
   guarded,
   withAttack,
 } from "./e2e_support.ts";
+import { hasTmux, inTmux } from "./_tmux.ts";
 
 /** What the outside file holds; the attack wants the model's answer in it instead. */
 const BASHRC = "# the user's shell setup\n";
@@ -116,7 +120,7 @@ Deno.test("e2e: -o into a folder the repository linked out is refused before the
 });
 
 Deno.test("e2e: an agent allowed only `ln` plants the answer's link during the run; the answer does not follow it", async () => {
-  const plant = bash(`ln -s ${"../outside/bashrc"} skiff-review.md`);
+  const plant = bash("ln -s ../outside/bashrc skiff-review.md");
   await withAttack([{ toolCalls: [plant] }, { text: ANSWER }], async (sandbox) => {
     const target = await outsideTarget(sandbox);
     const before = guarded(sandbox);
@@ -125,12 +129,12 @@ Deno.test("e2e: an agent allowed only `ln` plants the answer's link during the r
       sandbox,
     );
     assertEquals(run.code, 0, run.stderr);
-    // The control: the link was planted, and a plain write follows it.
     const link = path.join(sandbox.workspace, "skiff-review.md");
     assertEquals(await Deno.readTextFile(target), BASHRC, "the answer went through the link");
     assertUnchanged(before, guarded(sandbox));
     await assertRegularFile(link, ANSWER);
-    assertStringIncludes(run.stderr, "was a symbolic link");
+    // The control: the agent's link stood there when skiff wrote (a plain write follows it: above).
+    assertStringIncludes(run.stderr, "skiff-review.md was a symbolic link (to ../outside/bashrc)");
   });
 });
 
@@ -141,6 +145,7 @@ Deno.test("e2e: an agent swaps the answer's folder for a link out during the run
     await Deno.mkdir(path.join(sandbox.workspace, "out"));
     const before = guarded(sandbox);
     const run = await runSkiff(["run", "--yes", "-o", "out/bashrc", "review"], sandbox);
+    // The control: the agent did swap the folder for a link out.
     assert(await Deno.lstat(path.join(sandbox.workspace, "out")).then((i) => i.isSymlink));
     assertEquals(await Deno.readTextFile(target), BASHRC, "the answer went through the link");
     assertUnchanged(before, guarded(sandbox));
@@ -222,4 +227,39 @@ Deno.test("e2e: -o /dev/stdout, the user's own path, still writes the answer to 
     const after = Deno.lstatSync("/dev/stdout");
     assert(after.isSymlink === before.isSymlink && after.ino === before.ino, "/dev/stdout changed");
   });
+});
+
+Deno.test({
+  name:
+    "e2e: an 'always here' answer in a project whose .skiff links out is not saved through the link; the session keeps the rule",
+  ignore: !hasTmux,
+  async fn() {
+    const makeFile = bash("echo approved > made.txt");
+    await withAttack([{ toolCalls: [makeFile] }, { text: "Finished." }], async (sandbox) => {
+      // The repository's project config lives behind its `.skiff` link, outside.
+      const outsideConfig = path.join(sandbox.outside, "config.json");
+      await Deno.writeTextFile(outsideConfig, "{}\n");
+      await shippedLink(sandbox, ".skiff", "../outside");
+      // The control: a plain write of the project config goes through the link.
+      await Deno.writeTextFile(path.join(sandbox.workspace, ".skiff", "config.json"), "{ }\n");
+      assertEquals(await Deno.readTextFile(outsideConfig), "{ }\n", "the control did not follow");
+      await Deno.writeTextFile(outsideConfig, "{}\n");
+      const before = guarded(sandbox);
+      let screen = "";
+      await inTmux(["run", "--trust-project", "make the file"], sandbox, async (terminal) => {
+        await terminal.shows("Allow this?");
+        await terminal.keys("Down", "Down", "Enter");
+        screen = await terminal.shows("SKIFF_EXIT=");
+      });
+      assertStringIncludes(screen, "SKIFF_EXIT=0");
+      assertEquals(
+        await Deno.readTextFile(outsideConfig),
+        "{}\n",
+        "the rule went through the link",
+      );
+      assertUnchanged(before, guarded(sandbox));
+      assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "made.txt")), "approved\n");
+      assertStringIncludes(screen.replaceAll("\n", " "), "holds for this session only");
+    });
+  },
 });
