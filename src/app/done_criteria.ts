@@ -17,6 +17,7 @@ import type { EngineHandle } from "./host.ts";
 import type { CommandRun, VerifyCheck } from "./verify.ts";
 import type { UnattendedCommand } from "./gate.ts";
 import { shellLine } from "../policy/hints.ts";
+import { writeHostFile } from "../sandbox/host_write.ts";
 
 /** Workspace-relative home of the criteria. */
 export const DONE_FILE = ".skiff/done.json";
@@ -130,13 +131,15 @@ export async function projectCheckRefusal(
   return undefined;
 }
 
-/** Writes the criteria where `--done` reads them. Needs --allow-write for the workspace. */
+/**
+ * Writes the criteria where `--done` reads them, never through a link out of
+ * the workspace (a repository's `.skiff -> ../elsewhere` is refused:
+ * src/sandbox/host_write.ts). Needs --allow-write for the workspace.
+ */
 export async function writeDoneFile(workspace: string, done: DoneFile): Promise<string> {
   const file = path.join(workspace, DONE_FILE);
-  await Deno.mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(temporary, JSON.stringify(done, null, 2) + "\n");
-  await Deno.rename(temporary, file);
+  const text = JSON.stringify(done, null, 2) + "\n";
+  await writeHostFile(file, text, { within: workspace });
   return file;
 }
 

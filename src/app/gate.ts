@@ -23,6 +23,7 @@ import type { RuleLayer } from "../policy/rules.ts";
 import { isWithin } from "../sandbox/paths.ts";
 import type { Access, Tool } from "../tools/tool.ts";
 import { saveProjectRule } from "../policy/project_rules.ts";
+import { HostWriteRefused } from "../sandbox/host_write.ts";
 import type { PermissionConfig } from "../policy/rules.ts";
 import { type ReadVerdict, type ToolContext, ToolError } from "../tools/tool.ts";
 import { checkSubject } from "../policy/evaluate.ts";
@@ -99,7 +100,18 @@ export function buildGate(
     brokerSource: source,
     noSandbox: () => Boolean(sandbox.refusal && !sandbox.approved),
     saveProjectRule: async (key, patterns) => {
-      const saved = await saveProjectRule(spec.workspace, key, patterns);
+      let saved;
+      try {
+        saved = await saveProjectRule(spec.workspace, key, patterns);
+      } catch (error) {
+        // A project config through a link out of the project: this session keeps the rule.
+        if (!(error instanceof HostWriteRefused)) throw error;
+        emit("warning", {
+          message: `${key}(${patterns.join(", ")}) holds for this session only: ` +
+            `${error.message} ${error.hint}`,
+        });
+        return null;
+      }
       emit("warning", {
         message: `saved ${key}(${patterns.join(", ")}) → allow in ${saved.file}${
           saved.droppedComments

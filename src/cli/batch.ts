@@ -31,6 +31,7 @@ import { BatchProgress } from "./batch/progress.ts";
 import { runTask, type TaskRunOptions } from "./batch/run_task.ts";
 import { TaskStopper } from "./batch/stop.ts";
 import { EngineWorkers } from "../app/engine_reuse.ts";
+import { hostWriteRefusal, HostWriteRefused, namedWithin } from "../sandbox/host_write.ts";
 import {
   batchExitCode,
   buildReport,
@@ -143,6 +144,13 @@ async function collectTasks(file: string | undefined, options: BatchOptions): Pr
 }
 
 async function batch(file: string | undefined, options: BatchOptions): Promise<number> {
+  // A report path through a folder linked out: refused before any task runs.
+  if (options.report) {
+    const folders = [Deno.cwd(), resolveWorkspace(options.dir), ...(options.addDir ?? [])];
+    const within = namedWithin(options.report, folders);
+    const refused = within === undefined ? null : hostWriteRefusal(options.report, within);
+    if (refused) throw refused;
+  }
   const dataDir = resolveDataDir(Deno.env.toObject());
   ensureDataDir(dataDir);
   const store = openStore(dataDir);
@@ -336,13 +344,37 @@ async function execute(
     resultsOf(store, batchId),
     Date.now() - started,
   );
-  if (options.report) await writeReport(options.report, report);
+  let reportFailed = false;
+  if (options.report) {
+    // Where a repository or the tasks' agents could have put a link (src/sandbox/host_write.ts).
+    const folders = [
+      Deno.cwd(),
+      resolveWorkspace(options.dir),
+      ...[...specs.values()].flatMap((spec) => [spec.workspace, ...spec.sandbox.addDirs]),
+    ];
+    try {
+      await writeReport(options.report, report, folders);
+    } catch (error) {
+      reportFailed = true;
+      const again = `The results are kept: skiff batch --resume ${batchId} --report <file> ` +
+        "writes the report again.";
+      console.error(
+        error instanceof HostWriteRefused
+          ? `skiff: ${error.message}\n${error.hint} ${again}`
+          : `skiff: could not write the report to ${options.report} (${
+            (error as Error).message
+          }). ${again}`,
+      );
+    }
+  }
   // Ctrl-C with every task already started stops no start, yet the batch was interrupted.
   const stoppedBecause = pool.stoppedBecause ?? (interrupted ? "interrupted" : undefined);
   const exitCode = stoppedBecause && interrupted
     ? ExitCode.interrupted
     : stoppedBecause && gate.down()
     ? ExitCode.provider
+    : reportFailed && batchExitCode(report) === ExitCode.ok
+    ? ExitCode.failed
     : batchExitCode(report);
   if (options.json) {
     out({ type: "batch.completed", batch: batchId, counts: report.counts, exit_code: exitCode });
@@ -386,7 +418,7 @@ export async function mergeCommand(files: string[], options: { report?: string }
         throw new UsageError(`cannot read ${file} (${(error as Error).message}).`);
       }
     }));
-    if (options.report) await writeReport(options.report, report);
+    if (options.report) await writeReport(options.report, report, [Deno.cwd()]);
     console.log(reportMarkdown(report));
     return batchExitCode(report);
   } catch (error) {

@@ -24,6 +24,13 @@ import type { DoneFile } from "../app/done_criteria.ts";
 import { shellLine } from "../policy/hints.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { beforeDeadline, startCutMessage } from "./run_deadline.ts";
+import {
+  hostWriteRefusal,
+  HostWriteRefused,
+  namedWithin,
+  replacedLinkNotice,
+  writeHostFile,
+} from "../sandbox/host_write.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
@@ -128,6 +135,12 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const maxTokens = maxTokensFlag ?? config.maxTokens;
   // A cost limit needs a price: refused before anything is spent, never guessed.
   if (maxCostUsd !== undefined) requirePrice(spec.model, config, spec.configDir);
+  // A folder of an output path linked out of where it was named: refused before the model is paid.
+  const outputs = outputFiles(options, spec);
+  for (const { file, within } of outputs) {
+    const refused = within === undefined ? null : hostWriteRefusal(file, within);
+    if (refused) throw refused;
+  }
   // The gate and the protected paths (docs/verification.md), settled before the engine starts.
   const gate = gateFromFlags(options, spec.workspace);
   applyProtect(spec, protect);
@@ -168,45 +181,54 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   const watchdog = maxTimeWatchdog(maxSeconds);
   // The run's clock starts before its session opens: opening waits on MCP servers too.
   const deadline = maxSeconds ? Date.now() + maxSeconds * 1000 : undefined;
+  let finished: { exitCode: number; sessionId: string; text: string };
   try {
-    const opened = await beforeDeadline(
-      engine.open({
-        sessionId: options.session,
-        continueLatest: options.continue,
-        promptNext: true,
-      }),
-      deadline,
-    );
-    if (opened.kind === "time-up") {
-      engine.abort();
-      // The session is ended as a limit ends a run: status "limit", `error` and `session.completed`.
-      const closing = await engine.endCutStart?.({
-        message: startCutMessage(maxSeconds!),
-        exitCode: ExitCode.limit,
+    try {
+      const opened = await beforeDeadline(
+        engine.open({
+          sessionId: options.session,
+          continueLatest: options.continue,
+          promptNext: true,
+        }),
+        deadline,
+      );
+      if (opened.kind === "time-up") {
+        engine.abort();
+        // The session is ended as a limit ends a run: status "limit", `error` and `session.completed`.
+        const closing = await engine.endCutStart?.({
+          message: startCutMessage(maxSeconds!),
+          exitCode: ExitCode.limit,
+          prompt,
+        });
+        if (closing) { for (const event of closing) io.event(event); }
+        else console.error(`skiff: ${startCutMessage(maxSeconds!)}`);
+        return ExitCode.limit;
+      }
+      const result = await engine.run({
         prompt,
+        exitCodes: OUTCOME_EXIT_CODES,
+        maxTurns,
+        maxCostUsd,
+        maxTokens,
+        deadline,
+        ...gate,
       });
-      if (closing) { for (const event of closing) io.event(event); }
-      else console.error(`skiff: ${startCutMessage(maxSeconds!)}`);
-      return ExitCode.limit;
+      if (result.done && result.doneFile && !options.quiet) {
+        doneNotice(result.done, result.doneFile);
+      }
+      finished = result;
+    } finally {
+      await engine.close();
     }
-    const result = await engine.run({
-      prompt,
-      exitCodes: OUTCOME_EXIT_CODES,
-      maxTurns,
-      maxCostUsd,
-      maxTokens,
-      deadline,
-      ...gate,
-    });
-    if (result.done && result.doneFile && !options.quiet) doneNotice(result.done, result.doneFile);
-    return await writeOutputs(options, result, summary);
+    // Written once the engine is closed: no command of the run is left to swap a folder meanwhile.
+    // The watchdog still runs: writing to a FIFO nobody reads would otherwise never end.
+    return await writeOutputs(outputs, finished, summary);
   } finally {
     // Only a watchdog that exists: even `clearTimeout(undefined)` loads Deno's timers
-    // (12–15 ms) in a process that started none, on the way to the engine's close.
+    // (12–15 ms) in a process that started none.
     if (watchdog !== undefined) clearTimeout(watchdog);
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
-    await engine.close();
   }
 }
 
@@ -291,32 +313,49 @@ function doneNotice(done: DoneFile, file: string): void {
   console.error(neutraliseControls(lines.join("\n")));
 }
 
+/** An output file the user named, and the folder it may not be linked out of (host_write.ts). */
+interface OutputFile {
+  kind: "answer" | "summary";
+  file: string;
+  within: string | undefined;
+}
+
+/** `-o` and `--summary`, each with the folder it was named in: the current folder, the workspace, an --add-dir. */
+function outputFiles(
+  options: RunOptions,
+  spec: { workspace: string; sandbox: { addDirs: string[] } },
+): OutputFile[] {
+  const folders = [Deno.cwd(), spec.workspace, ...spec.sandbox.addDirs];
+  const named = (kind: OutputFile["kind"], file: string | undefined): OutputFile[] =>
+    file ? [{ kind, file, within: namedWithin(file, folders) }] : [];
+  return [
+    ...named("answer", options.outputLastMessage),
+    ...named("summary", options.summary),
+  ];
+}
+
 /** The final answer and the summary files, when asked for; a write that fails is a failed run. */
 async function writeOutputs(
-  options: RunOptions,
+  outputs: OutputFile[],
   result: { exitCode: number; sessionId: string; text: string },
   summary: RunSummary | undefined,
 ): Promise<number> {
   let exitCode = result.exitCode;
-  if (options.outputLastMessage) {
+  for (const { kind, file, within } of outputs) {
+    // The summary says how the run ended, a failed answer file included.
+    const text = kind === "answer" ? result.text : `${summary?.markdown(exitCode) ?? ""}\n`;
     try {
-      await Deno.writeTextFile(options.outputLastMessage, result.text);
+      const written = await writeHostFile(file, text, { within });
+      const notice = replacedLinkNotice(file, written);
+      if (notice) console.error(notice);
     } catch (error) {
+      const kept = `${kind === "answer" ? "The answer" : "The run"} is kept in the session: ` +
+        `skiff sessions show ${result.sessionId}`;
       console.error(
-        `skiff: could not write the final answer to ${options.outputLastMessage} (${
-          (error as Error).message
-        }). It is kept in the session: skiff sessions show ${result.sessionId}`,
-      );
-      exitCode = exitCode === ExitCode.ok ? ExitCode.failed : exitCode;
-    }
-  }
-  if (options.summary && summary) {
-    try {
-      await Deno.writeTextFile(options.summary, summary.markdown(exitCode) + "\n");
-    } catch (error) {
-      console.error(
-        `skiff: could not write the summary to ${options.summary} (${(error as Error).message}). ` +
-          `The run is kept in the session: skiff sessions show ${result.sessionId}`,
+        error instanceof HostWriteRefused
+          ? `skiff: ${error.message}\n${error.hint} ${kept}`
+          : `skiff: could not write ${kind === "answer" ? "the final answer" : "the summary"} ` +
+            `to ${file} (${(error as Error).message}). ${kept}`,
       );
       exitCode = exitCode === ExitCode.ok ? ExitCode.failed : exitCode;
     }

@@ -8,6 +8,7 @@
  */
 import * as path from "../contracts/path.ts";
 import { parseJsonc } from "./jsonc.ts";
+import { writeHostFile } from "../sandbox/host_write.ts";
 import type { Config } from "./schema.ts";
 
 /** The real path of a folder, or the path itself when it cannot be resolved. */
@@ -73,17 +74,6 @@ export async function rememberTrustedProject(
 }
 
 async function writeAtomic(file: string, text: string): Promise<void> {
-  await Deno.mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-  let mode = 0o600;
-  try {
-    mode = (await Deno.stat(file)).mode! & 0o777;
-  } catch { /* a new file: private, it may hold an API key later */ }
-  await Deno.writeTextFile(temp, text, { mode });
-  try {
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
+  // The user's own config folder: a new file private, it may hold an API key later.
+  await writeHostFile(file, text, { newMode: 0o600 });
 }

@@ -1,18 +1,21 @@
 /**
  * Saves an "always, here" answer into the project's config file so the next
  * session in this project starts with it. The file is read, the rule merged
- * into `permission`, and the result written back atomically (temp file +
- * rename). Comments in a JSON-with-comments file are not kept: the file is
- * rewritten as plain JSON (docs/security.md says so).
+ * into `permission`, and the result written back by the host writer
+ * (src/sandbox/host_write.ts: atomically, never through a link out of the
+ * project folder). Comments in a JSON-with-comments file are not kept: the
+ * file is rewritten as plain JSON (docs/security.md says so).
  */
 import * as path from "../contracts/path.ts";
 import { parseJsonc } from "../config/jsonc.ts";
 import { findProjectConfig } from "../config/locations.ts";
+import { writeHostFile } from "../sandbox/host_write.ts";
 import { type Action, mergeRule, type PermissionConfig } from "./rules.ts";
 
 export interface ConfigFileIo {
   readText(file: string): Promise<string | null>;
-  writeAtomic(file: string, text: string): Promise<void>;
+  /** Writes `file`, whose folder must resolve inside `within` (the project folder). */
+  writeAtomic(file: string, text: string, within: string): Promise<void>;
 }
 
 /** Real file access. Needs read and write permission on the project folder. */
@@ -25,20 +28,8 @@ export const denoConfigIo: ConfigFileIo = {
       throw error;
     }
   },
-  async writeAtomic(file, text) {
-    await Deno.mkdir(path.dirname(file), { recursive: true });
-    const temp = `${file}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    let mode: number | null = null;
-    try {
-      mode = (await Deno.stat(file)).mode;
-    } catch { /* a new file */ }
-    await Deno.writeTextFile(temp, text, mode === null ? {} : { mode: mode & 0o777 });
-    try {
-      await Deno.rename(temp, file);
-    } catch (error) {
-      await Deno.remove(temp).catch(() => {});
-      throw error;
-    }
+  async writeAtomic(file, text, within) {
+    await writeHostFile(file, text, { within });
   },
 };
 
@@ -49,8 +40,14 @@ export const denoConfigIo: ConfigFileIo = {
  * nearer file that hides the existing one.
  */
 export async function projectConfigTarget(workspace: string): Promise<string> {
+  return (await projectConfigPlace(workspace)).file;
+}
+
+/** `projectConfigTarget` and the project folder holding it, which the write may not leave. */
+async function projectConfigPlace(workspace: string): Promise<{ file: string; root: string }> {
   const found = await findProjectConfig(workspace);
-  return found?.file ?? path.join(path.resolve(workspace), "skiff.json");
+  const root = path.resolve(workspace);
+  return found ?? { file: path.join(root, "skiff.json"), root };
 }
 
 function parseConfigText(
@@ -93,7 +90,7 @@ export async function saveProjectRule(
   io: ConfigFileIo = denoConfigIo,
 ): Promise<SavedRule> {
   const usable = patterns.filter((pattern) => !(key === "bash" && pattern.trim() === "*"));
-  const file = await projectConfigTarget(workspace);
+  const { file, root } = await projectConfigPlace(workspace);
   const before = await io.readText(file);
   let config: Record<string, unknown> = {};
   let droppedComments = false;
@@ -103,6 +100,6 @@ export async function saveProjectRule(
   const permission = (config.permission ?? {}) as PermissionConfig;
   for (const pattern of usable) mergeRule(permission, key, pattern, action);
   config.permission = permission;
-  await io.writeAtomic(file, JSON.stringify(config, null, 2) + "\n");
+  await io.writeAtomic(file, JSON.stringify(config, null, 2) + "\n", root);
   return { file, droppedComments };
 }

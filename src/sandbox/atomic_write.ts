@@ -1,9 +1,12 @@
 /**
- * The atomic file write under every file tool and the confined writer: a
- * temp file in the same folder, then a rename, so a crash or a full disk
- * never leaves half a file. Lives in the sandbox layer because the confined
- * writer (confined_writer_worker.ts) runs it on its Landlock-restricted
- * thread; the tools reach it through src/tools/files/_file_io.ts.
+ * The atomic file write under every file tool, the confined writer and the
+ * files skiff writes itself (src/sandbox/host_write.ts): a temp file in the
+ * same folder, created new, then a rename, so a crash or a full disk never
+ * leaves half a file, and whatever stood at the name (a symbolic link
+ * included) is replaced, never written through. Lives in the sandbox layer
+ * because the confined writer (confined_writer_worker.ts) runs it on its
+ * Landlock-restricted thread; the tools reach it through
+ * src/tools/files/_file_io.ts.
  */
 import * as path from "../contracts/path.ts";
 
@@ -21,27 +24,34 @@ export interface AtomicWrites {
 /**
  * The atomic write itself, with synchronous calls only: Deno runs those on
  * the calling thread, which is the thread a Landlock restriction covers.
- * `mode` (default: the replaced file's, else 0o644) is set exactly.
+ * `mode` (default: the replaced regular file's) is set exactly; a new file
+ * gets `newFileMode` (default 0o644) less the umask. The name is looked at,
+ * not followed: a link there lends no mode and is replaced like a file.
  */
-export function writeFileAtomicSync(file: string, bytes: Uint8Array, mode?: number): void {
+export function writeFileAtomicSync(
+  file: string,
+  bytes: Uint8Array,
+  mode?: number,
+  newFileMode = 0o644,
+): void {
   const folder = path.dirname(file);
   Deno.mkdirSync(folder, { recursive: true });
   let existing: Deno.FileInfo | null = null;
   try {
-    existing = Deno.statSync(file);
+    existing = Deno.lstatSync(file);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
       throw error;
     }
   }
   if (existing?.isDirectory) throw new Error(`${file} is a directory`);
-  const wanted = mode ?? existing?.mode ?? undefined;
+  const wanted = mode ?? (existing?.isFile ? existing.mode ?? undefined : undefined);
   const temp = path.join(
     folder,
     `.${path.basename(file)}.skiff-${crypto.randomUUID().slice(0, 8)}.tmp`,
   );
   try {
-    Deno.writeFileSync(temp, bytes, { createNew: true, mode: wanted ?? 0o644 });
+    Deno.writeFileSync(temp, bytes, { createNew: true, mode: wanted ?? newFileMode });
     // writeFile's mode is filtered by the umask; chmod sets what the old file had.
     if (wanted != null) Deno.chmodSync(temp, wanted & 0o7777);
     Deno.renameSync(temp, file);

@@ -5,6 +5,7 @@
  */
 import { ExitCode, UsageError } from "../exit_codes.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
+import { namedWithin, replacedLinkNotice, writeHostFile } from "../../sandbox/host_write.ts";
 
 export interface TaskResult {
   id: string;
@@ -97,10 +98,21 @@ export function reportMarkdown(report: BatchReport): string {
   return lines.join("\n");
 }
 
-/** Write `--report`: `.json` gets the report as JSON, anything else Markdown. */
-export async function writeReport(file: string, report: BatchReport): Promise<void> {
+/**
+ * Write `--report`: `.json` gets the report as JSON, anything else Markdown.
+ * `folders` (the current folder, the workspace, its --add-dirs) are where a
+ * repository or the agent may have put a link: no link there is followed
+ * (src/sandbox/host_write.ts); throws HostWriteRefused for a folder linked out.
+ */
+export async function writeReport(
+  file: string,
+  report: BatchReport,
+  folders: readonly string[],
+): Promise<void> {
   const text = file.endsWith(".json") ? JSON.stringify(report, null, 2) : reportMarkdown(report);
-  await Deno.writeTextFile(file, text + "\n");
+  const written = await writeHostFile(file, text + "\n", { within: namedWithin(file, folders) });
+  const notice = replacedLinkNotice(file, written);
+  if (notice) console.error(notice);
 }
 
 /** `skiff batch merge`: the JSON reports of several shards as one; a task twice is refused. */
