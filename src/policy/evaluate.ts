@@ -8,13 +8,14 @@
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
 import * as path from "../contracts/path.ts";
-import type { Access } from "../contracts/tool_call.ts";
+import type { Access, McpToolKey } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isToolWriteProtected } from "../sandbox/protected.ts";
 import { codePathCheck } from "./code_path_check.ts";
 import { analyzeCommand } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
+import { mcpRuleKeyMatches } from "./mcp_rule_keys.ts";
 import { gitCodeExecutionReason } from "./git_code_rules.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
 import { URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
@@ -64,8 +65,16 @@ export interface Decision {
   checks: Check[];
 }
 
+/** Whether a rule's key covers a call's key; an MCP tool's key has rules of its own. */
+type KeyMatch = (ruleKey: string, action: Action) => boolean;
+
+function keyMatchFor(key: string, mcp?: McpToolKey): KeyMatch {
+  return mcp
+    ? (ruleKey, action) => mcpRuleKeyMatches(ruleKey, action, key, mcp)
+    : (ruleKey) => wildcardMatch(ruleKey, key);
+}
+
 function subjectMatches(rule: Rule, key: string, subject: string): boolean {
-  if (!wildcardMatch(rule.key, key)) return false;
   // A URL rule names a host, port and path of the parsed URL, never a run of its text.
   if (URL_KEYS.has(key)) return urlPatternMatch(rule.pattern, subject);
   if (wildcardMatch(rule.pattern, subject)) return true;
@@ -79,28 +88,41 @@ function subjectMatches(rule: Rule, key: string, subject: string): boolean {
  * rules of other keys could never match, and a call's check would otherwise
  * build every rule of every layer.
  */
-function rulesForKey(layer: RuleLayer, key: string): Rule[] {
+function rulesForKey(layer: RuleLayer, keyMatch: KeyMatch): Rule[] {
   const rules: Rule[] = [];
   for (const [ruleKey, value] of Object.entries(layer.permission)) {
-    if (!wildcardMatch(ruleKey, key)) continue;
     if (typeof value === "string") {
-      rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
+      if (keyMatch(ruleKey, value)) {
+        rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
+      }
       continue;
     }
     for (const [pattern, action] of Object.entries(value)) {
-      rules.push({ layer: layer.name, key: ruleKey, pattern, action });
+      if (keyMatch(ruleKey, action)) {
+        rules.push({ layer: layer.name, key: ruleKey, pattern, action });
+      }
     }
   }
   return rules;
 }
 
-/** The rule table's answer for one key and subject. */
-export function checkSubject(layers: RuleLayer[], key: string, subject: string): Check {
+/**
+ * The rule table's answer for one key and subject. `mcp`: the key is that MCP
+ * tool's name, judged in the MCP tools' namespace (src/policy/mcp_rule_keys.ts),
+ * and with no matching rule it asks.
+ */
+export function checkSubject(
+  layers: RuleLayer[],
+  key: string,
+  subject: string,
+  mcp?: McpToolKey,
+): Check {
+  const keyMatch = keyMatchFor(key, mcp);
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
   for (const layer of layers) {
     let layerVerdict: Rule | undefined;
-    for (const rule of rulesForKey(layer, key)) {
+    for (const rule of rulesForKey(layer, keyMatch)) {
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
     }
     if (!layerVerdict) continue;
@@ -110,7 +132,7 @@ export function checkSubject(layers: RuleLayer[], key: string, subject: string):
   const rule = deny ?? deciding;
   const shown = subject === "" ? key : `${key}(${subject})`;
   if (!rule) {
-    const action = keyDefault(key);
+    const action = mcp ? "ask" : keyDefault(key);
     return { key, subject, action, reason: `${shown}: no rule matches; the default is ${action}` };
   }
   const how = deny && deciding !== deny ? " (a deny in any layer wins)" : "";
@@ -181,7 +203,9 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
     }
   } else {
     const subjects = access.patterns.length ? access.patterns : [""];
-    for (const subject of subjects) checks.push(checkSubject(layers, access.key, subject));
+    for (const subject of subjects) {
+      checks.push(checkSubject(layers, access.key, subject, access.mcp));
+    }
   }
   const outside = new Set<string>();
   for (
@@ -248,7 +272,7 @@ export function evaluate(access: Access, ctx: PolicyContext): Decision {
     if (!deciding || stricter(deciding.action, check.action) !== deciding.action) deciding = check;
   }
   if (!deciding) {
-    const action = keyDefault(access.key);
+    const action = access.mcp ? "ask" : keyDefault(access.key);
     return { action, reason: `${access.key}: default ${action}`, checks };
   }
   return { action: deciding.action, reason: deciding.reason, rule: deciding.rule, checks };
