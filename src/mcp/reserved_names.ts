@@ -7,7 +7,7 @@
  * the server starts (src/mcp/manager.ts).
  */
 import { BUILTIN_KEYS } from "../config/permission_keys.ts";
-import { builtinTools } from "../tools/registry.ts";
+import { generatedToolSchemas } from "../tools/registry.ts";
 
 let reserved: ReadonlySet<string> | undefined;
 
@@ -17,11 +17,11 @@ let reserved: ReadonlySet<string> | undefined;
  */
 const SERVER_START_KEY = "mcp_server";
 
-/** Built-in tool names and permission keys (the session tools' names are keys too). */
+/** Built-in and session tools' names (task, skill, harness memory…) and permission keys. */
 export function reservedToolNames(): ReadonlySet<string> {
   return reserved ??= new Set<string>([
     ...BUILTIN_KEYS,
     SERVER_START_KEY,
-    ...builtinTools().map((tool) => tool.name),
+    ...generatedToolSchemas().map(([name]) => name),
   ]);
 }

@@ -108,8 +108,8 @@ function rulesForKey(layer: RuleLayer, keyMatch: KeyMatch): Rule[] {
 
 /**
  * The rule table's answer for one key and subject. `mcp`: the key is that MCP
- * tool's name, judged in the MCP tools' namespace (src/policy/mcp_rule_keys.ts),
- * and with no matching rule it asks.
+ * tool's name, judged in the MCP tools' namespace (src/policy/mcp_rule_keys.ts):
+ * the built-in keys' defaults do not reach it, and with no matching rule it asks.
  */
 export function checkSubject(
   layers: RuleLayer[],
@@ -121,6 +121,8 @@ export function checkSubject(
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
   for (const layer of layers) {
+    // The defaults are the built-in keys' own rules: none is an MCP tool's.
+    if (mcp && layer.name === "defaults") continue;
     let layerVerdict: Rule | undefined;
     for (const rule of rulesForKey(layer, keyMatch)) {
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
