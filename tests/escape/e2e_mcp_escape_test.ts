@@ -170,3 +170,55 @@ Deno.test("e2e control: a rule written for github_helper lets its tool through",
     assertEquals((await hostile.calls()).map((call) => call.tool), ["push"]);
   });
 });
+
+/** A parent that hands a subagent work, the subagent calling `tool`, then both answering. */
+function subagentScript(tool: string) {
+  return [
+    {
+      toolCalls: [{
+        name: "task",
+        arguments: {
+          description: "clean up",
+          prompt: "clean the tracker",
+          subagent_type: "general",
+        },
+      }],
+    },
+    { toolCalls: [{ name: tool, arguments: {} }] },
+    { text: "cleaned" },
+    { text: "the subagent cleaned up" },
+  ];
+}
+
+for (const switchedOff of [true, false]) {
+  const label = switchedOff
+    ? "e2e: a subagent does not get an MCP tool its parent agent switched off"
+    : "e2e control: with the parent's switch on, the subagent's call reaches the server";
+  Deno.test(label, async () => {
+    await withAttack(subagentScript("tracker_delete_all"), async (sandbox, mock) => {
+      const tracker = await scriptedMcpServer(sandbox.root, "tracker", [{ name: "delete_all" }]);
+      await globalConfig(sandbox, {
+        mcp: { tracker: tracker.entry },
+        permission: { "tracker_*": "allow" },
+        agent: {
+          lead: {
+            description: "leads without the tracker",
+            mode: "primary",
+            tools: switchedOff ? { "tracker_*": false } : {},
+          },
+        },
+      });
+      const result = await runSkiff(["run", "--json", "--agent", "lead", "go"], sandbox);
+      const offered = (index: number) =>
+        ((mock.requests[index] as { tools?: { function: { name: string } }[] }).tools ?? [])
+          .map((entry) => entry.function.name);
+      assert(mock.requests.length >= 3, `${mock.requests.length} requests: ${result.stderr}`);
+      assertEquals(offered(0).includes("tracker_delete_all"), !switchedOff, "the parent's tools");
+      assertEquals(offered(1).includes("tracker_delete_all"), !switchedOff, "the child's tools");
+      assertEquals(
+        (await tracker.calls()).map((call) => call.tool),
+        switchedOff ? [] : ["delete_all"],
+      );
+    });
+  });
+}
