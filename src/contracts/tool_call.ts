@@ -34,6 +34,11 @@ export interface Access {
 export interface McpToolKey {
   server: string;
   tool: string;
+  /**
+   * The session's other servers whose names are this one's followed by `_`
+   * (`github_helper` beside `github`): a rule naming one of them is theirs.
+   */
+  longerServers?: string[];
 }
 
 /** A finished call. `title` is the compact one-line summary for the terminal. */

@@ -195,6 +195,7 @@ export class McpManager {
     const reserved = this.options.reservedNames ?? reservedToolNames();
     const used = new Set<string>();
     const adapted: AdaptedTool[] = [];
+    const serverNames = this.connections.map((connection) => sanitizeName(connection.config.name));
     for (const connection of this.connections) {
       if (connection.state !== "connected") continue;
       const { name: server, source } = connection.config;
@@ -218,7 +219,7 @@ export class McpManager {
         adapted.push({
           server: connection.config.name,
           serverToolName: info.name,
-          tool: adaptTool(name, connection, info),
+          tool: adaptTool(name, connection, info, serverNames),
         });
       }
     }
@@ -227,15 +228,20 @@ export class McpManager {
 }
 
 /**
- * The name's server and tool parts, for rules that allow (src/policy/mcp_rule_keys.ts).
+ * The name's server and tool parts, and the session's servers whose names
+ * extend this one's, for rules that allow (src/policy/mcp_rule_keys.ts).
  * A name cut short inside the server's name keeps it whole as the server part: only a
  * rule naming the tool in full (or `*`) then allows it.
  */
-function toolKey(name: string, server: string): McpToolKey {
+function toolKey(name: string, server: string, serverNames: string[]): McpToolKey {
   const prefix = `${sanitizeName(server)}_`;
-  return name.startsWith(prefix)
-    ? { server: sanitizeName(server), tool: name.slice(prefix.length) }
-    : { server: name, tool: "" };
+  if (!name.startsWith(prefix)) return { server: name, tool: "" };
+  const longerServers = serverNames.filter((other) => other.startsWith(prefix));
+  return {
+    server: sanitizeName(server),
+    tool: name.slice(prefix.length),
+    ...(longerServers.length ? { longerServers } : {}),
+  };
 }
 
 /** How a server is reached, as shown to a person; "auto" shows as http until SSE took over. */
@@ -247,6 +253,7 @@ function adaptTool(
   name: string,
   connection: McpConnection,
   info: McpConnection["tools"][number],
+  serverNames: string[],
 ): Tool<Record<string, unknown>> {
   const server = connection.config.name;
   const jsonSchema = typeof info.inputSchema === "object" && info.inputSchema
@@ -265,7 +272,7 @@ function adaptTool(
         key: name,
         patterns: [name],
         preview: JSON.stringify(input ?? {}, null, 2),
-        mcp: toolKey(name, server),
+        mcp: toolKey(name, server, serverNames),
       };
     },
     async execute(input, ctx) {

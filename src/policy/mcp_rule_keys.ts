@@ -15,7 +15,9 @@ import { type Action, wildcardMatch } from "./rules.ts";
  * True when a rule with key `ruleKey` and action `action` covers the MCP tool
  * `name` of `tool.server`. An allow matches when its key is `*`, the tool's
  * full name, or splits at one of its own `_` into a part that matches the
- * server's name whole and a part that matches the tool's.
+ * server's name whole and a part that matches the tool's — unless it begins
+ * with the name of a longer server of the session (`github_helper_*` is not a
+ * rule for the server `github`'s tool `helper_push`).
  */
 export function mcpRuleKeyMatches(
   ruleKey: string,
@@ -24,7 +26,9 @@ export function mcpRuleKeyMatches(
   tool: McpToolKey,
 ): boolean {
   if (action !== "allow") return wildcardMatch(ruleKey, name);
-  if (ruleKey === "*" || ruleKey === name) return true;
+  if (ruleKey === "*") return true;
+  if (tool.longerServers?.some((server) => ruleKey.startsWith(`${server}_`))) return false;
+  if (ruleKey === name) return true;
   for (let at = ruleKey.indexOf("_"); at > 0; at = ruleKey.indexOf("_", at + 1)) {
     if (
       wildcardMatch(ruleKey.slice(0, at), tool.server) &&

@@ -30,6 +30,18 @@ Deno.test("an allow rule reaches the tools of the server it names, not of a serv
   }
 });
 
+Deno.test("a rule for a longer server's tools is not one for the shorter server's", () => {
+  const helperOfGithub = {
+    server: "github",
+    tool: "helper_push",
+    longerServers: ["github_helper"],
+  };
+  assert(!mcpRuleKeyMatches("github_helper_*", "allow", "github_helper_push", helperOfGithub));
+  assert(mcpRuleKeyMatches("github_*", "allow", "github_helper_push", helperOfGithub));
+  // Even the whole name: it reads as the longer server's tool `push`.
+  assert(!mcpRuleKeyMatches("github_helper_push", "allow", "github_helper_push", helperOfGithub));
+});
+
 Deno.test("ask and deny rules match the whole name as written: a broad deny still covers it", () => {
   for (const action of ["ask", "deny"] as const) {
     for (const key of ["github_*", "*push*", "gith*"]) {
