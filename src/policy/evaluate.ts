@@ -65,15 +65,6 @@ export interface Decision {
   checks: Check[];
 }
 
-/** Whether a rule's key covers a call's key; an MCP tool's key has rules of its own. */
-type KeyMatch = (ruleKey: string, action: Action) => boolean;
-
-function keyMatchFor(key: string, mcp?: McpToolKey): KeyMatch {
-  return mcp
-    ? (ruleKey, action) => mcpRuleKeyMatches(ruleKey, action, key, mcp)
-    : (ruleKey) => wildcardMatch(ruleKey, key);
-}
-
 function subjectMatches(rule: Rule, key: string, subject: string): boolean {
   // A URL rule names a host, port and path of the parsed URL, never a run of its text.
   if (URL_KEYS.has(key)) return urlPatternMatch(rule.pattern, subject);
@@ -86,21 +77,22 @@ function subjectMatches(rule: Rule, key: string, subject: string): boolean {
 /**
  * The rules of `layer` whose key matches `key`, in the order written: the
  * rules of other keys could never match, and a call's check would otherwise
- * build every rule of every layer.
+ * build every rule of every layer. An MCP tool's key is matched by its own
+ * rules (src/policy/mcp_rule_keys.ts), which depend on the rule's action.
  */
-function rulesForKey(layer: RuleLayer, keyMatch: KeyMatch): Rule[] {
+function rulesForKey(layer: RuleLayer, key: string, mcp?: McpToolKey): Rule[] {
   const rules: Rule[] = [];
   for (const [ruleKey, value] of Object.entries(layer.permission)) {
+    if (!mcp && !wildcardMatch(ruleKey, key)) continue;
     if (typeof value === "string") {
-      if (keyMatch(ruleKey, value)) {
+      if (!mcp || mcpRuleKeyMatches(ruleKey, value, key, mcp)) {
         rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
       }
       continue;
     }
     for (const [pattern, action] of Object.entries(value)) {
-      if (keyMatch(ruleKey, action)) {
-        rules.push({ layer: layer.name, key: ruleKey, pattern, action });
-      }
+      if (mcp && !mcpRuleKeyMatches(ruleKey, action, key, mcp)) continue;
+      rules.push({ layer: layer.name, key: ruleKey, pattern, action });
     }
   }
   return rules;
@@ -117,14 +109,13 @@ export function checkSubject(
   subject: string,
   mcp?: McpToolKey,
 ): Check {
-  const keyMatch = keyMatchFor(key, mcp);
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
   for (const layer of layers) {
     // The defaults are the built-in keys' own rules: none is an MCP tool's.
     if (mcp && layer.name === "defaults") continue;
     let layerVerdict: Rule | undefined;
-    for (const rule of rulesForKey(layer, keyMatch)) {
+    for (const rule of rulesForKey(layer, key, mcp)) {
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
     }
     if (!layerVerdict) continue;
