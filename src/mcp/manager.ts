@@ -210,8 +210,10 @@ export class McpManager {
             `MCP server "${server}" (${source}) offers a tool "${info.name}", which would be named ` +
               `${name}: the name of one of skiff's own tools or permission keys. skiff left that ` +
               `tool out, so it can neither replace skiff's ${name} nor pass under its rules. ` +
-              `To use it, give the server another name in ${source} (its tools are then named ` +
-              `<new name>_${sanitizeName(info.name)}).`,
+              `To use it, give the server another name in ${source}: its tools are then named ` +
+              `<new name>_${
+                sanitizeName(info.name)
+              }, and a rule such as "<new name>_*" allows them.`,
           );
           continue;
         }
