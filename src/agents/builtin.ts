@@ -4,6 +4,7 @@
  * A user file or config entry with the same name is layered on top of these.
  */
 import type { AgentDefinition, PermissionAction } from "./types.ts";
+import { WRITING_KEYS } from "../config/permission_keys.ts";
 
 /**
  * Bash commands `plan` may run: ones that only look. Everything else is denied.
@@ -38,6 +39,17 @@ const READ_ONLY_BASH: Record<string, PermissionAction> = {
   "rg *--pre*": "deny",
 };
 
+/**
+ * Plan's rules: every key under which a call changes the workspace is denied
+ * (src/config/permission_keys.ts `WRITING_KEYS`), bash but for the commands
+ * above. A key added to that list is denied here with no change to this file.
+ */
+function readOnlyPermission(): AgentDefinition["permission"] {
+  const permission: AgentDefinition["permission"] = {};
+  for (const key of WRITING_KEYS) permission[key] = key === "bash" ? { ...READ_ONLY_BASH } : "deny";
+  return permission;
+}
+
 const PLAN_PROMPT = `You are in plan mode. Read, search and think; do not change anything.
 Files cannot be edited or written, and bash runs only commands that look (git status,
 git diff, git log, ls, cat, rg, grep and the like). Study the code, then answer with a
@@ -70,8 +82,14 @@ export function builtinAgents(): AgentDefinition[] {
       description: "Read-only: studies the code and proposes a plan without editing anything.",
       mode: "primary",
       prompt: PLAN_PROMPT,
-      tools: { edit: false, write: false, apply_patch: false },
-      permission: { edit: "deny", bash: { ...READ_ONLY_BASH } },
+      tools: {
+        edit: false,
+        write: false,
+        apply_patch: false,
+        file_copy: false,
+        file_delete: false,
+      },
+      permission: readOnlyPermission(),
       source: "builtin",
     },
     {

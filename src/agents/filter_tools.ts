@@ -24,17 +24,21 @@ export function isToolEnabled(tools: ToolToggles, toolName: string): boolean {
 /**
  * The names from `toolNames` this agent may use at `depth`, in their order.
  * @param maxDepth deepest level that may still start subagents is `maxDepth - 1`
+ * @param parents the `tools` switches of a subagent's parent chain: a child
+ * never holds a tool one of its parents switched off. @default []
  */
 export function filterTools(
   agent: Pick<AgentDefinition, "tools">,
   toolNames: string[],
   depth: number,
   maxDepth: number = DEFAULT_MAX_DEPTH,
+  parents: readonly ToolToggles[] = [],
 ): string[] {
   return toolNames.filter((name) => {
     if (depth >= 1 && TOP_SESSION_ONLY.includes(name)) return false;
     if (name === "task" && depth >= maxDepth) return false;
-    return isToolEnabled(agent.tools, name);
+    return isToolEnabled(agent.tools, name) &&
+      parents.every((tools) => isToolEnabled(tools, name));
   });
 }
 

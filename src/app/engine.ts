@@ -382,6 +382,7 @@ export class Engine {
         ...this.spec.inheritedPermission,
         parts.agent.permission as Record<string, unknown>,
       ],
+      inheritedTools: [...this.spec.inheritedTools ?? [], parts.agent.tools],
       owns,
       mcp: { enabled: false, env: {}, blocked: [] },
     };

@@ -32,6 +32,11 @@ export interface EngineSpec {
   depth: number;
   /** Permission sections of the parent chain's agents: a child never gets more. */
   inheritedPermission: Record<string, unknown>[];
+  /**
+   * The `tools` switches of the parent chain's agents: a child never holds a
+   * tool (an MCP server's included) one of its parents switched off.
+   */
+  inheritedTools?: Record<string, boolean>[];
   /** Workspace paths (absolute) a subagent alone may write; empty: no narrowing. */
   owns: string[];
   mcp: {

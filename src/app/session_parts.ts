@@ -38,7 +38,10 @@ import { gitSummary } from "../session/git_summary.ts";
 export interface SessionParts {
   agent: AgentDefinition;
   tools: Tool[];
-  /** This session's MCP tools, lent to its subagents. */
+  /**
+   * The MCP tools this session's agent holds, lent to its subagents: a child
+   * never gets one its parent's agent switched off.
+   */
   mcpTools: Tool[];
   /** Its MCP servers and their state (the chat's /mcp); absent without MCP. */
   mcpStatus?: () => McpServerStatus[];
@@ -198,7 +201,13 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   let gate: SessionGate;
   try {
     const allowed = new Set(
-      filterTools(agent, candidates.map((tool) => tool.name), spec.depth, maxDepth),
+      filterTools(
+        agent,
+        candidates.map((tool) => tool.name),
+        spec.depth,
+        maxDepth,
+        spec.inheritedTools,
+      ),
     );
     tools = candidates.filter((tool) => allowed.has(tool.name));
     gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
@@ -215,7 +224,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   return {
     agent,
     tools,
-    mcpTools,
+    mcpTools: mcpTools.filter((tool) => tools.includes(tool)),
     mcpStatus,
     helperCommands,
     openingGitSummary,

@@ -8,6 +8,7 @@ import { resolveWorkspace } from "../app/setup.ts";
 import { loadConfig } from "../config/load.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { printErrorLine, printLine } from "../ui/safe_print.ts";
 
 export async function listAgents(options: { dir?: string }): Promise<number> {
   try {
@@ -18,13 +19,14 @@ export async function listAgents(options: { dir?: string }): Promise<number> {
       configDir,
       configAgents: config.agent as Record<string, ConfigAgent> | undefined,
     });
-    for (const warning of warnings) console.error(`warning: ${warning}`);
+    for (const warning of warnings) printErrorLine(`warning: ${warning}`);
     const width = Math.max(...agents.map((agent) => agent.name.length));
     for (const agent of agents) {
       const source = agent.source === "builtin" || agent.source === "config"
         ? agent.source
         : agent.source.replace(workspace + "/", "");
-      console.log(
+      // Names and descriptions come from agent files, a project's among them.
+      printLine(
         `${agent.name.padEnd(width)}  ${agent.mode.padEnd(8)}  ${agent.description}  [${source}]`,
       );
     }

@@ -41,6 +41,7 @@ import {
   type TaskResult,
   writeReport,
 } from "./batch/report.ts";
+import { printErrorLine } from "../ui/safe_print.ts";
 
 export interface BatchOptions extends CommonOptions {
   each?: string;
@@ -245,7 +246,7 @@ async function execute(
       // The gate's buffer rides on the provider settings into each task's Worker (app/host.ts).
       const provider = { ...prepared.spec.provider, rateGate: gate.buffer };
       spec = { ...prepared.spec, provider };
-      for (const warning of spec.warnings) console.error(`skiff: warning: ${warning}`);
+      for (const warning of spec.warnings) printErrorLine(`skiff: warning: ${warning}`);
       spec = { ...spec, warnings: [] };
       specs.set(key, spec);
     }

@@ -33,6 +33,7 @@ import { type ChatControls, CommandRegistry } from "../ui/chat/input/commands.ts
 import type { SessionControls } from "./chat_commands/mod.ts";
 import { InlineBroker } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
+import { fencedBlock } from "../contracts/markdown_fence.ts";
 import { earlierMessages, pickSession, resumedStatus, resumeHint } from "./chat_sessions.ts";
 import { watchTerminalSize } from "../ui/chat/input/terminal_size.ts";
 import { AppendEcho } from "../ui/chat/input/append_echo.ts";
@@ -347,7 +348,7 @@ class ChatSession {
       ? `I ran \`${command}\` myself; its output:`
       : `I tried to run \`${command}\` myself; it did not run or failed:`;
     const output = result.ok ? result.output : result.error?.message ?? "failed";
-    this.#shellNotes.push(`${note}\n\`\`\`\n${output.trimEnd()}\n\`\`\``);
+    this.#shellNotes.push(`${note}\n${fencedBlock(output.trimEnd())}`);
   }
 
   #registry(): Promise<CommandRegistry<SessionControls>> {

@@ -9,6 +9,7 @@ import { approvalPrompter } from "./approvals.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { printErrorLine, printLine } from "../ui/safe_print.ts";
 
 export async function listMcp(options: { dir?: string; allow?: string[] }): Promise<number> {
   try {
@@ -21,20 +22,21 @@ export async function listMcp(options: { dir?: string; allow?: string[] }): Prom
     });
     try {
       const { warnings } = await manager.start();
-      for (const warning of [...spec.warnings, ...warnings]) console.error(`warning: ${warning}`);
+      for (const warning of [...spec.warnings, ...warnings]) printErrorLine(`warning: ${warning}`);
       const statuses = manager.status();
       if (statuses.length === 0) {
-        console.log(
+        printLine(
           'No MCP servers configured. Add one under "mcp" in skiff.json, or in .mcp.json (see docs/mcp.md).',
         );
         return ExitCode.ok;
       }
       for (const status of statuses) {
-        console.log(
+        // Names, descriptions and a failed server's stderr come from the servers and config files.
+        printLine(
           `${status.name} (${status.transport}, ${status.source}): ${describeMcpState(status)}`,
         );
         for (const tool of status.tools) {
-          console.log(`  ${tool.name}  ${tool.description.split("\n")[0].slice(0, 100)}`);
+          printLine(`  ${tool.name}  ${tool.description.split("\n")[0].slice(0, 100)}`);
         }
       }
       return statuses.some((status) => status.state === "failed") ? ExitCode.failed : ExitCode.ok;

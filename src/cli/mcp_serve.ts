@@ -13,6 +13,7 @@ import { startEngine } from "../app/start.ts";
 import { createSkiffMcpServer, servedTools } from "../app/mcp_server.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { printErrorLine } from "../ui/safe_print.ts";
 
 export interface McpServeOptions extends CommonOptions {
   /** `--http PORT`: serve over HTTP on 127.0.0.1 instead of stdio (0: any free port). */
@@ -76,7 +77,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     // stdin is the protocol (or nobody is there): never ask a person.
     const engine = await startEngine({ ...spec, agent: "tool", interactive: false }, {
       event: (event) => {
-        if (event.type === "warning") console.error(`warning: ${event.message}`);
+        if (event.type === "warning") printErrorLine(`warning: ${event.message}`);
       },
       ask: deny,
     });

@@ -8,6 +8,7 @@
  * model is paid for, saying what to do instead.
  */
 import { UsageError } from "./exit_codes.ts";
+import { fencedBlock } from "../contracts/markdown_fence.ts";
 
 /** The most piped stdin a prompt takes (about 64,000 tokens of text). */
 export const STDIN_LIMIT_BYTES = 256 * 1024;
@@ -156,10 +157,8 @@ function pipedText(bytes: Uint8Array, over: boolean, limit: number): string {
 export function fencedStdin(text: string, bytes: number): string {
   const body = text.replace(/(?:\r?\n)+$/, "");
   const lines = body.split("\n").length;
-  const longestRun = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(Math.max(3, longestRun + 1));
   const size = `${formatSize(bytes)}, ${lines} line${lines === 1 ? "" : "s"}`;
-  return `Piped to skiff on stdin (${size}):\n${fence}\n${body}\n${fence}`;
+  return `Piped to skiff on stdin (${size}):\n${fencedBlock(body)}`;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { SkiffError } from "../contracts/errors.ts";
 import { ERROR_EXIT_CODES, ExitCode } from "./exit_codes.ts";
+import { printErrorLine } from "../ui/safe_print.ts";
 
 /** Errors that escaped a command: say what happened and what to do; returns the exit code. */
 export function reportFatal(error: unknown): number {
@@ -13,11 +14,12 @@ export function reportFatal(error: unknown): number {
   if (error instanceof Deno.errors.BrokenPipe) return ExitCode.interrupted;
   // Rebuilt as a SkiffError when it crossed the engine Worker (fromErrorData).
   if (error instanceof SkiffError) {
-    console.error(`skiff: ${error.message}`);
-    if (error.hint) console.error(error.hint);
+    // A message may quote a project's config or a server's output.
+    printErrorLine(`skiff: ${error.message}`);
+    if (error.hint) printErrorLine(error.hint);
     return ERROR_EXIT_CODES[error.kind];
   }
-  console.error(`skiff: internal error: ${error instanceof Error ? error.stack : String(error)}`);
+  printErrorLine(`skiff: internal error: ${error instanceof Error ? error.stack : String(error)}`);
   console.error("This is a bug in skiff; please report it with the command you ran.");
   return ExitCode.failed;
 }

@@ -11,6 +11,7 @@ import { openStore, type Session, type Store } from "../store/store.ts";
 import { removeSpillFolder } from "../store/tool_output.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
+import { fencedBlock } from "../contracts/markdown_fence.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { describeCost, describeTokens } from "./usage.ts";
@@ -183,9 +184,7 @@ export function renderMarkdown(
           ? `### Result (none yet: ${name} is still running)`
           : `### Result (interrupted)`,
         "",
-        "```",
-        stillRunning ? "" : INTERRUPTED_RESULT,
-        "```",
+        fencedBlock(stillRunning ? "" : INTERRUPTED_RESULT),
         "",
       );
     }
@@ -199,13 +198,14 @@ export function renderMarkdown(
       } else if (part.type === "compaction") {
         lines.push(...compactionMarker(part));
       } else if (part.type === "tool_call") {
-        lines.push(`### Tool call: ${part.name}`, "", "```json", part.arguments, "```", "");
+        lines.push(`### Tool call: ${part.name}`, "", fencedBlock(part.arguments, "json"), "");
         pending.push({ callId: part.call_id, name: part.name });
       } else {
         pending = pending.filter((call) => call.callId !== part.call_id);
         const status = part.ok ? "ok" : `error ${part.error?.code ?? ""}`.trim();
         const body = part.ok ? part.output : `${part.error?.message ?? ""}`;
-        lines.push(`### Result (${status})`, "", "```", body, "```", "");
+        // The output's own backticks cannot close the block (src/contracts/markdown_fence.ts).
+        lines.push(`### Result (${status})`, "", fencedBlock(body), "");
       }
     }
   }
@@ -229,6 +229,6 @@ function compactionMarker(part: CompactionPart): string[] {
     "",
   ];
   if (part.fallback) lines.push(`The summary was not used: ${part.fallback}`, "");
-  if (part.handoff) lines.push("```", part.handoff, "```", "");
+  if (part.handoff) lines.push(fencedBlock(part.handoff), "");
   return lines;
 }

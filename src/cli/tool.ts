@@ -12,6 +12,7 @@ import { writeAll } from "../ui/jsonl.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { printErrorLine } from "../ui/safe_print.ts";
 
 type Call = { tool: string; input: unknown } | { invalid: string };
 
@@ -80,7 +81,7 @@ export async function toolCommand(
       : stdinCalls();
     const engine = await startEngine({ ...spec, agent: "tool" }, {
       event: (event) => {
-        if (event.type === "warning") console.error(`warning: ${event.message}`);
+        if (event.type === "warning") printErrorLine(`warning: ${event.message}`);
       },
       ask: approvalPrompter(spec.interactive),
     }, { events: ["warning"] });

@@ -41,6 +41,16 @@ export const BUILTIN_KEYS = [
 
 export type BuiltinKey = typeof BUILTIN_KEYS[number];
 
+/**
+ * The keys under which a call changes the workspace: `edit` (write, edit,
+ * apply_patch, file_copy's destination), `delete` (file_delete) and `bash`
+ * (a command). The read-only plan agent denies each (bash but for commands
+ * that only look: src/agents/builtin.ts). tests/agents/plan_writes_test.ts
+ * walks the tool registry and fails for a tool whose declared writes fall
+ * under a key not listed here.
+ */
+export const WRITING_KEYS = ["edit", "delete", "bash"] as const satisfies readonly BuiltinKey[];
+
 const BUILTIN_KEY_NAMES: readonly string[] = BUILTIN_KEYS;
 
 /** Tool names of other coding agents, and the skiff key that decides them. */

@@ -22,6 +22,23 @@ export interface Access {
   always?: string[];
   /** Shown to a person asked to approve: a command, a diff, a URL. */
   preview?: string;
+  /**
+   * Set by an MCP tool: `key` is then its `{server}_{tool}` name, judged in
+   * the MCP tools' own namespace (src/policy/mcp_rule_keys.ts): no built-in
+   * key's default applies, and an allow rule is held to the server's name.
+   */
+  mcp?: McpToolKey;
+}
+
+/** An MCP tool's name in its two parts, as `mcpToolName` joined them (characters sanitised). */
+export interface McpToolKey {
+  server: string;
+  tool: string;
+  /**
+   * The session's other servers whose names are this one's followed by `_`
+   * (`github_helper` beside `github`): a rule naming one of them is theirs.
+   */
+  longerServers?: string[];
 }
 
 /** A finished call. `title` is the compact one-line summary for the terminal. */

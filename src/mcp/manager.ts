@@ -14,8 +14,10 @@ import {
   resolveMcpServers,
 } from "./config.ts";
 import { McpConnection, type SandboxLauncherFor } from "./connection.ts";
-import { mcpToolName } from "../contracts/mcp_names.ts";
+import { mcpToolName, sanitizeName } from "../contracts/mcp_names.ts";
+import type { McpToolKey } from "../contracts/tool_call.ts";
 import { formatMcpResult } from "./result.ts";
+import { reservedToolNames } from "./reserved_names.ts";
 
 export interface McpManagerOptions {
   workspace: string;
@@ -46,6 +48,11 @@ export interface McpManagerOptions {
   /** @default 30000 */
   connectTimeoutMs?: number;
   clientInfo?: { name: string; version: string };
+  /**
+   * Names no MCP tool may take; a tool that would is left out with a warning.
+   * @default every built-in tool's name and permission key (src/mcp/reserved_names.ts)
+   */
+  reservedNames?: ReadonlySet<string>;
 }
 
 export type McpServerState =
@@ -138,7 +145,7 @@ export class McpManager {
         );
       }
     }));
-    this.adapted = this.adaptTools();
+    this.adapted = this.adaptTools(warnings);
     return { warnings };
   }
 
@@ -184,27 +191,59 @@ export class McpManager {
     await Promise.all(this.connections.map((connection) => connection.close()));
   }
 
-  private adaptTools(): AdaptedTool[] {
+  private adaptTools(warnings: string[]): AdaptedTool[] {
+    const reserved = this.options.reservedNames ?? reservedToolNames();
     const used = new Set<string>();
     const adapted: AdaptedTool[] = [];
+    const serverNames = this.connections.map((connection) => sanitizeName(connection.config.name));
     for (const connection of this.connections) {
       if (connection.state !== "connected") continue;
+      const { name: server, source } = connection.config;
       for (const info of connection.tools) {
-        let name = mcpToolName(connection.config.name, info.name);
+        let name = mcpToolName(server, info.name);
         // Two tools can sanitise to one name; the later gets a number.
         for (let n = 2; used.has(name); n++) {
-          name = `${mcpToolName(connection.config.name, info.name).slice(0, 60)}_${n}`;
+          name = `${mcpToolName(server, info.name).slice(0, 60)}_${n}`;
+        }
+        if (reserved.has(name)) {
+          warnings.push(
+            `MCP server "${server}" (${source}) offers a tool "${info.name}", which would be named ` +
+              `${name}: the name of one of skiff's own tools or permission keys. skiff left that ` +
+              `tool out, so it can neither replace skiff's ${name} nor pass under its rules. ` +
+              `To use it, give the server another name in ${source}: its tools are then named ` +
+              `<new name>_${
+                sanitizeName(info.name)
+              }, and a rule such as "<new name>_*" allows them.`,
+          );
+          continue;
         }
         used.add(name);
         adapted.push({
           server: connection.config.name,
           serverToolName: info.name,
-          tool: adaptTool(name, connection, info),
+          tool: adaptTool(name, connection, info, serverNames),
         });
       }
     }
     return adapted;
   }
+}
+
+/**
+ * The name's server and tool parts, and the session's servers whose names
+ * extend this one's, for rules that allow (src/policy/mcp_rule_keys.ts).
+ * A name cut short inside the server's name keeps it whole as the server part: only a
+ * rule naming the tool in full (or `*`) then allows it.
+ */
+function toolKey(name: string, server: string, serverNames: string[]): McpToolKey {
+  const prefix = `${sanitizeName(server)}_`;
+  if (!name.startsWith(prefix)) return { server: name, tool: "" };
+  const longerServers = serverNames.filter((other) => other.startsWith(prefix));
+  return {
+    server: sanitizeName(server),
+    tool: name.slice(prefix.length),
+    ...(longerServers.length ? { longerServers } : {}),
+  };
 }
 
 /** How a server is reached, as shown to a person; "auto" shows as http until SSE took over. */
@@ -216,6 +255,7 @@ function adaptTool(
   name: string,
   connection: McpConnection,
   info: McpConnection["tools"][number],
+  serverNames: string[],
 ): Tool<Record<string, unknown>> {
   const server = connection.config.name;
   const jsonSchema = typeof info.inputSchema === "object" && info.inputSchema
@@ -230,7 +270,12 @@ function adaptTool(
     schema: z.record(z.string(), z.unknown()),
     jsonSchema,
     declare(input) {
-      return { key: name, patterns: [name], preview: JSON.stringify(input ?? {}, null, 2) };
+      return {
+        key: name,
+        patterns: [name],
+        preview: JSON.stringify(input ?? {}, null, 2),
+        mcp: toolKey(name, server, serverNames),
+      };
     },
     async execute(input, ctx) {
       const result = await connection.callTool(info.name, input ?? {}, ctx.signal);

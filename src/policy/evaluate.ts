@@ -8,13 +8,14 @@
  * (`doom_loop`), and the sandbox mode's own limits on writes.
  */
 import * as path from "../contracts/path.ts";
-import type { Access } from "../contracts/tool_call.ts";
+import type { Access, McpToolKey } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isToolWriteProtected } from "../sandbox/protected.ts";
 import { codePathCheck } from "./code_path_check.ts";
 import { analyzeCommand } from "./bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
+import { mcpRuleKeyMatches } from "./mcp_rule_keys.ts";
 import { gitCodeExecutionReason } from "./git_code_rules.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
 import { URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
@@ -65,7 +66,6 @@ export interface Decision {
 }
 
 function subjectMatches(rule: Rule, key: string, subject: string): boolean {
-  if (!wildcardMatch(rule.key, key)) return false;
   // A URL rule names a host, port and path of the parsed URL, never a run of its text.
   if (URL_KEYS.has(key)) return urlPatternMatch(rule.pattern, subject);
   if (wildcardMatch(rule.pattern, subject)) return true;
@@ -77,30 +77,45 @@ function subjectMatches(rule: Rule, key: string, subject: string): boolean {
 /**
  * The rules of `layer` whose key matches `key`, in the order written: the
  * rules of other keys could never match, and a call's check would otherwise
- * build every rule of every layer.
+ * build every rule of every layer. An MCP tool's key is matched by its own
+ * rules (src/policy/mcp_rule_keys.ts), which depend on the rule's action.
  */
-function rulesForKey(layer: RuleLayer, key: string): Rule[] {
+function rulesForKey(layer: RuleLayer, key: string, mcp?: McpToolKey): Rule[] {
   const rules: Rule[] = [];
   for (const [ruleKey, value] of Object.entries(layer.permission)) {
-    if (!wildcardMatch(ruleKey, key)) continue;
+    if (!mcp && !wildcardMatch(ruleKey, key)) continue;
     if (typeof value === "string") {
-      rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
+      if (!mcp || mcpRuleKeyMatches(ruleKey, value, key, mcp)) {
+        rules.push({ layer: layer.name, key: ruleKey, pattern: "*", action: value });
+      }
       continue;
     }
     for (const [pattern, action] of Object.entries(value)) {
+      if (mcp && !mcpRuleKeyMatches(ruleKey, action, key, mcp)) continue;
       rules.push({ layer: layer.name, key: ruleKey, pattern, action });
     }
   }
   return rules;
 }
 
-/** The rule table's answer for one key and subject. */
-export function checkSubject(layers: RuleLayer[], key: string, subject: string): Check {
+/**
+ * The rule table's answer for one key and subject. `mcp`: the key is that MCP
+ * tool's name, judged in the MCP tools' namespace (src/policy/mcp_rule_keys.ts):
+ * the built-in keys' defaults do not reach it, and with no matching rule it asks.
+ */
+export function checkSubject(
+  layers: RuleLayer[],
+  key: string,
+  subject: string,
+  mcp?: McpToolKey,
+): Check {
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
   for (const layer of layers) {
+    // The defaults are the built-in keys' own rules: none is an MCP tool's.
+    if (mcp && layer.name === "defaults") continue;
     let layerVerdict: Rule | undefined;
-    for (const rule of rulesForKey(layer, key)) {
+    for (const rule of rulesForKey(layer, key, mcp)) {
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
     }
     if (!layerVerdict) continue;
@@ -110,7 +125,7 @@ export function checkSubject(layers: RuleLayer[], key: string, subject: string):
   const rule = deny ?? deciding;
   const shown = subject === "" ? key : `${key}(${subject})`;
   if (!rule) {
-    const action = keyDefault(key);
+    const action = mcp ? "ask" : keyDefault(key);
     return { key, subject, action, reason: `${shown}: no rule matches; the default is ${action}` };
   }
   const how = deny && deciding !== deny ? " (a deny in any layer wins)" : "";
@@ -181,7 +196,9 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
     }
   } else {
     const subjects = access.patterns.length ? access.patterns : [""];
-    for (const subject of subjects) checks.push(checkSubject(layers, access.key, subject));
+    for (const subject of subjects) {
+      checks.push(checkSubject(layers, access.key, subject, access.mcp));
+    }
   }
   const outside = new Set<string>();
   for (
@@ -248,7 +265,7 @@ export function evaluate(access: Access, ctx: PolicyContext): Decision {
     if (!deciding || stricter(deciding.action, check.action) !== deciding.action) deciding = check;
   }
   if (!deciding) {
-    const action = keyDefault(access.key);
+    const action = access.mcp ? "ask" : keyDefault(access.key);
     return { action, reason: `${access.key}: default ${action}`, checks };
   }
   return { action: deciding.action, reason: deciding.reason, rule: deciding.rule, checks };

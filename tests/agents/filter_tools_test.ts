@@ -103,3 +103,12 @@ Deno.test("wildcard toggles: last matching entry wins, no match means on", () =>
   assert.equal(isToolEnabled(tools, "read"), true);
   assert.deepEqual(filterTools({ tools: { "*": false, read: true } }, ALL, 0), ["read"]);
 });
+
+Deno.test("a subagent never holds a tool one of its parents switched off", () => {
+  const names = [...ALL, "tracker_delete_all", "tracker_list"];
+  const parents: Record<string, boolean>[] = [{ "tracker_*": false }, { webfetch: false }];
+  const child = filterTools(agent("general"), names, 1, 1, parents);
+  assert.ok(!child.includes("tracker_delete_all") && !child.includes("tracker_list"));
+  assert.ok(!child.includes("webfetch"));
+  assert.ok(child.includes("read") && child.includes("bash"));
+});

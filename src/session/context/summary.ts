@@ -11,6 +11,7 @@ import { ProviderError } from "../../provider/types.ts";
 import { emptyUsage, type Usage } from "../../contracts/events.ts";
 import type { ContextMeter } from "./size.ts";
 import { changedFiles, changedFilesSection, missingFiles } from "./changed_files.ts";
+import { fencedBlock } from "../../contracts/markdown_fence.ts";
 
 /** Assistant turns (with their tool results) kept verbatim after a summary. */
 export const RECENT_TURNS_KEPT = 2;
@@ -142,9 +143,7 @@ export function missingUserWords(summary: string, words: readonly string[]): str
  * in them can close (a quote block would put "> " inside a multi-line message).
  */
 export function verbatimBlock(words: string): string {
-  const longest = Math.max(0, ...(words.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(Math.max(3, longest + 1));
-  return `${fence}text\n${words}\n${fence}`;
+  return fencedBlock(words, "text");
 }
 
 /** Replaces the older part of `history` (system message kept) with a checked handoff. */
