@@ -178,7 +178,7 @@ Deno.test({
             assertEquals(model, "costly-model");
           } else {
             assertEquals(model, "mock-model");
-            await shows(session, "this project is not trusted");
+            await shows(session, "you have not trusted this project");
           }
         },
         {
