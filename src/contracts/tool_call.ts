@@ -22,6 +22,12 @@ export interface Access {
   always?: string[];
   /** Shown to a person asked to approve: a command, a diff, a URL. */
   preview?: string;
+  /**
+   * Set when a URL call reaches a local address (loopback, private,
+   * link-local, the machine's own): why, in words. Only an allow rule naming
+   * the URL's host and port, or a person's answer, allows it; `--yes` does not.
+   */
+  local?: string;
 }
 
 /** A finished call. `title` is the compact one-line summary for the terminal. */
