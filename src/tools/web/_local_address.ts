@@ -83,7 +83,9 @@ function embeddedIpv4(bytes: number[]): number[] | null {
   if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12);
   if (zeros(0, 12) && !zeros(12, 15)) return bytes.slice(12);
   // 64:ff9b::a.b.c.d (NAT64) and 2002:aabb:ccdd:: (6to4).
-  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) {
+  if (
+    bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)
+  ) {
     return bytes.slice(12);
   }
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6);
