@@ -12,6 +12,11 @@ import { assert, assertEquals, assertMatch, assertStringIncludes } from "../supp
 import { runSkiff } from "../support/cli.ts";
 import { everythingSent, lastToolResults, runEvents, withAttack } from "./e2e_support.ts";
 import { hasTmux, inTmux } from "./_tmux.ts";
+import { hasOpenssl, testCertificates } from "../support/test_certificates.ts";
+
+if (!hasOpenssl) {
+  console.warn("SKIPPED: openssl is not on PATH; the https attempt cannot make its certificates.");
+}
 
 const WEB_SECRET = "web-secret-5e8d21";
 
@@ -365,4 +370,51 @@ Deno.test("e2e: a redirect from an allowed local port to another local port is r
     await allowed.close();
     await target.close();
   }
+});
+
+Deno.test({
+  name:
+    "e2e: an https local server is refused under --yes; named by a rule it is reached through the pinned tunnel",
+  ignore: !hasOpenssl,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "skiff-tls-" });
+    const certificates = await testCertificates(dir, "localhost");
+    const hits: string[] = [];
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      onListen() {},
+      cert: certificates.cert,
+      key: certificates.key,
+    }, (request) => {
+      hits.push(new URL(request.url).pathname);
+      return new Response(WEB_SECRET);
+    });
+    const base = `https://localhost:${server.addr.port}`;
+    const script = () => [{ toolCalls: [fetchCall(`${base}/secret`)] }, { text: "done" }];
+    const env = { DENO_CERT: certificates.caFile };
+    try {
+      await withAttack(script(), async (sandbox, mock) => {
+        const result = await runSkiff(["run", "--json", "--yes", "fetch"], sandbox, { env });
+        assertEquals(result.code, 3, result.stderr);
+        assertStringIncludes(lastToolResults(mock)[0].content, "localhost is a loopback name");
+        assert(!everythingSent(mock).includes(WEB_SECRET));
+      });
+      assertEquals(hits, []);
+      // Control: named by a rule, the page is fetched, TLS checked against "localhost".
+      await withAttack(script(), async (sandbox, mock) => {
+        const result = await runSkiff(
+          ["run", "--json", "--yes", "--allow", localRule(base), "fetch"],
+          sandbox,
+          { env },
+        );
+        assertEquals(result.code, 0, result.stderr);
+        assertStringIncludes(lastToolResults(mock)[0].content, WEB_SECRET);
+      });
+      assertEquals(hits, ["/secret"]);
+    } finally {
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

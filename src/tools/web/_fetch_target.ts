@@ -1,15 +1,13 @@
 /**
  * Where one webfetch hop really goes: the URL's host resolved (A and AAAA)
  * before anything connects, judged local or not by the address it resolved
- * to, and, for plain http, a client that connects to exactly that address,
- * so a DNS answer that changes between the check and the connection (DNS
- * rebinding) cannot move the request. https is left to fetch's own
- * resolution: a changed answer there meets a TLS check of the name, which a
- * local service does not pass without a certificate trusted for the
- * attacker's name (docs/security.md, "webfetch").
+ * to, and a client that connects to exactly that address, so a DNS answer
+ * that changes between the check and the connection (DNS rebinding) cannot
+ * move the request (docs/security.md, "webfetch").
  */
 import { ToolError } from "../tool.ts";
 import { isLoopbackName, localAddressReason, ownAddresses, parseIpv4 } from "./_local_address.ts";
+import { connectTunnel } from "./_connect_tunnel.ts";
 
 /** Resolves a host name to its addresses; injected so tests need no DNS. */
 export type HostResolver = (hostname: string, signal: AbortSignal) => Promise<string[]>;
@@ -77,16 +75,37 @@ export async function resolveTarget(
   return { addresses, local: null };
 }
 
+/** A client bound to the judged address, and what to close once the body is read. */
+export interface PinnedClient {
+  client: Deno.HttpClient;
+  close(): void;
+}
+
 /**
- * A client that connects to the address judged, for an http URL; undefined
- * for https (see the module comment) or when the runtime cannot make one.
- * The caller closes it once the body is read.
+ * A client that connects to the first address judged: for http, its TCP
+ * transport is that address; for https, a CONNECT tunnel on loopback opens
+ * to that address (`_connect_tunnel.ts`), and TLS runs inside it with the
+ * URL's name. Undefined when there is no address (an injected resolver
+ * that answered none).
  */
-export function pinnedClient(url: URL, target: FetchTarget): Deno.HttpClient | undefined {
-  if (url.protocol !== "http:" || target.addresses.length === 0) return undefined;
-  const port = Number(url.port || 80);
-  const address = target.addresses[0];
-  // The tcp transport reads its host as a URI authority: IPv6 goes in brackets.
-  const hostname = address.includes(":") ? `[${address.replace(/%.*$/, "")}]` : address;
-  return Deno.createHttpClient({ proxy: { transport: "tcp", hostname, port } });
+export function pinnedClient(url: URL, target: FetchTarget): PinnedClient | undefined {
+  if (target.addresses.length === 0) return undefined;
+  const address = target.addresses[0].replace(/%.*$/, "");
+  if (url.protocol === "http:") {
+    // The tcp transport reads its host as a URI authority: IPv6 goes in brackets.
+    const hostname = address.includes(":") ? `[${address}]` : address;
+    const port = Number(url.port || 80);
+    const client = Deno.createHttpClient({ proxy: { transport: "tcp", hostname, port } });
+    return { client, close: () => client.close() };
+  }
+  const port = Number(url.port || 443);
+  const tunnel = connectTunnel(`${url.hostname}:${port}`, address, port);
+  const client = Deno.createHttpClient({ proxy: { url: tunnel.url } });
+  return {
+    client,
+    close: () => {
+      client.close();
+      tunnel.close();
+    },
+  };
 }

@@ -12,7 +12,13 @@
  */
 import * as z from "zod";
 import { htmlToMarkdown, htmlToText } from "./_html.ts";
-import { localByText, pinnedClient, resolveTarget, systemResolver } from "./_fetch_target.ts";
+import {
+  localByText,
+  type PinnedClient,
+  pinnedClient,
+  resolveTarget,
+  systemResolver,
+} from "./_fetch_target.ts";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 
 export const MAX_REDIRECTS = 5;
@@ -48,7 +54,7 @@ export const webfetchTool = defineTool({
     const timeoutMs = input.timeout_ms ?? DEFAULT_FETCH_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([ctx.signal, timeout]);
-    const clients: Deno.HttpClient[] = [];
+    const clients: PinnedClient[] = [];
     try {
       const { response, url } = await follow(parseUrl(input.url), ctx, signal, clients);
       const type = response.headers.get("content-type") ?? "";
@@ -142,20 +148,20 @@ async function follow(
   start: URL,
   ctx: ToolContext,
   signal: AbortSignal,
-  clients: Deno.HttpClient[],
+  clients: PinnedClient[],
 ) {
   const resolve = ctx.resolveHost ?? systemResolver;
   let url = start;
   let target = await resolveTarget(url, resolve, signal);
   if (target.local && !localByText(url)) await authorizeLocal(url, target.local, ctx);
   for (let hop = 0;; hop++) {
-    const client = pinnedClient(url, target);
-    if (client) clients.push(client);
+    const pinned = pinnedClient(url, target);
+    if (pinned) clients.push(pinned);
     const response = await ctx.fetch(url, {
       redirect: "manual",
       signal,
       headers: { "accept": "text/html, text/markdown, text/plain, */*;q=0.8" },
-      ...(client ? { client } : {}),
+      ...(pinned ? { client: pinned.client } : {}),
     });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
