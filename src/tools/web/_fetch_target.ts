@@ -58,14 +58,25 @@ export const systemResolver: HostResolver = async (hostname, signal) => {
   );
 };
 
-/** Resolve `url`'s host and judge every address it resolved to. */
+/**
+ * Resolve `url`'s host and judge every address it resolved to. `proxied`:
+ * fetch goes through a proxy, which may resolve names skiff cannot; a name
+ * that does not resolve here is then judged by its text alone.
+ */
 export async function resolveTarget(
   url: URL,
   resolve: HostResolver,
   signal: AbortSignal,
-  own: readonly string[] = ownAddresses(),
+  options: { proxied?: boolean; own?: readonly string[] } = {},
 ): Promise<FetchTarget> {
-  const addresses = isIpLiteral(url) ? [bareHost(url)] : await resolve(bareHost(url), signal);
+  const own = options.own ?? ownAddresses();
+  let addresses: string[];
+  try {
+    addresses = isIpLiteral(url) ? [bareHost(url)] : await resolve(bareHost(url), signal);
+  } catch (error) {
+    if (!options.proxied || !(error instanceof ToolError)) throw error;
+    addresses = [];
+  }
   const byName = localByText(url, own);
   if (byName) return { addresses, local: byName };
   for (const address of addresses) {
@@ -86,10 +97,15 @@ export interface PinnedClient {
  * transport is that address; for https, a CONNECT tunnel on loopback opens
  * to that address (`_connect_tunnel.ts`), and TLS runs inside it with the
  * URL's name. Undefined when there is no address (an injected resolver
- * that answered none).
+ * that answered none) or fetch goes through the user's proxy.
  */
-export function pinnedClient(url: URL, target: FetchTarget): PinnedClient | undefined {
-  if (target.addresses.length === 0) return undefined;
+export function pinnedClient(
+  url: URL,
+  target: FetchTarget,
+  proxied = false,
+): PinnedClient | undefined {
+  // Behind a proxy the proxy connects: pinning would bypass the user's network setup.
+  if (proxied || target.addresses.length === 0) return undefined;
   const address = target.addresses[0].replace(/%.*$/, "");
   if (url.protocol === "http:") {
     // The tcp transport reads its host as a URI authority: IPv6 goes in brackets.

@@ -12,6 +12,7 @@
  */
 import * as z from "zod";
 import { htmlToMarkdown, htmlToText } from "./_html.ts";
+import { proxyConfigured } from "../../provider/connect_probe.ts";
 import {
   localByText,
   type PinnedClient,
@@ -151,11 +152,12 @@ async function follow(
   clients: PinnedClient[],
 ) {
   const resolve = ctx.resolveHost ?? systemResolver;
+  const proxied = proxyConfigured();
   let url = start;
-  let target = await resolveTarget(url, resolve, signal);
+  let target = await resolveTarget(url, resolve, signal, { proxied });
   if (target.local && !localByText(url)) await authorizeLocal(url, target.local, ctx);
   for (let hop = 0;; hop++) {
-    const pinned = pinnedClient(url, target);
+    const pinned = pinnedClient(url, target, proxied);
     if (pinned) clients.push(pinned);
     const response = await ctx.fetch(url, {
       redirect: "manual",
@@ -174,7 +176,7 @@ async function follow(
         );
       }
       const next = redirectUrl(url, location);
-      target = await resolveTarget(next, resolve, signal);
+      target = await resolveTarget(next, resolve, signal, { proxied });
       url = await authorizeRedirect(url, next, target.local, ctx);
       continue;
     }

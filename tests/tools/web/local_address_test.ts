@@ -74,3 +74,32 @@ Deno.test("localhost and names under it are loopback by name", () => {
   }
   for (const name of ["localhost.example.com", "notlocalhost"]) assert(!isLoopbackName(name), name);
 });
+
+Deno.test("behind a proxy: a name skiff cannot resolve is judged by its text, a local answer still counts, nothing is pinned", async () => {
+  const { pinnedClient, resolveTarget } = await import("../../../src/tools/web/_fetch_target.ts");
+  const { ToolError } = await import("../../../src/tools/tool.ts");
+  const signal = new AbortController().signal;
+  const unresolvable = () => Promise.reject(new ToolError("failed", "Could not resolve"));
+  const intranet = new URL("http://wiki.corp.example/page");
+  const byProxy = await resolveTarget(intranet, unresolvable, signal, { proxied: true });
+  assertEquals(byProxy, { addresses: [], local: null });
+  let refused = false;
+  try {
+    await resolveTarget(intranet, unresolvable, signal);
+  } catch {
+    refused = true;
+  }
+  assert(refused, "without a proxy, a name that does not resolve fails the call");
+  const answered = await resolveTarget(intranet, () => Promise.resolve(["10.0.0.7"]), signal, {
+    proxied: true,
+  });
+  assertEquals(
+    answered.local,
+    "wiki.corp.example resolves to 10.0.0.7, a private (RFC 1918) address",
+  );
+  const named = await resolveTarget(new URL("http://localhost:9/"), unresolvable, signal, {
+    proxied: true,
+  });
+  assertEquals(named.local, "localhost is a loopback name");
+  assertEquals(pinnedClient(intranet, answered, true), undefined);
+});
