@@ -12,6 +12,7 @@ import type { AgentDefinition } from "../agents/types.ts";
 import { findGitRoot } from "../session/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { SETSID_PATHS } from "../sandbox/shell.ts";
+import { PROXY_VARIABLES } from "../provider/connect_probe.ts";
 import {
   type ConfinedWriter,
   startConfinedWriter,
@@ -119,8 +120,9 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
     envNames: spec.sandbox.env,
     // The yaml library (agent and skill frontmatter) reads these debug switches
     // on every parse; without them any agent file would crash the engine.
-    // SKIFF_GREP chooses grep's engine (docs/tools.md).
-    engineEnvNames: ["LOG_TOKENS", "LOG_STREAM", "SKIFF_GREP"],
+    // SKIFF_GREP chooses grep's engine (docs/tools.md). The proxy names tell
+    // the connect probe and webfetch that fetch goes through a proxy.
+    engineEnvNames: ["LOG_TOKENS", "LOG_STREAM", "SKIFF_GREP", ...PROXY_VARIABLES],
   });
   const run = permissions.run;
   // `setsid` starts each command as the leader of its own session (src/tools/process/_process_group.ts).

@@ -23,6 +23,12 @@ export interface Access {
   /** Shown to a person asked to approve: a command, a diff, a URL. */
   preview?: string;
   /**
+   * Set when a URL call reaches a local address (loopback, private,
+   * link-local, the machine's own): why, in words. Only an allow rule naming
+   * the URL's host and port, or a person's answer, allows it; `--yes` does not.
+   */
+  local?: string;
+  /**
    * Set by an MCP tool: `key` is then its `{server}_{tool}` name, judged in
    * the MCP tools' own namespace (src/policy/mcp_rule_keys.ts): no built-in
    * key's default applies, and an allow rule is held to the server's name.

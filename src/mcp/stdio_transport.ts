@@ -6,6 +6,7 @@
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
+import { LineSplitter, MAX_LINE_CHARS } from "../contracts/line_reader.ts";
 
 // The SDK's subpath exports carry no usable types under Deno; these are the
 // parts of its Transport contract the Client uses.
@@ -120,14 +121,17 @@ export class StdioTransport {
   }
 
   private async readMessages(stream: ReadableStream<Uint8Array>): Promise<void> {
-    let pending = "";
+    // Linear however the server cuts its output, and bounded: a line past the bound is dropped.
+    const lines = new LineSplitter(MAX_LINE_CHARS, (bound) =>
+      this.onerror?.(
+        new Error(
+          `the server sent a line longer than ${bound} characters; it was dropped (not a message).`,
+        ),
+      ));
     try {
       for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-        pending += text;
-        let newline: number;
-        while ((newline = pending.indexOf("\n")) >= 0) {
-          const line = pending.slice(0, newline).replace(/\r$/, "");
-          pending = pending.slice(newline + 1);
+        for (const raw of lines.push(text)) {
+          const line = raw.replace(/\r$/, "");
           if (!line.trim()) continue;
           try {
             this.onmessage?.(deserializeMessage(line) as Message);

@@ -18,7 +18,7 @@ import { keyDefault, PATH_KEYS } from "./defaults.ts";
 import { mcpRuleKeyMatches } from "./mcp_rule_keys.ts";
 import { gitCodeExecutionReason } from "./git_code_rules.ts";
 import { protectedCommandReason } from "./protected_commands.ts";
-import { URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
+import { namesHostAndPort, URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
 import {
   type Action,
   describeRule,
@@ -102,12 +102,15 @@ function rulesForKey(layer: RuleLayer, key: string, mcp?: McpToolKey): Rule[] {
  * The rule table's answer for one key and subject. `mcp`: the key is that MCP
  * tool's name, judged in the MCP tools' namespace (src/policy/mcp_rule_keys.ts):
  * the built-in keys' defaults do not reach it, and with no matching rule it asks.
+ * `counts` leaves rules out of the judgement (a local address: allows that do
+ * not name its host and port).
  */
 export function checkSubject(
   layers: RuleLayer[],
   key: string,
   subject: string,
   mcp?: McpToolKey,
+  counts?: (rule: Rule) => boolean,
 ): Check {
   let deciding: Rule | undefined;
   let deny: Rule | undefined;
@@ -116,6 +119,7 @@ export function checkSubject(
     if (mcp && layer.name === "defaults") continue;
     let layerVerdict: Rule | undefined;
     for (const rule of rulesForKey(layer, key, mcp)) {
+      if (counts && !counts(rule)) continue;
       if (subjectMatches(rule, key, subject)) layerVerdict = rule;
     }
     if (!layerVerdict) continue;
@@ -157,6 +161,26 @@ function modeCheck(key: string, target: string, reason: string, fix: Check["fix"
   return { key, subject: target, action: "deny", reason, fix };
 }
 
+/**
+ * A URL reaching a local address: only an allow rule naming its host and
+ * port counts (a deny or ask still does), so `webfetch(*)`, a host wildcard
+ * or `--yes` (which answers asks; the gate refuses it these) never open the
+ * machine's own services or the metadata address to a page or a model.
+ */
+function localUrlCheck(layers: RuleLayer[], access: Access, subject: string): Check {
+  const check = checkSubject(
+    layers,
+    access.key,
+    subject,
+    undefined,
+    (rule) => rule.action !== "allow" || namesHostAndPort(rule.pattern, subject),
+  );
+  if (check.action !== "allow") {
+    check.reason += `; ${access.local}, which only a rule naming its host and port allows`;
+  }
+  return check;
+}
+
 /** The checks one call needs, before combining them. */
 function checksFor(access: Access, ctx: PolicyContext): Check[] {
   const { layers, workspace } = ctx;
@@ -194,6 +218,8 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
         checks.push(check);
       }
     }
+  } else if (access.local && URL_KEYS.has(access.key)) {
+    for (const subject of access.patterns) checks.push(localUrlCheck(layers, access, subject));
   } else {
     const subjects = access.patterns.length ? access.patterns : [""];
     for (const subject of subjects) {

@@ -144,6 +144,10 @@ export class PermissionGate {
       return { allowed: true, asked: false, source: "rule", decision };
     }
     if (decision.action === "deny") return this.#refuse(request, context, "rule", false);
+    // A local address is opened by a rule naming it or by a person, never by --yes.
+    if (access.local && this.options.brokerSource === "yes") {
+      return this.#refuse(request, context, "rule", false);
+    }
     const answer: ApprovalAnswer = await this.options.broker.ask(request);
     const source = this.options.brokerSource ?? "user";
     if (!approves(answer)) {

@@ -58,6 +58,17 @@ export function urlPatternMatch(pattern: string, url: string): boolean {
   return rule.path === undefined || starMatch(rule.path, target.pathname + target.search);
 }
 
+/**
+ * Whether `pattern` allows `url` and names its host and port: no `*` in the
+ * host, and a port written out or left to the scheme's own. Only such a rule
+ * opens a local address to webfetch (`*`, `*.example` or `host:*` do not).
+ */
+export function namesHostAndPort(pattern: string, url: string): boolean {
+  const rule = parseUrlPattern(pattern);
+  if (!rule || rule.host.includes("*") || rule.port === "*") return false;
+  return urlPatternMatch(pattern, url);
+}
+
 /** `https://*.docs.example:8443/api/*` → its parts; null when it is not a URL pattern. */
 export function parseUrlPattern(pattern: string): UrlPattern | null {
   let rest = pattern.trim();

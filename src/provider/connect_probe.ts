@@ -10,7 +10,8 @@
 /** Resolves true when `url`'s host accepts a TCP connection within `timeoutMs`, or when that cannot be known. */
 export type ConnectProbe = (url: URL, timeoutMs: number, signal?: AbortSignal) => Promise<boolean>;
 
-const PROXY_VARIABLES = [
+/** The environment names that send fetch through a proxy (webfetch reads them too). */
+export const PROXY_VARIABLES: readonly string[] = [
   "HTTPS_PROXY",
   "https_proxy",
   "HTTP_PROXY",
@@ -19,8 +20,12 @@ const PROXY_VARIABLES = [
   "all_proxy",
 ];
 
-/** Behind a proxy the endpoint's host is not what fetch connects to; probing it would mislead. */
-function proxyConfigured(): boolean {
+/**
+ * Whether fetch goes through a proxy. Behind one, the endpoint's host is not
+ * what fetch connects to; probing it would mislead, and webfetch cannot
+ * choose the address it connects to.
+ */
+export function proxyConfigured(): boolean {
   try {
     return PROXY_VARIABLES.some((name) => Boolean(Deno.env.get(name)));
   } catch {

@@ -105,7 +105,8 @@ export function workerPermissions(input: WorkerPermissionInput): Deno.Permission
     net: input.netHosts === true ? true : [...(input.netHosts ?? [])],
     env: [...new Set(env)],
     run: input.runPrograms ?? defaultRunPrograms(input.mode),
-    sys: ["hostname", "osRelease", "homedir", "uid", "gid", "cpus"],
+    // networkInterfaces: webfetch knows the machine's own addresses for local (src/tools/web/).
+    sys: ["hostname", "osRelease", "homedir", "uid", "gid", "cpus", "networkInterfaces"],
     ffi: false,
     import: false,
   };

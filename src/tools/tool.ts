@@ -73,6 +73,11 @@ export interface ToolContext {
   /** Network fetch; injected so tests never reach the network. */
   fetch: typeof fetch;
   /**
+   * A host name's addresses (webfetch judges where a URL really goes by
+   * them). Absent: the system's resolver (src/tools/web/_fetch_target.ts).
+   */
+  resolveHost?: (hostname: string, signal: AbortSignal) => Promise<string[]>;
+  /**
    * Undo for commands: call `before` just before a command starts and the
    * function it returns once it has ended; what the command changed becomes
    * undo snapshots of the prompt (src/session/command_snapshots.ts).

@@ -4,12 +4,19 @@
  * would match their text but not their host (a query, userinfo, a longer
  * host name). Each runs `skiff run --json` as a real process with the
  * scripted mock as the attacker; a local server on 127.0.0.1 holds the
- * secret and counts who asked for it.
+ * secret and counts who asked for it. A local address (loopback, private,
+ * link-local, a name resolving to one) is reached only through a rule naming
+ * its host and port, never through --yes or a broad rule.
  */
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
 import { everythingSent, lastToolResults, runEvents, withAttack } from "./e2e_support.ts";
 import { hasTmux, inTmux } from "./_tmux.ts";
+import { hasOpenssl, testCertificates } from "../support/test_certificates.ts";
+
+if (!hasOpenssl) {
+  console.warn("SKIPPED: openssl is not on PATH; the https attempt cannot make its certificates.");
+}
 
 const WEB_SECRET = "web-secret-5e8d21";
 
@@ -88,7 +95,7 @@ Deno.test("e2e: an allowed host redirecting to another local port is judged agai
   }
 });
 
-Deno.test("e2e: --yes approves each redirect hop as its own ask, and a deny rule still stops it", async () => {
+Deno.test("e2e: each redirect hop is judged on its own, and a deny rule stops it under --yes", async () => {
   const allowed = localSite();
   const target = localSite();
   const secretUrl = `${target.base}/secret`;
@@ -97,8 +104,18 @@ Deno.test("e2e: --yes approves each redirect hop as its own ask, and a deny rule
       { toolCalls: [fetchCall(`${allowed.base}/to?url=${encodeURIComponent(secretUrl)}`)] },
       { text: "done" },
     ], async (sandbox, mock) => {
+      // A local address needs a rule naming it even under --yes (the first hop's rule).
       const result = await runSkiff(
-        ["run", "--json", "--yes", "--deny", `webfetch(127.0.0.1:${target.port})`, "fetch"],
+        [
+          "run",
+          "--json",
+          "--yes",
+          "--allow",
+          `webfetch(${allowed.base}/*)`,
+          "--deny",
+          `webfetch(127.0.0.1:${target.port})`,
+          "fetch",
+        ],
         sandbox,
       );
       assertEquals(result.code, 3, result.stderr);
@@ -193,4 +210,211 @@ Deno.test("e2e: a host rule is matched against the URL's host, not its text", as
   } finally {
     await target.close();
   }
+});
+
+/** `webfetch(http://127.0.0.1:PORT/*)`: the rule the refusals name, and the one that opens a local port. */
+const localRule = (base: string) => `webfetch(${base}/*)`;
+
+Deno.test("e2e: --yes does not open a local address; a rule naming its host and port does", async () => {
+  const target = localSite();
+  const secretUrl = `${target.base}/secret`;
+  const script = () => [{ toolCalls: [fetchCall(secretUrl)] }, { text: "done" }];
+  try {
+    // --yes alone, and --yes with a rule for every URL: neither names this host and port.
+    for (
+      const extra of [[], ["--allow", "webfetch"], ["--allow", "webfetch(http://127.0.0.1:*/*)"]]
+    ) {
+      let hint = "";
+      await withAttack(script(), async (sandbox, mock) => {
+        const result = await runSkiff(["run", "--json", "--yes", ...extra, "fetch"], sandbox);
+        assertEquals(
+          result.code,
+          3,
+          `${extra.join(" ")}: a refused call exits 3\n${result.stderr}`,
+        );
+        const [message] = lastToolResults(mock);
+        assertStringIncludes(message.content, "127.0.0.1 is a loopback address");
+        assertStringIncludes(message.content, "only a rule naming its host and port allows");
+        assert(!everythingSent(mock).includes(WEB_SECRET), "the secret reached the model");
+        hint = printedAllowFlag(message.content);
+      });
+      assertEquals(hint, localRule(target.base), "the refusal names the rule that opens the port");
+    }
+    assertEquals(target.hits, [], "a local port was reached under --yes");
+    // Control: the rule the refusal printed lets the same call through.
+    await withAttack(script(), async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", localRule(target.base), "fetch"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, WEB_SECRET);
+    });
+    assertEquals(target.hits, ["/secret"]);
+  } finally {
+    await target.close();
+  }
+});
+
+Deno.test("e2e: a host name resolving to a local address (localhost) is refused under --yes", async () => {
+  const target = localSite();
+  const byName = `http://localhost:${target.port}`;
+  const script = () => [{ toolCalls: [fetchCall(`${byName}/secret`)] }, { text: "done" }];
+  try {
+    await withAttack(script(), async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", "webfetch", "fetch"],
+        sandbox,
+      );
+      assertEquals(result.code, 3, result.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, "localhost is a loopback name");
+      assert(!everythingSent(mock).includes(WEB_SECRET));
+    });
+    assertEquals(target.hits, []);
+    // Control: a rule naming the name and port reaches it.
+    await withAttack(script(), async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", localRule(byName), "fetch"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, WEB_SECRET);
+    });
+  } finally {
+    await target.close();
+  }
+});
+
+Deno.test("e2e: the metadata and private addresses are refused under --yes, before any connection", async () => {
+  const urls = [
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.1.2.3:8080/admin",
+    "http://[::ffff:127.0.0.1]:9/x",
+    "http://[fd00:ec2::254]/latest/",
+    "http://0.0.0.0:9/x",
+  ];
+  await withAttack(
+    [{ toolCalls: urls.map(fetchCall) }, { text: "done" }],
+    async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", "webfetch", "fetch"],
+        sandbox,
+      );
+      assertEquals(result.code, 3, result.stderr);
+      const messages = lastToolResults(mock);
+      assertEquals(messages.length, urls.length);
+      for (const message of messages) {
+        assertStringIncludes(message.content, "only a rule naming its host and port allows");
+      }
+      assertEquals(runEvents(result.stdout).denials.length, urls.length);
+    },
+  );
+});
+
+Deno.test("e2e: a redirect from an allowed local port to another local port is refused under --yes", async () => {
+  const allowed = localSite();
+  const target = localSite();
+  const secretUrl = `${target.base}/secret`;
+  const script = () => [
+    { toolCalls: [fetchCall(`${allowed.base}/to?url=${encodeURIComponent(secretUrl)}`)] },
+    { text: "done" },
+  ];
+  try {
+    // Through the IP, and through a name (localhost) that resolves to it.
+    for (const to of [secretUrl, `http://localhost:${target.port}/secret`]) {
+      await withAttack([
+        { toolCalls: [fetchCall(`${allowed.base}/to?url=${encodeURIComponent(to)}`)] },
+        { text: "done" },
+      ], async (sandbox, mock) => {
+        const result = await runSkiff(
+          [
+            "run",
+            "--json",
+            "--yes",
+            "--allow",
+            "webfetch",
+            "--allow",
+            localRule(allowed.base),
+            "fetch",
+          ],
+          sandbox,
+        );
+        assertEquals(result.code, 3, result.stderr);
+        const [message] = lastToolResults(mock);
+        assertStringIncludes(message.content, `redirected to ${to}`);
+        assertStringIncludes(message.content, "only a rule naming its host and port allows");
+        assert(!everythingSent(mock).includes(WEB_SECRET));
+      });
+    }
+    assertEquals(allowed.hits.length, 2, "the allowed port was reached each time");
+    assertEquals(target.hits, [], "the redirect reached the other port");
+    // Control: with a rule naming the second port as well, the redirect is followed.
+    await withAttack(script(), async (sandbox, mock) => {
+      const result = await runSkiff(
+        [
+          "run",
+          "--json",
+          "--yes",
+          "--allow",
+          localRule(allowed.base),
+          "--allow",
+          localRule(target.base),
+          "fetch",
+        ],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, WEB_SECRET);
+    });
+  } finally {
+    await allowed.close();
+    await target.close();
+  }
+});
+
+Deno.test({
+  name:
+    "e2e: an https local server is refused under --yes; named by a rule it is reached through the pinned tunnel",
+  ignore: !hasOpenssl,
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "skiff-tls-" });
+    const certificates = await testCertificates(dir, "localhost");
+    const hits: string[] = [];
+    const server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      onListen() {},
+      cert: certificates.cert,
+      key: certificates.key,
+    }, (request) => {
+      hits.push(new URL(request.url).pathname);
+      return new Response(WEB_SECRET);
+    });
+    const base = `https://localhost:${server.addr.port}`;
+    const script = () => [{ toolCalls: [fetchCall(`${base}/secret`)] }, { text: "done" }];
+    const env = { DENO_CERT: certificates.caFile };
+    try {
+      await withAttack(script(), async (sandbox, mock) => {
+        const result = await runSkiff(["run", "--json", "--yes", "fetch"], sandbox, { env });
+        assertEquals(result.code, 3, result.stderr);
+        assertStringIncludes(lastToolResults(mock)[0].content, "localhost is a loopback name");
+        assert(!everythingSent(mock).includes(WEB_SECRET));
+      });
+      assertEquals(hits, []);
+      // Control: named by a rule, the page is fetched, TLS checked against "localhost".
+      await withAttack(script(), async (sandbox, mock) => {
+        const result = await runSkiff(
+          ["run", "--json", "--yes", "--allow", localRule(base), "fetch"],
+          sandbox,
+          { env },
+        );
+        assertEquals(result.code, 0, result.stderr);
+        assertStringIncludes(lastToolResults(mock)[0].content, WEB_SECRET);
+      });
+      assertEquals(hits, ["/secret"]);
+    } finally {
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });

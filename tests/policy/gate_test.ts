@@ -193,3 +193,47 @@ Deno.test("unattended: the same rules, nobody asked, nothing recorded; an ask ru
   assert(!byRule.allowed, "by rule only: --yes does not count");
   assertEquals(byRule.allow.kind, "flags", "an --allow would still do");
 });
+
+Deno.test("a local URL: only a rule naming its host and port allows it; --yes is refused, a person is asked", async () => {
+  const url = "http://127.0.0.1:8080/admin";
+  const local: Access = {
+    key: "webfetch",
+    patterns: [url],
+    always: ["http://127.0.0.1:8080/*"],
+    local: "127.0.0.1 is a loopback address",
+  };
+  const gateWith = (permission: PermissionConfig, broker: ApprovalBroker, source: "user" | "yes") =>
+    new PermissionGate({
+      layers: buildLayers({ global: permission }),
+      workspace,
+      broker,
+      brokerSource: source,
+    });
+  // Rules that do not name the host and port: a bare key, a host wildcard, a port wildcard.
+  for (const rule of ["*", "http://127.0.0.*:8080/*", "http://127.0.0.1:*/*"]) {
+    const result = await gateWith({ webfetch: { [rule]: "allow" } }, new YesBroker(), "yes")
+      .check("webfetch", {}, local);
+    assert(!result.allowed, `${rule} opened a local address under --yes`);
+    assertStringIncludes(result.error.message, "only a rule naming its host and port allows");
+    assertStringIncludes(result.error.hint ?? "", "--allow 'webfetch(http://127.0.0.1:8080/*)'");
+  }
+  for (const rule of ["http://127.0.0.1:8080/*", "127.0.0.1:8080"]) {
+    const named = await gateWith({ webfetch: { [rule]: "allow" } }, new YesBroker(), "yes")
+      .check("webfetch", {}, local);
+    assert(named.allowed, `${rule} names the host and port`);
+  }
+  // The same URL without the local mark is allowed by `*`, as before.
+  const plain = await gateWith({ webfetch: "allow" }, new YesBroker(), "yes")
+    .check("webfetch", {}, { ...local, local: undefined });
+  assert(plain.allowed);
+  // A person is asked, and a deny rule still wins over a naming allow.
+  const person = new ScriptedBroker(["once"]);
+  assert((await gateWith({}, person, "user").check("webfetch", {}, local)).allowed);
+  assertEquals(person.asked.length, 1);
+  const denied = await gateWith(
+    { webfetch: { "http://127.0.0.1:8080/*": "allow", "127.0.0.1:*": "deny" } },
+    new YesBroker(),
+    "yes",
+  ).check("webfetch", {}, local);
+  assert(!denied.allowed);
+});

@@ -9,6 +9,7 @@
  * (src/tools/files/_text_encoding.ts).
  */
 import { type AtomicWrites, writeFileAtomicSync } from "../../sandbox/atomic_write.ts";
+import { ToolError } from "../tool.ts";
 
 export { type AtomicWrites, writeFileAtomicSync };
 
@@ -20,9 +21,15 @@ export {
   type TextDocument,
 } from "./_text_encoding.ts";
 
-/** The file's bytes, or null when it does not exist. Needs `--allow-read`. */
-export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
+/**
+ * The file's bytes, or null when it does not exist. Anything but a regular
+ * file is refused before it is opened: opening a FIFO waits for a writer
+ * that never comes, and a device never ends. Needs `--allow-read`.
+ */
+export async function readFileOrNull(file: string, shown = file): Promise<Uint8Array | null> {
   try {
+    const info = await Deno.stat(file);
+    if (!info.isFile) throw notRegularFile(shown);
     return await Deno.readFile(file);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
@@ -30,6 +37,15 @@ export async function readFileOrNull(file: string): Promise<Uint8Array | null> {
     }
     throw error;
   }
+}
+
+/** The refusal for a path that is a pipe, socket or device rather than a file. */
+export function notRegularFile(shown: string): ToolError {
+  return new ToolError(
+    "bad_input",
+    `${shown} is not a regular file (a pipe, socket or device); the file tools read and write regular files only.`,
+    "Leave it alone, or use bash if a command is really meant to talk to it.",
+  );
 }
 
 /**

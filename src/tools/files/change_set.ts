@@ -257,7 +257,7 @@ export function withLockedFile<T>(
         if (info?.isDirectory) {
           throw new ToolError("bad_input", `${target.display} is a directory.`, folderHint);
         }
-        return await work(info ? await readFileOrNull(target.real) : null);
+        return await work(info ? await readFileOrNull(target.real, target.display) : null);
       }),
   );
 }

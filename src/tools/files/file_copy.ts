@@ -136,7 +136,7 @@ export const fileCopyTool = defineTool({
             );
           }
           const bytes = await Deno.readFile(source.real);
-          const before = info ? await readFileOrNull(destination.real) : null;
+          const before = info ? await readFileOrNull(destination.real, destination.display) : null;
           ctx.files.assertEditable(destination.real, before, destination.display);
           const binary = looksBinary(bytes) || (before !== null && looksBinary(before));
           const change: FileChange = {

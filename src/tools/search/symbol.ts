@@ -23,6 +23,15 @@ import { defineTool, type Tool, ToolError } from "../tool.ts";
 export const SYMBOL_DEFINITION_LIMIT = 50;
 export const SYMBOL_REFERENCE_LIMIT = 100;
 const MAX_LINE_CHARS = 300;
+/**
+ * The definition patterns backtrack on long lines (a 1 MB line of `f():`
+ * never finished), and a regular expression cannot be stopped once begun:
+ * only lines up to this long are tested (tens of ms at worst), and all the
+ * tests of one call share a time budget; past either, a line counts as a
+ * reference and the answer says how many were not judged.
+ */
+export const MAX_DEFINITION_LINE_CHARS = 500;
+export const DEFINITION_BUDGET_MS = 2_000;
 
 /** Said with every answer, found or not: what a textual search cannot see. */
 export const SYMBOL_LIMITS =
@@ -80,7 +89,10 @@ function refuseBadName(name: string): void {
 class SymbolCollector extends GrepCollector {
   definitions: SymbolLine[] = [];
   references: SymbolLine[] = [];
+  /** Lines left as references without a definition test: too long, or past the budget. */
+  unjudged = 0;
   #compiled = new Map<LanguagePatterns, RegExp[]>();
+  #spentMs = 0;
 
   constructor(private readonly name: string, private readonly rootName: string) {
     super();
@@ -100,13 +112,27 @@ class SymbolCollector extends GrepCollector {
     return compiled;
   }
 
+  #isDefinition(patterns: RegExp[], text: string): boolean {
+    if (patterns.length === 0) return false;
+    if (text.length > MAX_DEFINITION_LINE_CHARS || this.#spentMs > DEFINITION_BUDGET_MS) {
+      this.unjudged++;
+      return false;
+    }
+    const start = performance.now();
+    try {
+      return patterns.some((pattern) => pattern.test(text));
+    } finally {
+      this.#spentMs += performance.now() - start;
+    }
+  }
+
   override add(file: FileHits): void {
     const patterns = this.#definitionPatterns(file.relative);
     for (const hit of file.lines) {
       if (!hit.match) continue;
       const text = hit.text.endsWith("\r") ? hit.text.slice(0, -1) : hit.text;
       const entry = { relative: file.relative, line: hit.line, text };
-      if (patterns.some((pattern) => pattern.test(text))) this.definitions.push(entry);
+      if (this.#isDefinition(patterns, text)) this.definitions.push(entry);
       else this.references.push(entry);
     }
   }
@@ -216,8 +242,13 @@ export function createSymbolTool(options: { engine?: GrepEngine } = {}): Tool<Sy
         : `No ${
           kind === "def" ? "definition of" : kind === "ref" ? "reference to" : "line naming"
         } ${input.name} in ${where}.`;
+      const unjudged = collector.unjudged
+        ? `\n[${collector.unjudged} line(s) were listed as references without a definition test: ` +
+          `longer than ${MAX_DEFINITION_LINE_CHARS} characters, or past the ${DEFINITION_BUDGET_MS} ms ` +
+          "the tests may take. Open them with read, or narrow the search with path or glob.]"
+        : "";
       return {
-        output: `${body}\n\n${SYMBOL_LIMITS}${keptBackNote(kept)}`,
+        output: `${body}\n\n${SYMBOL_LIMITS}${unjudged}${keptBackNote(kept)}`,
         title: `${input.name} (${definitions.length} def, ${references.length} ref)`,
         metadata: {
           definitions: definitions.length,

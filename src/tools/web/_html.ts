@@ -1,9 +1,28 @@
 /**
  * HTML for a reader that wants words: markdown through turndown (loaded on
  * first use, it is not small), or plain text with the markup stripped.
- * Scripts, styles and the document head never reach the model.
+ * Scripts, styles and the document head never reach the model, nor does
+ * text the page hides from a person (`hidden`, `aria-hidden`, an inline
+ * style hiding it or making it zero-size): a carrier for instructions only
+ * a model would read. Both conversions are bounded: the text one is a
+ * single linear pass (`_html_scan.ts`), and a page too big or too deeply
+ * nested for turndown (whose parser and walk grow with depth, and recurse)
+ * is given as text instead.
  */
 import type TurndownService from "turndown";
+import {
+  hiddenReason,
+  type HtmlShape,
+  htmlShape,
+  scanHtml,
+  tagAttributes,
+  VOID_ELEMENTS,
+} from "./_html_scan.ts";
+
+/** What turndown is given at most; past either, the page is converted as text. */
+export const MARKDOWN_LIMITS: Readonly<HtmlShape> = { elements: 20_000, depth: 128 };
+/** Cells a table may have to become a pipe table (each cell is converted on its own). */
+const MAX_PIPE_TABLE_CELLS = 2_000;
 
 let converter: TurndownService | null = null;
 /** The little of the DOM the rules below use (no DOM types in Deno's default lib). */
@@ -25,6 +44,15 @@ let pageUrl: string | undefined;
  * tables rather than a column of loose words.
  */
 export async function htmlToMarkdown(html: string, baseUrl?: string): Promise<string> {
+  const shape = htmlShape(html, MARKDOWN_LIMITS);
+  if (shape.elements > MARKDOWN_LIMITS.elements || shape.depth > MARKDOWN_LIMITS.depth) {
+    const why = shape.depth > MARKDOWN_LIMITS.depth
+      ? `nests elements more than ${MARKDOWN_LIMITS.depth} deep`
+      : `has more than ${MARKDOWN_LIMITS.elements} elements`;
+    return `(This page ${why}, more than is converted to markdown; here it is as plain text.)\n\n${
+      htmlToText(html)
+    }`;
+  }
   if (!converter) {
     const { default: Turndown } = await import("turndown");
     converter = new Turndown({
@@ -52,10 +80,21 @@ export async function htmlToMarkdown(html: string, baseUrl?: string): Promise<st
       filter: "table",
       replacement: (content: string, node: HtmlNode) => pipeTable(node) ?? content,
     });
+    // Added last, so turndown tries it first: hidden text goes, whatever element holds it.
+    converter.addRule("hiddenText", {
+      filter: (node: HtmlNode) => hiddenReason((name) => node.getAttribute(name)) !== null,
+      replacement: () => "",
+    });
   }
   pageUrl = baseUrl;
   try {
     return converter.turndown(html).replace(/\n{3,}/g, "\n\n").trim();
+  } catch (error) {
+    // Nesting the count above could not see (a parser's own repairs): too deep to walk.
+    if (!(error instanceof RangeError)) throw error;
+    return `(This page nests elements too deeply to convert to markdown; here it is as plain text.)\n\n${
+      htmlToText(html)
+    }`;
   } finally {
     pageUrl = undefined;
   }
@@ -75,7 +114,11 @@ function pipeTable(table: HtmlNode): string | null {
   // A layout table holding tables: its cells are no data; the inner tables convert on their own.
   if (table.querySelectorAll("table").length > 0) return null;
   const rows: string[][] = [];
-  for (const row of Array.from(table.querySelectorAll("tr"))) {
+  const rowNodes = Array.from(table.querySelectorAll("tr"));
+  let cells = 0;
+  for (const row of rowNodes) cells += row.children.length;
+  if (cells > MAX_PIPE_TABLE_CELLS) return null;
+  for (const row of rowNodes) {
     const cells = Array.from(row.children).filter((cell) => /^T[HD]$/.test(cell.nodeName));
     rows.push(cells.map((cell) => cellText(cell)));
   }
@@ -102,13 +145,56 @@ const ENTITIES: Record<string, string> = {
   nbsp: " ",
 };
 
+/** Elements whose end starts a new line of text. */
+const BLOCK_ENDS = new Set([
+  "p",
+  "div",
+  "li",
+  "tr",
+  "h1",
+  "h2",
+  "h3",
+  "h4",
+  "h5",
+  "h6",
+  "pre",
+  "blockquote",
+  "section",
+  "article",
+  "table",
+  "ul",
+  "ol",
+]);
+
+/** The words of `html`, in one pass: no markup, scripts, styles, comments or hidden text. */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, "")
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(br|hr)\b[^>]*>/gi, "\n")
-    .replace(/<\/(p|div|li|tr|h[1-6]|pre|blockquote|section|article|table|ul|ol)\s*>/gi, "\n")
-    .replace(/<[^>]+>/g, "")
+  const pieces: string[] = [];
+  /** The hidden element being skipped, and how many of its name are open inside it. */
+  let hidden: { name: string; depth: number } | null = null;
+  scanHtml(html, {
+    text(text) {
+      if (!hidden) pieces.push(text);
+    },
+    open(name, attributes, selfClosing) {
+      const empty = selfClosing || VOID_ELEMENTS.has(name);
+      if (hidden) {
+        if (name === hidden.name && !empty) hidden.depth++;
+        return;
+      }
+      if (name === "br" || name === "hr") pieces.push("\n");
+      if (empty || !/hidden|style/i.test(attributes)) return;
+      const values = tagAttributes(attributes);
+      if (hiddenReason((key) => values.get(key) ?? null)) hidden = { name, depth: 1 };
+    },
+    close(name) {
+      if (hidden) {
+        if (name === hidden.name && --hidden.depth === 0) hidden = null;
+        return;
+      }
+      if (BLOCK_ENDS.has(name)) pieces.push("\n");
+    },
+  });
+  return pieces.join("")
     .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
       if (name[0] === "#") {
         const code = name[1].toLowerCase() === "x"

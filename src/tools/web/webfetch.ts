@@ -3,11 +3,23 @@
  * HTML. Redirects are followed by hand, at most five, and each new URL is a
  * new request put to the permission gate (`ctx.authorize`) before it is
  * fetched, so an allowed host cannot send the call somewhere no rule allows.
- * The body is read as a stream and abandoned past 5 MB, and the fetch
- * function comes from the context, so tests never leave the machine.
+ * Every hop's host is resolved first, and a hop that reaches a local
+ * address (loopback, private, link-local, the machine's own) is put to the
+ * gate marked so: only a rule naming its host and port, or a person, opens
+ * it (`_fetch_target.ts`). The body is read as a stream and abandoned past
+ * 5 MB, and the fetch function comes from the context, so tests never
+ * leave the machine.
  */
 import * as z from "zod";
 import { htmlToMarkdown, htmlToText } from "./_html.ts";
+import { proxyConfigured } from "../../provider/connect_probe.ts";
+import {
+  localByText,
+  type PinnedClient,
+  pinnedClient,
+  resolveTarget,
+  systemResolver,
+} from "./_fetch_target.ts";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 
 export const MAX_REDIRECTS = 5;
@@ -36,14 +48,16 @@ export const webfetchTool = defineTool({
   ].join("\n"),
   schema,
   declare(input) {
-    return fetchAccess(parseUrl(input.url));
+    const url = parseUrl(input.url);
+    return fetchAccess(url, localByText(url));
   },
   async execute(input, ctx) {
     const timeoutMs = input.timeout_ms ?? DEFAULT_FETCH_TIMEOUT_MS;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([ctx.signal, timeout]);
+    const clients: PinnedClient[] = [];
     try {
-      const { response, url } = await follow(parseUrl(input.url), ctx, signal);
+      const { response, url } = await follow(parseUrl(input.url), ctx, signal, clients);
       const type = response.headers.get("content-type") ?? "";
       const bytes = await readCapped(response, signal);
       const content = await render(bytes, type, input.format, url.href);
@@ -80,6 +94,8 @@ export const webfetchTool = defineTool({
         );
       }
       throw error;
+    } finally {
+      for (const client of clients) client.close();
     }
   },
 });
@@ -89,13 +105,14 @@ export const webfetchTool = defineTool({
  * (`https://docs.example/*`): a pattern made of the URL itself would read
  * any `*` in it as a wildcard.
  */
-function fetchAccess(url: URL): Access {
+function fetchAccess(url: URL, local: string | null): Access {
   return {
     key: "webfetch",
     patterns: [url.href],
     hosts: [url.host],
     always: [`${url.origin}/*`],
-    preview: `GET ${url.href}`,
+    preview: local ? `GET ${url.href}\n(${local})` : `GET ${url.href}`,
+    ...(local ? { local } : {}),
   };
 }
 
@@ -120,13 +137,33 @@ function parseUrl(raw: string): URL {
   return url;
 }
 
-async function follow(start: URL, ctx: ToolContext, signal: AbortSignal) {
+/**
+ * Fetch `start`, following redirects by hand. Each hop's host is resolved
+ * and judged before it is connected to: the first hop's declared access was
+ * judged with the call (a literal local address or `localhost` marked
+ * there), so only a name that turns out local is put to the gate again;
+ * every later hop is put to the gate whole. `clients` collects the pinned
+ * clients, for the caller to close once the body is read.
+ */
+async function follow(
+  start: URL,
+  ctx: ToolContext,
+  signal: AbortSignal,
+  clients: PinnedClient[],
+) {
+  const resolve = ctx.resolveHost ?? systemResolver;
+  const proxied = proxyConfigured();
   let url = start;
+  let target = await resolveTarget(url, resolve, signal, { proxied });
+  if (target.local && !localByText(url)) await authorizeLocal(url, target.local, ctx);
   for (let hop = 0;; hop++) {
+    const pinned = pinnedClient(url, target, proxied);
+    if (pinned) clients.push(pinned);
     const response = await ctx.fetch(url, {
       redirect: "manual",
       signal,
       headers: { "accept": "text/html, text/markdown, text/plain, */*;q=0.8" },
+      ...(pinned ? { client: pinned.client } : {}),
     });
     const location = response.headers.get("location");
     if (response.status >= 300 && response.status < 400 && location) {
@@ -138,7 +175,9 @@ async function follow(start: URL, ctx: ToolContext, signal: AbortSignal) {
           "Fetch the final address directly if you know it.",
         );
       }
-      url = await authorizeRedirect(url, location, ctx);
+      const next = redirectUrl(url, location);
+      target = await resolveTarget(next, resolve, signal, { proxied });
+      url = await authorizeRedirect(url, next, target.local, ctx);
       continue;
     }
     if (!response.ok) {
@@ -157,11 +196,22 @@ async function follow(start: URL, ctx: ToolContext, signal: AbortSignal) {
 }
 
 /**
- * A redirect is a new request: its URL must be an http(s) URL and pass the
- * permission gate like a call of its own. Without a gate to ask (a context
- * that has no `authorize`), it is not followed.
+ * A name that resolved to a local address, put to the gate marked so.
+ * Without a gate to ask, it is not fetched.
  */
-async function authorizeRedirect(from: URL, location: string, ctx: ToolContext): Promise<URL> {
+async function authorizeLocal(url: URL, local: string, ctx: ToolContext): Promise<void> {
+  if (!ctx.authorize) {
+    throw new ToolError(
+      "denied",
+      `${url.href} was not fetched: ${local}, and nothing here can approve a local address.`,
+      `A local address needs a rule naming its host and port, e.g. webfetch(${url.origin}/*).`,
+    );
+  }
+  await ctx.authorize(fetchAccess(url, local));
+}
+
+/** Where a redirect leads; only an http(s) URL is followed. */
+function redirectUrl(from: URL, location: string): URL {
   let next: URL;
   try {
     next = new URL(location, from);
@@ -179,6 +229,20 @@ async function authorizeRedirect(from: URL, location: string, ctx: ToolContext):
       "Look for the page elsewhere.",
     );
   }
+  return next;
+}
+
+/**
+ * A redirect is a new request: it passes the permission gate like a call of
+ * its own, marked local when it resolved to a local address. Without a gate
+ * to ask (a context that has no `authorize`), it is not followed.
+ */
+async function authorizeRedirect(
+  from: URL,
+  next: URL,
+  local: string | null,
+  ctx: ToolContext,
+): Promise<URL> {
   if (!ctx.authorize) {
     throw new ToolError(
       "denied",
@@ -187,7 +251,7 @@ async function authorizeRedirect(from: URL, location: string, ctx: ToolContext):
     );
   }
   try {
-    await ctx.authorize(fetchAccess(next));
+    await ctx.authorize(fetchAccess(next, local));
   } catch (error) {
     if (!(error instanceof ToolError)) throw error;
     throw new ToolError(

@@ -222,3 +222,59 @@ Deno.test("tables become pipe tables; relative links and images resolve against 
     ].join("\n"),
   );
 });
+
+Deno.test("a name that resolves to a local address is put to the gate marked local, and connected to as resolved", async () => {
+  await using ws = await fetchingWorkspace();
+  // rebind.test exists in no DNS: reaching the server proves the connection went to the address judged.
+  ws.ctx.resolveHost = (name) => Promise.resolve(name === "rebind.test" ? ["127.0.0.1"] : []);
+  await withServer(async (base) => {
+    const url = `http://rebind.test:${new URL(base).port}/page`;
+    const refused = await ws.fail(webfetchTool, { url, format: "text" });
+    assertEquals(refused.code, "denied", "without a gate, a local address is not fetched");
+    assertStringIncludes(refused.message, "rebind.test resolves to 127.0.0.1, a loopback address");
+    assertStringIncludes(
+      refused.hint ?? "",
+      `webfetch(http://rebind.test:${new URL(base).port}/*)`,
+    );
+    const asked: Access[] = [];
+    ws.ctx.authorize = (access) => {
+      asked.push(access);
+      return Promise.resolve();
+    };
+    const page = await ws.run(webfetchTool, { url, format: "text" });
+    assertStringIncludes(page.output, "Install");
+    assertEquals(asked.map((access) => access.local), [
+      "rebind.test resolves to 127.0.0.1, a loopback address",
+    ]);
+  });
+});
+
+Deno.test("a public name is not asked about again; a literal local address is marked at declare", async () => {
+  await using ws = await makeWorkspace();
+  const declared = await webfetchTool.declare(
+    { url: "http://169.254.169.254/x", format: "text" },
+    ws.ctx,
+  );
+  assertStringIncludes(declared.local ?? "", "169.254.169.254 is a link-local address");
+  const named = await webfetchTool.declare(
+    { url: "http://localhost:8080/", format: "text" },
+    ws.ctx,
+  );
+  assertEquals(named.local, "localhost is a loopback name");
+  assertEquals(
+    (await webfetchTool.declare({ url: "https://docs.example.com/", format: "text" }, ws.ctx))
+      .local,
+    undefined,
+  );
+  const asked: Access[] = [];
+  ws.ctx.authorize = (access) => {
+    asked.push(access);
+    return Promise.resolve();
+  };
+  ws.ctx.resolveHost = () => Promise.resolve(["93.184.216.34"]);
+  ws.ctx.fetch = () =>
+    Promise.resolve(new Response("public", { headers: { "content-type": "text/plain" } }));
+  const page = await ws.run(webfetchTool, { url: "https://docs.example.com/", format: "text" });
+  assertEquals(page.output, "public");
+  assertEquals(asked, []);
+});
