@@ -5,7 +5,8 @@
  * by landlockExecArgv in landlock_launcher.ts). It makes
  * the command's private temp folder, leaves the terminal session, drops
  * every capability (root keeps none, and cannot regain them on exec),
- * restricts itself with the plan and `no_new_privs`, and then replaces
+ * restricts itself with the plan and `no_new_privs`, installs the seccomp
+ * filter of seccomp.ts (no limits of other processes, no keyrings), and then replaces
  * itself with the command through execve: the command and everything it
  * starts live in the Landlock domain and can never widen it. This is the
  * only place the launcher uses FFI. On failure it exits 126 with the reason
@@ -14,6 +15,7 @@
 import { address, restrictThisThread, withSyscalls } from "./landlock.ts";
 import { readRules } from "./landlock_read_rules.ts";
 import type { LandlockPlan } from "./landlock_plan.ts";
+import { installCommandFilter } from "./seccomp.ts";
 
 const PR_CAPBSET_DROP = 24n;
 const PR_CAP_AMBIENT = 47n;
@@ -135,6 +137,9 @@ export function runStep(stepArgs: string[]): never {
     ].map(([target, access]) => ({ path: target, access })),
   });
   if (restricted.kind !== "restricted") fail(restricted.reason);
+  // After the restriction, which set no_new_privs: no foreign prlimit, no keyrings (seccomp.ts).
+  const filtered = installCommandFilter();
+  if (filtered) fail(filtered);
   if (plan.probe) console.log(`landlock-abi=${restricted.abi}`);
   else if (plan.abi !== restricted.abi) {
     fail(
