@@ -34,42 +34,138 @@ const AND_K = 0x54;
 const RET_K = 0x06;
 const RET_ALLOW = 0x7fff0000;
 const RET_EPERM = 0x00050000 | 1;
+const RET_ENOSYS = 0x00050000 | 38;
 /** x32 syscalls are the x86_64 numbers with this bit set. */
 const X32_BIT = 0x40000000;
 
 const PR_SET_SECCOMP = 22n;
 const SECCOMP_MODE_FILTER = 2n;
 
+/**
+ * What the filter does with one call: refuse it (EPERM), report it missing
+ * (ENOSYS: callers fall back to a call the filter can judge), judge
+ * prlimit64's pid, refuse a set-user/group-id bit in the mode argument at
+ * `mode`, or do so only when the flags at `flags` create a file.
+ */
+type Rule =
+  | "deny"
+  | "missing"
+  | "prlimit"
+  | { mode: number }
+  | { create: number; mode: number };
+
 /** The numbers the filter judges, for one syscall ABI. */
 interface FilteredCalls {
   /** `AUDIT_ARCH_*` of the ABI. */
   arch: number;
-  prlimit64: number;
-  keyring: number[];
+  calls: [number, Rule][];
 }
+
+const KEYRING: Rule = "deny";
+/** openat2 passes its mode in a struct the filter cannot read; io_uring opens without syscalls. */
+const UNREADABLE: Rule = "missing";
 
 /**
  * Each architecture's native ABI and the 32-bit one its kernel may also
- * run (a 32-bit program makes its calls under other numbers).
+ * run (a 32-bit program makes its calls under other numbers). Per ABI:
+ * keyctl/add_key/request_key, prlimit64, the chmod family (chmod, fchmod,
+ * fchmodat, fchmodat2), the creating calls (open, creat, openat, mknod,
+ * mknodat), openat2 and io_uring_setup.
  */
 const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
-  x86_64: [
-    { arch: 0xc000003e, prlimit64: 302, keyring: [248, 249, 250] },
-    { arch: 0x40000003, prlimit64: 340, keyring: [286, 287, 288] },
-  ],
-  aarch64: [
-    { arch: 0xc00000b7, prlimit64: 261, keyring: [217, 218, 219] },
-    { arch: 0x40000028, prlimit64: 369, keyring: [309, 310, 311] },
-  ],
+  x86_64: [{
+    arch: 0xc000003e,
+    calls: [
+      [248, KEYRING],
+      [249, KEYRING],
+      [250, KEYRING],
+      [302, "prlimit"],
+      [90, { mode: 1 }],
+      [91, { mode: 1 }],
+      [268, { mode: 2 }],
+      [452, { mode: 2 }],
+      [2, { create: 1, mode: 2 }],
+      [85, { mode: 1 }],
+      [257, { create: 2, mode: 3 }],
+      [133, { mode: 1 }],
+      [259, { mode: 2 }],
+      [437, UNREADABLE],
+      [425, UNREADABLE],
+    ],
+  }, {
+    arch: 0x40000003,
+    calls: [
+      [286, KEYRING],
+      [287, KEYRING],
+      [288, KEYRING],
+      [340, "prlimit"],
+      [15, { mode: 1 }],
+      [94, { mode: 1 }],
+      [306, { mode: 2 }],
+      [452, { mode: 2 }],
+      [5, { create: 1, mode: 2 }],
+      [8, { mode: 1 }],
+      [295, { create: 2, mode: 3 }],
+      [14, { mode: 1 }],
+      [297, { mode: 2 }],
+      [437, UNREADABLE],
+      [425, UNREADABLE],
+    ],
+  }],
+  aarch64: [{
+    arch: 0xc00000b7,
+    calls: [
+      [217, KEYRING],
+      [218, KEYRING],
+      [219, KEYRING],
+      [261, "prlimit"],
+      [52, { mode: 1 }],
+      [53, { mode: 2 }],
+      [452, { mode: 2 }],
+      [56, { create: 2, mode: 3 }],
+      [33, { mode: 2 }],
+      [437, UNREADABLE],
+      [425, UNREADABLE],
+    ],
+  }, {
+    arch: 0x40000028,
+    calls: [
+      [309, KEYRING],
+      [310, KEYRING],
+      [311, KEYRING],
+      [369, "prlimit"],
+      [15, { mode: 1 }],
+      [94, { mode: 1 }],
+      [306, { mode: 2 }],
+      [452, { mode: 2 }],
+      [5, { create: 1, mode: 2 }],
+      [8, { mode: 1 }],
+      [322, { create: 2, mode: 3 }],
+      [14, { mode: 1 }],
+      [324, { mode: 2 }],
+      [437, UNREADABLE],
+      [425, UNREADABLE],
+    ],
+  }],
 };
+
+/** S_ISUID | S_ISGID. */
+const SET_ID_BITS = 0o6000;
+/** O_CREAT | __O_TMPFILE (the same on every architecture here). */
+const CREATING = 0x40 | 0x400000;
 
 interface Instruction {
   code: number;
   k: number;
-  /** Labels (or 0 for the next instruction) where a jump goes when true and false. */
+  /** Labels where a jump goes when true and false (none: the next instruction). */
   yes?: string;
   no?: string;
   label?: string;
+}
+
+function ruleLabel(rule: Rule): string {
+  if (typeof rule === "string") return rule;
+  return "create" in rule ? `create${rule.create}:${rule.mode}` : `mode${rule.mode}`;
 }
 
 /**
@@ -77,7 +173,10 @@ interface Instruction {
  * (code u16, jt u8, jf u8, k u32), or null where there is no table.
  * `ownPid` is the pid the command's first process keeps.
  */
-export function commandFilter(machine: typeof Deno.build.arch, ownPid: number): Uint8Array | null {
+export function commandFilter(
+  machine: typeof Deno.build.arch,
+  ownPid: number,
+): Uint8Array<ArrayBuffer> | null {
   const abis = ABIS[machine];
   if (!abis) return null;
   const program: Instruction[] = [{ code: LD_W_ABS, k: ARCH }];
@@ -86,13 +185,36 @@ export function commandFilter(machine: typeof Deno.build.arch, ownPid: number): 
   });
   // An ABI not listed (none the kernel runs here): nothing to judge.
   program.push({ code: RET_K, k: RET_ALLOW });
+  const rules = new Map<string, Rule>();
   abis.forEach((abi, index) => {
     program.push({ code: LD_W_ABS, k: NR, label: `abi${index}` });
     // x32 shares the x86_64 audit arch: judged by the same numbers.
     if (index === 0 && machine === "x86_64") program.push({ code: AND_K, k: ~X32_BIT >>> 0 });
-    for (const call of abi.keyring) program.push({ code: JEQ_K, k: call, yes: "deny" });
-    program.push({ code: JEQ_K, k: abi.prlimit64, yes: "prlimit", no: "allow" });
+    for (const [call, rule] of abi.calls) {
+      rules.set(ruleLabel(rule), rule);
+      program.push({ code: JEQ_K, k: call, yes: ruleLabel(rule) });
+    }
+    program.push({ code: RET_K, k: RET_ALLOW });
   });
+  for (const [label, rule] of rules) {
+    if (typeof rule === "string") continue;
+    if ("create" in rule) {
+      program.push(
+        { code: LD_W_ABS, k: argLow(rule.create), label },
+        { code: AND_K, k: CREATING },
+        { code: JEQ_K, k: 0, yes: "allow", no: `mode${rule.mode}` },
+      );
+      rules.set(`mode${rule.mode}`, { mode: rule.mode });
+    }
+  }
+  for (const [label, rule] of rules) {
+    if (typeof rule === "string" || "create" in rule) continue;
+    program.push(
+      { code: LD_W_ABS, k: argLow(rule.mode), label },
+      { code: AND_K, k: SET_ID_BITS },
+      { code: JEQ_K, k: 0, yes: "allow", no: "deny" },
+    );
+  }
   program.push(
     // prlimit64(pid, resource, new_limit, old_limit)
     { code: LD_W_ABS, k: argLow(0), label: "prlimit" },
@@ -104,13 +226,16 @@ export function commandFilter(machine: typeof Deno.build.arch, ownPid: number): 
     { code: JEQ_K, k: 0, yes: "allow", no: "deny" },
     { code: RET_K, k: RET_ALLOW, label: "allow" },
     { code: RET_K, k: RET_EPERM, label: "deny" },
+    { code: RET_K, k: RET_ENOSYS, label: "missing" },
   );
   const at = new Map(program.flatMap((entry, index) => entry.label ? [[entry.label, index]] : []));
   const bytes = new DataView(new ArrayBuffer(program.length * 8));
   program.forEach((entry, index) => {
     const jump = (label?: string) => {
       if (!label) return 0;
-      const offset = at.get(label)! - index - 1;
+      const target = at.get(label);
+      if (target === undefined) throw new Error(`seccomp label missing: ${label}`);
+      const offset = target - index - 1;
       if (offset < 0 || offset > 255) throw new Error(`seccomp jump out of range: ${label}`);
       return offset;
     };

@@ -127,3 +127,35 @@ Deno.test({
   // Should this fail, Landlock (or skiff) closed the gap: update docs/security.md and doctor.
   assertAllChanged(contained);
 });
+
+/** Copies of /bin/true outside and inside the workspace; the command sets their set-id bits. */
+async function setIdBits(args: string[]): Promise<{ outside: number; inside: number }> {
+  let modes = { outside: 0, inside: 0 };
+  const attack = "chmod 4755 ../outside/true && echo OUT; chmod 2755 ./true && echo IN";
+  await withAttack([{ toolCalls: [bash(attack)] }, { text: "done" }], async (sandbox) => {
+    const outside = path.join(sandbox.outside, "true");
+    const inside = path.join(sandbox.workspace, "true");
+    for (const copy of [outside, inside]) {
+      Deno.copyFileSync("/bin/true", copy);
+      Deno.chmodSync(copy, 0o755);
+    }
+    await runSkiff(args, sandbox);
+    modes = {
+      outside: Deno.statSync(outside).mode! & 0o7777,
+      inside: Deno.statSync(inside).mode! & 0o7777,
+    };
+  });
+  return modes;
+}
+
+Deno.test({
+  name: "landlock e2e: a set-user/group-id bit is refused, outside the workspace and in it " +
+    "(control: full-access sets both)",
+  ignore: !found.landlock,
+}, async () => {
+  assertEquals(
+    await setIdBits(["run", "--json", "--yes", "--sandbox-backend", "landlock", "go"]),
+    { outside: 0o755, inside: 0o755 },
+  );
+  assertEquals(await setIdBits(UNCONTAINED), { outside: 0o4755, inside: 0o2755 });
+});
