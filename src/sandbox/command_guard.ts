@@ -159,6 +159,9 @@ export class CommandGuard {
 
   constructor(options: CommandGuardOptions) {
     this.#options = options;
+    // Off the command's path (a spawn costs milliseconds): while the session waits on its model.
+    const journal = options.journal;
+    if (journal) setTimeout(() => watchForDeath(journal, installedBashPaths()[0]), 0);
     this.#roots = options.roots.map((root) => realpathLenient(path.resolve(root)));
     this.#patterns = codePathPatterns(options.protect);
     this.#ownPatterns = this.#patterns.filter((pattern) => !CODE_PATHS.includes(pattern));

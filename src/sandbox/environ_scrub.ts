@@ -30,19 +30,20 @@ export function hideSecretsFromEnviron(): void {
     const block = Deno.readFileSync("/proc/self/environ");
     const secrets: { at: number; length: number }[] = [];
     let entry = 0;
-    for (let index = 0; index <= block.length; index++) {
-      if (index < block.length && block[index] !== 0) continue;
-      const text = new TextDecoder().decode(block.subarray(entry, index));
-      const equals = text.indexOf("=");
-      const name = text.slice(0, equals);
-      if (equals > 0 && looksSecret(name) && index - entry > equals + 1) {
-        const value = Deno.env.get(name);
-        if (value !== undefined) Deno.env.set(name, value);
-        // Bytes, not characters: the value starts after "NAME=".
-        const valueAt = entry + new TextEncoder().encode(text.slice(0, equals + 1)).length;
-        secrets.push({ at: valueAt, length: index - valueAt });
+    while (entry < block.length) {
+      let end = block.indexOf(0, entry);
+      if (end < 0) end = block.length;
+      const equals = block.indexOf(0x3d, entry); // "="
+      if (equals > entry && equals < end - 1) {
+        // A name is ASCII (a byte each); no TextDecoder, whose first use costs milliseconds.
+        const name = String.fromCharCode(...block.subarray(entry, equals));
+        if (looksSecret(name)) {
+          const value = Deno.env.get(name);
+          if (value !== undefined) Deno.env.set(name, value);
+          secrets.push({ at: equals + 1, length: end - equals - 1 });
+        }
       }
-      entry = index + 1;
+      entry = end + 1;
     }
     if (secrets.length === 0) return;
     const start = environStart();
