@@ -8,7 +8,6 @@
 import { VERSION } from "./src/version.ts";
 import { startModule } from "./src/app/bundle.ts";
 import { prewarmEngine, settlePrewarm } from "./src/app/prewarm.ts";
-import { hideSecretsFromEnviron } from "./src/sandbox/environ_scrub.ts";
 
 /**
  * Hidden subcommands: steps skiff starts as its own child process (`skiff
@@ -33,8 +32,6 @@ if (import.meta.main) {
     console.log(`skiff ${VERSION}`);
     Deno.exit(0);
   }
-  // Before any thread or child starts: credentials out of /proc/<pid>/environ.
-  hideSecretsFromEnviron();
   // The engine's Worker starts now, beside the CLI's own start (src/app/prewarm.ts).
   prewarmEngine(args);
   const module = startModule(); // checks the build (src/app/bundle.ts)
