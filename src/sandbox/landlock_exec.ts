@@ -137,9 +137,6 @@ export function runStep(stepArgs: string[]): never {
     ].map(([target, access]) => ({ path: target, access })),
   });
   if (restricted.kind !== "restricted") fail(restricted.reason);
-  // After the restriction, which set no_new_privs: no foreign prlimit, no keyrings (seccomp.ts).
-  const filtered = installCommandFilter();
-  if (filtered) fail(filtered);
   if (plan.probe) console.log(`landlock-abi=${restricted.abi}`);
   else if (plan.abi !== restricted.abi) {
     fail(
@@ -148,6 +145,10 @@ export function runStep(stepArgs: string[]): never {
     );
   }
   const outcome = withSyscalls((call, numbers) => {
+    // After the restriction, which set no_new_privs: no foreign prlimit, no keyrings, no
+    // set-id bits (seccomp.ts).
+    const filtered = installCommandFilter(call, numbers);
+    if (filtered) return filtered;
     const header = new Uint32Array([CAP_VERSION_3, 0]);
     const data = new Uint32Array(6);
     const capset = call(numbers.capset, address(header), address(data));

@@ -20,7 +20,7 @@
  * Landlock restriction sets first, and, like it, holds for the command and
  * everything it starts, and cannot be removed.
  */
-import { address, withSyscalls } from "./landlock.ts";
+import { address, type SyscallCaller, type Syscalls } from "./landlock.ts";
 
 /** `struct seccomp_data`: nr (u32), arch (u32), instruction pointer (u64), args[6] (u64 each). */
 const NR = 0;
@@ -248,18 +248,19 @@ export function commandFilter(
 }
 
 /**
- * Installs `commandFilter` on the calling thread (kept across `execve`,
- * inherited by every child). Needs `--allow-ffi` and `no_new_privs` set
- * before. Returns why it could not.
+ * Installs `commandFilter` on the calling thread with a raw syscall caller
+ * (`withSyscalls`), kept across `execve` and inherited by every child.
+ * Needs `no_new_privs` set before. Returns why it could not.
  */
-export function installCommandFilter(ownPid: number = Deno.pid): string | null {
+export function installCommandFilter(
+  call: SyscallCaller,
+  numbers: Syscalls,
+  ownPid: number = Deno.pid,
+): string | null {
   const program = commandFilter(Deno.build.arch, ownPid);
   if (!program) return `no seccomp table for ${Deno.build.arch}`;
-  const outcome = withSyscalls((call, numbers) => {
-    // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
-    const fprog = new BigUint64Array([BigInt(program.length / 8), address(program)]);
-    const installed = call(numbers.prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address(fprog));
-    return installed.value < 0n ? `seccomp filter refused (errno ${installed.errno})` : null;
-  });
-  return outcome !== null && typeof outcome === "object" ? outcome.unavailable : outcome;
+  // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+  const fprog = new BigUint64Array([BigInt(program.length / 8), address(program)]);
+  const installed = call(numbers.prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address(fprog));
+  return installed.value < 0n ? `seccomp filter refused (errno ${installed.errno})` : null;
 }
