@@ -146,8 +146,9 @@ export function runStep(stepArgs: string[]): never {
   }
   const outcome = withSyscalls((call, numbers) => {
     // After the restriction, which set no_new_privs: no foreign prlimit, no keyrings, no
-    // set-id bits (seccomp.ts).
-    const filtered = installCommandFilter(call, numbers);
+    // set-id bits, and with the network off no UDP (seccomp.ts).
+    const network = !plan.networkOff ? "open" : restricted.abi >= 4 ? "tcp" : "none";
+    const filtered = installCommandFilter(call, numbers, network);
     if (filtered) return filtered;
     const header = new Uint32Array([CAP_VERSION_3, 0]);
     const data = new Uint32Array(6);

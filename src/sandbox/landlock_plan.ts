@@ -37,6 +37,11 @@ export interface LandlockPlan {
    */
   hidden: string[];
   handledNet?: string;
+  /**
+   * The network is off (`sandbox.network`): the exec step's seccomp filter
+   * refuses the internet sockets Landlock does not judge (seccomp.ts).
+   */
+  networkOff?: boolean;
   scoped?: string;
   rules: [string, string][];
 }

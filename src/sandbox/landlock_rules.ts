@@ -55,6 +55,7 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
     hidden: [...input.hidden],
     rules: rules.map(([target, access]) => [target, String(access)]),
   };
+  if (!settings.network) plan.networkOff = true;
   if (!settings.network && abi >= 4) {
     plan.handledNet = String(NetAccess.bindTcp | NetAccess.connectTcp);
   }

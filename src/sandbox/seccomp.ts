@@ -12,7 +12,10 @@
  *   across `execve`: `prlimit --nproc=… --pid $$`). Reading a limit stays
  *   allowed, and so does every change of the caller's own: `setrlimit`,
  *   bash's `ulimit` and `prlimit <command>` pass pid 0;
- * - every keyring call.
+ * - every keyring call;
+ * - a set-user/group-id bit (chmod family, creating opens);
+ * - with the network off, an internet socket Landlock does not judge: UDP
+ *   and every non-TCP protocol (all of them below ABI 4).
  *
  * A filter cannot read a path argument (it sees only the pointer), so it
  * cannot tell `chmod ~/.ssh/id_rsa` from a chmod in the workspace: that gap
@@ -59,7 +62,17 @@ interface FilteredCalls {
   /** `AUDIT_ARCH_*` of the ABI. */
   arch: number;
   calls: [number, Rule][];
+  /** `socket`, judged when the network is off; and `socketcall`, whose arguments it cannot read. */
+  socket: number;
+  socketcall?: number;
 }
+
+/**
+ * The network the command has: all of it; TCP only, whose bind and
+ * connect Landlock judges (ABI 4 and later, network off); or none (network
+ * off below ABI 4, where Landlock judges nothing).
+ */
+export type FilterNetwork = "open" | "tcp" | "none";
 
 const KEYRING: Rule = "deny";
 /** openat2 passes its mode in a struct the filter cannot read; io_uring opens without syscalls. */
@@ -70,7 +83,7 @@ const UNREADABLE: Rule = "missing";
  * run (a 32-bit program makes its calls under other numbers). Per ABI:
  * keyctl/add_key/request_key, prlimit64, the chmod family (chmod, fchmod,
  * fchmodat, fchmodat2), the creating calls (open, creat, openat, mknod,
- * mknodat), openat2 and io_uring_setup.
+ * mknodat), openat2 and io_uring_setup; `socket` (and i386's `socketcall`).
  */
 const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
   x86_64: [{
@@ -92,6 +105,7 @@ const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
       [437, UNREADABLE],
       [425, UNREADABLE],
     ],
+    socket: 41,
   }, {
     arch: 0x40000003,
     calls: [
@@ -111,6 +125,8 @@ const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
       [437, UNREADABLE],
       [425, UNREADABLE],
     ],
+    socket: 359,
+    socketcall: 102,
   }],
   aarch64: [{
     arch: 0xc00000b7,
@@ -127,6 +143,7 @@ const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
       [437, UNREADABLE],
       [425, UNREADABLE],
     ],
+    socket: 198,
   }, {
     arch: 0x40000028,
     calls: [
@@ -146,8 +163,16 @@ const ABIS: Partial<Record<typeof Deno.build.arch, FilteredCalls[]>> = {
       [437, UNREADABLE],
       [425, UNREADABLE],
     ],
+    socket: 281,
   }],
 };
+
+const AF_INET = 2;
+const AF_INET6 = 10;
+const SOCK_STREAM = 1;
+/** The socket type without SOCK_NONBLOCK and SOCK_CLOEXEC. */
+const SOCK_TYPE_MASK = 0xf;
+const IPPROTO_TCP = 6;
 
 /** S_ISUID | S_ISGID. */
 const SET_ID_BITS = 0o6000;
@@ -171,11 +196,14 @@ function ruleLabel(rule: Rule): string {
 /**
  * The filter's program for `machine`, as `struct sock_filter` entries
  * (code u16, jt u8, jf u8, k u32), or null where there is no table.
- * `ownPid` is the pid the command's first process keeps.
+ * `ownPid` is the pid the command's first process keeps; `network` what
+ * it may reach beyond what Landlock judges: with "tcp" an internet socket
+ * other than TCP (UDP, SCTP, MPTCP) is refused, with "none" every one.
  */
 export function commandFilter(
   machine: typeof Deno.build.arch,
   ownPid: number,
+  network: FilterNetwork = "open",
 ): Uint8Array<ArrayBuffer> | null {
   const abis = ABIS[machine];
   if (!abis) return null;
@@ -193,6 +221,10 @@ export function commandFilter(
     for (const [call, rule] of abi.calls) {
       rules.set(ruleLabel(rule), rule);
       program.push({ code: JEQ_K, k: call, yes: ruleLabel(rule) });
+    }
+    if (network !== "open") {
+      program.push({ code: JEQ_K, k: abi.socket, yes: "socket" });
+      if (abi.socketcall) program.push({ code: JEQ_K, k: abi.socketcall, yes: "missing" });
     }
     program.push({ code: RET_K, k: RET_ALLOW });
   });
@@ -214,6 +246,26 @@ export function commandFilter(
       { code: AND_K, k: SET_ID_BITS },
       { code: JEQ_K, k: 0, yes: "allow", no: "deny" },
     );
+  }
+  if (network !== "open") {
+    program.push(
+      // socket(domain, type, protocol): internet sockets; Unix and the others pass.
+      { code: LD_W_ABS, k: argLow(0), label: "socket" },
+      { code: JEQ_K, k: AF_INET, yes: "internet" },
+      { code: JEQ_K, k: AF_INET6, yes: "internet", no: "allow" },
+      network === "none"
+        ? { code: RET_K, k: RET_EPERM, label: "internet" }
+        : { code: LD_W_ABS, k: argLow(1), label: "internet" },
+    );
+    if (network === "tcp") {
+      program.push(
+        { code: AND_K, k: SOCK_TYPE_MASK },
+        { code: JEQ_K, k: SOCK_STREAM, no: "deny" },
+        { code: LD_W_ABS, k: argLow(2) },
+        { code: JEQ_K, k: 0, yes: "allow" },
+        { code: JEQ_K, k: IPPROTO_TCP, yes: "allow", no: "deny" },
+      );
+    }
   }
   program.push(
     // prlimit64(pid, resource, new_limit, old_limit)
@@ -255,9 +307,10 @@ export function commandFilter(
 export function installCommandFilter(
   call: SyscallCaller,
   numbers: Syscalls,
+  network: FilterNetwork,
   ownPid: number = Deno.pid,
 ): string | null {
-  const program = commandFilter(Deno.build.arch, ownPid);
+  const program = commandFilter(Deno.build.arch, ownPid, network);
   if (!program) return `no seccomp table for ${Deno.build.arch}`;
   // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
   const fprog = new BigUint64Array([BigInt(program.length / 8), address(program)]);

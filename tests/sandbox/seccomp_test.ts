@@ -11,9 +11,18 @@ import { commandFilter } from "../../src/sandbox/seccomp.ts";
 const RET_K = 0x06;
 const BPF_JMP = 0x05;
 
-for (const machine of ["x86_64", "aarch64"] as const) {
-  Deno.test(`seccomp: the ${machine} program builds, every jump inside it`, () => {
-    const program = commandFilter(machine, 4242);
+for (
+  const [machine, network] of [
+    ["x86_64", "open"],
+    ["x86_64", "tcp"],
+    ["x86_64", "none"],
+    ["aarch64", "open"],
+    ["aarch64", "tcp"],
+    ["aarch64", "none"],
+  ] as const
+) {
+  Deno.test(`seccomp: the ${machine} program (network ${network}) builds, every jump inside it`, () => {
+    const program = commandFilter(machine, 4242, network);
     assert(program !== null, `no table for ${machine}`);
     const view = new DataView(program.buffer);
     const count = program.length / 8;
