@@ -25,10 +25,10 @@ export function gapLines(facts: GapFacts): string[] {
   if (facts.chosen === "landlock") {
     const abi = facts.landlockAbi;
     lines.push(
-      abi < 4
-        ? `  - network: not restricted at all (Landlock ABI ${abi}; TCP needs ABI 4, Linux 6.7)`
-        : "  - network: UDP and other non-TCP traffic (DNS, QUIC) is not refused, even with " +
-          "sandbox.network off",
+      "  - network: Unix sockets reached by path (/run's, Docker's) stay reachable" +
+        (abi < 6
+          ? `, and abstract ones too (Landlock ABI ${abi}; ABI 6, Linux 6.12, scopes them)`
+          : ""),
       "  - chmod, utimes and extended attributes work on files outside the workspace " +
         "(~/.ssh/id_rsa included; a set-user/group-id bit is refused)",
       "  - protected paths in the workspace (.git/hooks, skiff.json…) are writable while a " +

@@ -7,17 +7,18 @@ import { type GapFacts, gapLines } from "../../src/cli/doctor_gaps.ts";
 
 const base: GapFacts = { chosen: "landlock", landlockAbi: 7, uid: 1000, ptraceScope: 1 };
 
-Deno.test("doctor gaps: under Landlock, UDP and chmod outside the workspace are named", () => {
+Deno.test("doctor gaps: under Landlock, sockets by path and chmod outside the workspace are named", () => {
   const text = gapLines(base).join("\n");
-  assert(text.includes("UDP"), text);
+  assert(text.includes("Unix sockets reached by path"), text);
+  assert(!text.includes("abstract"), "ABI 7 scopes abstract sockets");
   assert(text.includes("chmod, utimes and extended attributes"), text);
   assert(text.includes("bubblewrap covers these"), text);
   assert(!text.includes("signals"), "ABI 7 scopes signals");
 });
 
-Deno.test("doctor gaps: below ABI 6 signals, below ABI 4 the whole network", () => {
+Deno.test("doctor gaps: below ABI 6 signals and abstract sockets", () => {
   const text = gapLines({ ...base, landlockAbi: 3 }).join("\n");
-  assert(text.includes("network: not restricted at all (Landlock ABI 3"), text);
+  assert(text.includes("abstract ones too (Landlock ABI 3"), text);
   assert(text.includes("signals: a command can signal skiff"), text);
 });
 
