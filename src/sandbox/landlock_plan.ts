@@ -38,10 +38,12 @@ export interface LandlockPlan {
   hidden: string[];
   handledNet?: string;
   /**
-   * The network is off (`sandbox.network`): the exec step's seccomp filter
-   * refuses the internet sockets Landlock does not judge (seccomp.ts).
+   * The seccomp filter the step installs after the restriction (seccomp.ts,
+   * which judges the network too): the program as hex, and the byte offset
+   * where the step writes its own pid. A plan without one is refused.
    */
-  networkOff?: boolean;
+  seccomp?: string;
+  seccompPidAt?: number;
   scoped?: string;
   rules: [string, string][];
 }

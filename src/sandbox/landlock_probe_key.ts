@@ -30,7 +30,6 @@ const STEP_MODULES = [
   new URL("../../src/sandbox/landlock_exec.ts", import.meta.url),
   new URL("../../src/sandbox/landlock.ts", import.meta.url),
   new URL("../../src/sandbox/landlock_read_rules.ts", import.meta.url),
-  new URL("../../src/sandbox/seccomp.ts", import.meta.url),
 ];
 
 /** A file's identity: path, size and mtime. */

@@ -1,5 +1,6 @@
 /**
- * The seccomp filter of the Landlock backend's exec step (landlock_exec.ts):
+ * The seccomp filter of the Landlock backend's exec step, built with each
+ * plan (landlock_rules.ts) and installed by the step (landlock_exec.ts):
  * what Landlock has no right for and a filter can judge from the syscall's
  * number and plain arguments. Without a pid namespace a command sees every
  * process of its user, and `prlimit --pid <skiff> --fsize=0 --as=…` killed
@@ -8,7 +9,7 @@
  * user's `@u` keyring. So the filter fails with EPERM:
  *
  * - `prlimit64` that sets a limit of another process: a nonzero pid that is
- *   not `ownPid` (the exec step's own, which the command's shell keeps
+ *   not the exec step's own (which the command's shell keeps
  *   across `execve`: `prlimit --nproc=… --pid $$`). Reading a limit stays
  *   allowed, and so does every change of the caller's own: `setrlimit`,
  *   bash's `ulimit` and `prlimit <command>` pass pid 0;
@@ -21,9 +22,9 @@
  * cannot tell `chmod ~/.ssh/id_rsa` from a chmod in the workspace: that gap
  * is in docs/security.md. The filter needs `no_new_privs`, which the
  * Landlock restriction sets first, and, like it, holds for the command and
- * everything it starts, and cannot be removed.
+ * everything it starts, and cannot be removed. Built on the launcher's side
+ * so the step, started per command, loads and builds nothing more.
  */
-import { address, type SyscallCaller, type Syscalls } from "./landlock.ts";
 
 /** `struct seccomp_data`: nr (u32), arch (u32), instruction pointer (u64), args[6] (u64 each). */
 const NR = 0;
@@ -40,9 +41,6 @@ const RET_EPERM = 0x00050000 | 1;
 const RET_ENOSYS = 0x00050000 | 38;
 /** x32 syscalls are the x86_64 numbers with this bit set. */
 const X32_BIT = 0x40000000;
-
-const PR_SET_SECCOMP = 22n;
-const SECCOMP_MODE_FILTER = 2n;
 
 /**
  * What the filter does with one call: refuse it (EPERM), report it missing
@@ -193,18 +191,28 @@ function ruleLabel(rule: Rule): string {
   return "create" in rule ? `create${rule.create}:${rule.mode}` : `mode${rule.mode}`;
 }
 
+/** A built program and where the exec step writes its own pid into it. */
+export interface CommandFilter {
+  /** `struct sock_filter` entries: code u16, jt u8, jf u8, k u32 (little-endian). */
+  program: Uint8Array<ArrayBuffer>;
+  /**
+   * The byte offset of the `k` that holds the pid the command's first
+   * process keeps (0 until the exec step, which knows it, writes it).
+   */
+  pidAt: number;
+}
+
 /**
- * The filter's program for `machine`, as `struct sock_filter` entries
- * (code u16, jt u8, jf u8, k u32), or null where there is no table.
- * `ownPid` is the pid the command's first process keeps; `network` what
- * it may reach beyond what Landlock judges: with "tcp" an internet socket
- * other than TCP (UDP, SCTP, MPTCP) is refused, with "none" every one.
+ * The filter's program for `machine`, or null where there is no table.
+ * `network` is what a command may reach beyond what Landlock judges: with
+ * "tcp" an internet socket other than TCP (UDP, SCTP, MPTCP) is refused,
+ * with "none" every one. Built by the launcher, once per plan: the exec
+ * step only writes its pid into it and installs it.
  */
 export function commandFilter(
   machine: typeof Deno.build.arch,
-  ownPid: number,
   network: FilterNetwork = "open",
-): Uint8Array<ArrayBuffer> | null {
+): CommandFilter | null {
   const abis = ABIS[machine];
   if (!abis) return null;
   const program: Instruction[] = [{ code: LD_W_ABS, k: ARCH }];
@@ -271,7 +279,7 @@ export function commandFilter(
     // prlimit64(pid, resource, new_limit, old_limit)
     { code: LD_W_ABS, k: argLow(0), label: "prlimit" },
     { code: JEQ_K, k: 0, yes: "allow" },
-    { code: JEQ_K, k: ownPid >>> 0, yes: "allow" },
+    { code: JEQ_K, k: 0, yes: "allow", label: "own pid" },
     { code: LD_W_ABS, k: argLow(2) },
     { code: JEQ_K, k: 0, no: "deny" },
     { code: LD_W_ABS, k: argHigh(2) },
@@ -296,24 +304,16 @@ export function commandFilter(
     bytes.setUint8(index * 8 + 3, jump(entry.no));
     bytes.setUint32(index * 8 + 4, entry.k, true);
   });
-  return new Uint8Array(bytes.buffer);
+  return { program: new Uint8Array(bytes.buffer), pidAt: at.get("own pid")! * 8 + 4 };
 }
 
-/**
- * Installs `commandFilter` on the calling thread with a raw syscall caller
- * (`withSyscalls`), kept across `execve` and inherited by every child.
- * Needs `no_new_privs` set before. Returns why it could not.
- */
-export function installCommandFilter(
-  call: SyscallCaller,
-  numbers: Syscalls,
+/** The plan's fields for the filter (landlock_plan.ts), or why there is none. */
+export function filterPlan(
+  machine: typeof Deno.build.arch,
   network: FilterNetwork,
-  ownPid: number = Deno.pid,
-): string | null {
-  const program = commandFilter(Deno.build.arch, ownPid, network);
-  if (!program) return `no seccomp table for ${Deno.build.arch}`;
-  // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
-  const fprog = new BigUint64Array([BigInt(program.length / 8), address(program)]);
-  const installed = call(numbers.prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address(fprog));
-  return installed.value < 0n ? `seccomp filter refused (errno ${installed.errno})` : null;
+): { seccomp: string; seccompPidAt: number } | { unavailable: string } {
+  const filter = commandFilter(machine, network);
+  if (!filter) return { unavailable: `no seccomp table for ${machine}` };
+  const hex = [...filter.program].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+  return { seccomp: hex, seccompPidAt: filter.pidAt };
 }
