@@ -2,8 +2,9 @@
  * The command guard's journal (command_guard.ts): what a running command's
  * check must put back, kept on disk so the revert survives skiff's death.
  * Before each command the guard writes its survey (paths, kinds, modes,
- * contents) to `<data>/guard-journal/<random>.json` and holds an exclusive
- * lock on that file while the command runs; once its check has reverted,
+ * contents) to `<data>/guard-journal/<random>.json` (mode 0600, in a folder
+ * of mode 0700 that commands cannot read, like the rest of the data folder)
+ * and holds an exclusive lock on that file while the command runs; once its check has reverted,
  * it removes the file. A file nobody holds locked belongs to a skiff that
  * died mid-command (SIGKILL, the OOM killer, a closed CI job): it is
  * replayed — the check runs against that survey — by
@@ -66,21 +67,27 @@ export class JournalFile {
    * keeps it locked; null when it cannot (the check still runs in process).
    */
   static write(folder: string, record: JournalRecord): JournalFile | null {
-    const filePath = `${folder}/${crypto.randomUUID()}.json`;
+    const name = `${folder}/${crypto.randomUUID()}`;
+    const filePath = `${name}.json`;
     let file: Deno.FsFile | null = null;
     try {
       Deno.mkdirSync(folder, { recursive: true, mode: 0o700 });
-      file = Deno.openSync(filePath, { write: true, createNew: true, mode: 0o600 });
+      // Written under another name and locked first: a replay (which takes `*.json` only) never
+      // sees it unlocked; the lock stays with the file through the rename.
+      file = Deno.openSync(`${name}.part`, { write: true, createNew: true, mode: 0o600 });
       file.lockSync(true);
       const bytes = new TextEncoder().encode(JSON.stringify(record));
       let written = 0;
       while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      Deno.renameSync(`${name}.part`, filePath);
       return new JournalFile(file, filePath);
     } catch {
       file?.close();
-      try {
-        Deno.removeSync(filePath);
-      } catch { /* not made */ }
+      for (const leftover of [`${name}.part`, filePath]) {
+        try {
+          Deno.removeSync(leftover);
+        } catch { /* not made */ }
+      }
       return null;
     }
   }
