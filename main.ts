@@ -18,6 +18,7 @@ import { prewarmEngine, settlePrewarm } from "./src/app/prewarm.ts";
  */
 export const HIDDEN_STEPS: ReadonlyMap<string, string> = new Map([
   ["__landlock-exec", "./src/sandbox/landlock_exec.ts"],
+  ["__guard-replay", "./src/sandbox/guard_replay.ts"],
 ]);
 
 if (import.meta.main) {

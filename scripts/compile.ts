@@ -24,6 +24,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const LAZY_MODULES = [
   "src/cli/start.ts",
   "src/sandbox/landlock_exec.ts",
+  "src/sandbox/guard_replay.ts",
   "src/app/engine_worker.ts",
   "src/sandbox/confined_writer_worker.ts",
   // Each command's module, the engine and the model client (src/contracts/lazy_modules.ts).

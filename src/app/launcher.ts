@@ -16,6 +16,7 @@ import type { SandboxSettings } from "../sandbox/modes.ts";
 import { isWithin, ownedPath, realpathLenient } from "../sandbox/paths.ts";
 import { isToolWriteProtected, protectedPaths } from "../sandbox/protected.ts";
 import { CommandGuard } from "../sandbox/command_guard.ts";
+import { replayGuardJournals } from "../sandbox/guard_journal.ts";
 import { bwrapSessionLauncher } from "../sandbox/bwrap_session.ts";
 import { landlockSessionLauncher } from "../sandbox/landlock_session.ts";
 import { writeCachedBwrapProbe } from "../sandbox/bwrap_probe_cache.ts";
@@ -126,12 +127,24 @@ export async function chooseSessionLauncher(
   );
   const readOnly = readOnlyChoice.kind === "launcher" ? readOnlyChoice.launcher : undefined;
   // Commands may not change files that run code later; full-access opts out.
+  const journal = `${spec.dataDir}/guard-journal`;
   const guard = spec.sandbox.mode === "workspace-write"
     ? new CommandGuard({
       roots: [spec.workspace, ...spec.sandbox.addDirs],
       protect: spec.config.sandbox?.protect,
+      journal,
     })
     : undefined;
+  // Checks a skiff that died mid-command never ran (and its watcher did not either).
+  const writable = [spec.workspace, ...spec.sandbox.addDirs].map((root) => realpathLenient(root));
+  const ours = (record: { roots: string[] }) =>
+    record.roots.every((root) => writable.some((mine) => isWithin(mine, root)));
+  for (const report of replayGuardJournals(journal, CommandGuard.replay, ours)) {
+    warnings.push(
+      `A command of an earlier skiff session that was stopped before its check changed ` +
+        `protected files; skiff checked it now. ${report}\nReview the workspace (git status).`,
+    );
+  }
   if (choice.kind === "launcher") {
     if (choice.name === "bwrap" && available.bwrap) {
       // Commands of the bash tool run in a sandbox that stays up for the

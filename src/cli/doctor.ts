@@ -19,6 +19,7 @@ import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../app/bundle.ts";
 import { reportFatal } from "./report_fatal.ts";
+import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
 export interface DoctorFacts {
@@ -35,6 +36,10 @@ export interface DoctorFacts {
   endpoint: { status: number } | { error: string };
   /** Which code runs (the CLI and the engine's Worker): the bundle, or the sources and why. */
   code: { state: BundleState; optedOut: boolean; standalone: boolean; root: string };
+  /** The user skiff runs as (0: root); null where there is none (Windows). */
+  uid?: number | null;
+  /** Yama's `ptrace_scope`; null where the kernel has no Yama. */
+  ptraceScope?: number | null;
 }
 
 export interface DoctorDeps {
@@ -124,6 +129,18 @@ export function doctorReport(facts: DoctorFacts): string[] {
     }`,
     `  sandbox.backend: ${facts.backend}`,
     `  shell: ${facts.shell}`,
+    ...(facts.platform === "linux"
+      ? [
+        "",
+        "Not covered here (docs/security.md):",
+        ...gapLines({
+          chosen,
+          landlockAbi: facts.sandboxes.landlock ?? 0,
+          uid: facts.uid ?? null,
+          ptraceScope: facts.ptraceScope ?? null,
+        }),
+      ]
+      : []),
     "",
     "Versions:",
     `  deno: ${facts.versions.deno}`,
@@ -191,6 +208,8 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
       standalone: Deno.build.standalone,
       root: BUNDLE_ROOT_PATH,
     },
+    uid: Deno.uid(),
+    ptraceScope: readPtraceScope(),
   };
 }
 

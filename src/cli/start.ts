@@ -7,9 +7,12 @@
 import { buildState } from "../app/bundle.ts";
 import { mark } from "../contracts/timings.ts";
 import { importLazy } from "../contracts/lazy_import.ts";
+import { hideSecretsFromEnviron } from "../sandbox/environ_scrub.ts";
 
 /** Runs the command line `args`; resolves to the exit code. */
 export async function start(args: string[]): Promise<number> {
+  // Credentials out of /proc/<pid>/environ, before the session starts a child.
+  hideSecretsFromEnviron();
   if (buildState().kind === "fresh") mark("bundle");
   const { main } = await importLazy<typeof import("./main.ts")>("src/cli/main.ts");
   return await main(args);

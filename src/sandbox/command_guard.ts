@@ -31,12 +31,27 @@ import {
 } from "./protected.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
 import type { Listings } from "./_dir_entries.ts";
+import {
+  fromBase64,
+  type JournalEntry,
+  JournalFile,
+  type JournalRecord,
+  toBase64,
+  watchForDeath,
+} from "./guard_journal.ts";
+import { installedBashPaths } from "./shell.ts";
 
 export interface CommandGuardOptions {
   /** The workspace and `--add-dir`s. */
   roots: string[];
   /** `sandbox.protect`: more patterns like the built-in list. */
   protect?: readonly string[];
+  /**
+   * The journal folder (guard_journal.ts): each command's survey is kept
+   * there until its check has run, so a skiff that dies mid-command still
+   * has it reverted. None: the check runs in process only.
+   */
+  journal?: string;
 }
 
 type EntryState =
@@ -142,8 +157,13 @@ export class CommandGuard {
   readonly #anchors: NameFilter;
   /** `sandbox.protect` and `--protect` patterns beyond the built-in list, named in refusals. */
   readonly #ownPatterns: string[];
+  readonly #options: CommandGuardOptions;
 
   constructor(options: CommandGuardOptions) {
+    this.#options = options;
+    // Off the command's path (a spawn costs milliseconds): while the session waits on its model.
+    const journal = options.journal;
+    if (journal) setTimeout(() => watchForDeath(journal, installedBashPaths()[0]), 0);
     this.#roots = options.roots.map((root) => realpathLenient(path.resolve(root)));
     this.#patterns = codePathPatterns(options.protect);
     this.#ownPatterns = this.#patterns.filter((pattern) => !CODE_PATHS.includes(pattern));
@@ -159,11 +179,56 @@ export class CommandGuard {
     const protection = rememberGitProtection(this.#roots, this.#anchors);
     createMissingHooksFolders(protection);
     const start = this.#survey(protection);
+    const journal = this.#options.journal;
+    let kept: JournalFile | null = null;
+    if (journal) {
+      watchForDeath(journal, installedBashPaths()[0]);
+      kept = JournalFile.write(journal, this.#record(start));
+    }
     return () => {
-      // Remembered too, so the next check of a file tool sees what the command made.
-      const end = this.#survey(rememberGitProtection(this.#roots, this.#anchors));
-      const reverted = [...this.#revert(start, end), ...this.#cleanNewRepositories(start, end)];
-      return reverted.length ? this.#describe(reverted) : null;
+      const report = this.#check(start);
+      kept?.done();
+      return report;
+    };
+  }
+
+  /**
+   * The check of a command run by a skiff that died before its own check
+   * (guard_journal.ts): reverts against the journal's survey.
+   */
+  static replay(record: JournalRecord): string | null {
+    const guard = new CommandGuard({ roots: record.roots, protect: record.protect });
+    const entries = new Map<string, EntryState>(
+      record.entries.map(([target, entry]) => [
+        target,
+        entry.kind === "file"
+          ? { ...entry, bytes: entry.bytes === null ? null : fromBase64(entry.bytes) }
+          : entry,
+      ]),
+    );
+    return guard.#check({ protection: record.protection as GitProtection, entries });
+  }
+
+  /** Compares with `start`, reverts, and says what it did (null: nothing changed). */
+  #check(start: Survey): string | null {
+    // Remembered too, so the next check of a file tool sees what the command made.
+    const end = this.#survey(rememberGitProtection(this.#roots, this.#anchors));
+    const reverted = [...this.#revert(start, end), ...this.#cleanNewRepositories(start, end)];
+    return reverted.length ? this.#describe(reverted) : null;
+  }
+
+  #record(start: Survey): JournalRecord {
+    const entries = [...start.entries].map(([target, state]): [string, JournalEntry] => [
+      target,
+      state.kind === "file"
+        ? { ...state, bytes: state.bytes === null ? null : toBase64(state.bytes) }
+        : state,
+    ]);
+    return {
+      roots: this.#roots,
+      protect: this.#options.protect,
+      protection: start.protection,
+      entries,
     };
   }
 

@@ -5,13 +5,21 @@
  * by landlockExecArgv in landlock_launcher.ts). It makes
  * the command's private temp folder, leaves the terminal session, drops
  * every capability (root keeps none, and cannot regain them on exec),
- * restricts itself with the plan and `no_new_privs`, and then replaces
+ * restricts itself with the plan and `no_new_privs`, installs the plan's
+ * seccomp filter (seccomp.ts: no limits of other processes, no keyrings, no
+ * set-id bits, no UDP with the network off), and then replaces
  * itself with the command through execve: the command and everything it
  * starts live in the Landlock domain and can never widen it. This is the
  * only place the launcher uses FFI. On failure it exits 126 with the reason
  * on stderr, never running the command unrestricted.
  */
-import { address, restrictThisThread, withSyscalls } from "./landlock.ts";
+import {
+  address,
+  restrictThisThread,
+  type SyscallCaller,
+  type Syscalls,
+  withSyscalls,
+} from "./landlock.ts";
 import { readRules } from "./landlock_read_rules.ts";
 import type { LandlockPlan } from "./landlock_plan.ts";
 
@@ -84,6 +92,31 @@ export function holderProgram(program: string, fallback?: string): string {
   return fallback && (name === "busybox" || name === "toybox") ? fallback : program;
 }
 
+const PR_SET_SECCOMP = 22n;
+const SECCOMP_MODE_FILTER = 2n;
+
+/**
+ * Installs the plan's seccomp program (built by seccomp.ts) with this
+ * process's pid written in; the caller has set no_new_privs. Returns why
+ * it could not: a plan without one is refused, never run unfiltered.
+ */
+function installFilter(plan: LandlockPlan, call: SyscallCaller, numbers: Syscalls): string | null {
+  const hex = plan.seccomp ?? "";
+  const at = plan.seccompPidAt ?? -1;
+  if (!hex || hex.length % 16 !== 0 || at < 0 || at + 4 > hex.length / 2) {
+    return `the plan has no seccomp filter for ${Deno.build.arch}`;
+  }
+  const program = new Uint8Array(hex.length / 2);
+  for (let index = 0; index < program.length; index++) {
+    program[index] = parseInt(hex.slice(index * 2, index * 2 + 2), 16);
+  }
+  new DataView(program.buffer).setUint32(at, Deno.pid, true);
+  // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+  const fprog = new BigUint64Array([BigInt(program.length / 8), address(program)]);
+  const installed = call(numbers.prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address(fprog));
+  return installed.value < 0n ? `seccomp filter refused (errno ${installed.errno})` : null;
+}
+
 function cString(text: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(new TextEncoder().encode(`${text}\0`));
 }
@@ -143,6 +176,10 @@ export function runStep(stepArgs: string[]): never {
     );
   }
   const outcome = withSyscalls((call, numbers) => {
+    // After the restriction, which set no_new_privs: no foreign prlimit, no keyrings, no
+    // set-id bits, and with the network off no UDP (seccomp.ts).
+    const filtered = installFilter(plan, call, numbers);
+    if (filtered) return filtered;
     const header = new Uint32Array([CAP_VERSION_3, 0]);
     const data = new Uint32Array(6);
     const capset = call(numbers.capset, address(header), address(data));

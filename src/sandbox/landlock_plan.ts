@@ -37,6 +37,13 @@ export interface LandlockPlan {
    */
   hidden: string[];
   handledNet?: string;
+  /**
+   * The seccomp filter the step installs after the restriction (seccomp.ts,
+   * which judges the network too): the program as hex, and the byte offset
+   * where the step writes its own pid. A plan without one is refused.
+   */
+  seccomp?: string;
+  seccompPidAt?: number;
   scoped?: string;
   rules: [string, string][];
 }

@@ -13,6 +13,7 @@ import { READ_RIGHTS } from "./landlock_read_rules.ts";
 import type { LandlockPlan } from "./landlock_plan.ts";
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
+import { filterPlan } from "./seccomp.ts";
 
 // The exec step builds the read rules itself, from modules that load nothing of Node's.
 export { READ_RIGHTS, readRules } from "./landlock_read_rules.ts";
@@ -63,5 +64,8 @@ export function landlockPlan(input: PlanInput): LandlockPlan {
     plan.scoped = String(Scope.signal | (settings.network ? 0n : Scope.abstractUnixSocket));
     plan.handledNet ??= "0";
   }
+  // TCP is Landlock's from ABI 4; the filter refuses the other internet sockets (all below).
+  const filter = filterPlan(Deno.build.arch, settings.network ? "open" : abi >= 4 ? "tcp" : "none");
+  if ("seccomp" in filter) Object.assign(plan, filter);
   return plan;
 }

@@ -31,7 +31,6 @@ const KNOWN_DIFFERENCES = [
   "protected paths inside the workspace (.git/hooks, .git/config, skiff.json, .skiff/): " +
   "Landlock cannot deny beneath a writable folder; the command guard reverts them afterwards",
   "a host Unix socket reached by path (under /run): Landlock ABI 7 has no right for connect",
-  "resolving a hostname over UDP (DNS): Landlock checks TCP only",
   "seeing the parent's processes in /proc (no pid namespace); signalling them is stopped (ABI 6)",
 ];
 console.warn(
@@ -138,6 +137,11 @@ const attempts: [string, (l: Layout) => string][] = [
     () => `echo x > /tmp/skiff-escape-${crypto.randomUUID()} 2>/dev/null || echo blocked`,
   ],
   ["read a hidden key (~/.ssh)", (l) => `cat ${l.home}/.ssh/id_rsa 2>/dev/null || echo blocked`],
+  [
+    // Landlock checks TCP only; the exec step's seccomp filter refuses the socket (network off).
+    "send a UDP datagram (DNS's transport) with the network off",
+    () => "bash -c 'echo x > /dev/udp/127.0.0.1/53' 2>/dev/null || echo blocked",
+  ],
   ["signal the parent", () => `kill -0 ${Deno.pid} 2>/dev/null || echo blocked`],
 ];
 
