@@ -30,6 +30,7 @@ import {
   rememberGitProtection,
 } from "./protected.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
+import { writeFileAtomicSync } from "./atomic_write.ts";
 import type { Listings } from "./_dir_entries.ts";
 import {
   fromBase64,
@@ -309,8 +310,9 @@ export class CommandGuard {
       else if (old.kind === "link") Deno.symlinkSync(old.target, target);
       else {
         if (!old.bytes) return false;
-        Deno.writeFileSync(target, old.bytes, { mode: old.mode ?? 0o644 });
-        if (old.mode !== null) Deno.chmodSync(target, old.mode & 0o7777);
+        // A temp file renamed over the name: a link a background command
+        // planted there since is replaced, never written through.
+        writeFileAtomicSync(target, old.bytes, old.mode ?? 0o644);
       }
       return true;
     } catch {
