@@ -22,6 +22,7 @@ import { RunSummary } from "./run_summary.ts";
 import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./run_gate.ts";
 import type { DoneFile } from "../app/done_criteria.ts";
 import { beforeDeadline, startCutMessage } from "./run_deadline.ts";
+import { redactSecrets } from "../contracts/redact.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
@@ -273,7 +274,11 @@ function doneNotice(done: DoneFile, file: string): void {
   );
 }
 
-/** The final answer and the summary files, when asked for; a write that fails is a failed run. */
+/**
+ * The final answer and the summary files, when asked for; a write that fails
+ * is a failed run. A CI job publishes both (a PR body, the job page), so
+ * token-shaped secrets are taken out first (contracts/redact.ts).
+ */
 async function writeOutputs(
   options: RunOptions,
   result: { exitCode: number; sessionId: string; text: string },
@@ -282,7 +287,7 @@ async function writeOutputs(
   let exitCode = result.exitCode;
   if (options.outputLastMessage) {
     try {
-      await Deno.writeTextFile(options.outputLastMessage, result.text);
+      await Deno.writeTextFile(options.outputLastMessage, redactSecrets(result.text));
     } catch (error) {
       console.error(
         `skiff: could not write the final answer to ${options.outputLastMessage} (${
@@ -294,7 +299,7 @@ async function writeOutputs(
   }
   if (options.summary && summary) {
     try {
-      await Deno.writeTextFile(options.summary, summary.markdown(exitCode) + "\n");
+      await Deno.writeTextFile(options.summary, redactSecrets(summary.markdown(exitCode)) + "\n");
     } catch (error) {
       console.error(
         `skiff: could not write the summary to ${options.summary} (${(error as Error).message}). ` +

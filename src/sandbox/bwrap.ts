@@ -187,14 +187,15 @@ export function bwrapArgs(
 
 /**
  * Mounts over each hidden path that exists: an empty read-only tmpfs over a
- * folder, /dev/null over a file. Last, so a hidden path inside the
+ * folder, /dev/null over a file (a git config holding a credential: its
+ * copy without it). Last, so a hidden path inside the
  * workspace stays hidden under its writable bind.
  */
 function hide(args: string[], hidden: readonly HiddenMount[]): void {
-  for (const { path: target, folder } of hidden) {
+  for (const { path: target, folder, view } of hidden) {
     if (folder) {
       args.push("--perms", "0500", "--size", "4096", "--tmpfs", target, "--remount-ro", target);
-    } else args.push("--ro-bind", "/dev/null", target);
+    } else args.push("--ro-bind", view ?? "/dev/null", target);
   }
 }
 

@@ -34,7 +34,7 @@ export interface SandboxSettings {
   /** Extra environment names children may see (never credentials). */
   envNames: string[];
   /** What commands may not read (src/sandbox/hidden.ts). @default the user's keys */
-  hidden?: { path: string; folder: boolean }[];
+  hidden?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
   /** Resource limits (src/sandbox/limits.ts). @default DEFAULT_LIMITS */
   limits?: { tmpMB: number; processes: number };
 }

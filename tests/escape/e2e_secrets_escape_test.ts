@@ -1,0 +1,165 @@
+/**
+ * End-to-end: the CI token `actions/checkout` leaves in `.git/config`
+ * (issue 29, item 10). The model reads the file with the read tool and with
+ * commands; the token must reach no request to the model, and nothing skiff
+ * writes for a CI job (the answer file, the summary, the `--json` events)
+ * may carry a token-shaped secret. The control puts the same text in a file
+ * named otherwise: it flows, so the assertions can see a leak.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { runSkiff } from "../support/cli.ts";
+import { probeSandboxes } from "../../src/sandbox/choose.ts";
+import {
+  assertUnchanged,
+  bash,
+  everythingSent,
+  guarded,
+  lastToolResults,
+  needsBwrap,
+  read,
+  runEvents,
+  withAttack,
+} from "./e2e_support.ts";
+
+/** The Actions token as checkout stores it: base64 of `x-access-token:<token>`. */
+const TOKEN = "ghs_" + "e2eT0kenFromCheckout0123456789abcdef";
+const BASIC = btoa(`x-access-token:${TOKEN}`);
+/** A second token, in a remote's URL. */
+const URL_TOKEN = "ghp_" + "urlT0kenInTheRemote0123456789abcdefgh";
+
+const CREDENTIAL_CONFIG = `[http "https://github.com/"]\n` +
+  `\textraheader = AUTHORIZATION: basic ${BASIC}\n` +
+  `[remote "origin"]\n\turl = https://x-access-token:${URL_TOKEN}@github.com/o/r.git\n` +
+  `\tfetch = +refs/heads/*:refs/remotes/origin/*\n`;
+
+function leaks(text: string): string[] {
+  return [TOKEN, BASIC, URL_TOKEN].filter((secret) => text.includes(secret));
+}
+
+Deno.test({
+  name:
+    "e2e: the CI token in .git/config reaches neither the model nor the answer, summary or events",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([
+      { toolCalls: [read(".git/config")] },
+      { toolCalls: [{ name: "grep", arguments: { pattern: "extraheader", path: ".git" } }] },
+      {
+        toolCalls: [
+          bash("cat .git/config; git config --list; git remote -v; git log --oneline; git status"),
+        ],
+      },
+      // The attacker model writes a token it got elsewhere into its answer.
+      { text: `Reviewed. The token is ${TOKEN} and the remote https://x:${URL_TOKEN}@github.com` },
+    ], async (sandbox, mock) => {
+      await Deno.writeTextFile(
+        path.join(sandbox.workspace, ".git", "config"),
+        CREDENTIAL_CONFIG,
+        { append: true },
+      );
+      const out = await Deno.makeTempDir();
+      const answer = path.join(out, "answer.md");
+      const summary = path.join(out, "summary.md");
+      const before = guarded(sandbox);
+      const result = await runSkiff([
+        "run",
+        "--json",
+        "--yes",
+        "--output-last-message",
+        answer,
+        "--summary",
+        summary,
+        "review this",
+      ], sandbox);
+      const results = lastToolResults(mock);
+      assertEquals(results.length, 3, result.stderr);
+      // The file tools refuse the file, saying why and what to use instead.
+      assertStringIncludes(results[0].content, "git credential");
+      assertStringIncludes(results[1].content, "git credential");
+      // Commands see the config without the credential, and git still works.
+      const shown = results[2].content;
+      assertStringIncludes(shown, "extraheader *** (hidden from the agent by skiff)");
+      assertStringIncludes(shown, "https://x-access-token:***@github.com/o/r.git");
+      assertStringIncludes(shown, "init");
+      assertStringIncludes(shown, "On branch main");
+      assertEquals(leaks(everythingSent(mock)), [], "the token reached the model");
+      const answerText = await Deno.readTextFile(answer);
+      const summaryText = await Deno.readTextFile(summary);
+      assertEquals(leaks(answerText), [], "the token reached the answer file");
+      assertEquals(leaks(summaryText), [], "the token reached the summary");
+      assertEquals(leaks(result.stdout), [], "the token reached the events");
+      // Deltas are never split inside a word, so the pieces do not spell it either.
+      const deltas = runEvents(result.stdout).events
+        .filter((event) => event.type === "message.delta")
+        .map((event) => String(event.text)).join("");
+      assertEquals(leaks(deltas), [], "the token reached the events in pieces");
+      assertStringIncludes(answerText, "ghs_***");
+      // The user's file itself is untouched.
+      assertStringIncludes(
+        await Deno.readTextFile(path.join(sandbox.workspace, ".git", "config")),
+        BASIC,
+      );
+      assertUnchanged(before, guarded(sandbox));
+      await Deno.remove(out, { recursive: true });
+    });
+  },
+});
+
+Deno.test({
+  name: "e2e control: the same text in a file named otherwise flows to the model",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([
+      { toolCalls: [read("notes/config")] },
+      { toolCalls: [bash("cat notes/config")] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      await Deno.mkdir(path.join(sandbox.workspace, "notes"));
+      await Deno.writeTextFile(path.join(sandbox.workspace, "notes", "config"), CREDENTIAL_CONFIG);
+      const result = await runSkiff(["run", "--json", "--yes", "read it"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const sent = everythingSent(mock);
+      assert(sent.includes(BASIC) && sent.includes(URL_TOKEN), "the control should leak");
+      // The events still carry no token: redaction is by shape, not by file name.
+      assertEquals(leaks(result.stdout), []);
+    });
+  },
+});
+
+const sandboxes = await probeSandboxes();
+if (!sandboxes.landlock) {
+  console.warn(
+    `\n!!! SECRETS E2E: Landlock does not work here (${sandboxes.reasons?.landlock}); ` +
+      "its test is SKIPPED. !!!\n",
+  );
+}
+
+Deno.test({
+  name: "e2e landlock: the file tools refuse the token and the run warns that commands can read it",
+  ignore: !sandboxes.landlock,
+  fn: async () => {
+    await withAttack([
+      { toolCalls: [read(".git/config")] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      await Deno.writeTextFile(
+        path.join(sandbox.workspace, ".git", "config"),
+        CREDENTIAL_CONFIG,
+        { append: true },
+      );
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--sandbox-backend", "landlock", "review"],
+        sandbox,
+      );
+      assertStringIncludes(lastToolResults(mock)[0].content, "git credential");
+      assertEquals(leaks(everythingSent(mock)), []);
+      const warning = runEvents(result.stdout).warnings.find((text) =>
+        text.includes("holds a git credential")
+      );
+      assert(warning, `no warning about the credential: ${result.stdout}`);
+      assertStringIncludes(warning, "commands can read it");
+      assertStringIncludes(warning, "persist-credentials: false");
+    });
+  },
+});
