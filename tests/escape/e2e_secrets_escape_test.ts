@@ -163,3 +163,113 @@ Deno.test({
     });
   },
 });
+
+// Item 22: a workspace file that is a hard link to a file outside (a package
+// manager's store). The file tools replace the workspace name; a command
+// writes through it (the documented residual, shown as the control).
+Deno.test({
+  name: "e2e hard link: write, edit and apply_patch leave a hard link's outside name as it was",
+  ...needsBwrap,
+  fn: async () => {
+    const patch =
+      "*** Begin Patch\n*** Update File: node_modules/pkg/c.js\n@@\n-store c\n+changed c\n" +
+      "*** End Patch";
+    await withAttack([
+      {
+        toolCalls: [
+          read("node_modules/pkg/a.js"),
+          read("node_modules/pkg/b.js"),
+          read("node_modules/pkg/c.js"),
+        ],
+      },
+      {
+        toolCalls: [{
+          name: "write",
+          arguments: { file_path: "node_modules/pkg/a.js", content: "changed a\n" },
+        }],
+      },
+      {
+        toolCalls: [{
+          name: "edit",
+          arguments: {
+            file_path: "node_modules/pkg/b.js",
+            old_string: "store b",
+            new_string: "changed b",
+          },
+        }],
+      },
+      { toolCalls: [{ name: "apply_patch", arguments: { patch } }] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const store = path.join(sandbox.outside, "store");
+      const pkg = path.join(sandbox.workspace, "node_modules", "pkg");
+      await Deno.mkdir(store);
+      await Deno.mkdir(pkg, { recursive: true });
+      for (const name of ["a", "b", "c"]) {
+        await Deno.writeTextFile(path.join(store, `${name}.js`), `store ${name}\n`);
+        await Deno.link(path.join(store, `${name}.js`), path.join(pkg, `${name}.js`));
+      }
+      const result = await runSkiff(["run", "--json", "--yes", "edit the package"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const results = lastToolResults(mock);
+      assertEquals(results.length, 6, result.stdout);
+      for (const message of results) {
+        assert(!/denied|error/i.test(message.content), message.content);
+      }
+      for (const name of ["a", "b", "c"]) {
+        assertEquals(await Deno.readTextFile(path.join(pkg, `${name}.js`)), `changed ${name}\n`);
+        assertEquals(await Deno.readTextFile(path.join(store, `${name}.js`)), `store ${name}\n`);
+        assertEquals((await Deno.stat(path.join(store, `${name}.js`))).nlink, 1);
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "e2e hard link control: a sandboxed command writes through an existing link, and cannot make a new one",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([
+      {
+        toolCalls: [bash(
+          "printf 'planted\\n' > node_modules/pkg/index.js; " +
+            "ln ../outside/secret.txt stolen && echo LINKED || echo NO-NEW-LINK",
+        )],
+      },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const store = path.join(sandbox.outside, "store.js");
+      const pkg = path.join(sandbox.workspace, "node_modules", "pkg");
+      await Deno.mkdir(pkg, { recursive: true });
+      await Deno.writeTextFile(store, "store\n");
+      await Deno.link(store, path.join(pkg, "index.js"));
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", "bash(*)", "go"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      // The residual docs/security.md states: the outside name changed with it.
+      assertEquals(await Deno.readTextFile(store), "planted\n");
+      assertStringIncludes(lastToolResults(mock)[0].content, "NO-NEW-LINK");
+    });
+  },
+});
+
+Deno.test({
+  name: "e2e landlock hard link: a command cannot link a file from outside into the workspace",
+  ignore: !sandboxes.landlock,
+  fn: async () => {
+    await withAttack([
+      { toolCalls: [bash("ln ../outside/secret.txt stolen && echo LINKED || echo NO-NEW-LINK")] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const result = await runSkiff(
+        ["run", "--json", "--yes", "--allow", "bash(*)", "--sandbox-backend", "landlock", "go"],
+        sandbox,
+      );
+      assertEquals(result.code, 0, result.stderr);
+      assertStringIncludes(lastToolResults(mock)[0].content, "NO-NEW-LINK");
+    });
+  },
+});
