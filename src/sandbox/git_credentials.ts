@@ -124,29 +124,54 @@ function enclosingGitFolder(start: string): string | null {
   }
 }
 
-/** The git folders whose config git reads for `gitFolder`: itself, its common folder, submodules' and worktrees'. */
-function configFolders(gitFolder: string): string[] {
+/** The names in `folder`, or an empty set (a failed read costs as much as the listing). */
+function namesIn(folder: string): Set<string> {
+  return new Set(dirEntriesOrNone(folder).map((entry) => entry.name));
+}
+
+/**
+ * The config files git reads for `gitFolder` and those beside it: its own,
+ * its common folder's, each submodule's and linked worktree's. Only names a
+ * listing shows are opened: most of these are missing, and each failed open
+ * costs a thrown error.
+ */
+function configFiles(gitFolder: string): string[] {
+  const files: string[] = [];
   const folders = [gitFolder];
-  const common = readSmallText(path.join(gitFolder, "commondir"))?.trim();
-  if (common) folders.push(path.resolve(gitFolder, common));
-  for (const base of [...folders]) {
-    const visit = (folder: string, depth: number) => {
-      if (depth > 8) return;
-      for (const entry of dirEntriesOrNone(folder)) {
-        if (!entry.isDirectory) continue;
-        const full = path.join(folder, entry.name);
-        if (dirEntriesOrNone(full).some((inner) => inner.name === "HEAD")) {
-          folders.push(full);
-          visit(path.join(full, "modules"), depth + 1);
-        } else visit(full, depth + 1);
-      }
-    };
-    visit(path.join(base, "modules"), 0);
+  const own = namesIn(gitFolder);
+  if (own.has("commondir")) {
+    const common = readSmallText(path.join(gitFolder, "commondir"))?.trim();
+    if (common) folders.push(path.resolve(gitFolder, common));
+  }
+  const visitModules = (folder: string, depth: number) => {
+    if (depth > 8) return;
+    for (const entry of dirEntriesOrNone(folder)) {
+      if (!entry.isDirectory) continue;
+      const full = path.join(folder, entry.name);
+      const names = namesIn(full);
+      if (names.has("HEAD")) {
+        addFolder(full, names);
+        if (names.has("modules")) visitModules(path.join(full, "modules"), depth + 1);
+      } else visitModules(full, depth + 1);
+    }
+  };
+  const addFolder = (folder: string, names: Set<string>) => {
+    for (const name of ["config", "config.worktree"]) {
+      if (names.has(name)) files.push(path.join(folder, name));
+    }
+  };
+  for (const [index, base] of folders.entries()) {
+    const names = index === 0 ? own : namesIn(base);
+    addFolder(base, names);
+    if (names.has("modules")) visitModules(path.join(base, "modules"), 0);
+    if (!names.has("worktrees")) continue;
     for (const entry of dirEntriesOrNone(path.join(base, "worktrees"))) {
-      if (entry.isDirectory) folders.push(path.join(base, "worktrees", entry.name));
+      if (!entry.isDirectory) continue;
+      const folder = path.join(base, "worktrees", entry.name);
+      addFolder(folder, namesIn(folder));
     }
   }
-  return [...new Set(folders)];
+  return [...new Set(files)];
 }
 
 /**
@@ -169,10 +194,7 @@ export function gitCredentialFiles(workspace: string, home: string): string[] {
     if (holdsGitCredential(text)) found.push(file);
     for (const included of includedFiles(file, text, home)) visit(included, depth + 1);
   };
-  for (const folder of configFolders(gitFolder)) {
-    visit(path.join(folder, "config"), 0);
-    visit(path.join(folder, "config.worktree"), 0);
-  }
+  for (const file of configFiles(gitFolder)) visit(file, 0);
   return found;
 }
 
@@ -204,13 +226,14 @@ export function gitConfigView(file: string, tempRoot = tempFolder()): string | n
   const view = redactGitConfig(text);
   try {
     const folder = path.join(tempRoot, `skiff-git-views-${Deno.uid() ?? "user"}`);
+    let info: Deno.FileInfo;
     try {
+      info = Deno.lstatSync(folder);
+    } catch {
       Deno.mkdirSync(folder, { mode: 0o700 });
-    } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      info = Deno.lstatSync(folder);
     }
     // Another user's folder, or a link planted there, is not ours to write in.
-    const info = Deno.lstatSync(folder);
     if (!info.isDirectory || info.uid !== Deno.uid() || ((info.mode ?? 0) & 0o077) !== 0) {
       return null;
     }

@@ -79,3 +79,14 @@ Deno.test("redact: token shapes go, the rest of the text stays", () => {
   assertEquals(redactSecrets("Authorization: Bearer abc.def"), "Authorization: Bearer ***");
   assertEquals(redactSecrets("x-access-token:zzz@github.com"), "x-access-token:***@github.com");
 });
+
+Deno.test("redact: time grows with the line, not its square (a 400 KB event line of URL-like text)", () => {
+  for (const filler of ["a.b-", "https://", "x-access-token:", "a:", "authorization: basic "]) {
+    const line = JSON.stringify({ output: filler.repeat(400_000 / filler.length) });
+    const started = performance.now();
+    redactSecrets(line);
+    const took = performance.now() - started;
+    // Linear is a few ms here; the quadratic scheme pattern took minutes.
+    assert(took < 2_000, `${JSON.stringify(filler)}: ${took.toFixed(0)} ms`);
+  }
+});
