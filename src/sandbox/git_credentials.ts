@@ -2,9 +2,9 @@
  * Credentials git keeps in a repository's own config files: the token
  * `actions/checkout` leaves as `http.<url>.extraheader`, a password in a
  * remote's URL (`https://x-access-token:TOKEN@github.com/…`), `credential.*`
- * entries (an inline helper can print a password), and the same in a file
- * the config includes (`include.path`, `includeIf.*.path`: newer checkouts
- * put the token there). Such a file is hidden like the user's other
+ * entries (an inline helper can print a password; `store --file <path>`
+ * names a file of passwords), and the same in a file the config includes
+ * (`include.path`, `includeIf.*.path`: newer checkouts put the token there). Such a file is hidden like the user's other
  * credential files (hidden.ts): the file tools refuse it, and bubblewrap
  * shows commands a copy with those entries taken out, so `git status` and
  * `git log` still work inside the sandbox.
@@ -104,6 +104,26 @@ function includedFiles(file: string, text: string, home: string): string[] {
     );
 }
 
+/**
+ * The files a `credential.helper = store --file <path>` of a config file
+ * keeps passwords in (git's default store, `~/.git-credentials`, is hidden
+ * with the user's other keys).
+ */
+function credentialStores(file: string, text: string, home: string): string[] {
+  return parseLines(text)
+    .filter(({ parsed }) => parsed.section === "credential" && parsed.key === "helper")
+    .flatMap(({ parsed }) => {
+      const named = /^store\b.*?--file[= ]\s*("[^"]+"|\S+)/.exec(parsed.value)?.[1];
+      if (!named) return [];
+      const value = named.replace(/^"|"$/g, "");
+      return [
+        value.startsWith("~/")
+          ? path.join(home, value.slice(2))
+          : path.resolve(path.dirname(file), value),
+      ];
+    });
+}
+
 /** The `.git` folder of the repository holding `start` (a `.git` file followed), or null. */
 function enclosingGitFolder(start: string): string | null {
   for (let dir = start;;) {
@@ -192,6 +212,10 @@ export function gitCredentialFiles(workspace: string, home: string): string[] {
     const text = readSmallText(file);
     if (text === null) return;
     if (holdsGitCredential(text)) found.push(file);
+    for (const store of credentialStores(file, text, home)) {
+      if (!seen.has(store) && readSmallText(store) !== null) found.push(store);
+      seen.add(store);
+    }
     for (const included of includedFiles(file, text, home)) visit(included, depth + 1);
   };
   for (const file of configFiles(gitFolder)) visit(file, 0);

@@ -45,14 +45,21 @@ Deno.test("git config: files of the enclosing repository and what they include a
     );
     const included = path.join(root, "outside-credentials.config");
     Deno.writeTextFileSync(included, `[http]\n\textraheader = AUTHORIZATION: basic abc\n`);
+    const store = path.join(root, "passwords");
+    Deno.writeTextFileSync(store, "https://u:p@h\n");
     Deno.writeTextFileSync(
       path.join(git, "config"),
-      `${PLAIN}[includeIf "gitdir:${git}"]\n\tpath = ${included}\n`,
+      `${PLAIN}[includeIf "gitdir:${git}"]\n\tpath = ${included}\n` +
+        `[credential]\n\thelper = store --file ../passwords\n`,
     );
     Deno.mkdirSync(path.join(root, "src"));
     const found = gitCredentialFiles(path.join(root, "src"), root).sort();
-    assertEquals(found, [path.join(git, "modules", "sub", "config"), included].sort());
-    assert(!isCredentialBearingGitFile(path.join(git, "config")));
+    assertEquals(
+      found,
+      [path.join(git, "config"), path.join(git, "modules", "sub", "config"), included, store]
+        .sort(),
+    );
+    assert(isCredentialBearingGitFile(path.join(git, "config")));
     assert(isCredentialBearingGitFile(path.join(git, "modules", "sub", "config")));
     const view = gitConfigView(path.join(git, "modules", "sub", "config"), root);
     assert(view, "a view was written");
