@@ -22,6 +22,7 @@ import { writeCachedBwrapProbe } from "../sandbox/bwrap_probe_cache.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
+import * as path from "../contracts/path.ts";
 
 /** Shared by the launcher and the gate. */
 export interface SandboxState {
@@ -56,6 +57,7 @@ export function sandboxSettings(spec: EngineSpec): SandboxSettings {
     envNames: spec.sandbox.env,
     hidden: spec.sandbox.hiddenMounts,
     limits: spec.sandbox.limits,
+    gitViews: path.join(spec.dataDir, "git-views"),
   };
 }
 

@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES }
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
 import { createMissingHooksFolders, protectedPaths, recentGitProtection } from "./protected.ts";
+import { shownGitConfig } from "./git_credentials.ts";
 import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 export interface BwrapOptions {
@@ -149,8 +150,10 @@ export function bwrapArgs(
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
     // the command guard reverts such a path when a command creates it.
+    // A git config holding a credential is shown without it (git_credentials.ts).
     for (const target of protectedPaths(settings.workspace, settings.addDirs, git)) {
-      if (present(target) && exists(target)) args.push("--ro-bind", target, target);
+      const info = present(target) ? lstatOrNull(target) : null;
+      if (info) args.push("--ro-bind", shownGitConfig(target, info, settings.gitViews), target);
     }
   }
   const applying = hiddenAround(

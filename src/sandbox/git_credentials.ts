@@ -241,20 +241,21 @@ export function isCredentialBearingGitFile(real: string): boolean {
 /**
  * A file holding `redactGitConfig` of `file`, for bubblewrap to show in its
  * place, or null when none can be written safely (the caller then hides the
- * file whole). Kept in a folder of the user's own under the temp folder,
- * named by its content, so a session's sandboxes keep the same arguments.
+ * file whole). Kept in `folder` — by default one of the user's own under the
+ * temp folder; the engine's Worker passes one in skiff's data folder, the
+ * only place outside the workspace it may write — named by its content, so a
+ * session's sandboxes keep the same arguments.
  */
-export function gitConfigView(file: string, tempRoot = tempFolder()): string | null {
+export function gitConfigView(file: string, folder = defaultViewsFolder()): string | null {
   const text = readSmallText(file);
   if (text === null) return null;
   const view = redactGitConfig(text);
   try {
-    const folder = path.join(tempRoot, `skiff-git-views-${Deno.uid() ?? "user"}`);
     let info: Deno.FileInfo;
     try {
       info = Deno.lstatSync(folder);
     } catch {
-      Deno.mkdirSync(folder, { mode: 0o700 });
+      Deno.mkdirSync(folder, { mode: 0o700, recursive: true });
       info = Deno.lstatSync(folder);
     }
     // Another user's folder, or a link planted there, is not ours to write in.
@@ -276,10 +277,43 @@ export function gitConfigView(file: string, tempRoot = tempFolder()): string | n
   }
 }
 
+function defaultViewsFolder(): string {
+  let uid: number | null = null;
+  try {
+    uid = Deno.uid();
+  } catch {
+    // not allowed here: the name still has to be the user's own
+  }
+  return path.join(tempFolder(), `skiff-git-views-${uid ?? "user"}`);
+}
+
 function tempFolder(): string {
   try {
     return Deno.env.get("TMPDIR") || "/tmp";
   } catch {
     return "/tmp";
   }
+}
+
+/** `shownGitConfig`'s answers, by file and what its stat says of its content. */
+const shownCache = new Map<string, { key: string; source: string }>();
+
+/**
+ * What bubblewrap binds at a git config file it re-binds read-only before
+ * each command: the file itself, or — when it holds a credential — its view
+ * (`gitConfigView`), else an empty file. A repository nested in the
+ * workspace, or a credential added since the session started, is covered
+ * here; the answer is kept while the file's inode, size and times stay.
+ */
+export function shownGitConfig(file: string, info: Deno.FileInfo, viewsFolder?: string): string {
+  if (!info.isFile || !looksLikeGitCredentialFile(file)) return file;
+  const key = `${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+  const known = shownCache.get(file);
+  if (known?.key === key) return known.source;
+  const text = readSmallText(file);
+  const source = text === null || !holdsGitCredential(text)
+    ? file
+    : gitConfigView(file, viewsFolder) ?? "/dev/null";
+  shownCache.set(file, { key, source });
+  return source;
 }

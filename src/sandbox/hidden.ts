@@ -153,8 +153,8 @@ export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
     try {
       const info = Deno.statSync(target);
       if (info.isFile && gitCredentialEntries.has(target)) {
-        // git needs the rest of its config; a file it includes may show empty.
-        const view = looksLikeGitCredentialFile(target) ? gitConfigView(target) : null;
+        // git needs the rest of its config, and stops at an include it cannot read.
+        const view = gitConfigView(target);
         mounts.push({
           path: target,
           folder: false,

@@ -107,6 +107,88 @@ Deno.test({
 });
 
 Deno.test({
+  name: "e2e: a nested repository's credential stays hidden from commands, and git there works",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([
+      {
+        toolCalls: [bash(
+          "cat vendor/lib/.git/config; git -C vendor/lib log --oneline; git config --list",
+        )],
+      },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const nested = path.join(sandbox.workspace, "vendor", "lib");
+      await Deno.mkdir(nested, { recursive: true });
+      for (
+        const args of [
+          ["init", "-q", "-b", "main"],
+          [
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "vendored",
+          ],
+        ]
+      ) {
+        const done = await new Deno.Command("git", { args, cwd: nested }).output();
+        assert(done.success, "git");
+      }
+      await Deno.writeTextFile(path.join(nested, ".git", "config"), CREDENTIAL_CONFIG, {
+        append: true,
+      });
+      const result = await runSkiff(["run", "--json", "--yes", "look"], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const shown = lastToolResults(mock)[0].content;
+      assertStringIncludes(shown, "vendored");
+      assertEquals(
+        leaks(everythingSent(mock)),
+        [],
+        "the nested repository's token reached the model",
+      );
+    });
+  },
+});
+
+Deno.test({
+  name: "e2e: a token in a file the config includes (newer checkouts) stays hidden, and git works",
+  ...needsBwrap,
+  fn: async () => {
+    await withAttack([
+      {
+        toolCalls: [
+          bash("git log --oneline; git config --list; cat ../outside/git-credentials.config"),
+        ],
+      },
+      { toolCalls: [read("../outside/git-credentials.config")] },
+      { text: "done" },
+    ], async (sandbox, mock) => {
+      const included = path.join(sandbox.outside, "git-credentials.config");
+      await Deno.writeTextFile(
+        included,
+        `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${BASIC}\n`,
+      );
+      await Deno.writeTextFile(
+        path.join(sandbox.workspace, ".git", "config"),
+        `[includeIf "gitdir:${path.join(sandbox.workspace, ".git")}/"]\n\tpath = ${included}\n`,
+        { append: true },
+      );
+      const result = await runSkiff(["run", "--json", "--yes", "look"], sandbox);
+      const [shown, read] = lastToolResults(mock);
+      assertStringIncludes(shown.content, "init");
+      assertStringIncludes(shown.content, "extraheader *** (hidden from the agent by skiff)");
+      assertStringIncludes(read.content, "hidden from the agent");
+      assertEquals(leaks(everythingSent(mock)), [], result.stdout);
+    });
+  },
+});
+
+Deno.test({
   name: "e2e control: the same text in a file named otherwise flows to the model",
   ...needsBwrap,
   fn: async () => {
