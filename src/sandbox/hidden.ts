@@ -265,8 +265,8 @@ export function hiddenRefusal(display: string, holder: string): { reason: string
       reason: `${display} is hidden from the agent: it holds a git credential ` +
         `(an http extraheader, a token in a URL or a credential entry).`,
       hint: "Do not retry. Use `git remote -v` or `git log` for what git knows of the " +
-        "repository; commands see this file without the credential. The user removes the " +
-        "credential (actions/checkout: persist-credentials: false) to make the file readable.",
+        "repository. The user removes the credential (actions/checkout: " +
+        "persist-credentials: false) to make the file readable.",
     };
   }
   return {
