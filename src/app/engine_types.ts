@@ -78,7 +78,7 @@ export interface EngineSpec {
     /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
     hidden?: string[];
     /** The hidden paths that exist, for the OS sandbox to mount over. */
-    hiddenMounts?: { path: string; folder: boolean }[];
+    hiddenMounts?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
     limits?: { tmpMB: number; processes: number };
     /** Set by the host, which can read /proc (src/sandbox/landlock_probe_key.ts). */
     landlockProbeKey?: string;

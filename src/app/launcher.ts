@@ -23,6 +23,7 @@ import { writeCachedBwrapProbe } from "../sandbox/bwrap_probe_cache.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { type ProcessLauncher, ToolError } from "../tools/tool.ts";
 import type { EngineSpec } from "./engine_types.ts";
+import * as path from "../contracts/path.ts";
 
 /** Shared by the launcher and the gate. */
 export interface SandboxState {
@@ -57,6 +58,7 @@ export function sandboxSettings(spec: EngineSpec): SandboxSettings {
     envNames: spec.sandbox.env,
     hidden: spec.sandbox.hiddenMounts,
     limits: spec.sandbox.limits,
+    gitViews: path.join(spec.dataDir, "git-views"),
   };
 }
 
@@ -73,6 +75,27 @@ function holdsProtected(workspace: string, owned: string): boolean {
   if (real === root) return false;
   return isToolWriteProtected(root, real) ||
     protectedPaths(root).some((target) => isWithin(real, target));
+}
+
+/**
+ * Landlock cannot show commands a git config without its credential
+ * (bubblewrap mounts such a copy): in the writable workspace the file stays
+ * readable to commands, in a read-only one it is unreadable and git fails.
+ * Either way the person is told, with what removes the cause.
+ */
+function landlockGitCredentialWarnings(settings: SandboxSettings): string[] {
+  const roots = [settings.workspace, ...settings.addDirs].map((dir) => realpathLenient(dir));
+  const writable = settings.mode === "read-only" ? [] : roots;
+  return (settings.hidden ?? [])
+    .filter((mount) => mount.gitCredential)
+    .map((mount) =>
+      `${mount.path} holds a git credential (an http extraheader or a token in a URL). ` +
+      (writable.some((root) => isWithin(root, mount.path))
+        ? "The file tools refuse it, but under the Landlock sandbox commands can read it. "
+        : "Under the Landlock sandbox commands cannot read it, so git fails in this repository. ") +
+      "Remove it before running skiff (GitHub Actions: persist-credentials: false on " +
+      "actions/checkout), or run where bubblewrap works (skiff doctor says why it does not here)."
+    );
 }
 
 export async function chooseSessionLauncher(
@@ -162,6 +185,7 @@ export async function chooseSessionLauncher(
       };
     }
     if (choice.name === "landlock" && available.landlock) {
+      warnings.push(...landlockGitCredentialWarnings(settings));
       // Under Landlock the same: holders that stay up for the session, each in
       // one domain with a command's ruleset (src/sandbox/landlock_session.ts).
       const pooled = landlockSessionLauncher(settings, {

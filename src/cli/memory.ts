@@ -6,9 +6,9 @@
  */
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Store } from "../store/store.ts";
-import type { HarnessRecord, MemoryEntry } from "../store/memory.ts";
+import type { HarnessRecord, MemoryEntry, MemoryPlace } from "../store/memory.ts";
 import { resolveWorkspace } from "../app/setup.ts";
-import { changedSince, handoffPacketText, memoryScope } from "../tools/session/mod.ts";
+import { changedSince, handoffPacketText, memoryPlace } from "../tools/session/mod.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
@@ -54,26 +54,49 @@ function recordLine(record: HarnessRecord): string {
   return `h${record.id}  ${when(record.created)}  ${record.kind}: ${record.summary}`;
 }
 
-function scopeOf(options: MemoryOptions): string | undefined {
-  return options.all ? undefined : memoryScope(resolveWorkspace(options.dir));
+function placeOf(options: MemoryOptions): MemoryPlace | undefined {
+  return options.all ? undefined : memoryPlace(resolveWorkspace(options.dir));
 }
 
 export function memoryList(options: MemoryOptions): number {
   try {
-    const scope = scopeOf(options);
+    const place = placeOf(options);
     return withStore((store) => {
-      const entries = store.memory.memories(scope, 1000);
-      const records = store.memory.records(scope, { limit: 1000 });
+      const entries = store.memory.memories(place, 1000);
+      const records = store.memory.records(place, { limit: 1000 });
+      const legacy = place ? store.memory.legacyMemories(place) : { memories: [], records: [] };
       if (options.json) {
-        print(JSON.stringify({ scope: scope ?? null, memories: entries, records }, null, 2));
-        return ExitCode.ok;
-      }
-      if (!entries.length && !records.length) {
-        print(`Nothing remembered${scope ? ` for ${scope}` : ""}.`);
+        print(JSON.stringify(
+          {
+            scope: place?.root ?? null,
+            repository: place?.repository ?? null,
+            memories: entries,
+            records,
+            notShown: legacy,
+          },
+          null,
+          2,
+        ));
         return ExitCode.ok;
       }
       if (entries.length) print(["Remembered:", ...entries.map(entryLine)].join("\n"));
       if (records.length) print(["Records:", ...records.map(recordLine)].join("\n"));
+      if (legacy.memories.length || legacy.records.length) {
+        print(
+          [
+            `Not shown to sessions: stored for ${
+              place!.root
+            } by an older skiff, before memory was ` +
+            "kept per repository, and the repository there now is newer than them (or its creation " +
+            "time is unknown), so they may be another checkout's. Read them with skiff memory show; " +
+            "delete them with skiff memory rm.",
+            ...legacy.memories.map(entryLine),
+            ...legacy.records.map(recordLine),
+          ].join("\n"),
+        );
+      } else if (!entries.length && !records.length) {
+        print(`Nothing remembered${place ? ` for ${place.root}` : ""}.`);
+      }
       return ExitCode.ok;
     });
   } catch (error) {
@@ -156,14 +179,16 @@ export function memoryRemove(ids: string[]): number {
 /** Everything of the scope (or of every scope with --all) as one JSON document. */
 export function memoryExport(options: MemoryOptions): number {
   try {
-    const scope = scopeOf(options);
+    const place = placeOf(options);
     return withStore((store) => {
+      const legacy = place ? store.memory.legacyMemories(place) : { memories: [], records: [] };
       print(JSON.stringify(
         {
           exported: new Date().toISOString(),
-          scope: scope ?? null,
-          memories: store.memory.memories(scope, 100_000),
-          records: store.memory.records(scope, { limit: 100_000 }),
+          scope: place?.root ?? null,
+          repository: place?.repository ?? null,
+          memories: [...store.memory.memories(place, 100_000), ...legacy.memories],
+          records: [...store.memory.records(place, { limit: 100_000 }), ...legacy.records],
         },
         null,
         2,

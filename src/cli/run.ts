@@ -31,6 +31,7 @@ import {
   replacedLinkNotice,
   writeHostFile,
 } from "../sandbox/host_write.ts";
+import { redactSecrets } from "../contracts/redact.ts";
 
 export interface RunOptions extends CommonOptions, GateFlags {
   maxTurns?: string;
@@ -334,7 +335,11 @@ function outputFiles(
   ];
 }
 
-/** The final answer and the summary files, when asked for; a write that fails is a failed run. */
+/**
+ * The final answer and the summary files, when asked for; a write that fails
+ * is a failed run. A CI job publishes both (a PR body, the job page), so
+ * token-shaped secrets are taken out first (contracts/redact.ts).
+ */
 async function writeOutputs(
   outputs: OutputFile[],
   result: { exitCode: number; sessionId: string; text: string },
@@ -343,7 +348,9 @@ async function writeOutputs(
   let exitCode = result.exitCode;
   for (const { kind, file, within } of outputs) {
     // The summary says how the run ended, a failed answer file included.
-    const text = kind === "answer" ? result.text : `${summary?.markdown(exitCode) ?? ""}\n`;
+    const text = redactSecrets(
+      kind === "answer" ? result.text : `${summary?.markdown(exitCode) ?? ""}\n`,
+    );
     try {
       const written = await writeHostFile(file, text, { within });
       const notice = replacedLinkNotice(file, written);

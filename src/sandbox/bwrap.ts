@@ -14,6 +14,7 @@ import { DEFAULT_LIMITS, mebibytes, nprocStep, ROOT_PIDS_STEP, RUN_TMPFS_BYTES }
 import type { SandboxSettings } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
 import { createMissingHooksFolders, protectedPaths, recentGitProtection } from "./protected.ts";
+import { shownGitConfig } from "./git_credentials.ts";
 import { type Listings, presenceOf } from "./_dir_entries.ts";
 
 export interface BwrapOptions {
@@ -149,8 +150,10 @@ export function bwrapArgs(
     // Re-bound read-only over the writable workspace. A protected path that
     // does not exist yet cannot be bound (bwrap would create it on the host);
     // the command guard reverts such a path when a command creates it.
+    // A git config holding a credential is shown without it (git_credentials.ts).
     for (const target of protectedPaths(settings.workspace, settings.addDirs, git)) {
-      if (present(target) && exists(target)) args.push("--ro-bind", target, target);
+      const info = present(target) ? lstatOrNull(target) : null;
+      if (info) args.push("--ro-bind", shownGitConfig(target, info, settings.gitViews), target);
     }
   }
   const applying = hiddenAround(
@@ -187,14 +190,15 @@ export function bwrapArgs(
 
 /**
  * Mounts over each hidden path that exists: an empty read-only tmpfs over a
- * folder, /dev/null over a file. Last, so a hidden path inside the
+ * folder, /dev/null over a file (a git config holding a credential: its
+ * copy without it). Last, so a hidden path inside the
  * workspace stays hidden under its writable bind.
  */
 function hide(args: string[], hidden: readonly HiddenMount[]): void {
-  for (const { path: target, folder } of hidden) {
+  for (const { path: target, folder, view } of hidden) {
     if (folder) {
       args.push("--perms", "0500", "--size", "4096", "--tmpfs", target, "--remount-ro", target);
-    } else args.push("--ro-bind", "/dev/null", target);
+    } else args.push("--ro-bind", view ?? "/dev/null", target);
   }
 }
 

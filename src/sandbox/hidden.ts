@@ -12,6 +12,11 @@
 import * as path from "../contracts/path.ts";
 import { isPlainAbsolute, isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
 import { type Listings, presenceOf } from "./_dir_entries.ts";
+import {
+  gitConfigView,
+  gitCredentialFiles,
+  looksLikeGitCredentialFile,
+} from "./git_credentials.ts";
 
 /** Hidden by default, relative to the home folder. */
 export const DEFAULT_HIDDEN_IN_HOME: readonly string[] = [
@@ -67,6 +72,9 @@ function absolute(key: string, home: string, workspace: string): string {
   return path.resolve(workspace, expanded);
 }
 
+/** Hidden entries that are git config files holding a credential, as `hiddenPaths` found them. */
+const gitCredentialEntries = new Set<string>();
+
 /**
  * The absolute hidden paths (realpath'd where they exist), for the launcher
  * and the file tools. Pure apart from resolving links.
@@ -78,10 +86,14 @@ export function hiddenPaths(input: HiddenInput): string[] {
       .filter(([key, hide]) => !hide && input.merged?.[key] === false)
       .map(([key]) => anchor(key)),
   );
+  // The CI token a checkout leaves in the repository's git config (git_credentials.ts).
+  const gitFiles = gitCredentialFiles(input.workspace, input.home);
+  for (const file of gitFiles) gitCredentialEntries.add(realpathLenient(file));
   const wanted = [
     ...DEFAULT_HIDDEN_IN_HOME.map((relative) => path.join(input.home, relative)),
     input.configDir,
     input.dataDir,
+    ...gitFiles,
     ...Object.entries(input.merged ?? {}).filter(([, hide]) => hide !== false).map(([key]) =>
       anchor(key)
     ),
@@ -118,6 +130,13 @@ export function defaultHiddenFor(home: string, workspace: string): string[] {
 export interface HiddenMount {
   path: string;
   folder: boolean;
+  /**
+   * For a git config file holding a credential: a copy without it, shown in
+   * its place (git needs the rest); absent, an empty file is shown.
+   */
+  view?: string;
+  /** A git config file (or a file it includes) holding a credential. */
+  gitCredential?: boolean;
 }
 
 /**
@@ -133,7 +152,18 @@ export function hiddenMounts(hidden: readonly string[]): HiddenMount[] {
     if (presenceOf(target, listings) === "absent") continue;
     try {
       const info = Deno.statSync(target);
-      if (info.isDirectory || info.isFile) mounts.push({ path: target, folder: info.isDirectory });
+      if (info.isFile && gitCredentialEntries.has(target)) {
+        // git needs the rest of its config, and stops at an include it cannot read.
+        const view = gitConfigView(target);
+        mounts.push({
+          path: target,
+          folder: false,
+          gitCredential: true,
+          ...(view ? { view } : {}),
+        });
+      } else if (info.isDirectory || info.isFile) {
+        mounts.push({ path: target, folder: info.isDirectory });
+      }
     } catch {
       // Missing, or not visible here: nothing to mount over.
     }
@@ -230,6 +260,15 @@ export function hiddenHolder(
 
 /** Why a file tool refuses `display`, and what the user changes to allow it. */
 export function hiddenRefusal(display: string, holder: string): { reason: string; hint: string } {
+  if (looksLikeGitCredentialFile(holder)) {
+    return {
+      reason: `${display} is hidden from the agent: it holds a git credential ` +
+        `(an http extraheader, a token in a URL or a credential entry).`,
+      hint: "Do not retry. Use `git remote -v` or `git log` for what git knows of the " +
+        "repository. The user removes the credential (actions/checkout: " +
+        "persist-credentials: false) to make the file readable.",
+    };
+  }
   return {
     reason: `${display} is hidden from the agent: ${holder} holds keys or other sessions.`,
     hint: `Do not retry. If the user wants it readable, they add "${holder}": false under ` +

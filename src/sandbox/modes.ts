@@ -33,8 +33,10 @@ export interface SandboxSettings {
   network: boolean;
   /** Extra environment names children may see (never credentials). */
   envNames: string[];
+  /** Where copies of git config files without their credentials are written (git_credentials.ts). */
+  gitViews?: string;
   /** What commands may not read (src/sandbox/hidden.ts). @default the user's keys */
-  hidden?: { path: string; folder: boolean }[];
+  hidden?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
   /** Resource limits (src/sandbox/limits.ts). @default DEFAULT_LIMITS */
   limits?: { tmpMB: number; processes: number };
 }

@@ -247,6 +247,40 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE session_id IS NOT NULL ORDER BY started_at, batch_id, seq;
     `,
   },
+  {
+    version: 11,
+    description:
+      "harness memory keyed to the repository (or folder) it was written in, not to its path",
+    // A hostile checkout's memory reached a different repository cloned to
+    // the same path later. Rows from before have no repository: sessions see
+    // them only where the repository at that path is older than the row
+    // (src/store/memory.ts); `skiff memory list` shows the others.
+    sql: `
+      CREATE TABLE memories_keyed (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        repository TEXT,
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        body TEXT NOT NULL,
+        commit_sha TEXT,
+        files TEXT NOT NULL DEFAULT '[]',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (repository, kind, subject)
+      );
+      INSERT INTO memories_keyed (id, scope, repository, kind, subject, body, commit_sha, files,
+          created_at, updated_at)
+        SELECT id, scope, NULL, kind, subject, body, commit_sha, files, created_at, updated_at
+        FROM memories;
+      DROP TABLE memories;
+      ALTER TABLE memories_keyed RENAME TO memories;
+      CREATE INDEX memories_by_scope ON memories(scope, updated_at);
+      CREATE INDEX memories_by_repository ON memories(repository, updated_at);
+      ALTER TABLE harness_records ADD COLUMN repository TEXT;
+      CREATE INDEX harness_records_by_repository ON harness_records(repository, created_at);
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

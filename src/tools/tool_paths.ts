@@ -4,6 +4,7 @@
  * matches (workspace-relative inside, absolute outside) and the real paths.
  */
 import { hiddenHolder, hiddenRefusal } from "../sandbox/hidden.ts";
+import { isCredentialBearingGitFile } from "../sandbox/git_credentials.ts";
 import {
   displayPath,
   isWithin,
@@ -58,13 +59,22 @@ export function resolveToolPath(
   };
 }
 
-/** A hidden path (keys, skiff's config and data) is refused before any rule is asked. */
+/**
+ * A hidden path (keys, skiff's config and data, a git config holding a
+ * credential) is refused before any rule is asked.
+ */
 export function refuseHidden(
   ctx: Pick<ToolContext, "hidden" | "dataDir"> & Partial<SpillContext>,
   real: string,
   display: string,
 ): void {
   const hidden = ctx.hidden ?? [];
+  // A git config holding a credential in a repository the session's start
+  // did not search (nested, or made since) is refused the same way.
+  if (isCredentialBearingGitFile(real)) {
+    const { reason, hint } = hiddenRefusal(display, real);
+    throw new ToolError("denied", reason, hint);
+  }
   // The spill folder matters only for a path some entry holds (never a workspace file).
   if (hiddenHolder(hidden, real) === null) return;
   const own = ctx.sessionId ? spillFolder(ctx.dataDir, ctx.sessionId) : undefined;

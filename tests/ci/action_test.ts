@@ -113,9 +113,14 @@ function readOutputs(text: string): Record<string, string> {
 }
 
 /** Both steps, as a runner runs them, against a mock endpoint; returns what the job would see. */
-async function runAction(script: MockTurn[], inputs: Record<string, string>) {
+async function runAction(
+  script: MockTurn[],
+  inputs: Record<string, string>,
+  prepare?: (workspace: string) => Promise<void>,
+) {
   const mock = startMockServer(script);
   const sandbox: Sandbox = await makeSandbox();
+  await prepare?.(sandbox.workspace);
   const runnerTemp = path.join(sandbox.root, "runner-temp");
   await Deno.mkdir(runnerTemp);
   const files = {
@@ -234,4 +239,67 @@ Deno.test("examples/ci: both files parse, and the workflow uses only the action'
   const command = job.script.join("\n");
   assertStringIncludes(command, "--summary skiff-summary.md");
   assert(!command.includes("OPENAI_API_KEY"), "the key is not on the command line");
+});
+
+Deno.test("examples and docs: every actions/checkout keeps no token in the workspace (persist-credentials: false)", async () => {
+  const workflow = parse(
+    await Deno.readTextFile(path.join(ROOT, "examples/ci/github-workflow.yml")),
+  ) as { jobs: Record<string, { steps: (Step & { with?: Record<string, unknown> })[] }> };
+  const checkouts = Object.values(workflow.jobs).flatMap((job) => job.steps)
+    .filter((each) => each.uses?.startsWith("actions/checkout"));
+  assert(checkouts.length > 0, "the example checks out");
+  for (const each of checkouts) {
+    assertEquals((each.with as Record<string, unknown>)?.["persist-credentials"], false);
+  }
+  for await (const entry of Deno.readDir(path.join(ROOT, "docs"))) {
+    if (!entry.name.endsWith(".md")) continue;
+    const lines = (await Deno.readTextFile(path.join(ROOT, "docs", entry.name))).split("\n");
+    lines.forEach((line, index) => {
+      if (!/^\s*-\s*uses:\s*actions\/checkout@/.test(line)) return;
+      assert(
+        lines.slice(index + 1, index + 4).some((next) => /persist-credentials:\s*false/.test(next)),
+        `docs/${entry.name}:${index + 1} checks out without persist-credentials: false`,
+      );
+    });
+  }
+});
+
+Deno.test("action.yml: a checkout's token in .git/config is warned about and reaches no file the job publishes", async () => {
+  const token = "ghs_" + "actionT0kenFromCheckout0123456789ab";
+  const basic = btoa(`x-access-token:${token}`);
+  const result = await runAction(
+    [
+      { toolCalls: [{ name: "read", arguments: { file_path: ".git/config" } }] },
+      { text: `Summary for the PR body: ${token}` },
+    ],
+    { prompt: "review" },
+    async (workspace) => {
+      const init = await new Deno.Command("git", { args: ["init", "-q"], cwd: workspace }).output();
+      assert(init.success, "git init");
+      await Deno.writeTextFile(
+        path.join(workspace, ".git", "config"),
+        `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${basic}\n`,
+        { append: true },
+      );
+    },
+  );
+  try {
+    assertStringIncludes(
+      result.run.stdout,
+      "::warning title=skiff::.git/config holds the job's git token",
+    );
+    assertStringIncludes(result.run.stdout, "persist-credentials: false");
+    const published = [
+      result.summary,
+      await Deno.readTextFile(result.outputs["answer-file"]),
+      await Deno.readTextFile(result.outputs["events-file"]),
+      JSON.stringify(result.mock.requests),
+    ];
+    for (const text of published) {
+      assert(!text.includes(token) && !text.includes(basic), `the token was published: ${text}`);
+    }
+    assertStringIncludes(await Deno.readTextFile(result.outputs["answer-file"]), "ghs_***");
+  } finally {
+    await result.sandbox.cleanup();
+  }
 });

@@ -106,3 +106,44 @@ Deno.test("memory: a database from before migration 9 gains the tables and keeps
     store.close();
   }
 });
+
+Deno.test("memory: rows from before repository ids are shown only where the repository at their path is older than them", async () => {
+  await using data = await tempDataDir();
+  const db = new DatabaseSync(path.join(data.dir, DATABASE_FILE));
+  migrate(db, MIGRATIONS.filter((m) => m.version < 11));
+  const insert = db.prepare(
+    `INSERT INTO memories (scope, kind, subject, body, files, created_at, updated_at)
+     VALUES ('/r', 'fact', ?, ?, '[]', ?, ?)`,
+  );
+  insert.run("old", "from an earlier checkout", 4_000, 4_000);
+  insert.run("mine", "from this repository", 6_000, 6_000);
+  db.exec(
+    `INSERT INTO harness_records (scope, kind, summary, importance, created_at)
+     VALUES ('/r', 'decision', 'earlier', 0.7, 4000), ('/r', 'decision', 'this one', 0.7, 6000)`,
+  );
+  db.close();
+  const store = openStore(data.dir, { now: () => 7_000 });
+  try {
+    const place = { root: "/r", repository: "git:1:2:5000", bornAt: 5_000 };
+    assertEquals(store.memory.memories(place).map((m) => m.subject), ["mine"]);
+    assertEquals(store.memory.records(place).map((r) => r.summary), ["this one"]);
+    const hidden = store.memory.legacyMemories(place);
+    assertEquals(hidden.memories.map((m) => m.subject), ["old"]);
+    assertEquals(hidden.records.map((r) => r.summary), ["earlier"]);
+    // Unknown creation time: none is shown, all are listed.
+    const unknown = { root: "/r", repository: "git:1:2:-", bornAt: null };
+    assertEquals(store.memory.memories(unknown), []);
+    assertEquals(store.memory.legacyMemories(unknown).memories.length, 2);
+    // Remembering the same subject replaces the adopted row instead of doubling it.
+    store.memory.remember(place, { kind: "fact", subject: "mine", body: "updated" });
+    assertEquals(store.memory.memories(place).map((m) => [m.body, m.repository]), [
+      ["updated", "git:1:2:5000"],
+    ]);
+    // Another repository at the same path sees none of it.
+    const other = { root: "/r", repository: "git:1:3:8000", bornAt: 8_000 };
+    assertEquals(store.memory.memories(other), []);
+    assertEquals(store.memory.memories().length, 2);
+  } finally {
+    store.close();
+  }
+});

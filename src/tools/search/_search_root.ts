@@ -5,7 +5,9 @@
  * paths).
  */
 import * as path from "../../contracts/path.ts";
-import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";
+import { displayPath, isWithin, resolveWorkspacePath } from "../../sandbox/paths.ts";
+import { hiddenRefusal } from "../../sandbox/hidden.ts";
+import { isCredentialBearingGitFile } from "../../sandbox/git_credentials.ts";
 import { inOwnSpillFolder, refuseHidden } from "../tool_paths.ts";
 import type { Access, ToolContext } from "../tool.ts";
 import { ToolError } from "../tool.ts";
@@ -29,12 +31,32 @@ export function resolveSearchRoot(
 ): SearchRoot {
   const resolved = resolveWorkspacePath(ctx.workspace, input?.trim() || ".", ctx.extraDirs);
   refuseHidden(ctx, resolved.real, displayPath(resolved));
+  refuseGitFolderHoldingHidden(ctx, resolved.real, displayPath(resolved));
   return {
     real: resolved.real,
     display: displayPath(resolved),
     relative: resolved.relative,
     ownSpill: !resolved.inside && inOwnSpillFolder(ctx, resolved.real),
   };
+}
+
+/**
+ * A search never enters `.git` unless it starts there: a root in a `.git`
+ * folder holding a hidden file (a config holding a credential) is refused
+ * whole, as the file would be.
+ */
+function refuseGitFolderHoldingHidden(
+  ctx: Pick<ToolContext, "hidden" | "dataDir">,
+  real: string,
+  display: string,
+): void {
+  if (!real.split(path.sep).includes(".git")) return;
+  const inside = (ctx.hidden ?? []).find((entry) => isWithin(real, entry));
+  const config = inside ??
+    (isCredentialBearingGitFile(path.join(real, "config")) ? path.join(real, "config") : undefined);
+  if (config === undefined) return;
+  const { reason, hint } = hiddenRefusal(display, config);
+  throw new ToolError("denied", reason, hint);
 }
 
 /** The Access of a search: permission `key`, the root as pattern, the root as read. */

@@ -76,7 +76,7 @@ export function createHarnessHandoffTool(deps: HarnessDeps): Tool<z.infer<typeof
       return { key: "harness_handoff", patterns: ["*"] };
     },
     execute(input, ctx) {
-      const lastCheck = deps.memory.records(deps.scope, {
+      const lastCheck = deps.memory.records(deps.place, {
         kinds: ["verification_result"],
         limit: 1,
       })
@@ -92,7 +92,7 @@ export function createHarnessHandoffTool(deps: HarnessDeps): Tool<z.infer<typeof
         ),
         verified,
       };
-      const record = deps.memory.record(deps.scope, {
+      const record = deps.memory.record(deps.place, {
         kind: "handoff",
         summary: input.current_goal,
         details: JSON.stringify(packet),

@@ -40,7 +40,7 @@ export function createHarnessRecordTool(deps: HarnessDeps): Tool<z.infer<typeof 
       return { key: "harness_record", patterns: [input.kind] };
     },
     execute(input, ctx) {
-      const record = deps.memory.record(deps.scope, {
+      const record = deps.memory.record(deps.place, {
         kind: input.kind,
         summary: input.summary,
         details: input.details,

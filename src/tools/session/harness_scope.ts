@@ -1,18 +1,21 @@
 /**
- * What the harness memory tools share: where memory is kept (the git root, or
- * the workspace outside git), the commit checked out (read from `.git`'s
+ * What the harness memory tools share: where memory is kept (the git
+ * repository, or the workspace folder outside git, each by an id of its own:
+ * `memoryPlace`), the commit checked out (read from `.git`'s
  * files, so no git process runs and the repository's config runs nothing),
  * and whether an entry has gone stale because a file it names changed since
  * it was written (the file's mtime is later, or the file is gone).
  */
 import * as path from "../../contracts/path.ts";
-import type { MemoryTable } from "../../store/memory.ts";
+import type { MemoryPlace, MemoryTable } from "../../store/memory.ts";
 
 /** What the memory tools of one session are built with. */
 export interface HarnessDeps {
   memory: MemoryTable;
-  /** The scope key: the git root, or the workspace. */
+  /** The folder memory's file paths are relative to: the git root, or the workspace. */
   scope: string;
+  /** Where rows are kept: `scope` and the id of the repository (or folder) there. */
+  place: MemoryPlace;
   sessionId: string;
   /** The commit checked out now, or null outside git. */
   commit(): string | null;
@@ -20,17 +23,65 @@ export interface HarnessDeps {
   gitState(): string | null;
 }
 
-/** The git root at or above `start`, else `start` itself. */
+function homeFolder(): string | null {
+  try {
+    return Deno.env.get("HOME") ?? null;
+  } catch {
+    return null; // not readable here (a Worker's env allowlist)
+  }
+}
+
+/**
+ * The git root at or above `start`, else `start` itself. A repository whose
+ * root is the home folder (or above it) counts only for the home folder
+ * itself: a home kept in git (dotfiles) would otherwise make every git-less
+ * folder under it share one memory.
+ */
 export function memoryScope(start: string): string {
+  const home = homeFolder();
   for (let dir = start;;) {
     try {
       Deno.statSync(path.join(dir, ".git"));
-      return dir;
+      const holdsHome = home !== null &&
+        (home === dir || home.startsWith(`${dir}/`) || dir === "/");
+      return holdsHome && dir !== start ? start : dir;
     } catch {
       const parent = path.dirname(dir);
       if (parent === dir) return start;
       dir = parent;
     }
+  }
+}
+
+/**
+ * Where memory of `start` is kept: its scope (memoryScope) and the id of the
+ * repository there — its git folder's device, inode and creation time, read
+ * with one stat, no git — or, outside git, of the workspace folder itself.
+ * A repository cloned again to the same path gets a new git folder, so a new
+ * id: what an earlier checkout there remembered is not shown to it. Copies
+ * and re-clones start afresh; a repository moved within its filesystem keeps
+ * its id and its memory.
+ */
+export function memoryPlace(start: string): MemoryPlace {
+  const root = memoryScope(start);
+  const folder = root === start && !hasGit(root) ? null : gitDir(root);
+  const target = folder ?? root;
+  try {
+    const info = Deno.statSync(target);
+    const born = info.birthtime?.getTime() ?? null;
+    const kind = folder ? "git" : "dir";
+    return { root, repository: `${kind}:${info.dev}:${info.ino}:${born ?? "-"}`, bornAt: born };
+  } catch {
+    return { root, repository: `path:${root}`, bornAt: null };
+  }
+}
+
+function hasGit(dir: string): boolean {
+  try {
+    Deno.statSync(path.join(dir, ".git"));
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -84,10 +135,12 @@ export function harnessDeps(
   workspace: string,
   sessionId: string,
 ): HarnessDeps {
-  const scope = memoryScope(workspace);
+  const place = memoryPlace(workspace);
+  const scope = place.root;
   return {
     memory,
     scope,
+    place,
     sessionId,
     commit: () => readHead(scope)?.commit ?? null,
     gitState: () => {

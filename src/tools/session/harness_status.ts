@@ -36,7 +36,7 @@ export function harnessStatus(
 ): string {
   const max = options.maxRecords ?? 10;
   const budget = options.budgetChars ?? 8000;
-  const records = deps.memory.records(deps.scope, { limit: 500 });
+  const records = deps.memory.records(deps.place, { limit: 500 });
   const of = (kind: HarnessRecord["kind"]) => records.filter((r) => r.kind === kind);
   const handoff = of("handoff")[0];
   const packet = handoff ? handoffPacket(handoff) : null;

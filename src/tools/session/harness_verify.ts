@@ -46,7 +46,7 @@ export interface Verification {
  * see both.
  */
 export function recordVerification(deps: HarnessDeps, check: Verification): HarnessRecord {
-  return deps.memory.record(deps.scope, {
+  return deps.memory.record(deps.place, {
     kind: "verification_result",
     summary: `${check.command} → exit ${check.exitCode ?? "none"}: ${check.outputSummary}`,
     details: check.verdict,

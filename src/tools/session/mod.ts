@@ -14,7 +14,13 @@ export { createSkillTool } from "./skill.ts";
 export { createDoneProposeTool, type DoneProposal } from "./done_propose.ts";
 export { createHarnessTools, HARNESS_TOOL_NAMES } from "./harness_tools.ts";
 export { SESSION_TOOL_SCHEMAS } from "./session_tool_schemas.ts";
-export { changedSince, type HarnessDeps, harnessDeps, memoryScope } from "./harness_scope.ts";
+export {
+  changedSince,
+  type HarnessDeps,
+  harnessDeps,
+  memoryPlace,
+  memoryScope,
+} from "./harness_scope.ts";
 export { harnessStatus } from "./harness_status.ts";
 export { recordVerification } from "./harness_verify.ts";
 export { handoffPacketText } from "./harness_handoff.ts";

@@ -41,7 +41,7 @@ export function createRememberTool(deps: HarnessDeps): Tool<z.infer<typeof schem
     },
     execute(input, ctx) {
       const files = (input.files ?? []).map((file) => scopePath(deps.scope, ctx.workspace, file));
-      const entry = deps.memory.remember(deps.scope, {
+      const entry = deps.memory.remember(deps.place, {
         kind: input.kind,
         subject: input.subject,
         body: input.body,

@@ -6,7 +6,12 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { openStore } from "../../../src/store/store.ts";
-import { createHarnessTools, harnessDeps, memoryScope } from "../../../src/tools/session/mod.ts";
+import {
+  createHarnessTools,
+  harnessDeps,
+  memoryPlace,
+  memoryScope,
+} from "../../../src/tools/session/mod.ts";
 import { parseToolInput } from "../../../src/tools/registry.ts";
 import type { Tool } from "../../../src/tools/tool.ts";
 import { makeContext } from "../../tools/_context.ts";
@@ -57,7 +62,7 @@ Deno.test("remember: kept per git root with the commit, files scope-relative; ea
   assertStringIncludes(result.output, "Remembered m");
   const scope = path.join(t.root, "repo");
   assertEquals(memoryScope(t.workspace), scope);
-  const [entry] = t.store.memory.memories(scope);
+  const [entry] = t.store.memory.memories(memoryPlace(t.workspace));
   assertEquals(entry.commit, "a".repeat(40));
   assertEquals(entry.files, [path.join("pkg", "deno.json")]);
   const keys = await Promise.all(
@@ -104,8 +109,8 @@ Deno.test("harness_record: every kind is accepted; an unknown kind is refused by
   ) {
     await t.call(tool, { kind, summary: `a ${kind}`, source_paths: ["src/a.ts"], importance: 0.5 });
   }
-  assertEquals(t.store.memory.records(t.workspace).length, 8);
-  assertEquals(t.store.memory.records(t.workspace)[0].sourcePaths, ["src/a.ts"]);
+  assertEquals(t.store.memory.records(memoryPlace(t.workspace)).length, 8);
+  assertEquals(t.store.memory.records(memoryPlace(t.workspace))[0].sourcePaths, ["src/a.ts"]);
   let refused = false;
   try {
     parseToolInput(tool, JSON.stringify({ kind: "opinion", summary: "x" }));
@@ -203,19 +208,19 @@ Deno.test("memory in the prompt: newest first, stale once a named file changes o
   const deps = harnessDeps(t.store.memory, t.workspace, "ses_a");
   await Deno.writeTextFile(path.join(t.workspace, "build.sh"), "make\n");
   await Deno.writeTextFile(path.join(t.workspace, "gone.txt"), "x\n");
-  t.store.memory.remember(deps.scope, {
+  t.store.memory.remember(deps.place, {
     kind: "command",
     subject: "build",
     body: "run build.sh",
     files: ["build.sh"],
   });
-  t.store.memory.remember(deps.scope, {
+  t.store.memory.remember(deps.place, {
     kind: "fact",
     subject: "gone",
     body: "see gone.txt",
     files: ["gone.txt"],
   });
-  t.store.memory.remember(deps.scope, { kind: "trap", subject: "newest", body: "no files" });
+  t.store.memory.remember(deps.place, { kind: "trap", subject: "newest", body: "no files" });
   let section = memoryPromptSection(t.store.memory, t.workspace)!;
   assert(
     section.indexOf("newest") < section.indexOf("gone") &&
@@ -232,7 +237,7 @@ Deno.test("memory in the prompt: newest first, stale once a named file changes o
   assertEquals(section.split("\n").find((l) => l.includes("newest"))!.includes("STALE"), false);
 
   for (let i = 0; i < 80; i++) {
-    t.store.memory.remember(deps.scope, {
+    t.store.memory.remember(deps.place, {
       kind: "fact",
       subject: `filler ${i}`,
       body: "y".repeat(200),
