@@ -120,18 +120,10 @@ export class PermissionGate {
     callId?: string,
     options: { followUp?: boolean } = {},
   ): Promise<GateResult> {
-    const { workspace, extraDirs, mode } = this.options;
     const repeated = !options.followUp && this.#doomLoop.record(tool, input);
     // Loaded on the first command, not at start-up; a load failure makes commands ask.
     if (access.key === "bash") await ensureShellParser();
-    const context: PolicyContext = {
-      layers: this.#layers(),
-      workspace,
-      extraDirs,
-      mode,
-      protect: this.options.protect,
-      repeated,
-    };
+    const context = this.#context(repeated);
     const decision = evaluate(access, context);
     const request: ApprovalRequest = {
       tool,
@@ -179,17 +171,11 @@ export class PermissionGate {
    * an allow rule will do, not `--yes` (for commands a repository supplied).
    */
   async unattended(access: Access, options: { byRule?: boolean } = {}): Promise<UnattendedVerdict> {
-    const { workspace, extraDirs, mode } = this.options;
     if (access.key === "bash") await ensureShellParser();
-    const context: PolicyContext = {
-      layers: this.#layers(),
-      workspace,
-      extraDirs,
-      mode,
-      protect: this.options.protect,
-    };
+    const context = this.#context(false);
     const decision = evaluate(access, context);
-    const yes = this.options.brokerSource === "yes" && !options.byRule;
+    // As in `check`: a local address is never opened by --yes.
+    const yes = this.options.brokerSource === "yes" && !options.byRule && !access.local;
     if (decision.action === "allow" || (decision.action === "ask" && yes)) {
       return { allowed: true, decision };
     }
@@ -204,6 +190,12 @@ export class PermissionGate {
       return { allowed: false, decision, allow: { kind: "blocked", reason: decision.reason } };
     }
     return { allowed: false, decision, allow };
+  }
+
+  /** What the policy table judges a call against, now. */
+  #context(repeated: boolean): PolicyContext {
+    const { workspace, extraDirs, mode, protect } = this.options;
+    return { layers: this.#layers(), workspace, extraDirs, mode, protect, repeated };
   }
 
   #refuse(

@@ -7,6 +7,7 @@
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
+import { exists } from "../../src/agents/discovery.ts";
 
 const ROOT = path.resolve(import.meta.dirname!, "..", "..");
 const TOP_LEVEL = ["src/", "tests/", "scripts/", "docs/", "dist/", ".ci/", "examples/"];
@@ -22,15 +23,6 @@ function namedPaths(doc: string): string[] {
       ),
     ),
   ];
-}
-
-function exists(file: string): boolean {
-  try {
-    Deno.statSync(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("every module path docs/architecture.md names exists", async () => {
