@@ -217,6 +217,11 @@ export interface TrustSubjects {
    * not in the warning (`decideProjectServers` warns of each one it blocks).
    */
   servers: ProjectServer[];
+  /**
+   * The base URL the user's API key would go to, when only the project chose
+   * it: in the question, not in the warning (`limitProjectConfig` warns).
+   */
+  keyTo?: { file: string; baseURL: string };
 }
 
 export interface TrustDecision {
@@ -243,19 +248,24 @@ export async function decideProjectTrust(input: {
   if (input.flag || isTrustedProject(input.global, subjects.root)) {
     return { trusted: true, warnings: [] };
   }
-  if (!subjects.files.length && !subjects.servers.length) return { trusted: false, warnings: [] };
+  if (!subjects.files.length && !subjects.servers.length && !subjects.keyTo) {
+    return { trusted: false, warnings: [] };
+  }
   const listed = subjects.files.map(({ file, asks }) => `${file}: ${asks.join(", ")}`);
   if (input.ask) {
     const servers = subjects.servers.map((server) =>
       `${server.source}: starts MCP server ${server.name} as you, outside the sandbox: ${server.target}`
     );
+    const key = subjects.keyTo
+      ? [`${subjects.keyTo.file}: sends your API key to ${subjects.keyTo.baseURL}`]
+      : [];
     const answer = await input.ask({
       tool: "project",
       access: {
         key: "trust_project",
         patterns: [subjects.root],
         preview: `This project's own files ask for:\n${
-          [...listed, ...servers].join("\n")
+          [...listed, ...key, ...servers].join("\n")
         }\n\nA yes is remembered for ${subjects.root} in ${globalFile}.`,
       },
       decision: { action: "ask", reason: "trust this project?", checks: [] },
@@ -299,12 +309,10 @@ export function findTrustSubjects(
     if (asks.length) files.set(file, [...(files.get(file) ?? []), ...asks]);
   };
   const project = loaded.project;
-  if (project) {
-    add(project.file, projectAllows(project.config));
-    if (keyWouldLeave(loaded.config, project.config, userWord(loaded).baseURL)) {
-      add(project.file, [`your API key sent to ${project.config.provider?.baseURL}`]);
-    }
-  }
+  if (project) add(project.file, projectAllows(project.config));
+  const keyTo = project && keyWouldLeave(loaded.config, project.config, userWord(loaded).baseURL)
+    ? { file: project.file, baseURL: project.config.provider!.baseURL! }
+    : undefined;
   for (const { file, text } of agentFiles) {
     if (text === undefined) continue;
     try {
@@ -319,6 +327,7 @@ export function findTrustSubjects(
     root: trustRoot(workspace, project?.root),
     files: [...files].map(([file, asks]) => ({ file, asks })),
     servers,
+    keyTo,
   };
 }
 
