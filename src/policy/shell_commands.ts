@@ -5,7 +5,12 @@
  * parameter defaults and unquoted here-documents, wherever they sit. What
  * the tree cannot vouch for — a parse error, an unclosed here-document, a
  * program name computed at run time, a function definition, arithmetic on
- * a variable's value — is reported in `unsure`, and the caller asks.
+ * a variable's value — is reported in `unsure`, and the caller asks. So is
+ * a `$( )`, backtick, `<( )` or `>( )` the tree leaves inside plain text
+ * (as it does in `${x:-`cmd`}` and `${x#$(cmd)}`), unless reading that text
+ * again finds its commands. Carriage returns, vertical tabs and form feeds
+ * are ordinary characters to bash but blanks to tree-sitter; they are read
+ * as bash reads them (see `shellSyntax`).
  */
 import type { Node } from "web-tree-sitter";
 import { parserFailure, parseShell } from "./shell_parser.ts";
@@ -52,6 +57,33 @@ const ARITHMETIC_ON_VARIABLE =
   "bash evaluates a variable's value as arithmetic here, and a value such as a[$(cmd)] runs cmd";
 const ARITHMETIC_COMPARISON = /^-(?:eq|ne|lt|le|gt|ge)$/;
 const CONTAINERS = new Set(["command", "declaration_command", "variable_assignments"]);
+/** What starts a command inside a word: `$(`, a backtick, `<(`, `>(`. */
+const RUNS_COMMAND = /\$\(|`|[<>]\(/;
+/** Nodes the walk reads as commands itself, and here-document parts (`#heredoc` reads those). */
+const READ_AS_COMMANDS = new Set([
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "heredoc_body",
+  "heredoc_content",
+  "heredoc_start",
+  "heredoc_end",
+]);
+/** Quoted text, plain outside `${ }`; inside `"${x:-'…'}"` the quotes are characters. */
+const QUOTED = new Set(["raw_string", "ansi_c_string"]);
+/**
+ * Characters bash reads as part of a word but tree-sitter-bash as blanks
+ * (found by parsing every BMP character between two letters): `\r`, `\v`,
+ * `\f`. Before parsing, each becomes a private-use character the parser
+ * reads as a word character, as bash does; every text is given back with
+ * the original character. So `git status \` + CR LF + `sh -c …` is two
+ * commands, as in bash, not one with a line continuation.
+ */
+const BLANK_TO_TREE_SITTER = /[\r\v\f]/g;
+const STAND_IN = /[\uE00B-\uE00D]/g;
+const standIn = (char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0));
+const original = (text: string) =>
+  text.replace(STAND_IN, (char) => String.fromCharCode(char.charCodeAt(0) - 0xe000));
 
 /** The value of a word once the shell removes quotes, or null when it depends on the run. */
 export function wordValue(node: Node): string | null {
@@ -82,8 +114,11 @@ export function wordValue(node: Node): string | null {
 class Walk {
   readonly commands: ShellCommand[] = [];
   readonly unsure = new Set<string>();
+  /** True when the line does not parse: that is asked already, and its parts prove nothing. */
+  broken = false;
 
-  constructor(readonly source: string) {}
+  /** @param rereading True inside a word read again: its words are not read again in turn. */
+  constructor(readonly source: string, readonly rereading = false) {}
 
   visit(node: Node, depth: number, arithmetic: boolean): void {
     const type = node.type;
@@ -91,6 +126,7 @@ class Walk {
       this.unsure.add(`the parser met a construct skiff does not check (${type})`);
     }
     if (type === "comment") return;
+    this.#hiddenCommand(node, depth);
     if (arithmetic && this.#readsVariable(node)) this.unsure.add(ARITHMETIC_ON_VARIABLE);
     let childDepth = depth;
     let childArithmetic = arithmetic;
@@ -214,7 +250,7 @@ class Walk {
 
   /** Commands of `text` read on its own, counted as sitting inside a substitution here. */
   #parseAgain(text: string, depth: number, start: number): void {
-    const inner = shellSyntax(text);
+    const inner = syntaxOf(text);
     if (!inner) return;
     for (const command of inner.commands) {
       this.commands.push({ ...command, depth: depth + 1 + command.depth, start });
@@ -282,6 +318,66 @@ class Walk {
     }
   }
 
+  /**
+   * A command the tree left in text: tree-sitter-bash reads the operand of
+   * `${x:-…}` and the pattern of `${x#…}` (`##`, `%`, `%%`, `/`, `^^`, `,,`…)
+   * as a plain word in some forms, though bash runs the `$( )`, backticks
+   * and `<( )` in it. Checked on each node's own text (what its named
+   * children do not cover), after backslash escapes are removed.
+   */
+  #hiddenCommand(node: Node, depth: number): void {
+    if (this.broken || READ_AS_COMMANDS.has(node.type)) return;
+    if (QUOTED.has(node.type) && !this.#insideExpansion(node)) return;
+    if (!RUNS_COMMAND.test(this.#ownText(node).replace(/\\./gs, ""))) return;
+    if (node.namedChildCount === 0 && this.#readWordAgain(node.text, depth, node.startIndex)) {
+      return;
+    }
+    const shown = node.text.length > 40 ? `${node.text.slice(0, 40)}…` : node.text;
+    this.unsure.add(
+      `${shown} holds a command ($( ), backticks, <( ) or >( )) that skiff's parser reads as text`,
+    );
+  }
+
+  /** The source of `node` that its named children do not cover. */
+  #ownText(node: Node): string {
+    let text = "";
+    let at = node.startIndex;
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      text += this.source.slice(at, child.startIndex);
+      at = child.endIndex;
+    }
+    return text + this.source.slice(at, node.endIndex);
+  }
+
+  #insideExpansion(node: Node): boolean {
+    for (let up = node.parent; up; up = up.parent) {
+      if (up.type === "expansion") return true;
+      if (up.type === "command_substitution" || up.type === "process_substitution") return false;
+    }
+    return false;
+  }
+
+  /**
+   * Reads a word the tree left as text again, as the one argument of `:`.
+   * Trusted only when it holds no quote or backslash (whose meaning inside
+   * `${ }` and double quotes differs from a plain word's) and reads back as
+   * exactly that one word: then its substitutions are bash's, and their
+   * commands are judged like any other. False when it cannot be trusted.
+   */
+  #readWordAgain(text: string, depth: number, start: number): boolean {
+    if (this.rereading || /['"\\]/.test(text)) return false;
+    const inner = syntaxOf(`: ${text}`, true);
+    const outer = inner?.commands.filter((command) => command.depth === 0);
+    if (!inner || outer?.length !== 1 || outer[0].words.length !== 2) return false;
+    if (outer[0].words[1].text !== text) return false;
+    for (const command of inner.commands) {
+      if (command.depth > 0) this.commands.push({ ...command, depth: depth + command.depth, start });
+    }
+    for (const reason of inner.unsure) this.unsure.add(reason);
+    return true;
+  }
+
   #readsVariable(node: Node): boolean {
     switch (node.type) {
       case "variable_name":
@@ -316,18 +412,16 @@ function brokenPart(node: Node): string | null {
   return null;
 }
 
-/**
- * The commands in `source` and what could not be accounted for, or null when
- * the parser is not loaded (see `ensureShellParser`).
- */
-export function shellSyntax(source: string): ShellSyntax | null {
+/** The commands in `source` as tree-sitter reads it (no stand-ins), or null without a parser. */
+function syntaxOf(source: string, rereading = false): ShellSyntax | null {
   if (parserFailure()) return null;
   const tree = parseShell(source);
   if (!tree) return null;
   try {
-    const walk = new Walk(source);
+    const walk = new Walk(source, rereading);
     const root = tree.rootNode;
     if (root.hasError) walk.unsure.add(brokenPart(root) ?? "the line does not parse as shell");
+    walk.broken = root.hasError;
     walk.visit(root, 0, false);
     // Outer commands first, then those substituted inside them, each in source order.
     const commands = walk.commands.sort((a, b) => a.depth - b.depth || a.start - b.start);
@@ -335,4 +429,30 @@ export function shellSyntax(source: string): ShellSyntax | null {
   } finally {
     tree.delete();
   }
+}
+
+/**
+ * The commands in `source` and what could not be accounted for, or null when
+ * the parser is not loaded (see `ensureShellParser`).
+ */
+export function shellSyntax(source: string): ShellSyntax | null {
+  if (source.search(BLANK_TO_TREE_SITTER) < 0) return syntaxOf(source);
+  const syntax = syntaxOf(source.replace(BLANK_TO_TREE_SITTER, standIn));
+  if (!syntax) return null;
+  const restore = (word: ShellWord): ShellWord => ({
+    text: original(word.text),
+    value: word.value === null ? null : original(word.value),
+  });
+  const unsure = syntax.unsure.map(original);
+  if (source.search(STAND_IN) >= 0) {
+    unsure.push("it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f");
+  }
+  return {
+    commands: syntax.commands.map((command) => ({
+      ...command,
+      text: original(command.text),
+      words: command.words.map(restore),
+    })),
+    unsure,
+  };
 }
