@@ -212,7 +212,8 @@ class Walk {
   }
 
   #add(text: string, words: ShellWord[], depth: number, start: number): void {
-    const trimmed = text.trim();
+    // Only bash's own blanks: `\u00a0` and other Unicode spaces are a program name to bash.
+    const trimmed = text.replace(/^[ \t\n]+|[ \t\n]+$/g, "");
     if (trimmed) this.commands.push({ text: trimmed, words, depth, start });
   }
 
@@ -328,7 +329,12 @@ class Walk {
   #hiddenCommand(node: Node, depth: number): void {
     if (this.broken || READ_AS_COMMANDS.has(node.type)) return;
     if (QUOTED.has(node.type) && !this.#insideExpansion(node)) return;
-    if (!RUNS_COMMAND.test(this.#ownText(node).replace(/\\./gs, ""))) return;
+    const text = this.#ownText(node).replace(/\\./gs, "");
+    // tree-sitter-bash reads `a` LF `\h1` as one word; bash ends the command at the LF.
+    if ((node.type === "word" || node.type === "command") && text.includes("\n")) {
+      this.unsure.add("skiff's parser reads a line break inside a command, where bash ends it");
+    }
+    if (!RUNS_COMMAND.test(text)) return;
     if (node.namedChildCount === 0 && this.#readWordAgain(node.text, depth, node.startIndex)) {
       return;
     }
@@ -372,7 +378,9 @@ class Walk {
     if (!inner || outer?.length !== 1 || outer[0].words.length !== 2) return false;
     if (outer[0].words[1].text !== text) return false;
     for (const command of inner.commands) {
-      if (command.depth > 0) this.commands.push({ ...command, depth: depth + command.depth, start });
+      if (command.depth > 0) {
+        this.commands.push({ ...command, depth: depth + command.depth, start });
+      }
     }
     for (const reason of inner.unsure) this.unsure.add(reason);
     return true;
@@ -445,7 +453,9 @@ export function shellSyntax(source: string): ShellSyntax | null {
   });
   const unsure = syntax.unsure.map(original);
   if (source.search(STAND_IN) >= 0) {
-    unsure.push("it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f");
+    unsure.push(
+      "it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f",
+    );
   }
   return {
     commands: syntax.commands.map((command) => ({

@@ -326,3 +326,27 @@ Deno.test("under a narrow rule every hidden command is asked about", () => {
     }
   }
 });
+
+Deno.test("what the parser cannot see is denied where a command no rule allows is denied", () => {
+  const workspace = Deno.cwd();
+  // The plan agent's shape: everything denied but commands that only look.
+  const layers = buildLayers({ agent: { bash: { "*": "deny", "cat *": "allow" } } });
+  const decide = (line: string) =>
+    evaluate({ key: "bash", patterns: [line], commands: [line] }, { layers, workspace });
+  const hidden = decide("cat \"${HOME#$(echo x'')}\"");
+  // A deny, not an ask: `--yes` approves asks, and must not run what the parser cannot see.
+  assertEquals(hidden.action, "deny");
+  assertStringIncludes(hidden.reason, "cannot tell everything");
+  assertEquals(decide("cat a.txt").action, "allow");
+  // Where an unknown command is asked, so is the line.
+  const narrow = buildLayers({
+    flags: { name: "flags", permission: { bash: { "cat *": "allow" } } },
+  });
+  assertEquals(
+    evaluate({ key: "bash", patterns: ["cat $(( x ))"], commands: ["cat $(( x ))"] }, {
+      layers: narrow,
+      workspace,
+    }).action,
+    "ask",
+  );
+});
