@@ -57,8 +57,14 @@ const ARITHMETIC_ON_VARIABLE =
   "bash evaluates a variable's value as arithmetic here, and a value such as a[$(cmd)] runs cmd";
 const ARITHMETIC_COMPARISON = /^-(?:eq|ne|lt|le|gt|ge)$/;
 const CONTAINERS = new Set(["command", "declaration_command", "variable_assignments"]);
-/** What starts a command inside a word: `$(`, a backtick, `<(`, `>(`. */
-const RUNS_COMMAND = /\$\(|`|[<>]\(/;
+/**
+ * What can run a command inside a word: `$(`, a backtick, `<(`, `>(`, and
+ * `${` or `$[` (a subscript or arithmetic evaluates a variable's value,
+ * which can hold `a[$(cmd)]`).
+ */
+const RUNS_COMMAND = /\$[([{]|`|[<>]\(/;
+/** Where bash starts a comment: `#` at the start of a word, after a blank or an operator. */
+const BEFORE_COMMENT = /[ \t\n;&|()<>]/;
 /** Nodes the walk reads as commands itself, and here-document parts (`#heredoc` reads those). */
 const READ_AS_COMMANDS = new Set([
   "command_substitution",
@@ -125,8 +131,16 @@ class Walk {
     if (node.isNamed && !KNOWN_TYPES.has(type) && type !== "ERROR") {
       this.unsure.add(`the parser met a construct skiff does not check (${type})`);
     }
-    if (type === "comment") return;
+    if (type === "comment") {
+      // tree-sitter-bash also starts one inside a word (`echo ] }#$(cmd); cmd2`): bash does not.
+      const before = this.source[node.startIndex - 1];
+      if (before !== undefined && !BEFORE_COMMENT.test(before)) {
+        this.unsure.add("skiff's parser reads a comment where bash reads a word");
+      }
+      return;
+    }
     this.#hiddenCommand(node, depth);
+    if (type === "file_redirect") this.#duplicatingRedirect(node);
     if (arithmetic && this.#readsVariable(node)) this.unsure.add(ARITHMETIC_ON_VARIABLE);
     let childDepth = depth;
     let childArithmetic = arithmetic;
@@ -329,10 +343,15 @@ class Walk {
   #hiddenCommand(node: Node, depth: number): void {
     if (this.broken || READ_AS_COMMANDS.has(node.type)) return;
     if (QUOTED.has(node.type) && !this.#insideExpansion(node)) return;
-    const text = this.#ownText(node).replace(/\\./gs, "");
-    // tree-sitter-bash reads `a` LF `\h1` as one word; bash ends the command at the LF.
+    // An expansion's own text starts with its `${`.
+    const own = this.#ownText(node);
+    const text = (node.type === "expansion" ? own.slice(2) : own).replace(/\\./gs, "");
+    // tree-sitter-bash reads `a` LF `\h1` and `] }` as one word; bash splits them.
     if ((node.type === "word" || node.type === "command") && text.includes("\n")) {
       this.unsure.add("skiff's parser reads a line break inside a command, where bash ends it");
+    }
+    if (node.type === "word" && /[ \t]/.test(text) && !this.#insideExpansion(node)) {
+      this.unsure.add("skiff's parser reads a blank inside a word, where bash splits it");
     }
     if (!RUNS_COMMAND.test(text)) return;
     if (node.namedChildCount === 0 && this.#readWordAgain(node.text, depth, node.startIndex)) {
@@ -340,8 +359,22 @@ class Walk {
     }
     const shown = node.text.length > 40 ? `${node.text.slice(0, 40)}…` : node.text;
     this.unsure.add(
-      `${shown} holds a command ($( ), backticks, <( ) or >( )) that skiff's parser reads as text`,
+      `${shown} holds a command or expansion ($( ), backticks, <( ), >( ), \${ }) that skiff's parser reads as text`,
     );
+  }
+
+  /**
+   * bash expands the target of `>&` and `n>&` once more when it is no file
+   * descriptor, so `>& '$(cmd)'` runs `cmd` whatever the quotes.
+   */
+  #duplicatingRedirect(redirect: Node): void {
+    const destination = redirect.childForFieldName("destination");
+    if (!destination || !/^\d*[<>]&/.test(redirect.text)) return;
+    if (/[$`]/.test(destination.text)) {
+      this.unsure.add(
+        `bash expands the target of ${redirect.text} a second time, which can run commands`,
+      );
+    }
   }
 
   /** The source of `node` that its named children do not cover. */

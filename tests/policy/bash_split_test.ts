@@ -350,3 +350,25 @@ Deno.test("what the parser cannot see is denied where a command no rule allows i
     "ask",
   );
 });
+
+Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash apart", () => {
+  // Each ran h1 in bash while the parser reported only the first command
+  // (tests/policy/shell_fuzz_test.ts, `deno task fuzz`).
+  const apart = [
+    "git status a\n\\h1", // a line break read inside a word
+    "echo ] }#$(h1); h2", // a comment read inside a word
+    "echo >& '$(h1)'", // bash expands the target of >& twice, quotes or not
+    "echo 1>&'`h1`'",
+    "npm test x >& %$'#`sh -c h1`'",
+    "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
+    'echo "${z%%\\\f${arr[y+1 == z]}}"',
+  ];
+  for (const line of apart) {
+    assert(analyzeCommand(line).unsure.length > 0, `not flagged: ${JSON.stringify(line)}`);
+  }
+  // A command named by a Unicode space is still a command (bash runs it).
+  assertEquals(analyzeCommand("echo a\n\u00a0").commands, ["echo a", "\u00a0"]);
+  for (const line of ["echo a 2>&1", "echo x >&2", "echo a #c", "echo a;#c", "cat x 2>&-"]) {
+    assertEquals(analyzeCommand(line).unsure, [], line);
+  }
+});
