@@ -133,7 +133,10 @@ class Walk {
     }
     if (type === "comment") {
       // tree-sitter-bash also starts one inside a word (`echo ] }#$(cmd); cmd2`): bash does not.
-      const before = this.source[node.startIndex - 1];
+      // A line continuation is removed before bash reads words: look behind it.
+      let at = node.startIndex - 1;
+      while (this.source[at] === "\n" && this.source[at - 1] === "\\") at -= 2;
+      const before = this.source[at];
       if (before !== undefined && !BEFORE_COMMENT.test(before)) {
         this.unsure.add("skiff's parser reads a comment where bash reads a word");
       }
@@ -154,6 +157,10 @@ class Walk {
         this.#add(node.text, [], depth, node.startIndex);
         if (type === "test_command" && node.text.startsWith("[[")) {
           childArithmetic ||= this.#hasComparison(node);
+        }
+        // `-v 'a[$(cmd)]'` evaluates the subscript of the name it tests.
+        if (type === "test_command" && /(?:^|\s)-v\s/.test(node.text)) {
+          this.unsure.add("-v evaluates a variable name's subscript as arithmetic");
         }
         break;
       case "compound_statement":

@@ -362,13 +362,30 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "npm test x >& %$'#`sh -c h1`'",
     "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
     'echo "${z%%\\\f${arr[y+1 == z]}}"',
+    "echo ${y@Q}\\\n# $(h1) || h2", // a comment read after a line continuation, inside a word
+    // Builtins that take a variable's name evaluate its subscript, whatever the quotes.
+    "printf -v 'a[$(h1)]' x",
+    "test -v 'a[$(h1)]'",
+    "[ -v 'a[$(h1)]' ]",
+    "read -r 'a[`h1`]' <<< x",
   ];
   for (const line of apart) {
     assert(analyzeCommand(line).unsure.length > 0, `not flagged: ${JSON.stringify(line)}`);
   }
   // A command named by a Unicode space is still a command (bash runs it).
   assertEquals(analyzeCommand("echo a\n\u00a0").commands, ["echo a", "\u00a0"]);
-  for (const line of ["echo a 2>&1", "echo x >&2", "echo a #c", "echo a;#c", "cat x 2>&-"]) {
+  const plain = [
+    "echo a 2>&1",
+    "echo x >&2",
+    "echo a #c",
+    "echo a;#c",
+    "echo a \\\n# c",
+    "cat x 2>&-",
+    "read -r line",
+    "printf '%s[%d]' a 1",
+    "[ -f x ]",
+  ];
+  for (const line of plain) {
     assertEquals(analyzeCommand(line).unsure, [], line);
   }
 });

@@ -35,6 +35,12 @@ function ruleSets(): { name: string; layers: RuleLayer[] }[] {
       name: "--allow 'bash(npm test*)' --allow 'bash(cat *)'",
       layers: buildLayers({ flags: flagsLayer({ allow: ["bash(npm test*)", "bash(cat *)"] }) }),
     },
+    {
+      name: "--allow 'bash(printf *)' --allow 'bash(test *)' --allow 'bash(read *)'",
+      layers: buildLayers({
+        flags: flagsLayer({ allow: ["bash(printf *)", "bash(test *)", "bash(read *)"] }),
+      }),
+    },
     { name: "the plan agent's rules", layers: buildLayers({ agent: plan.permission }) },
   ];
 }

@@ -111,7 +111,17 @@ const ODD = [
 ];
 const CONTINUATIONS = ["\\\n", "\\\r\n"];
 const SEPARATORS = [" ; ", " && ", " || ", " & ", "\n", "\r\n", " | ", ";", " |& ", "\n\n"];
-const VISIBLE = ["git status", "git status --short", "echo", "echo -n", "cat", "npm test"];
+const VISIBLE = [
+  "git status",
+  "git status --short",
+  "echo",
+  "echo -n",
+  "cat",
+  "npm test",
+  "printf -v",
+  "test -v",
+  "read -r",
+];
 const DELIMITERS = ["EOF", "'EOF'", '"EOF"', "\\EOF", 'E"O"F', "fi", "}", ")", "EOF\r"];
 
 class LineWriter {
