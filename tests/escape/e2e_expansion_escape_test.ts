@@ -3,9 +3,11 @@
  * parser read as plain text: a command inside a `${ }` operand or pattern
  * (``${x:-`cmd`}``, `"${HOME#$(cmd)}"` and `##`, `%`, `%%`, `,,`, `^^`), a
  * backslash before CR LF (a line continuation to tree-sitter, not to bash),
- * a CR before `#` (a comment to tree-sitter, not to bash), and a line break
- * before `\cmd` (read as one word; found by the fuzzer,
- * tests/policy/shell_fuzz_test.ts). Each hidden command creates a marker
+ * a CR before `#` (a comment to tree-sitter, not to bash), and what the
+ * fuzzer found (tests/policy/shell_fuzz_test.ts): a line break before
+ * `\cmd` and `] }#…` (one word and a comment to tree-sitter), `>& '$(cmd)'`
+ * (bash expands the target twice), and the subscript of a variable name
+ * that `read`, `printf -v` and `test -v` evaluate. Each hidden command creates a marker
  * file. Under a narrow rule (`git status*`, `npm test*`, the plan agent's
  * `cat *`) and through `skiff mcp serve` none may run; the control runs the
  * same lines under `bash(*)`, where every marker appears.
@@ -37,6 +39,8 @@ function attackLines(program: string): [string, string][] {
     ["pwned-crlf", `${program} \\\r\nsh -c 'touch pwned-crlf'`],
     ["pwned-cr-comment", `${program} a\r#$(touch pwned-cr-comment)`],
     ["pwned-newline", `${program} a\n\\touch pwned-newline`],
+    ["pwned-comment-word", `${program} ] }#$(touch pwned-comment-word)`],
+    ["pwned-duplicate", `${program} >& '$(touch pwned-duplicate)'`],
   ];
   return lines;
 }
@@ -104,6 +108,29 @@ Deno.test({
     const lines = attackLines("git status");
     const { found } = await runLines(lines, ["--allow", "bash(*)"], "git status");
     assertEquals(found, lines.map(([marker]) => marker));
+  },
+});
+
+Deno.test({
+  name: "e2e: builtins that evaluate a variable name's subscript are refused under their own rules",
+  ...needsBwrap,
+  fn: async () => {
+    const lines: [string, string][] = [
+      ["pwned-read", "read -r 'a[$(touch pwned-read)]' <<< x"],
+      ["pwned-printf", "printf -v 'a[$(touch pwned-printf)]' x"],
+      ["pwned-test", "test -v 'a[$(touch pwned-test)]'"],
+    ];
+    const rules = ["bash(read *)", "bash(printf *)", "bash(test *)"].flatMap((rule) => [
+      "--allow",
+      rule,
+    ]);
+    const { found, results } = await runLines(lines, rules, "printf ok");
+    assertEquals(found, [], "a hidden command ran");
+    lines.forEach(([marker], index) => assertStringIncludes(results[index], "Error", marker));
+    assertStringIncludes(results.at(-1)!, "ok");
+    // Control: under bash(*) each builtin runs the command in its subscript.
+    const control = await runLines(lines, ["--allow", "bash(*)"], "printf ok");
+    assertEquals(control.found, lines.map(([marker]) => marker));
   },
 });
 
