@@ -10,10 +10,20 @@
  * (as it does in `${x:-`cmd`}` and `${x#$(cmd)}`), unless reading that text
  * again finds its commands. Carriage returns, vertical tabs and form feeds
  * are ordinary characters to bash but blanks to tree-sitter; they are read
- * as bash reads them (see `shellSyntax`).
+ * as bash reads them (see `shellSyntax`). Where else the two read a line
+ * apart (_shell_text.ts) is asked about too.
  */
 import type { Node } from "web-tree-sitter";
 import { parserFailure, parseShell } from "./shell_parser.ts";
+import {
+  commentInsideWord,
+  expandedTwice,
+  fromStandIns,
+  holdsStandIn,
+  insideExpansion,
+  ownText,
+  toStandIns,
+} from "./_shell_text.ts";
 
 export interface ShellWord {
   /** As written. */
@@ -63,8 +73,6 @@ const CONTAINERS = new Set(["command", "declaration_command", "variable_assignme
  * which can hold `a[$(cmd)]`).
  */
 const RUNS_COMMAND = /\$[([{]|`|[<>]\(/;
-/** Where bash starts a comment: `#` at the start of a word, after a blank or an operator. */
-const BEFORE_COMMENT = /[ \t\n;&|()<>]/;
 /** Nodes the walk reads as commands itself, and here-document parts (`#heredoc` reads those). */
 const READ_AS_COMMANDS = new Set([
   "command_substitution",
@@ -77,19 +85,6 @@ const READ_AS_COMMANDS = new Set([
 ]);
 /** Quoted text, plain outside `${ }`; inside `"${x:-'…'}"` the quotes are characters. */
 const QUOTED = new Set(["raw_string", "ansi_c_string"]);
-/**
- * Characters bash reads as part of a word but tree-sitter-bash as blanks
- * (found by parsing every BMP character between two letters): `\r`, `\v`,
- * `\f`. Before parsing, each becomes a private-use character the parser
- * reads as a word character, as bash does; every text is given back with
- * the original character. So `git status \` + CR LF + `sh -c …` is two
- * commands, as in bash, not one with a line continuation.
- */
-const BLANK_TO_TREE_SITTER = /[\r\v\f]/g;
-const STAND_IN = /[\uE00B-\uE00D]/g;
-const standIn = (char: string) => String.fromCharCode(0xe000 + char.charCodeAt(0));
-const original = (text: string) =>
-  text.replace(STAND_IN, (char) => String.fromCharCode(char.charCodeAt(0) - 0xe000));
 
 /** The value of a word once the shell removes quotes, or null when it depends on the run. */
 export function wordValue(node: Node): string | null {
@@ -132,18 +127,17 @@ class Walk {
       this.unsure.add(`the parser met a construct skiff does not check (${type})`);
     }
     if (type === "comment") {
-      // tree-sitter-bash also starts one inside a word (`echo ] }#$(cmd); cmd2`): bash does not.
-      // A line continuation is removed before bash reads words: look behind it.
-      let at = node.startIndex - 1;
-      while (this.source[at] === "\n" && this.source[at - 1] === "\\") at -= 2;
-      const before = this.source[at];
-      if (before !== undefined && !BEFORE_COMMENT.test(before)) {
+      if (commentInsideWord(node, this.source)) {
         this.unsure.add("skiff's parser reads a comment where bash reads a word");
       }
       return;
     }
     this.#hiddenCommand(node, depth);
-    if (type === "file_redirect") this.#duplicatingRedirect(node);
+    if (type === "file_redirect" && expandedTwice(node)) {
+      this.unsure.add(
+        `bash expands the target of ${node.text} a second time, which can run commands`,
+      );
+    }
     if (arithmetic && this.#readsVariable(node)) this.unsure.add(ARITHMETIC_ON_VARIABLE);
     let childDepth = depth;
     let childArithmetic = arithmetic;
@@ -349,15 +343,15 @@ class Walk {
    */
   #hiddenCommand(node: Node, depth: number): void {
     if (this.broken || READ_AS_COMMANDS.has(node.type)) return;
-    if (QUOTED.has(node.type) && !this.#insideExpansion(node)) return;
+    if (QUOTED.has(node.type) && !insideExpansion(node)) return;
     // An expansion's own text starts with its `${`.
-    const own = this.#ownText(node);
+    const own = ownText(node, this.source);
     const text = (node.type === "expansion" ? own.slice(2) : own).replace(/\\./gs, "");
     // tree-sitter-bash reads `a` LF `\h1` and `] }` as one word; bash splits them.
     if ((node.type === "word" || node.type === "command") && text.includes("\n")) {
       this.unsure.add("skiff's parser reads a line break inside a command, where bash ends it");
     }
-    if (node.type === "word" && /[ \t]/.test(text) && !this.#insideExpansion(node)) {
+    if (node.type === "word" && /[ \t]/.test(text) && !insideExpansion(node)) {
       this.unsure.add("skiff's parser reads a blank inside a word, where bash splits it");
     }
     if (!RUNS_COMMAND.test(text)) return;
@@ -368,40 +362,6 @@ class Walk {
     this.unsure.add(
       `${shown} holds a command or expansion ($( ), backticks, <( ), >( ), \${ }) that skiff's parser reads as text`,
     );
-  }
-
-  /**
-   * bash expands the target of `>&` and `n>&` once more when it is no file
-   * descriptor, so `>& '$(cmd)'` runs `cmd` whatever the quotes.
-   */
-  #duplicatingRedirect(redirect: Node): void {
-    const destination = redirect.childForFieldName("destination");
-    if (!destination || !/^\d*[<>]&/.test(redirect.text)) return;
-    if (/[$`]/.test(destination.text)) {
-      this.unsure.add(
-        `bash expands the target of ${redirect.text} a second time, which can run commands`,
-      );
-    }
-  }
-
-  /** The source of `node` that its named children do not cover. */
-  #ownText(node: Node): string {
-    let text = "";
-    let at = node.startIndex;
-    for (const child of node.namedChildren) {
-      if (!child) continue;
-      text += this.source.slice(at, child.startIndex);
-      at = child.endIndex;
-    }
-    return text + this.source.slice(at, node.endIndex);
-  }
-
-  #insideExpansion(node: Node): boolean {
-    for (let up = node.parent; up; up = up.parent) {
-      if (up.type === "expansion") return true;
-      if (up.type === "command_substitution" || up.type === "process_substitution") return false;
-    }
-    return false;
   }
 
   /**
@@ -484,15 +444,16 @@ function syntaxOf(source: string, rereading = false): ShellSyntax | null {
  * the parser is not loaded (see `ensureShellParser`).
  */
 export function shellSyntax(source: string): ShellSyntax | null {
-  if (source.search(BLANK_TO_TREE_SITTER) < 0) return syntaxOf(source);
-  const syntax = syntaxOf(source.replace(BLANK_TO_TREE_SITTER, standIn));
+  const parsed = toStandIns(source);
+  if (parsed === source) return syntaxOf(source);
+  const syntax = syntaxOf(parsed);
   if (!syntax) return null;
   const restore = (word: ShellWord): ShellWord => ({
-    text: original(word.text),
-    value: word.value === null ? null : original(word.value),
+    text: fromStandIns(word.text),
+    value: word.value === null ? null : fromStandIns(word.value),
   });
-  const unsure = syntax.unsure.map(original);
-  if (source.search(STAND_IN) >= 0) {
+  const unsure = syntax.unsure.map(fromStandIns);
+  if (holdsStandIn(source)) {
     unsure.push(
       "it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f",
     );
@@ -500,7 +461,7 @@ export function shellSyntax(source: string): ShellSyntax | null {
   return {
     commands: syntax.commands.map((command) => ({
       ...command,
-      text: original(command.text),
+      text: fromStandIns(command.text),
       words: command.words.map(restore),
     })),
     unsure,
