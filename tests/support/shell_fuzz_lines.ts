@@ -106,12 +106,17 @@ const ODD = [
   "\u2028",
   "\ufeff",
   "\u200b",
-  "\ue00b",
   "\ue00d",
 ];
 const CONTINUATIONS = ["\\\n", "\\\r\n"];
 const SEPARATORS = [" ; ", " && ", " || ", " & ", "\n", "\r\n", " | ", ";", " |& ", "\n\n"];
+/** Weighted by repetition: builtins that take a variable name are asked about more often. */
 const VISIBLE = [
+  "git status",
+  "git status",
+  "echo",
+  "echo",
+  "cat",
   "git status",
   "git status --short",
   "echo",
@@ -273,6 +278,9 @@ class LineWriter {
   arithmetic(depth: number): string {
     const operand = () =>
       this.pick([
+        "1",
+        "2",
+        "0",
         "1",
         "x",
         "z",
