@@ -170,7 +170,11 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
           action: denied ? "deny" : "ask",
           rule: denied ? unseen.rule : undefined,
           reason: `bash: ${unsure}, so skiff cannot tell everything the command would run` +
-            (denied ? `, and a command no rule allows is denied (${unseen.reason})` : ""),
+            (denied
+              ? `, and a command no rule allows is denied (${
+                unseen.rule ? describeRule(unseen.rule) : unseen.reason
+              })`
+              : ""),
         });
       }
       for (const piece of analysis.commands) {
