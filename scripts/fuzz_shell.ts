@@ -11,6 +11,7 @@
  */
 import { describeFinding, fuzzShell } from "../tests/support/shell_fuzz.ts";
 import { fuzzLine } from "../tests/support/shell_fuzz_lines.ts";
+import { analyzeCommand, ensureShellParser } from "../src/policy/bash_split.ts";
 
 function option(name: string): string | undefined {
   const at = Deno.args.indexOf(name);
@@ -33,8 +34,13 @@ const cases = integer("--cases", 20000);
 const only = option("--only")?.split(",").map(Number);
 console.log(`fuzz: seed ${seed}, ${only ? `cases ${only.join(",")}` : `${cases} cases`}`);
 if (only) {
+  await ensureShellParser();
   for (const index of only) {
-    console.log(`  case ${index}: ${JSON.stringify(fuzzLine(seed, index))}`);
+    const line = fuzzLine(seed, index);
+    const { commands, unsure } = analyzeCommand(line);
+    console.log(`  case ${index}: ${JSON.stringify(line)}`);
+    console.log(`    the parser reports ${JSON.stringify(commands)}`);
+    for (const reason of unsure) console.log(`    and is unsure: ${reason}`);
   }
 }
 const report = await fuzzShell({
