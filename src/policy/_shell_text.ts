@@ -42,14 +42,25 @@ const BEFORE_COMMENT = /[ \t\n;&|()<>]/;
 
 /**
  * True when tree-sitter-bash starts `comment` inside what bash reads as a
- * word (`echo ] }#$(cmd); cmd2`, or `a\` LF `#…`: a line continuation is
- * removed before bash reads words).
+ * word: after a word character (`echo ] }#$(cmd); cmd2`), after a line
+ * continuation (`a\` LF `#…`: bash removes it before reading words), or
+ * after an escaped blank (`\ #…`: tree-sitter-bash skips `\ ` as a blank,
+ * to bash it is a space inside a word).
  */
 export function commentInsideWord(comment: Node, source: string): boolean {
   let at = comment.startIndex - 1;
-  while (source[at] === "\n" && source[at - 1] === "\\") at -= 2;
+  while (source[at] === "\n" && escaped(source, at)) at -= 2;
   const before = source[at];
-  return before !== undefined && !BEFORE_COMMENT.test(before);
+  if (before === undefined) return false;
+  if (!BEFORE_COMMENT.test(before)) return true;
+  return (before === " " || before === "\t") && escaped(source, at);
+}
+
+/** True when the character at `at` follows an odd number of backslashes. */
+function escaped(source: string, at: number): boolean {
+  let count = 0;
+  while (source[at - 1 - count] === "\\") count++;
+  return count % 2 === 1;
 }
 
 /**

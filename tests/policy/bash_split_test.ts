@@ -363,6 +363,7 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
     'echo "${z%%\\\f${arr[y+1 == z]}}"',
     "echo ${y@Q}\\\n# $(h1) || h2", // a comment read after a line continuation, inside a word
+    "test b1 = \\ #$(h1) ] & h2", // after an escaped blank, which tree-sitter-bash skips
     // Builtins that take a variable's name evaluate its subscript, whatever the quotes.
     "printf -v 'a[$(h1)]' x",
     "test -v 'a[$(h1)]'",
@@ -380,6 +381,7 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "echo a #c",
     "echo a;#c",
     "echo a \\\n# c",
+    "echo a \\\\ #c",
     "cat x 2>&-",
     "read -r line",
     "printf '%s[%d]' a 1",
