@@ -323,7 +323,7 @@ class LineWriter {
       case 9:
         return this.pick(ODD);
       case 10:
-        return this.pick(CONTINUATIONS);
+        return this.pick([...CONTINUATIONS, "\\ ", "\\\t"]);
       case 11:
         return `$${this.pick(NAMES)}`;
       default:
