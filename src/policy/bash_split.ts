@@ -50,6 +50,23 @@ const UNSURE_PROGRAMS: Record<string, string> = {
   enable: "`enable` can load new shell builtins",
   let: "`let` evaluates variables' values as arithmetic, which can run commands",
 };
+/**
+ * Builtins that take a variable's name, and which of their words are names:
+ * bash evaluates a name's subscript as arithmetic, so `read 'a[$(cmd)]'`
+ * and `test -v 'a[$(cmd)]'` run `cmd` whatever the quotes.
+ */
+const NAME_WORDS: Record<string, "all" | string> = {
+  read: "all",
+  mapfile: "all",
+  readarray: "all",
+  getopts: "all",
+  printf: "-v",
+  test: "-v",
+  "[": "-v",
+  wait: "-p",
+};
+/** A subscript other than a number, `@` or `*`, or a name only known when the line runs. */
+const EVALUATED_SUBSCRIPT = /\[(?![\d@*]*\])/;
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const MAX_NESTING = 4;
@@ -99,6 +116,14 @@ function shellText(program: string, words: ShellWord[]): ShellWord[] | null {
   return null;
 }
 
+/** True when a word that `option` (or, for "all", any word) makes a variable name has a subscript. */
+function evaluatesSubscript(option: string, args: ShellWord[]): boolean {
+  const names = option === "all"
+    ? args.filter((word) => !shown(word).startsWith("-"))
+    : args.filter((_, index) => index > 0 && shown(args[index - 1]) === option);
+  return names.some((word) => word.value === null || EVALUATED_SUBSCRIPT.test(word.value));
+}
+
 /**
  * What one simple command really runs once wrappers are peeled off. Adds
  * the extra commands (not the command itself) to `found`, and to `unsure`
@@ -123,6 +148,11 @@ function unwrap(command: ShellCommand, into: CommandAnalysis, nesting: number): 
     }
     const program = programOf(words[0]);
     if (UNSURE_PROGRAMS[program]) into.unsure.push(UNSURE_PROGRAMS[program]);
+    if (NAME_WORDS[program] && evaluatesSubscript(NAME_WORDS[program], words.slice(1))) {
+      into.unsure.push(
+        `${program} evaluates a variable name's subscript as arithmetic, which can run commands`,
+      );
+    }
     const text = shellText(program, words);
     if (text) {
       if (text.some((word) => word.value === null)) {

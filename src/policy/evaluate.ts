@@ -196,12 +196,24 @@ function checksFor(access: Access, ctx: PolicyContext): Check[] {
       // asks or denies: then there is nothing it could be hiding from. First,
       // so that among equal asks its reason is the one shown.
       const trusted = analysis.unsure.length > 0 && allowsEveryCommand(layers, command);
-      for (const unsure of trusted ? [] : analysis.unsure) {
+      // What the parser cannot see is a command no narrower rule names: denied where
+      // such a command is (the plan agent's `"*": "deny"`, which `--yes` does not lift).
+      const unseen = trusted || !analysis.unsure.length
+        ? undefined
+        : checkSubject(layers, "bash", "");
+      for (const unsure of unseen ? analysis.unsure : []) {
+        const denied = unseen?.action === "deny";
         checks.push({
           key: "bash",
           subject: "",
-          action: "ask",
-          reason: `bash: ${unsure}, so skiff cannot tell everything the command would run`,
+          action: denied ? "deny" : "ask",
+          rule: denied ? unseen.rule : undefined,
+          reason: `bash: ${unsure}, so skiff cannot tell everything the command would run` +
+            (denied
+              ? `, and a command no rule allows is denied (${
+                unseen.rule ? describeRule(unseen.rule) : unseen.reason
+              })`
+              : ""),
         });
       }
       for (const piece of analysis.commands) {

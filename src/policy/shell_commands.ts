@@ -5,10 +5,25 @@
  * parameter defaults and unquoted here-documents, wherever they sit. What
  * the tree cannot vouch for — a parse error, an unclosed here-document, a
  * program name computed at run time, a function definition, arithmetic on
- * a variable's value — is reported in `unsure`, and the caller asks.
+ * a variable's value — is reported in `unsure`, and the caller asks. So is
+ * a `$( )`, backtick, `<( )` or `>( )` the tree leaves inside plain text
+ * (as it does in `${x:-`cmd`}` and `${x#$(cmd)}`), unless reading that text
+ * again finds its commands. Carriage returns, vertical tabs and form feeds
+ * are ordinary characters to bash but blanks to tree-sitter; they are read
+ * as bash reads them (see `shellSyntax`). Where else the two read a line
+ * apart (_shell_text.ts) is asked about too.
  */
 import type { Node } from "web-tree-sitter";
 import { parserFailure, parseShell } from "./shell_parser.ts";
+import {
+  commentInsideWord,
+  expandedTwice,
+  fromStandIns,
+  holdsStandIn,
+  insideExpansion,
+  ownText,
+  toStandIns,
+} from "./_shell_text.ts";
 
 export interface ShellWord {
   /** As written. */
@@ -52,6 +67,24 @@ const ARITHMETIC_ON_VARIABLE =
   "bash evaluates a variable's value as arithmetic here, and a value such as a[$(cmd)] runs cmd";
 const ARITHMETIC_COMPARISON = /^-(?:eq|ne|lt|le|gt|ge)$/;
 const CONTAINERS = new Set(["command", "declaration_command", "variable_assignments"]);
+/**
+ * What can run a command inside a word: `$(`, a backtick, `<(`, `>(`, and
+ * `${` or `$[` (a subscript or arithmetic evaluates a variable's value,
+ * which can hold `a[$(cmd)]`).
+ */
+const RUNS_COMMAND = /\$[([{]|`|[<>]\(/;
+/** Nodes the walk reads as commands itself, and here-document parts (`#heredoc` reads those). */
+const READ_AS_COMMANDS = new Set([
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "heredoc_body",
+  "heredoc_content",
+  "heredoc_start",
+  "heredoc_end",
+]);
+/** Quoted text, plain outside `${ }`; inside `"${x:-'…'}"` the quotes are characters. */
+const QUOTED = new Set(["raw_string", "ansi_c_string"]);
 
 /** The value of a word once the shell removes quotes, or null when it depends on the run. */
 export function wordValue(node: Node): string | null {
@@ -82,15 +115,29 @@ export function wordValue(node: Node): string | null {
 class Walk {
   readonly commands: ShellCommand[] = [];
   readonly unsure = new Set<string>();
+  /** True when the line does not parse: that is asked already, and its parts prove nothing. */
+  broken = false;
 
-  constructor(readonly source: string) {}
+  /** @param rereading True inside a word read again: its words are not read again in turn. */
+  constructor(readonly source: string, readonly rereading = false) {}
 
   visit(node: Node, depth: number, arithmetic: boolean): void {
     const type = node.type;
     if (node.isNamed && !KNOWN_TYPES.has(type) && type !== "ERROR") {
       this.unsure.add(`the parser met a construct skiff does not check (${type})`);
     }
-    if (type === "comment") return;
+    if (type === "comment") {
+      if (commentInsideWord(node, this.source)) {
+        this.unsure.add("skiff's parser reads a comment where bash reads a word");
+      }
+      return;
+    }
+    this.#hiddenCommand(node, depth);
+    if (type === "file_redirect" && expandedTwice(node)) {
+      this.unsure.add(
+        `bash expands the target of ${node.text} a second time, which can run commands`,
+      );
+    }
     if (arithmetic && this.#readsVariable(node)) this.unsure.add(ARITHMETIC_ON_VARIABLE);
     let childDepth = depth;
     let childArithmetic = arithmetic;
@@ -104,6 +151,10 @@ class Walk {
         this.#add(node.text, [], depth, node.startIndex);
         if (type === "test_command" && node.text.startsWith("[[")) {
           childArithmetic ||= this.#hasComparison(node);
+        }
+        // `-v 'a[$(cmd)]'` evaluates the subscript of the name it tests.
+        if (type === "test_command" && /(?:^|\s)-v\s/.test(node.text)) {
+          this.unsure.add("-v evaluates a variable name's subscript as arithmetic");
         }
         break;
       case "compound_statement":
@@ -176,7 +227,8 @@ class Walk {
   }
 
   #add(text: string, words: ShellWord[], depth: number, start: number): void {
-    const trimmed = text.trim();
+    // Only bash's own blanks: `\u00a0` and other Unicode spaces are a program name to bash.
+    const trimmed = text.replace(/^[ \t\n]+|[ \t\n]+$/g, "");
     if (trimmed) this.commands.push({ text: trimmed, words, depth, start });
   }
 
@@ -214,7 +266,7 @@ class Walk {
 
   /** Commands of `text` read on its own, counted as sitting inside a substitution here. */
   #parseAgain(text: string, depth: number, start: number): void {
-    const inner = shellSyntax(text);
+    const inner = syntaxOf(text);
     if (!inner) return;
     for (const command of inner.commands) {
       this.commands.push({ ...command, depth: depth + 1 + command.depth, start });
@@ -282,6 +334,58 @@ class Walk {
     }
   }
 
+  /**
+   * A command the tree left in text: tree-sitter-bash reads the operand of
+   * `${x:-…}` and the pattern of `${x#…}` (`##`, `%`, `%%`, `/`, `^^`, `,,`…)
+   * as a plain word in some forms, though bash runs the `$( )`, backticks
+   * and `<( )` in it. Checked on each node's own text (what its named
+   * children do not cover), after backslash escapes are removed.
+   */
+  #hiddenCommand(node: Node, depth: number): void {
+    if (this.broken || READ_AS_COMMANDS.has(node.type)) return;
+    if (QUOTED.has(node.type) && !insideExpansion(node)) return;
+    // An expansion's own text starts with its `${`.
+    const own = ownText(node, this.source);
+    const text = (node.type === "expansion" ? own.slice(2) : own).replace(/\\./gs, "");
+    // tree-sitter-bash reads `a` LF `\h1` and `] }` as one word; bash splits them.
+    if ((node.type === "word" || node.type === "command") && text.includes("\n")) {
+      this.unsure.add("skiff's parser reads a line break inside a command, where bash ends it");
+    }
+    if (node.type === "word" && /[ \t]/.test(text) && !insideExpansion(node)) {
+      this.unsure.add("skiff's parser reads a blank inside a word, where bash splits it");
+    }
+    if (!RUNS_COMMAND.test(text)) return;
+    if (node.namedChildCount === 0 && this.#readWordAgain(node.text, depth, node.startIndex)) {
+      return;
+    }
+    const shown = node.text.length > 40 ? `${node.text.slice(0, 40)}…` : node.text;
+    this.unsure.add(
+      `${shown} holds a command or expansion ($( ), backticks, <( ), >( ), \${ }) that skiff's parser reads as text`,
+    );
+  }
+
+  /**
+   * Reads a word the tree left as text again, as the one argument of `:`.
+   * Trusted only when it holds no quote or backslash (whose meaning inside
+   * `${ }` and double quotes differs from a plain word's) and reads back as
+   * exactly that one word: then its substitutions are bash's, and their
+   * commands are judged like any other. False when it cannot be trusted.
+   */
+  #readWordAgain(text: string, depth: number, start: number): boolean {
+    if (this.rereading || /['"\\]/.test(text)) return false;
+    const inner = syntaxOf(`: ${text}`, true);
+    const outer = inner?.commands.filter((command) => command.depth === 0);
+    if (!inner || outer?.length !== 1 || outer[0].words.length !== 2) return false;
+    if (outer[0].words[1].text !== text) return false;
+    for (const command of inner.commands) {
+      if (command.depth > 0) {
+        this.commands.push({ ...command, depth: depth + command.depth, start });
+      }
+    }
+    for (const reason of inner.unsure) this.unsure.add(reason);
+    return true;
+  }
+
   #readsVariable(node: Node): boolean {
     switch (node.type) {
       case "variable_name":
@@ -316,18 +420,16 @@ function brokenPart(node: Node): string | null {
   return null;
 }
 
-/**
- * The commands in `source` and what could not be accounted for, or null when
- * the parser is not loaded (see `ensureShellParser`).
- */
-export function shellSyntax(source: string): ShellSyntax | null {
+/** The commands in `source` as tree-sitter reads it (no stand-ins), or null without a parser. */
+function syntaxOf(source: string, rereading = false): ShellSyntax | null {
   if (parserFailure()) return null;
   const tree = parseShell(source);
   if (!tree) return null;
   try {
-    const walk = new Walk(source);
+    const walk = new Walk(source, rereading);
     const root = tree.rootNode;
     if (root.hasError) walk.unsure.add(brokenPart(root) ?? "the line does not parse as shell");
+    walk.broken = root.hasError;
     walk.visit(root, 0, false);
     // Outer commands first, then those substituted inside them, each in source order.
     const commands = walk.commands.sort((a, b) => a.depth - b.depth || a.start - b.start);
@@ -335,4 +437,33 @@ export function shellSyntax(source: string): ShellSyntax | null {
   } finally {
     tree.delete();
   }
+}
+
+/**
+ * The commands in `source` and what could not be accounted for, or null when
+ * the parser is not loaded (see `ensureShellParser`).
+ */
+export function shellSyntax(source: string): ShellSyntax | null {
+  const parsed = toStandIns(source);
+  if (parsed === source) return syntaxOf(source);
+  const syntax = syntaxOf(parsed);
+  if (!syntax) return null;
+  const restore = (word: ShellWord): ShellWord => ({
+    text: fromStandIns(word.text),
+    value: word.value === null ? null : fromStandIns(word.value),
+  });
+  const unsure = syntax.unsure.map(fromStandIns);
+  if (holdsStandIn(source)) {
+    unsure.push(
+      "it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f",
+    );
+  }
+  return {
+    commands: syntax.commands.map((command) => ({
+      ...command,
+      text: fromStandIns(command.text),
+      words: command.words.map(restore),
+    })),
+    unsure,
+  };
 }

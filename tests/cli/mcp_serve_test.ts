@@ -5,36 +5,13 @@
  * as printed), and the bearer token HTTP requires.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
+import { makeSandbox, runSkiff, spawnSkiff } from "../support/cli.ts";
+import { mcpServeClient as stdioClient, toolText as textOf } from "../support/mcp_serve_client.ts";
 import { builtinTools } from "../../src/tools/registry.ts";
 
 type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
-const textOf = (result: unknown) => (result as ToolText).content.map((c) => c.text).join("\n");
-
-async function stdioClient(sandbox: Sandbox, extra: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--allow-all",
-      "--unstable-worker-options",
-      "--no-prompt",
-      MAIN,
-      "mcp",
-      "serve",
-      ...extra,
-    ],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "skiff-test", version: "1" });
-  await client.connect(transport);
-  return { client, close: () => client.close() };
-}
 
 Deno.test("mcp serve over stdio: lists the registry's tools and memory tools, reads, edits with undo, refuses bash with a working --allow", async () => {
   const sandbox = await makeSandbox();

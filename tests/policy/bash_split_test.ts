@@ -216,3 +216,178 @@ Deno.test("bash(*) with no narrower ask or deny allows what the parser is unsure
   // A rule narrower than every command never covers what it cannot see.
   assertEquals(decide("git status $((i))", { "git status*": "allow" }).action, "ask");
 });
+
+/** Every operator of `${ }` whose operand or pattern bash expands. */
+const EXPANSION_OPERATORS = [
+  ":-",
+  "-",
+  ":=",
+  "=",
+  ":?",
+  "?",
+  ":+",
+  "+",
+  "#",
+  "##",
+  "%",
+  "%%",
+  "/",
+  "//",
+  "/#",
+  "/%",
+  "^",
+  "^^",
+  ",",
+  ",,",
+];
+
+Deno.test("analyzeCommand reads the commands in every ${ } operand and pattern", () => {
+  for (const operator of EXPANSION_OPERATORS) {
+    for (
+      const [open, close] of [["$(", ")"], ["`", "`"], ["<(", ")"]]
+    ) {
+      for (const quote of ["", '"']) {
+        const line = `git status ${quote}\${HOME${operator}${open}touch m${close}}${quote}`;
+        const { commands } = analyzeCommand(line);
+        assert(commands.includes("touch m"), `${line} → ${JSON.stringify(commands)}`);
+      }
+    }
+  }
+  // Nested, and after other text in the operand.
+  for (
+    const line of [
+      "git status ${x:-${y:-`touch m`}}",
+      "git status ${x/#`touch m`/b}",
+      `git status "\${x:-\\"$(touch m)\\"}"`,
+      "git status ${x:-#$(touch m)}",
+    ]
+  ) {
+    assert(analyzeCommand(line).commands.includes("touch m"), line);
+  }
+});
+
+Deno.test("analyzeCommand asks about a command it finds only as text", () => {
+  // Inside double quotes the single quotes of an operand are characters: bash runs the command.
+  const unsure = [
+    `git status "\${x:-'$(touch m)'}"`,
+    `git status "\${x:-'\`touch m\`'}"`,
+    "git status ${HOME#\\*$(touch m)}",
+    "git status ${HOME^^\\x`touch m`}",
+  ];
+  for (const line of unsure) {
+    const { unsure: reasons } = analyzeCommand(line);
+    assert(reasons.some((reason) => reason.includes("reads as text")), `${line} → ${reasons}`);
+  }
+  // tree-sitter does not parse this one: asked too.
+  assert(analyzeCommand("git status ${x:-a`touch m`b}").unsure.length > 0);
+  // Quoted text outside ${ } stays text.
+  for (const line of ["git status '$(touch m)'", "echo $'`x`' '<(y)'", "grep -F '${x:-$(' a"]) {
+    assertEquals(analyzeCommand(line).unsure, [], line);
+  }
+});
+
+Deno.test("analyzeCommand reads carriage returns, vertical tabs and form feeds as bash does", () => {
+  // bash: backslash-CR escapes the CR, and LF ends the command. tree-sitter alone
+  // read backslash-CR-LF as a line continuation, making sh an argument of git.
+  const continued = analyzeCommand("git status \\\r\nsh -c 'touch m'");
+  assertEquals(continued.commands, ["git status \\\r", "sh -c 'touch m'", "touch m"]);
+  // bash: CR, VT and FF are word characters, so `#` after one starts no comment.
+  for (const blank of ["\r", "\v", "\f"]) {
+    const { commands } = analyzeCommand(`echo a${blank}#$(touch m)`);
+    assert(commands.includes("touch m"), JSON.stringify(commands));
+  }
+  // A word keeps its character: the rule table sees what bash runs.
+  assertEquals(analyzeCommand("git status\r\n"), { commands: ["git status\r"], unsure: [] });
+  assertEquals(analyzeCommand("echo 'a\rb'").commands, ["echo 'a\rb'"]);
+});
+
+Deno.test("under a narrow rule every hidden command is asked about", () => {
+  const workspace = Deno.cwd();
+  const lines = [
+    "git status ${x:-`touch m`}",
+    'git status "${HOME#$(touch m)}"',
+    'git status "${HOME##$(touch m)}"',
+    'git status "${HOME%$(touch m)}"',
+    'git status "${HOME%%$(touch m)}"',
+    'git status "${HOME,,$(touch m)}"',
+    "git status ${HOME^^`touch m`}",
+    "git status \\\r\nsh -c 'touch m'",
+    "git status a\r#$(touch m)",
+    `git status "\${x:-'$(touch m)'}"`,
+  ];
+  for (const rule of ["git status*", "git status *"]) {
+    const layers = buildLayers({ project: { bash: { [rule]: "allow" } } });
+    for (const line of lines) {
+      const decision = evaluate(
+        { key: "bash", patterns: [line], commands: [line] },
+        { layers, workspace, mode: "full-access" },
+      );
+      assertEquals(decision.action, "ask", `${rule}: ${JSON.stringify(line)}`);
+    }
+  }
+});
+
+Deno.test("what the parser cannot see is denied where a command no rule allows is denied", () => {
+  const workspace = Deno.cwd();
+  // The plan agent's shape: everything denied but commands that only look.
+  const layers = buildLayers({ agent: { bash: { "*": "deny", "cat *": "allow" } } });
+  const decide = (line: string) =>
+    evaluate({ key: "bash", patterns: [line], commands: [line] }, { layers, workspace });
+  const hidden = decide("cat \"${HOME#$(echo x'')}\"");
+  // A deny, not an ask: `--yes` approves asks, and must not run what the parser cannot see.
+  assertEquals(hidden.action, "deny");
+  assertStringIncludes(hidden.reason, "cannot tell everything");
+  assertEquals(decide("cat a.txt").action, "allow");
+  // Where an unknown command is asked, so is the line.
+  const narrow = buildLayers({
+    flags: { name: "flags", permission: { bash: { "cat *": "allow" } } },
+  });
+  assertEquals(
+    evaluate({ key: "bash", patterns: ["cat $(( x ))"], commands: ["cat $(( x ))"] }, {
+      layers: narrow,
+      workspace,
+    }).action,
+    "ask",
+  );
+});
+
+Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash apart", () => {
+  // Each ran h1 in bash while the parser reported only the first command
+  // (tests/policy/shell_fuzz_test.ts, `deno task fuzz`).
+  const apart = [
+    "git status a\n\\h1", // a line break read inside a word
+    "echo ] }#$(h1); h2", // a comment read inside a word
+    "echo >& '$(h1)'", // bash expands the target of >& twice, quotes or not
+    "echo 1>&'`h1`'",
+    "npm test x >& %$'#`sh -c h1`'",
+    "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
+    'echo "${z%%\\\f${arr[y+1 == z]}}"',
+    "echo ${y@Q}\\\n# $(h1) || h2", // a comment read after a line continuation, inside a word
+    "test b1 = \\ #$(h1) ] & h2", // after an escaped blank, which tree-sitter-bash skips
+    // Builtins that take a variable's name evaluate its subscript, whatever the quotes.
+    "printf -v 'a[$(h1)]' x",
+    "test -v 'a[$(h1)]'",
+    "[ -v 'a[$(h1)]' ]",
+    "read -r 'a[`h1`]' <<< x",
+  ];
+  for (const line of apart) {
+    assert(analyzeCommand(line).unsure.length > 0, `not flagged: ${JSON.stringify(line)}`);
+  }
+  // A command named by a Unicode space is still a command (bash runs it).
+  assertEquals(analyzeCommand("echo a\n\u00a0").commands, ["echo a", "\u00a0"]);
+  const plain = [
+    "echo a 2>&1",
+    "echo x >&2",
+    "echo a #c",
+    "echo a;#c",
+    "echo a \\\n# c",
+    "echo a \\\\ #c",
+    "cat x 2>&-",
+    "read -r line",
+    "printf '%s[%d]' a 1",
+    "[ -f x ]",
+  ];
+  for (const line of plain) {
+    assertEquals(analyzeCommand(line).unsure, [], line);
+  }
+});
