@@ -162,9 +162,6 @@ export class CommandGuard {
 
   constructor(options: CommandGuardOptions) {
     this.#options = options;
-    // Off the command's path (a spawn costs milliseconds): while the session waits on its model.
-    const journal = options.journal;
-    if (journal) setTimeout(() => watchForDeath(journal, installedBashPaths()[0]), 0);
     this.#roots = options.roots.map((root) => realpathLenient(path.resolve(root)));
     this.#patterns = codePathPatterns(options.protect);
     this.#ownPatterns = this.#patterns.filter((pattern) => !CODE_PATHS.includes(pattern));
@@ -183,8 +180,12 @@ export class CommandGuard {
     const journal = this.#options.journal;
     let kept: JournalFile | null = null;
     if (journal) {
-      watchForDeath(journal, installedBashPaths()[0]);
       kept = JournalFile.write(journal, this.#record(start));
+      // Started with the first guarded command, not with the session (a session
+      // that runs none pays nothing), and after the command has started: a
+      // spawn costs milliseconds of this thread. Until it runs, the journal
+      // is replayed by the next start instead.
+      setTimeout(() => watchForDeath(journal, installedBashPaths()[0]), 0);
     }
     return () => {
       const report = this.#check(start);
