@@ -67,13 +67,15 @@ function escaped(source: string, at: number): boolean {
 }
 
 /**
- * True for a `>&` or `n>&` redirect whose target holds `$` or a backtick:
- * bash expands the target once more when it is no file descriptor, so
- * `>& '$(cmd)'` runs `cmd` whatever the quotes.
+ * True for a `>&` or `n>&` redirect whose target holds `$`, a backtick,
+ * `<(` or `>(`: bash expands the target once more when it is no file
+ * descriptor, so `>& '$(cmd)'` and `>& 'a >(cmd)'` run `cmd` whatever the
+ * quotes.
  */
 export function expandedTwice(redirect: Node): boolean {
   const destination = redirect.childForFieldName("destination");
-  return !!destination && /^\d*[<>]&/.test(redirect.text) && /[$`]/.test(destination.text);
+  return !!destination && /^\d*[<>]&/.test(redirect.text) &&
+    /[$`]|[<>]\(/.test(destination.text);
 }
 
 /** The source of `node` that its named children do not cover. */

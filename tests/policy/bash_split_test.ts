@@ -359,6 +359,7 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "echo ] }#$(h1); h2", // a comment read inside a word
     "echo >& '$(h1)'", // bash expands the target of >& twice, quotes or not
     "echo 1>&'`h1`'",
+    "cat x >& 'a >(h1)'",
     "npm test x >& %$'#`sh -c h1`'",
     "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
     'echo "${z%%\\\f${arr[y+1 == z]}}"',
