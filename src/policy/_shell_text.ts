@@ -10,15 +10,18 @@ import type { Node } from "web-tree-sitter";
 /**
  * Characters bash reads as part of a word but tree-sitter-bash as blanks
  * (found by parsing every BMP character between two letters): `\r`, `\v`,
- * `\f`. Before parsing, each becomes a private-use character the parser
- * reads as a word character, as bash does; every text is given back with
- * the original character. So `git status \` + CR LF + `sh -c …` is two
- * commands, as in bash, not one with a line continuation.
+ * `\f`, and a space or tab after an unescaped backslash (tree-sitter-bash
+ * skips `\ ` as a blank where a token would start; to bash it is a word
+ * character, so `\ ` alone is a command named " "). Before parsing, each
+ * becomes a private-use character the parser reads as a word character, as
+ * bash does; every text is given back with the original character. So
+ * `git status \` + CR LF + `sh -c …` is two commands, as in bash, not one
+ * with a line continuation.
  */
-const BLANKS_TO_TREE_SITTER = /[\r\v\f]/g;
-const STAND_INS = /[\uE00B-\uE00D]/g;
+const BLANKS_TO_TREE_SITTER = /[\r\v\f]|(?<=(?:^|[^\\])(?:\\\\)*\\)[ \t]/g;
+const STAND_INS = /[\uE009\uE00B-\uE00D\uE020]/g;
 
-/** `source` with `\r`, `\v` and `\f` replaced by their stand-ins (the same string when none). */
+/** `source` with those characters replaced by their stand-ins (the same string when none). */
 export function toStandIns(source: string): string {
   if (source.search(BLANKS_TO_TREE_SITTER) < 0) return source;
   return source.replace(
@@ -64,13 +67,15 @@ function escaped(source: string, at: number): boolean {
 }
 
 /**
- * True for a `>&` or `n>&` redirect whose target holds `$` or a backtick:
- * bash expands the target once more when it is no file descriptor, so
- * `>& '$(cmd)'` runs `cmd` whatever the quotes.
+ * True for a `>&` or `n>&` redirect whose target holds `$`, a backtick,
+ * `<(` or `>(`: bash expands the target once more when it is no file
+ * descriptor, so `>& '$(cmd)'` and `>& 'a >(cmd)'` run `cmd` whatever the
+ * quotes.
  */
 export function expandedTwice(redirect: Node): boolean {
   const destination = redirect.childForFieldName("destination");
-  return !!destination && /^\d*[<>]&/.test(redirect.text) && /[$`]/.test(destination.text);
+  return !!destination && /^\d*[<>]&/.test(redirect.text) &&
+    /[$`]|[<>]\(/.test(destination.text);
 }
 
 /** The source of `node` that its named children do not cover. */
@@ -91,5 +96,11 @@ export function insideExpansion(node: Node): boolean {
     if (up.type === "expansion") return true;
     if (up.type === "command_substitution" || up.type === "process_substitution") return false;
   }
+  return false;
+}
+
+/** True when `node` has an ancestor of `type`. */
+export function inside(node: Node, type: string): boolean {
+  for (let up = node.parent; up; up = up.parent) if (up.type === type) return true;
   return false;
 }

@@ -20,6 +20,7 @@ import {
   expandedTwice,
   fromStandIns,
   holdsStandIn,
+  inside,
   insideExpansion,
   ownText,
   toStandIns,
@@ -354,6 +355,10 @@ class Walk {
     if (node.type === "word" && /[ \t]/.test(text) && !insideExpansion(node)) {
       this.unsure.add("skiff's parser reads a blank inside a word, where bash splits it");
     }
+    // A pattern belongs in `[[ … =~ ]]` or `${ }`; tree-sitter-bash also reads `== ; cmd` as one.
+    if (node.type === "regex" && !insideExpansion(node) && !inside(node, "test_command")) {
+      this.unsure.add("skiff's parser reads a pattern where bash reads words");
+    }
     if (!RUNS_COMMAND.test(text)) return;
     if (node.namedChildCount === 0 && this.#readWordAgain(node.text, depth, node.startIndex)) {
       return;
@@ -455,7 +460,7 @@ export function shellSyntax(source: string): ShellSyntax | null {
   const unsure = syntax.unsure.map(fromStandIns);
   if (holdsStandIn(source)) {
     unsure.push(
-      "it holds a private-use character (U+E00B–U+E00D) that skiff uses to read \\r, \\v and \\f",
+      "it holds a private-use character (U+E009, U+E00B–U+E00D, U+E020) that skiff uses to read \\r, \\v, \\f and escaped blanks",
     );
   }
   return {

@@ -359,11 +359,14 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "echo ] }#$(h1); h2", // a comment read inside a word
     "echo >& '$(h1)'", // bash expands the target of >& twice, quotes or not
     "echo 1>&'`h1`'",
+    "cat x >& 'a >(h1)'",
     "npm test x >& %$'#`sh -c h1`'",
     "echo ${?%${arr[z * $x]}}", // arithmetic on z, in text the tree does not parse
     'echo "${z%%\\\f${arr[y+1 == z]}}"',
     "echo ${y@Q}\\\n# $(h1) || h2", // a comment read after a line continuation, inside a word
-    "test b1 = \\ #$(h1) ] & h2", // after an escaped blank, which tree-sitter-bash skips
+    "echo a\n\\  #", // an escaped space alone: bash runs a command named " "
+    "git status x == ; npm test", // `== ; npm test` read as one pattern
+    "echo a\r\n\\\n\\  | h1",
     // Builtins that take a variable's name evaluate its subscript, whatever the quotes.
     "printf -v 'a[$(h1)]' x",
     "test -v 'a[$(h1)]'",
@@ -373,6 +376,9 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
   for (const line of apart) {
     assert(analyzeCommand(line).unsure.length > 0, `not flagged: ${JSON.stringify(line)}`);
   }
+  // An escaped blank is a word character, as in bash: no comment starts after it.
+  const escaped = analyzeCommand("test b1 = \\ #$(h1) ] & h2").commands;
+  assert(escaped.includes("h1") && escaped.includes("h2"), JSON.stringify(escaped));
   // A command named by a Unicode space is still a command (bash runs it).
   assertEquals(analyzeCommand("echo a\n\u00a0").commands, ["echo a", "\u00a0"]);
   const plain = [
@@ -382,6 +388,8 @@ Deno.test("analyzeCommand asks where the fuzzer found tree-sitter-bash and bash 
     "echo a;#c",
     "echo a \\\n# c",
     "echo a \\\\ #c",
+    "cd my\\ dir && ls",
+    'git commit -m "a\\ b"',
     "cat x 2>&-",
     "read -r line",
     "printf '%s[%d]' a 1",
