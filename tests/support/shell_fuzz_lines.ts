@@ -9,23 +9,12 @@
  * logging stand-in `h0`…`h9`, hidden somewhere in the line. A line is a pure
  * function of (seed, index): the same pair gives the same line anywhere.
  */
+import { seededRandom } from "./seeded_random.ts";
 
 /** The stand-in programs a line hides; none is ever allowed by a rule. */
 export const HIDDEN_PROGRAMS = Array.from({ length: 10 }, (_, index) => `h${index}`);
 /** The programs a line runs in plain sight: each is allowed by some narrow rule. */
 export const VISIBLE_PROGRAMS = ["git", "echo", "cat", "npm"];
-
-/** mulberry32: small, fast and the same on every machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The seed of case `index` of a run seeded `seed`: each case is reproducible on its own. */
 function caseSeed(seed: number, index: number): number {
@@ -398,5 +387,5 @@ class LineWriter {
 
 /** Case `index` of the run seeded `seed`. */
 export function fuzzLine(seed: number, index: number): string {
-  return new LineWriter(random(caseSeed(seed, index))).line();
+  return new LineWriter(seededRandom(caseSeed(seed, index))).line();
 }

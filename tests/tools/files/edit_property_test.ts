@@ -14,18 +14,7 @@ import { editTool } from "../../../src/tools/files/edit.ts";
 import { readTool } from "../../../src/tools/files/read.ts";
 import { ToolError } from "../../../src/tools/tool.ts";
 import { makeWorkspace } from "../_context.ts";
-
-/** mulberry32: small, seedable, good enough to pick test cases. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../../support/seeded_random.ts";
 
 const WORDS = [
   "let",
@@ -209,7 +198,7 @@ function landedExactly(c: Case, result: string, replacement: string): boolean {
 }
 
 Deno.test("property: a fuzzy edit lands exactly on the intended region or fails", () => {
-  const random = prng(20261129);
+  const random = seededRandom(20261129);
   const tally: Record<string, number> = {};
   let cases = 0;
   let landed = 0;
@@ -257,7 +246,7 @@ Deno.test("property: a fuzzy edit lands exactly on the intended region or fails"
 
 Deno.test("property on disk: CRLF files with a BOM change only inside the region", async () => {
   await using ws = await makeWorkspace();
-  const random = prng(7);
+  const random = seededRandom(7);
   let runs = 0;
   while (runs < 60) {
     const c = makeCase(random);
