@@ -35,6 +35,9 @@ export function gapLines(facts: GapFacts): string[] {
         "command runs; the command guard puts them back when it ends",
       "  - no pid namespace: commands see every process; limits of other processes and the " +
         "keyrings are refused by skiff's seccomp filter",
+      "  - a git credential in the workspace's .git/config (a CI checkout's token) is readable by " +
+        "commands: the file tools refuse it, but Landlock cannot hide a file in a writable folder; " +
+        "check out with persist-credentials: false",
     );
     if (abi < 6) {
       lines.push(
@@ -44,6 +47,11 @@ export function gapLines(facts: GapFacts): string[] {
     }
     lines.push(`    ${LANDLOCK_NEXT}`);
   }
+  // Any backend: a sandbox binds folders, and a hard link is the same file under both names.
+  lines.push(
+    "  - a command writes through a hard link made before the session (a package store's file " +
+      "linked into node_modules) to the file outside the workspace; the file tools do not",
+  );
   // Any backend: --sandbox full-access runs commands with no sandbox at all.
   const memory = facts.uid === 0
     ? "as root it can read skiff's memory (/proc/<pid>/mem) and the key in it"

@@ -13,6 +13,8 @@ Deno.test("doctor gaps: under Landlock, sockets by path and chmod outside the wo
   assert(!text.includes("abstract"), "ABI 7 scopes abstract sockets");
   assert(text.includes("chmod, utimes and extended attributes"), text);
   assert(text.includes("bubblewrap covers these"), text);
+  assert(text.includes("git credential in the workspace's .git/config"), text);
+  assert(text.includes("persist-credentials: false"), text);
   assert(!text.includes("signals"), "ABI 7 scopes signals");
 });
 
@@ -22,9 +24,10 @@ Deno.test("doctor gaps: below ABI 6 signals and abstract sockets", () => {
   assert(text.includes("signals: a command can signal skiff"), text);
 });
 
-Deno.test("doctor gaps: under bubblewrap only the full-access line, judged by user and Yama", () => {
+Deno.test("doctor gaps: under bubblewrap the hard-link and full-access lines, judged by user and Yama", () => {
   const lines = (over: Partial<GapFacts>) => gapLines({ ...base, chosen: "bwrap", ...over });
-  assertEquals(lines({}).length, 1);
+  assertEquals(lines({}).length, 2);
+  assert(lines({}).join("").includes("hard link made before the session"));
   assert(lines({}).join("").includes("cannot read skiff's memory (Yama ptrace_scope 1)"));
   assert(lines({ ptraceScope: null }).join("").includes("can read skiff's memory"));
   assert(lines({ ptraceScope: 0 }).join("").includes("can read skiff's memory"));
