@@ -38,7 +38,14 @@ export const LAYERS: readonly string[] = [
  * Keyed `from → to` (paths under src/). The check fails when an entry is no
  * longer needed, so this list only shrinks.
  */
-export const ALLOWED: Readonly<Record<string, string>> = {};
+export const ALLOWED: Readonly<Record<string, string>> = {
+  // Each names skiff's own entry point as the program of a child process (a
+  // hidden step run by path), not as code it loads: the entry's place is
+  // known only at the root. To go when one module owns spawning skiff itself.
+  "sandbox/guard_journal.ts → ../main.ts": "the guard's replay step, spawned by its watcher",
+  "sandbox/landlock_launcher.ts → ../main.ts": "the Landlock exec step, spawned per command",
+  "sandbox/landlock_probe_key.ts → ../main.ts": "hashed into the probe cache's key",
+};
 
 export interface Violation {
   from: string;
@@ -56,6 +63,22 @@ const STATIC = /^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm;
 const BARE = /^\s*import\s*["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
 const WORKER_URL = /\bnew URL\(\s*["']([^"']+\.ts)["']\s*,\s*import\.meta\.url\s*\)/g;
+
+/**
+ * Where `specifier`, written in `file` (both relative to src/), leads,
+ * relative to src/. A root-relative URL (`../../src/cli/main.ts`, the form
+ * docs/architecture.md asks for) comes back into src/; a file outside src/
+ * (`../main.ts`) keeps its leading `../`.
+ */
+export function resolveImport(file: string, specifier: string): string {
+  const to = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+  return to.startsWith("../src/") ? to.slice("../src/".length) : to;
+}
+
+/** A resolved import as the messages name it: under src/, or from the project's root. */
+function shown(to: string): string {
+  return to.startsWith("../") ? to.slice(3) : `src/${to}`;
+}
 
 /** The relative module specifiers a source text imports (any form, type-only too). */
 export function importSpecifiers(source: string): string[] {
@@ -86,8 +109,12 @@ export function findViolations(files: Map<string, string>): Violation[] {
     const fromLayer = layerOf(file);
     const fromRank = LAYERS.indexOf(fromLayer);
     for (const specifier of importSpecifiers(source)) {
-      const to = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
-      if (to.startsWith("..")) continue; // outside src/ (none today)
+      const to = resolveImport(file, specifier);
+      if (to.startsWith("../")) {
+        // Outside src/ (main.ts, scripts/): above every layer.
+        violations.push({ from: file, to, fromLayer, toLayer: "the project's root" });
+        continue;
+      }
       const toLayer = layerOf(to);
       if (toLayer === fromLayer) continue;
       const toRank = LAYERS.indexOf(toLayer);
@@ -104,7 +131,7 @@ export function findPrivateReaches(files: Map<string, string>): Violation[] {
   const reaches: Violation[] = [];
   for (const [file, source] of files) {
     for (const specifier of importSpecifiers(source)) {
-      const to = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+      const to = resolveImport(file, specifier);
       if (!path.posix.basename(to).startsWith("_")) continue;
       if (path.posix.dirname(to) === path.posix.dirname(file)) continue;
       reaches.push({ from: file, to, fromLayer: layerOf(file), toLayer: layerOf(to) });
@@ -148,7 +175,7 @@ async function main(root: string): Promise<number> {
     );
   }
   for (const v of blocking) {
-    console.error(`src/${v.from} → src/${v.to} (${v.fromLayer} may not import ${v.toLayer})`);
+    console.error(`src/${v.from} → ${shown(v.to)} (${v.fromLayer} may not import ${v.toLayer})`);
   }
   for (const k of stale) {
     console.error(
@@ -157,7 +184,9 @@ async function main(root: string): Promise<number> {
   }
   for (const r of reaches) {
     console.error(
-      `src/${r.from} → src/${r.to} (a \`_\` module is its folder's own: export what others need from the folder's entry module)`,
+      `src/${r.from} → ${
+        shown(r.to)
+      } (a \`_\` module is its folder's own: export what others need from the folder's entry module)`,
     );
   }
   for (const p of packages) {

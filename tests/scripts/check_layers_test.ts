@@ -88,3 +88,41 @@ Deno.test("a `_` module may be imported only from its own folder", () => {
     "tools/search/grep.ts → tools/files/_file_io.ts",
   ]);
 });
+
+Deno.test("root-relative URLs count: one into a higher layer, or out to the root, is reported", () => {
+  const files = new Map([
+    // The probe the layer check once let through: the bottom layer naming the CLI.
+    ["contracts/a.ts", 'const cli = new URL("../../src/cli/main.ts", import.meta.url);\n'],
+    ["sandbox/b.ts", 'const entry = new URL("../../main.ts", import.meta.url);\n'],
+    // Root-relative and downward, or within the layer: fine.
+    ["tools/c.ts", 'new Worker(new URL("../../src/sandbox/w.ts", import.meta.url));\n'],
+    ["sandbox/d.ts", 'const w = new URL("../../src/sandbox/x.ts", import.meta.url);\n'],
+  ]);
+  const found = findViolations(files).map((v) => `${v.from} → ${v.to} (${v.toLayer})`);
+  assertEquals(found, [
+    "contracts/a.ts → cli/main.ts (cli)",
+    "sandbox/b.ts → ../main.ts (the project's root)",
+  ]);
+});
+
+Deno.test("the check fails on a planted root-relative upward URL, naming it as written from the root", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/src/contracts`, { recursive: true });
+    await Deno.mkdir(`${root}/src/cli`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/src/contracts/a.ts`,
+      'export const cli = new URL("../../src/cli/main.ts", import.meta.url);\n',
+    );
+    await Deno.writeTextFile(`${root}/src/cli/main.ts`, "export {};\n");
+    const result = run(root);
+    const err = new TextDecoder().decode(result.stderr);
+    assertEquals(result.code, 1, err);
+    assertStringIncludes(
+      err,
+      "src/contracts/a.ts → src/cli/main.ts (contracts may not import cli)",
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
