@@ -47,6 +47,24 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "sandbox/landlock_probe_key.ts → ../main.ts": "hashed into the probe cache's key",
 };
 
+/**
+ * File-level import cycles that exist today, each a strongly connected group
+ * of modules (members sorted, joined by " ↔ "). A new cycle, or one that
+ * grows or changes, fails the check; an entry no longer found fails too, so
+ * this list only shrinks. Type-only imports count: a cycle of types is still
+ * two files that cannot be read one without the other.
+ */
+export const KNOWN_CYCLES: readonly string[] = [
+  "app/done_criteria.ts ↔ app/engine.ts ↔ app/host.ts ↔ app/run_outcome.ts ↔ app/select_session.ts",
+  "policy/broker.ts ↔ policy/hints.ts",
+  "policy/code_path_check.ts ↔ policy/evaluate.ts",
+  "sandbox/confined_writer.ts ↔ sandbox/confined_writer_worker.ts",
+  "store/_rows.ts ↔ store/session_locks.ts",
+  "tools/files/_edit_repairs.ts ↔ tools/files/_edit_replacers.ts",
+  "tools/files/file_ledger.ts ↔ tools/tool.ts",
+  "ui/chat/input_view.ts ↔ ui/chat/mod.ts ↔ ui/chat/renderer.ts ↔ ui/chat/screen.ts ↔ ui/chat/status_line.ts",
+];
+
 export interface Violation {
   from: string;
   to: string;
@@ -140,6 +158,66 @@ export function findPrivateReaches(files: Map<string, string>): Violation[] {
   return reaches.sort((a, b) => `${a.from}${a.to}`.localeCompare(`${b.from}${b.to}`));
 }
 
+/**
+ * The file-level import cycles among `files` (paths relative to src/): each
+ * group of two or more modules that reach one another, members sorted and
+ * joined by " ↔ ", the groups sorted.
+ */
+export function findCycles(files: Map<string, string>): string[] {
+  const graph = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    graph.set(
+      file,
+      importSpecifiers(source).map((specifier) => resolveImport(file, specifier))
+        .filter((to) => files.has(to)),
+    );
+  }
+  // Tarjan's strongly connected components, iterative so a deep chain cannot overflow the stack.
+  const order = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const groups: string[] = [];
+  let counter = 0;
+  for (const start of graph.keys()) {
+    if (order.has(start)) continue;
+    const work: [string, number][] = [[start, 0]];
+    while (work.length) {
+      const frame = work[work.length - 1];
+      const [node, next] = frame;
+      if (next === 0) {
+        order.set(node, counter);
+        low.set(node, counter++);
+        stack.push(node);
+        onStack.add(node);
+      }
+      const edges = graph.get(node)!;
+      if (next < edges.length) {
+        frame[1]++;
+        const to = edges[next];
+        if (!order.has(to)) work.push([to, 0]);
+        else if (onStack.has(to)) low.set(node, Math.min(low.get(node)!, order.get(to)!));
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent)!, low.get(node)!));
+      }
+      if (low.get(node) !== order.get(node)) continue;
+      const group: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        group.push(member);
+      } while (member !== node);
+      if (group.length > 1) groups.push(group.sort().join(" ↔ "));
+    }
+  }
+  return groups.sort();
+}
+
 async function readSources(srcDir: string): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   async function walk(dir: string): Promise<void> {
@@ -167,6 +245,9 @@ async function main(root: string): Promise<number> {
   const used = new Set(violations.map(key));
   const stale = Object.keys(ALLOWED).filter((k) => !used.has(k));
   const reaches = findPrivateReaches(files);
+  const cycles = findCycles(files);
+  const newCycles = cycles.filter((cycle) => !KNOWN_CYCLES.includes(cycle));
+  const goneCycles = KNOWN_CYCLES.filter((cycle) => !cycles.includes(cycle));
   const packages = [...files].filter(([file]) => layerOf(file) === "contracts")
     .flatMap(([file, source]) => packageImports(source).map((name) => `src/${file} → ${name}`));
   for (const layer of unknown) {
@@ -189,10 +270,23 @@ async function main(root: string): Promise<number> {
       } (a \`_\` module is its folder's own: export what others need from the folder's entry module)`,
     );
   }
+  for (const cycle of newCycles) {
+    console.error(
+      `import cycle: ${cycle} (break it: move what both need into a module neither imports)`,
+    );
+  }
+  for (const cycle of goneCycles) {
+    console.error(
+      `known cycle no longer exists as listed: ${cycle} (update KNOWN_CYCLES in scripts/check_layers.ts)`,
+    );
+  }
   for (const p of packages) {
     console.error(`${p} (contracts may import only node: built-ins, no package)`);
   }
-  if (unknown.length || blocking.length || stale.length || reaches.length || packages.length) {
+  if (
+    unknown.length || blocking.length || stale.length || reaches.length || packages.length ||
+    newCycles.length || goneCycles.length
+  ) {
     console.error(
       `layers: ${blocking.length} import(s) against the layer order; ` +
         "move the shared piece down (often into src/contracts/) rather than importing up",
@@ -205,7 +299,8 @@ async function main(root: string): Promise<number> {
     `layers: ${files.size} modules, ${imports} relative imports, ${LAYERS.length} layers` +
       ` (${
         LAYERS.join(" < ")
-      }): none goes up${allowed}; no \`_\` module is used outside its folder`,
+      }): none goes up${allowed}; no \`_\` module is used outside its folder; ` +
+      `no new import cycle (${KNOWN_CYCLES.length} known, listed to shrink)`,
   );
   return 0;
 }

@@ -1,5 +1,11 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { findPrivateReaches, findViolations, LAYERS } from "../../scripts/check_layers.ts";
+import {
+  findCycles,
+  findPrivateReaches,
+  findViolations,
+  KNOWN_CYCLES,
+  LAYERS,
+} from "../../scripts/check_layers.ts";
 
 const script = new URL("../../scripts/check_layers.ts", import.meta.url);
 
@@ -122,6 +128,38 @@ Deno.test("the check fails on a planted root-relative upward URL, naming it as w
       err,
       "src/contracts/a.ts → src/cli/main.ts (contracts may not import cli)",
     );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("findCycles names each group of modules that import one another, type-only included", () => {
+  const files = new Map([
+    ["store/a.ts", 'import type { B } from "./b.ts";\nexport type A = 1;\n'],
+    ["store/b.ts", 'import type { A } from "./a.ts";\nexport type B = 2;\n'],
+    ["tools/c.ts", 'import "./d.ts";\n'],
+    ["tools/d.ts", 'import "./e.ts";\n'],
+    ["tools/e.ts", 'await import("./c.ts");\n'],
+    ["tools/f.ts", 'import "./c.ts";\n'],
+  ]);
+  assertEquals(findCycles(files), [
+    "store/a.ts ↔ store/b.ts",
+    "tools/c.ts ↔ tools/d.ts ↔ tools/e.ts",
+  ]);
+});
+
+Deno.test("the check fails on a planted two-file cycle, and on a known cycle that is gone", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${root}/src/store`, { recursive: true });
+    await Deno.writeTextFile(`${root}/src/store/a.ts`, 'import "./b.ts";\n');
+    await Deno.writeTextFile(`${root}/src/store/b.ts`, 'import "./a.ts";\n');
+    const result = run(root);
+    const err = new TextDecoder().decode(result.stderr);
+    assertEquals(result.code, 1, err);
+    assertStringIncludes(err, "import cycle: store/a.ts ↔ store/b.ts");
+    // This tree has none of the cycles the real one has: the list must shrink with them.
+    assertStringIncludes(err, `known cycle no longer exists as listed: ${KNOWN_CYCLES[0]}`);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
