@@ -56,11 +56,8 @@ export const ALLOWED: Readonly<Record<string, string>> = {
  */
 export const KNOWN_CYCLES: readonly string[] = [
   "app/done_criteria.ts ↔ app/engine.ts ↔ app/host.ts ↔ app/run_outcome.ts ↔ app/select_session.ts",
-  "policy/broker.ts ↔ policy/hints.ts",
   "policy/code_path_check.ts ↔ policy/evaluate.ts",
   "sandbox/confined_writer.ts ↔ sandbox/confined_writer_worker.ts",
-  "store/_rows.ts ↔ store/session_locks.ts",
-  "tools/files/_edit_repairs.ts ↔ tools/files/_edit_replacers.ts",
   "tools/files/file_ledger.ts ↔ tools/tool.ts",
   "ui/chat/input_view.ts ↔ ui/chat/mod.ts ↔ ui/chat/renderer.ts ↔ ui/chat/screen.ts ↔ ui/chat/status_line.ts",
 ];

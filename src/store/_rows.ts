@@ -3,8 +3,12 @@
  * rows (which node:sqlite returns without a prototype) into plain objects.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { HOLDER_JSON } from "./session_locks.ts";
 import type { Session } from "./types.ts";
+
+/** Columns of `session_locks` that name the holder, as one JSON value (for `SESSION_COLUMNS`). */
+const HOLDER_JSON = `(SELECT json_object('run_id', l.run_id, 'host', l.host, 'pid', l.pid,
+  'pid_started', l.pid_started, 'acquired_at', l.acquired_at, 'heartbeat_at', l.heartbeat_at)
+  FROM session_locks l WHERE l.session_id = sessions.id) AS holder`;
 
 export const SESSION_COLUMNS =
   "id, workspace, title, model, agent, parent_id, created_at, updated_at, " +

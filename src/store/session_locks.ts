@@ -18,11 +18,6 @@ export interface SessionHolder extends RunOwner {
 
 export type Claim = { kind: "claimed" } | { kind: "held"; holder: SessionHolder };
 
-/** Columns of `session_locks` that name the holder, as one JSON value (for `SESSION_COLUMNS`). */
-export const HOLDER_JSON = `(SELECT json_object('run_id', l.run_id, 'host', l.host, 'pid', l.pid,
-  'pid_started', l.pid_started, 'acquired_at', l.acquired_at, 'heartbeat_at', l.heartbeat_at)
-  FROM session_locks l WHERE l.session_id = sessions.id) AS holder`;
-
 export class SessionLocks {
   constructor(
     private readonly sql: Statements,
