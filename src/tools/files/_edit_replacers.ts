@@ -10,13 +10,7 @@
  */
 import { blockSimilarity, similarEnough } from "./_edit_similarity.ts";
 import { fitBoundary, gutterReplacer, punctuationReplacer } from "./_edit_repairs.ts";
-import {
-  ContentIndex,
-  type FindLines,
-  type Match,
-  type Replacer,
-  splitFind,
-} from "./_edit_content.ts";
+import { type FindLines, type Match, type Replacer, splitFind } from "./_edit_content.ts";
 
 export {
   ContentIndex,
