@@ -2,12 +2,12 @@
  * skiff entry point. `--version` is answered before anything else is
  * imported, so the cheapest call costs what Deno's own start costs; every
  * other command loads the CLI lazily: from the bundle when a build matching
- * the sources is there (`deno task build`, src/app/bundle.ts), else from
+ * the sources is there (`deno task build`, src/boot/bundle.ts), else from
  * the sources. Both start at src/cli/start.ts.
  */
 import { VERSION } from "./src/version.ts";
-import { startModule } from "./src/app/bundle.ts";
-import { prewarmEngine, settlePrewarm } from "./src/app/prewarm.ts";
+import { startModule } from "./src/boot/bundle.ts";
+import { prewarmEngine, settlePrewarm } from "./src/boot/prewarm.ts";
 
 /**
  * Hidden subcommands: steps skiff starts as its own child process (`skiff
@@ -17,8 +17,8 @@ import { prewarmEngine, settlePrewarm } from "./src/app/prewarm.ts";
  * dynamic import when it builds the module graph).
  */
 export const HIDDEN_STEPS: ReadonlyMap<string, string> = new Map([
-  ["__landlock-exec", "./src/sandbox/landlock_exec.ts"],
-  ["__guard-replay", "./src/sandbox/guard_replay.ts"],
+  ["__landlock-exec", "./src/sandbox/landlock/exec.ts"],
+  ["__guard-replay", "./src/sandbox/guard/replay.ts"],
 ]);
 
 if (import.meta.main) {
@@ -32,9 +32,9 @@ if (import.meta.main) {
     console.log(`skiff ${VERSION}`);
     Deno.exit(0);
   }
-  // The engine's Worker starts now, beside the CLI's own start (src/app/prewarm.ts).
+  // The engine's Worker starts now, beside the CLI's own start (src/boot/prewarm.ts).
   prewarmEngine(args);
-  const module = startModule(); // checks the build (src/app/bundle.ts)
+  const module = startModule(); // checks the build (src/boot/bundle.ts)
   settlePrewarm(args);
   // Typed here, not with `typeof import()`: `deno info` would count the CLI in this graph.
   const { start }: { start(args: string[]): Promise<number> } = await import(module.href);

@@ -83,7 +83,7 @@ export async function benchStartup(rounds = 11): Promise<string[]> {
   }
 }
 
-/** The start-up phases a `SKIFF_TIMINGS=1` run printed on stderr (src/contracts/timings.ts). */
+/** The start-up phases a `SKIFF_TIMINGS=1` run printed on stderr (src/boot/timings.ts). */
 export function parseTimings(stderr: string): Record<string, number> {
   const line = stderr.split("\n").find((text) => text.startsWith("skiff timings: "));
   if (!line) return {};
@@ -138,7 +138,7 @@ export async function emptyScript(dir: string): Promise<string> {
  * One-shot `skiff run` (prompt → answer → exit) against the mock, interleaved
  * with an empty `deno run` of the same flags and with the same run without
  * the engine Worker started at process start (SKIFF_PREWARM=0, see
- * src/app/prewarm.ts). Target (issue 15): under the empty run + 250 ms.
+ * src/boot/prewarm.ts). Target (issue 15): under the empty run + 250 ms.
  */
 export async function benchOneShot(rounds = 9): Promise<string[]> {
   const flags = await runtimeFlags();

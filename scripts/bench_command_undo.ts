@@ -1,14 +1,14 @@
 /**
  * Command-undo benchmark: builds the shared 15,000-file tree (nested
  * .gitignore files, ignored output; scripts/_bench_tree.ts) and times what `skiff undo`'s snapshot adds to each
- * command (src/session/command_snapshots.ts): the first command of a
+ * command (src/undo/command_snapshots.ts): the first command of a
  * workspace (every file hashed once), a first command of a later session
  * (stat cache copied), then commands that change nothing and one that writes
  * a file. Medians of several rounds. Run alone with
  * `deno run --allow-all scripts/bench_command_undo.ts`.
  */
 import * as path from "node:path";
-import { CommandSnapshots } from "../src/session/command_snapshots.ts";
+import { CommandSnapshots } from "../src/undo/command_snapshots.ts";
 import { buildTree } from "./_bench_tree.ts";
 
 const PACKAGES = 15;

@@ -16,19 +16,19 @@
  * Run: deno run --allow-all scripts/bench_sandbox.ts
  */
 import * as path from "node:path";
-import { bwrapLauncher } from "../src/sandbox/bwrap.ts";
-import { bwrapSessionLauncher } from "../src/sandbox/bwrap_session.ts";
-import { landlockAbi } from "../src/sandbox/landlock.ts";
-import { landlockLauncher } from "../src/sandbox/landlock_launcher.ts";
-import { landlockSessionLauncher } from "../src/sandbox/landlock_session.ts";
+import { bwrapLauncher } from "../src/sandbox/bwrap/bwrap.ts";
+import { bwrapSessionLauncher } from "../src/sandbox/bwrap/session.ts";
+import { landlockAbi } from "../src/sandbox/landlock/landlock.ts";
+import { landlockLauncher } from "../src/sandbox/landlock/launcher.ts";
+import { landlockSessionLauncher } from "../src/sandbox/landlock/session.ts";
 import { plainLauncher } from "../src/sandbox/plain.ts";
-import { CommandGuard } from "../src/sandbox/command_guard.ts";
+import { CommandGuard } from "../src/sandbox/guard/command_guard.ts";
 import { commandShell } from "../src/sandbox/shell.ts";
 import type { SandboxSettings } from "../src/sandbox/modes.ts";
 import type { ProcessLauncher } from "../src/contracts/process_launcher.ts";
 import { startGroup } from "../src/tools/process/_process_group.ts";
-import { alwaysPatterns } from "../src/policy/always.ts";
-import { ensureShellParser } from "../src/policy/shell_parser.ts";
+import { alwaysPatterns } from "../src/permission/always.ts";
+import { ensureShellParser } from "../src/permission/shell/shell_parser.ts";
 
 /** A difference in ms with its sign: "+1.2", "−0.4". */
 function signed(ms: number): string {
@@ -142,7 +142,7 @@ async function benchIn(ws: string, rounds: number): Promise<string[]> {
     ? { ...landlockLauncher(settings("workspace-write"), { abi, shell }), guard }
     : null;
   if (!landlock) console.error(`bench_sandbox: no Landlock here (${abi}); its lines are left out`);
-  // And where it stays up for the session (src/sandbox/landlock_session.ts): one per phase, as above.
+  // And where it stays up for the session (src/sandbox/landlock/session.ts): one per phase, as above.
   const landlockPooled = typeof abi === "number"
     ? [
       landlockSessionLauncher(settings("workspace-write"), { abi, shell }, guard),
@@ -305,9 +305,9 @@ async function beforeTree(ws: string, settings: SandboxSettings, shell: string) 
   const tree = Deno.env.get("SKIFF_BENCH_BEFORE");
   if (!tree) return null;
   const root = path.resolve(tree);
-  const guardModule = await import(path.join(root, "src/sandbox/command_guard.ts"));
-  const bwrapModule = await import(path.join(root, "src/sandbox/bwrap.ts"));
-  const sessionModule = await import(path.join(root, "src/sandbox/bwrap_session.ts"));
+  const guardModule = await import(path.join(root, "src/sandbox/guard/command_guard.ts"));
+  const bwrapModule = await import(path.join(root, "src/sandbox/bwrap/bwrap.ts"));
+  const sessionModule = await import(path.join(root, "src/sandbox/bwrap/session.ts"));
   const guard = new guardModule.CommandGuard({ roots: [ws] });
   const perCommand: ProcessLauncher = bwrapModule.bwrapLauncher(settings, { shell });
   const pooled = sessionModule.bwrapSessionLauncher(settings, { shell }, guard);

@@ -14,9 +14,9 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtimeFlags } from "./compile.ts";
-import { startInWorker } from "../src/app/worker_host.ts";
-import { startInProcess } from "../src/app/host.ts";
-import type { EngineSpec } from "../src/app/engine_types.ts";
+import { startInWorker } from "../src/host/worker_client.ts";
+import { startInProcess } from "../src/engine/handle.ts";
+import type { EngineSpec } from "../src/engine/types.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SELF = fileURLToPath(import.meta.url);

@@ -1,12 +1,12 @@
 /**
  * `deno task build`: bundle skiff, so a start loads a handful of files
- * instead of ~400 modules (src/app/bundle.ts says when the bundle is used,
+ * instead of ~400 modules (src/boot/bundle.ts says when the bundle is used,
  * docs/performance.md what it buys). Two entries, each bundled with code
  * splitting into its own folder: the CLI's start (src/cli/start.ts →
- * dist/bundle/start.js) and the engine's Worker (src/app/engine_worker.ts →
+ * dist/bundle/start.js) and the engine's Worker (src/engine/worker_main.ts →
  * dist/engine/engine_worker.js).
  *
- * The CLI loads commands by computed specifiers (src/contracts/lazy_import.ts),
+ * The CLI loads commands by computed specifiers (src/boot/lazy_import.ts),
  * which a bundler cannot follow: its bundle is made with an import map that
  * puts in place of lazy_import.ts a module writing each of those imports
  * out, so each becomes a chunk loaded when first imported. The engine's
@@ -26,13 +26,13 @@ import {
   type BundleStamp,
   ENGINE_BUNDLE_DIR,
   STAMP_FORMAT,
-} from "../src/app/bundle.ts";
-import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
+} from "../src/boot/bundle.ts";
+import { LAZY_LOADED_MODULES } from "../src/boot/lazy_modules.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI_ENTRY = "src/cli/start.ts";
-const ENGINE_ENTRY = "src/app/engine_worker.ts";
-const LAZY_IMPORT = "src/contracts/lazy_import.ts";
+const ENGINE_ENTRY = "src/engine/worker_main.ts";
+const LAZY_IMPORT = "src/boot/lazy_import.ts";
 /** Not in the module graphs, but they choose the npm packages bundled. */
 const CONFIG_FILES = ["deno.json", "deno.lock"];
 
@@ -89,7 +89,7 @@ function writtenOutLazyImport(): string {
     });`
   );
   return [
-    "// Written by scripts/build.ts for the bundle, in place of src/contracts/lazy_import.ts.",
+    "// Written by scripts/build.ts for the bundle, in place of src/boot/lazy_import.ts.",
     "export function importLazy(module) {",
     "  switch (module) {",
     ...cases,
@@ -114,7 +114,7 @@ async function cliConfig(root: string, scratch: string): Promise<string> {
 
 /** A chunk's `import()`, as esbuild writes it. */
 const WRITTEN_OUT_IMPORT = /\bimport\("(\.\/[\w.-]+\.js)"\)/g;
-/** The chunk of src/cli/chat.ts (esbuild names a lazily loaded module's chunk after it). */
+/** The chunk of src/cli/chat/chat.ts (esbuild names a lazily loaded module's chunk after it). */
 const CHAT_CHUNK = /^chat-[\w]+\.js$/;
 
 /**
@@ -124,7 +124,7 @@ const CHAT_CHUNK = /^chat-[\w]+\.js$/;
  * inline engine and the model client's (~5 MB, ~30 ms) before anything
  * runs, and the engine's Worker the MCP client, the HTML converter and the
  * shell parser's WebAssembly (~15 ms). The engine's Worker may read its
- * bundle's folder for that (src/app/worker_host.ts `permissionsFor`).
+ * bundle's folder for that (src/host/worker_client.ts `permissionsFor`).
  * `keep`: files whose imports stay written out. The chat's do: with its
  * slash-command registry's import computed, `skiff` at a TERM=dumb terminal
  * lost its prompt line (tmux test, 3 of 3; the other three of its imports
@@ -209,7 +209,7 @@ const DECODER_IMPORT = /^import \{\s*__toBinary\s*\} from "\.\/[\w.-]+\.js";$/m;
 const CHUNK_EXPORTS = /^export \{[^}]*\};$/m;
 
 /**
- * The shell parser's two WebAssembly modules (src/policy/_shell_wasm.ts)
+ * The shell parser's two WebAssembly modules (src/permission/shell/_shell_wasm.ts)
  * as files imported as bytes, as in the sources. esbuild writes them into
  * the chunk as base64 (2 MB of JavaScript) decoded by a loop in JavaScript:
  * loading that chunk cost ~55 ms of the engine's thread at a process's

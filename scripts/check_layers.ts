@@ -16,20 +16,23 @@ import * as path from "node:path";
 
 /** Bottom first. A layer may import its own folder and any layer listed before it. */
 export const LAYERS: readonly string[] = [
-  "contracts", // shared, dependency-free types and rules: nothing from src/, no npm
+  "lib", // helpers that know nothing of skiff: no import from src/ outside lib/
+  "contracts", // shared types and rules every layer speaks: lib/ only, no npm
   "version.ts",
   "sandbox",
   "config",
   "store",
+  "boot",
   "provider",
-  "policy",
-  "agents",
-  "skills",
+  "permission",
+  "definitions",
   "tools",
+  "undo",
   "mcp",
-  "session",
   "ui",
-  "app",
+  "engine",
+  "trust",
+  "host",
   "cli",
 ];
 
@@ -39,12 +42,10 @@ export const LAYERS: readonly string[] = [
  * longer needed, so this list only shrinks.
  */
 export const ALLOWED: Readonly<Record<string, string>> = {
-  // Each names skiff's own entry point as the program of a child process (a
-  // hidden step run by path), not as code it loads: the entry's place is
-  // known only at the root. To go when one module owns spawning skiff itself.
-  "sandbox/guard_journal.ts → ../main.ts": "the guard's replay step, spawned by its watcher",
-  "sandbox/landlock_launcher.ts → ../main.ts": "the Landlock exec step, spawned per command",
-  "sandbox/landlock_probe_key.ts → ../main.ts": "hashed into the probe cache's key",
+  // The one module that names skiff's own entry point, for the child
+  // processes that run skiff itself (a hidden step run by path, not code it
+  // loads): the entry's place is known only at the root.
+  "contracts/entry.ts → ../main.ts": "skiff's entry point, for a child process that runs skiff",
 };
 
 /**
@@ -55,9 +56,9 @@ export const ALLOWED: Readonly<Record<string, string>> = {
  * two files that cannot be read one without the other.
  */
 export const KNOWN_CYCLES: readonly string[] = [
-  "app/done_criteria.ts ↔ app/engine.ts ↔ app/host.ts ↔ app/run_outcome.ts ↔ app/select_session.ts",
-  "policy/code_path_check.ts ↔ policy/evaluate.ts",
-  "sandbox/confined_writer.ts ↔ sandbox/confined_writer_worker.ts",
+  "engine/engine.ts ↔ engine/handle.ts ↔ engine/run_outcome.ts ↔ engine/select_session.ts ↔ engine/verify/done_criteria.ts",
+  "permission/code_path_check.ts ↔ permission/evaluate.ts",
+  "sandbox/writer/confined_writer.ts ↔ sandbox/writer/confined_writer_worker.ts",
   "tools/files/file_ledger.ts ↔ tools/tool.ts",
   "ui/chat/input_view.ts ↔ ui/chat/mod.ts ↔ ui/chat/renderer.ts ↔ ui/chat/screen.ts ↔ ui/chat/status_line.ts",
 ];

@@ -4,7 +4,7 @@
  * the engine's and the file writer's Worker modules (the shell parser's
  * WebAssembly comes in through the module graph) and the bundle, built
  * first from the same sources (scripts/build.ts; the binary runs it,
- * src/app/bundle.ts), then smoke-test the binary.
+ * src/boot/bundle.ts), then smoke-test the binary.
  *
  * `deno compile` downloads a runtime (denort) from Deno's servers unless
  * DENORT_BIN points at one; on a machine that can reach neither, this fails
@@ -12,8 +12,8 @@
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { LAZY_LOADED_MODULES } from "../src/contracts/lazy_modules.ts";
-import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../src/app/bundle.ts";
+import { LAZY_LOADED_MODULES } from "../src/boot/lazy_modules.ts";
+import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../src/boot/bundle.ts";
 import { buildBundle } from "./build.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -23,11 +23,11 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
  */
 export const LAZY_MODULES = [
   "src/cli/start.ts",
-  "src/sandbox/landlock_exec.ts",
-  "src/sandbox/guard_replay.ts",
-  "src/app/engine_worker.ts",
-  "src/sandbox/confined_writer_worker.ts",
-  // Each command's module, the engine and the model client (src/contracts/lazy_modules.ts).
+  "src/sandbox/landlock/exec.ts",
+  "src/sandbox/guard/replay.ts",
+  "src/engine/worker_main.ts",
+  "src/sandbox/writer/confined_writer_worker.ts",
+  // Each command's module, the engine and the model client (src/boot/lazy_modules.ts).
   ...LAZY_LOADED_MODULES,
 ];
 
@@ -45,7 +45,7 @@ export async function runtimeFlags(): Promise<string[]> {
 
 /**
  * Folders of npm packages the binary never reads: the shell parser needs
- * only the two .wasm files (imported as bytes, see src/policy/_shell_wasm.ts),
+ * only the two .wasm files (imported as bytes, see src/permission/shell/_shell_wasm.ts),
  * not tree-sitter-bash's C sources and native builds (18 MB) or
  * web-tree-sitter's debug build. Each as `--exclude <folder>`.
  */

@@ -11,7 +11,7 @@
  */
 import { describeFinding, fuzzShell } from "../tests/support/shell_fuzz.ts";
 import { fuzzLine } from "../tests/support/shell_fuzz_lines.ts";
-import { analyzeCommand, ensureShellParser } from "../src/policy/bash_split.ts";
+import { analyzeCommand, ensureShellParser } from "../src/permission/shell/bash_split.ts";
 
 function option(name: string): string | undefined {
   const at = Deno.args.indexOf(name);

@@ -2,9 +2,9 @@
  * `skiff agents list`: every agent skiff can run, where it came from, and
  * whether it is a primary agent (`--agent`) or a subagent (the task tool).
  */
-import { loadAgentsAsync } from "../agents/load.ts";
-import type { ConfigAgent } from "../agents/types.ts";
-import { resolveWorkspace } from "../app/setup.ts";
+import { loadAgentsAsync } from "../definitions/agents/load.ts";
+import type { ConfigAgent } from "../definitions/agents/types.ts";
+import { resolveWorkspace } from "../host/setup.ts";
 import { loadConfig } from "../config/load.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";

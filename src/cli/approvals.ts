@@ -7,7 +7,7 @@
  * stdout carries the answer (`skiff run "…" > answer.txt`) or JSON Lines, and
  * a prompt written there would be lost in the file while the run waits.
  */
-import type { ApprovalAnswer, ApprovalRequest } from "../app/engine_types.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../engine/types.ts";
 import type { ChoiceAnswer, PromptFunctions } from "../ui/interactive_broker.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 

@@ -2,21 +2,21 @@
  * Each command's module, loaded when that command runs, by a computed
  * specifier: Deno loads every statically written `import()` when it builds
  * the module graph, which would make every command pay for all of them
- * (scripts/compile.ts includes them from src/contracts/lazy_modules.ts).
+ * (scripts/compile.ts includes them from src/boot/lazy_modules.ts).
  *
  * The module of the command the arguments most likely run (`run`, `tool`,
  * the chat) starts loading before the command line is parsed, so its graph
  * loads while commander does; parsing still decides what runs, and a guess
  * that parsing overrules (a usage error) only loaded a module for nothing.
  */
-import { mark } from "../contracts/timings.ts";
-import { engineCommandOf } from "../app/prewarm.ts";
-import { importLazy } from "../contracts/lazy_import.ts";
-import type { LazyModule } from "../contracts/lazy_modules.ts";
+import { mark } from "../boot/timings.ts";
+import { engineCommandOf } from "../boot/prewarm.ts";
+import { importLazy } from "../boot/lazy_import.ts";
+import type { LazyModule } from "../boot/lazy_modules.ts";
 
 const started = new Map<string, Promise<unknown>>();
 
-/** The module `args` will most likely load (`./run.ts`), if it is worth starting early. */
+/** The module `args` will most likely load (`./run/run.ts`), if it is worth starting early. */
 export function likelyCommandModule(args: readonly string[]): string | undefined {
   const command = engineCommandOf(args);
   return command === undefined ? undefined : `./${command}.ts`;
@@ -44,7 +44,7 @@ export function loadCommandModule<Module>(specifier: string): Promise<Module> {
   return (loading as Promise<Module>).finally(() => mark("command-loaded"));
 }
 
-/** `./run.ts` (next to this file) as the path from the root `importLazy` takes. */
+/** `./run/run.ts` (next to this file) as the path from the root `importLazy` takes. */
 function fromRoot(specifier: string): LazyModule {
   return `src/cli/${specifier.replace(/^\.\//, "")}` as LazyModule;
 }

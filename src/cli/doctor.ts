@@ -7,17 +7,17 @@
  * sandbox backend works, 1 when none does (commands would be refused).
  */
 import { loadConfig } from "../config/load.ts";
-import { DEFAULT_BASE_URL } from "../app/setup.ts";
-import { applyProjectTrust, isProjectTrusted } from "../app/project_trust.ts";
+import { DEFAULT_BASE_URL } from "../host/setup.ts";
+import { applyProjectTrust, isProjectTrusted } from "../trust/project_trust.ts";
 import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
-import type { LandlockProbeCache } from "../sandbox/landlock_probe_cache.ts";
-import { landlockProbeKey } from "../sandbox/landlock_probe_key.ts";
+import type { LandlockProbeCache } from "../sandbox/landlock/probe_cache.ts";
+import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
 import { commandShell } from "../sandbox/shell.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
-import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../app/bundle.ts";
+import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../boot/bundle.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
 

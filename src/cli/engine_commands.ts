@@ -9,7 +9,7 @@ import type { ParsedEngineCommand } from "./engine_options.ts";
 /** Loads the command's module and runs it; returns its exit code. */
 export async function runEngineCommand(parsed: ParsedEngineCommand): Promise<number> {
   if (parsed.command === "run") {
-    const { runCommand } = await load<typeof import("./run.ts")>("./run.ts");
+    const { runCommand } = await load<typeof import("./run/run.ts")>("./run/run.ts");
     return await runCommand(parsed.prompt, parsed.options);
   }
   const { toolCommand } = await load<typeof import("./tool.ts")>("./tool.ts");

@@ -3,7 +3,7 @@
  * tables from a run's outcome and an error's kind to their codes.
  */
 import type { ErrorKind } from "../contracts/errors.ts";
-import type { OutcomeKind } from "../app/engine_types.ts";
+import type { OutcomeKind } from "../engine/types.ts";
 
 export const ExitCode = {
   ok: 0,

@@ -7,12 +7,12 @@
  * (src/cli/command_loader.ts). Returns the exit code; the entry point exits
  * with it.
  */
-import { mark, reportTimings } from "../contracts/timings.ts";
+import { mark, reportTimings } from "../boot/timings.ts";
 import { preloadCommandModule } from "./command_loader.ts";
 import { runEngineCommand } from "./engine_commands.ts";
 import { parseEngineCommand } from "./engine_options.ts";
 import { reportFatal } from "./report_fatal.ts";
-import { importLazy } from "../contracts/lazy_import.ts";
+import { importLazy } from "../boot/lazy_import.ts";
 
 mark("cli-loaded");
 

@@ -2,8 +2,8 @@
  * `skiff mcp list`: start each configured MCP server (config `mcp` and
  * `.mcp.json`), show its status and tools, then stop them.
  */
-import { prepare } from "../app/setup.ts";
-import { mcpManagerSources, mcpSandboxLauncher } from "../app/mcp.ts";
+import { prepare } from "../host/setup.ts";
+import { mcpManagerSources, mcpSandboxLauncher } from "../engine/mcp_start.ts";
 import { describeMcpState, McpManager } from "../mcp/manager.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { VERSION } from "../version.ts";

@@ -8,9 +8,9 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type CommonOptions, prepare } from "../app/setup.ts";
-import { startEngine } from "../app/start.ts";
-import { createSkiffMcpServer, servedTools } from "../app/mcp_server.ts";
+import { type CommonOptions, prepare } from "../host/setup.ts";
+import { startEngine } from "../host/start.ts";
+import { createSkiffMcpServer, servedTools } from "../engine/mcp_server.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { printErrorLine } from "../ui/safe_print.ts";

@@ -7,7 +7,7 @@
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Store } from "../store/store.ts";
 import type { HarnessRecord, MemoryEntry, MemoryPlace } from "../store/memory.ts";
-import { resolveWorkspace } from "../app/setup.ts";
+import { resolveWorkspace } from "../host/setup.ts";
 import { changedSince, handoffPacketText, memoryPlace } from "../tools/session/mod.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";

@@ -8,7 +8,7 @@ import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
-import { mark, reportTimings } from "../contracts/timings.ts";
+import { mark, reportTimings } from "../boot/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
 import { type OptionSpec, RUN_OPTIONS, SANDBOX_OPTIONS } from "./engine_options.ts";
 import { runEngineCommand } from "./engine_commands.ts";
@@ -65,7 +65,7 @@ Docs: README.md and docs/ in the skiff repository.`,
   // `skiff` alone (or with -c / --resume) opens the interactive session.
   addChatFlags(addSandboxFlags(program.enablePositionalOptions()))
     .action(async (options) => {
-      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
+      const { chatCommand } = await load<typeof import("./chat/chat.ts")>("./chat/chat.ts");
       setExit(await chatCommand([], options));
     });
   addChatFlags(
@@ -75,7 +75,7 @@ Docs: README.md and docs/ in the skiff repository.`,
   )
     .description("talk with the agent in this terminal (the default command)")
     .action(async (prompt: string[], options) => {
-      const { chatCommand } = await load<typeof import("./chat.ts")>("./chat.ts");
+      const { chatCommand } = await load<typeof import("./chat/chat.ts")>("./chat/chat.ts");
       setExit(await chatCommand(prompt, options));
     });
 
@@ -127,14 +127,14 @@ Exit codes: 0 every task succeeded, 1 some failed (counts on stderr), 3/4/5 when
 every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
     .action(async (file: string | undefined, options) => {
-      const { batchCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
+      const { batchCommand } = await load<typeof import("./batch/batch.ts")>("./batch/batch.ts");
       setExit(await batchCommand(file, options));
     });
   batch.command("merge").argument("<reports...>", "JSON reports of a batch's shards")
     .description("join the shards' reports into one summary")
     .option("--report <file>", "also write the merged summary to a .md or .json file")
     .action(async (files: string[], options) => {
-      const { mergeCommand } = await load<typeof import("./batch.ts")>("./batch.ts");
+      const { mergeCommand } = await load<typeof import("./batch/batch.ts")>("./batch/batch.ts");
       setExit(await mergeCommand(files, options));
     });
 
@@ -182,7 +182,9 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .option("--by <what>", "one row per model, day (UTC) or project", "model")
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { usageCommand } = await load<typeof import("./usage.ts")>("./usage.ts");
+      const { usageCommand } = await load<typeof import("./sessions/usage.ts")>(
+        "./sessions/usage.ts",
+      );
       setExit(await usageCommand(options));
     });
 
@@ -195,12 +197,16 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .option("-n, --limit <n>", "how many", "20")
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { listSessions } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      const { listSessions } = await load<typeof import("./sessions/sessions.ts")>(
+        "./sessions/sessions.ts",
+      );
       setExit(await listSessions(options));
     });
   sessions.command("show").argument("<id>").description("print a session's transcript")
     .action(async (id: string) => {
-      const { showSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      const { showSession } = await load<typeof import("./sessions/sessions.ts")>(
+        "./sessions/sessions.ts",
+      );
       setExit(await showSession(id));
     });
   sessions.command("export").argument("<id>").description("export a session")
@@ -208,7 +214,9 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
       new Option("--format <format>", "output format").choices(["json", "md"]).default("json"),
     )
     .action(async (id: string, options) => {
-      const { exportSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      const { exportSession } = await load<typeof import("./sessions/sessions.ts")>(
+        "./sessions/sessions.ts",
+      );
       setExit(await exportSession(id, options.format));
     });
   sessions.command("stats")
@@ -221,14 +229,16 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
     .option("--json", "JSON output")
     .action(async (options) => {
-      const { sessionsStats } = await load<typeof import("./sessions_stats.ts")>(
-        "./sessions_stats.ts",
+      const { sessionsStats } = await load<typeof import("./sessions/stats.ts")>(
+        "./sessions/stats.ts",
       );
       setExit(await sessionsStats(options));
     });
   sessions.command("rm").argument("<id>").description("delete a session and its history")
     .action(async (id: string) => {
-      const { removeSession } = await load<typeof import("./sessions.ts")>("./sessions.ts");
+      const { removeSession } = await load<typeof import("./sessions/sessions.ts")>(
+        "./sessions/sessions.ts",
+      );
       setExit(await removeSession(id));
     });
 
@@ -252,7 +262,9 @@ Examples:
   skiff compact ses_4wos --focus "the migration plan and the failing test"`,
     )
     .action(async (session: string, options) => {
-      const { compactCommand } = await load<typeof import("./compact.ts")>("./compact.ts");
+      const { compactCommand } = await load<typeof import("./sessions/compact.ts")>(
+        "./sessions/compact.ts",
+      );
       setExit(await compactCommand(session, options));
     });
 

@@ -8,7 +8,7 @@
  * model is paid for, saying what to do instead.
  */
 import { UsageError } from "./exit_codes.ts";
-import { fencedBlock } from "../contracts/markdown_fence.ts";
+import { fencedBlock } from "../lib/markdown_fence.ts";
 
 /** The most piped stdin a prompt takes (about 64,000 tokens of text). */
 export const STDIN_LIMIT_BYTES = 256 * 1024;

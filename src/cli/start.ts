@@ -1,12 +1,12 @@
 /**
  * The CLI's start, loaded by main.ts from the bundle or from the sources
- * (src/app/bundle.ts), once main.ts has started the engine's Worker
- * (src/app/prewarm.ts): the command line's entry loads and runs. Its module
+ * (src/boot/bundle.ts), once main.ts has started the engine's Worker
+ * (src/boot/prewarm.ts): the command line's entry loads and runs. Its module
  * graph stays small: everything else is loaded lazily.
  */
-import { buildState } from "../app/bundle.ts";
-import { mark } from "../contracts/timings.ts";
-import { importLazy } from "../contracts/lazy_import.ts";
+import { buildState } from "../boot/bundle.ts";
+import { mark } from "../boot/timings.ts";
+import { importLazy } from "../boot/lazy_import.ts";
 import { hideSecretsFromEnviron } from "../sandbox/environ_scrub.ts";
 
 /** Runs the command line `args`; resolves to the exit code. */

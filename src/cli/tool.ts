@@ -4,10 +4,10 @@
  * order in one session under the same rules as `run`; one JSON result line
  * per call. Exit 0 when every call succeeded, 1 otherwise.
  */
-import { type CommonOptions, prepare } from "../app/setup.ts";
-import { startEngine } from "../app/start.ts";
-import { prewarmTool } from "../app/prewarm.ts";
-import type { ToolCallResult } from "../app/engine_types.ts";
+import { type CommonOptions, prepare } from "../host/setup.ts";
+import { startEngine } from "../host/start.ts";
+import { prewarmTool } from "../boot/prewarm.ts";
+import type { ToolCallResult } from "../engine/types.ts";
 import { writeAll } from "../ui/jsonl.ts";
 import { approvalPrompter } from "./approvals.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";

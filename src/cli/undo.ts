@@ -3,10 +3,10 @@
  * `--until` run's cycles are prompts in a row: plain undo takes back the
  * whole run, `--cycle` only its last attempt.
  */
-import * as path from "../contracts/path.ts";
-import { resolveWorkspace } from "../app/setup.ts";
-import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/confined_writer.ts";
-import { undoSnapshots } from "../session/undo.ts";
+import * as path from "../lib/path.ts";
+import { resolveWorkspace } from "../host/setup.ts";
+import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
+import { undoSnapshots } from "../undo/undo.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { openStore, type Session, type Store } from "../store/store.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
@@ -15,7 +15,7 @@ import { reportFatal } from "./report_fatal.ts";
 
 export interface UndoCommandOptions {
   session?: string;
-  /** Every task session of this `skiff batch` (src/cli/batch.ts). */
+  /** Every task session of this `skiff batch` (src/cli/batch/batch.ts). */
   batch?: string;
   /** Only the last cycle of a `--until` run (docs/verification.md). */
   cycle?: boolean;

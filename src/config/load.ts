@@ -8,7 +8,7 @@
  * (src/config/origin.ts): they work from this one reading, never from the
  * files again.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { readConfigText } from "./regular_file.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
 import { checkConfigLayer } from "./check.ts";

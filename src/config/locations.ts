@@ -4,7 +4,7 @@
  * by walking up from the workspace. Other modules use these to find agents,
  * skills and AGENTS.md next to the config, and to write-protect config files.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 
 /** Project config files, in the order they are looked for in each folder. */
 export const PROJECT_CONFIG_FILES = ["skiff.json", ".skiff/config.json"] as const;

@@ -1,6 +1,6 @@
 /**
  * Which permission keys mean something: the built-in keys (listed here; their
- * default rules are in src/policy/defaults.ts), MCP
+ * default rules are in src/permission/defaults.ts), MCP
  * tool names (`{server}_{tool}`), and wildcard keys that cover several
  * (`github_*`, `*`). Any other key is a rule that never matches — a deny that
  * protects nothing — so config files, agent files and `--allow`/`--ask`/
@@ -11,7 +11,7 @@ import { mcpToolName } from "../contracts/mcp_names.ts";
 
 /**
  * Every key a built-in tool or check asks about; other keys are MCP tool
- * names. The policy's default table (src/policy/defaults.ts) has a rule for
+ * names. The policy's default table (src/permission/defaults.ts) has a rule for
  * each of these and no other, which the type checker holds it to.
  */
 export const BUILTIN_KEYS = [
@@ -45,7 +45,7 @@ export type BuiltinKey = typeof BUILTIN_KEYS[number];
  * The keys under which a call changes the workspace: `edit` (write, edit,
  * apply_patch, file_copy's destination), `delete` (file_delete) and `bash`
  * (a command). The read-only plan agent denies each (bash but for commands
- * that only look: src/agents/builtin.ts). tests/agents/plan_writes_test.ts
+ * that only look: src/definitions/agents/builtin.ts). tests/agents/plan_writes_test.ts
  * walks the tool registry and fails for a tool whose declared writes fall
  * under a key not listed here.
  */

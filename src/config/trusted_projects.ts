@@ -4,11 +4,11 @@
  * project cannot vouch for itself — and a yes at the terminal adds the
  * project there, so the question is asked once. The file is rewritten
  * atomically (temp file + rename) and stays parseable; like the "always here"
- * writer (src/policy/project_rules.ts), comments in it are not kept.
+ * writer (src/permission/project_rules.ts), comments in it are not kept.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { parseJsonc } from "./jsonc.ts";
-import { writeHostFile } from "../sandbox/host_write.ts";
+import { writeHostFile } from "../sandbox/writer/host_write.ts";
 import type { Config } from "./schema.ts";
 
 /** The real path of a folder, or the path itself when it cannot be resolved. */

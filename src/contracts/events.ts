@@ -43,7 +43,7 @@ export interface Denial {
   allow_with?: string[];
 }
 
-/** Where a failure belongs (src/app/attribution.ts holds the one table that decides). */
+/** Where a failure belongs (src/engine/attribution.ts holds the one table that decides). */
 export type FailureLayer =
   | "agent"
   | "harness"

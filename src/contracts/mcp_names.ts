@@ -4,7 +4,7 @@
  * on function names). A name cut short gets a short hash so two long names
  * stay apart.
  */
-import { sha256Hex } from "./sha256.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 
 export const MAX_TOOL_NAME_LENGTH = 63;
 

@@ -37,11 +37,11 @@ export interface ProcessLauncher {
    * Set in workspace-write mode: call `before` just before a command starts
    * and the function it returns once the command has ended; that reverts
    * what the command changed among files that run code later (git hooks,
-   * `.envrc`, CI…) and says what it did, or null (src/sandbox/command_guard.ts).
+   * `.envrc`, CI…) and says what it did, or null (src/sandbox/guard/command_guard.ts).
    * The session's bubblewrap launcher sets it in every mode: `before`, called
    * in the same tick as `prepare`, leases the command a sandbox kept up for
    * the session, and the returned function gives it back
-   * (src/sandbox/bwrap_session.ts).
+   * (src/sandbox/bwrap/session.ts).
    */
   guard?: { before(): () => string | null };
   /**

@@ -5,7 +5,7 @@
  * in plain TypeScript: `node:crypto` would start Deno's Node layer in the
  * engine's Worker (sha256.ts).
  */
-import { sha256Hex } from "./sha256.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 
 /** Where snapshots go; the store provides the persistent one. */
 export interface SnapshotSink {

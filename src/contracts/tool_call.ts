@@ -30,7 +30,7 @@ export interface Access {
   local?: string;
   /**
    * Set by an MCP tool: `key` is then its `{server}_{tool}` name, judged in
-   * the MCP tools' own namespace (src/policy/mcp_rule_keys.ts): no built-in
+   * the MCP tools' own namespace (src/permission/mcp_rule_keys.ts): no built-in
    * key's default applies, and an allow rule is held to the server's name.
    */
   mcp?: McpToolKey;

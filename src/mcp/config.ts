@@ -11,9 +11,9 @@
  * that name, which stays the project's. `${VAR}` in a project's server
  * expands only names the user allowed (`projectVariables`).
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
-import { projectDirs } from "../agents/discovery.ts";
+import { projectDirs } from "../definitions/agents/discovery.ts";
 import { INHERITED_VARIABLES } from "./environment.ts";
 
 /** One server as written in config or `.mcp.json`. */

@@ -37,7 +37,7 @@ export interface McpManagerOptions {
   /** skiff's own environment, for the allowlist and `${VAR}`. @default Deno.env.get */
   env?: (name: string) => string | undefined;
   /**
-   * The servers as the host already resolved them (src/app/setup.ts); when
+   * The servers as the host already resolved them (src/host/setup.ts); when
    * given, the entries above are not resolved again here.
    */
   resolved?: ResolvedMcpServers;
@@ -231,7 +231,7 @@ export class McpManager {
 
 /**
  * The name's server and tool parts, and the session's servers whose names
- * extend this one's, for rules that allow (src/policy/mcp_rule_keys.ts).
+ * extend this one's, for rules that allow (src/permission/mcp_rule_keys.ts).
  * A name cut short inside the server's name keeps it whole as the server part: only a
  * rule naming the tool in full (or `*`) then allows it.
  */

@@ -12,7 +12,7 @@ import { generatedToolSchemas } from "../tools/registry.ts";
 let reserved: ReadonlySet<string> | undefined;
 
 /**
- * The key that lets a project's server start (src/app/mcp_trust.ts): a tool of
+ * The key that lets a project's server start (src/trust/mcp_trust.ts): a tool of
  * that name would pass under `--allow mcp_server`, given only to start servers.
  */
 const SERVER_START_KEY = "mcp_server";

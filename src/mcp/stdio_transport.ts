@@ -6,7 +6,7 @@
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
-import { LineSplitter, MAX_LINE_CHARS } from "../contracts/line_reader.ts";
+import { LineSplitter, MAX_LINE_CHARS } from "../lib/line_reader.ts";
 
 // The SDK's subpath exports carry no usable types under Deno; these are the
 // parts of its Transport contract the Client uses.

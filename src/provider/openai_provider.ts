@@ -6,7 +6,7 @@
  * the user already saw after a stream is cut), so it can be tested with an
  * injected fetch, sleep, clock and random source.
  */
-import { backgroundTimeout } from "../contracts/background_ticks.ts";
+import { backgroundTimeout } from "../lib/background_ticks.ts";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./done_sentinel.ts";
 import { withReadableErrors } from "./error_body.ts";
@@ -36,7 +36,7 @@ import {
 } from "./types.ts";
 import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
-import type { RateGate } from "./rate_gate.ts";
+import type { RateGate } from "./rate_limiter.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -82,7 +82,7 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   now?: () => number;
   /** Checks whether a silent endpoint accepts TCP connections at all. @default tcpConnectProbe */
   probe?: ConnectProbe;
-  /** The endpoint's pace shared with other sessions (a batch's tasks; src/provider/rate_gate.ts). */
+  /** The endpoint's pace shared with other sessions (a batch's tasks; src/provider/rate_limiter.ts). */
   gate?: RateGate;
 }
 

@@ -5,23 +5,23 @@
  * interactive caller may show its warning and ask, a headless one denies.
  */
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
-import { bwrapLauncher } from "./bwrap.ts";
+import { bwrapLauncher } from "./bwrap/bwrap.ts";
 import type { SandboxSettings } from "./modes.ts";
-import { denoCacheDir, landlockExecArgv, landlockLauncher } from "./landlock_launcher.ts";
-import { landlockPlan } from "./landlock_rules.ts";
+import { denoCacheDir, landlockExecArgv, landlockLauncher } from "./landlock/launcher.ts";
+import { landlockPlan } from "./landlock/rules.ts";
 import {
   type LandlockProbeCache,
   readCachedLandlockProbe,
   writeCachedLandlockProbe,
-} from "./landlock_probe_cache.ts";
+} from "./landlock/probe_cache.ts";
 import { plainLauncher } from "./plain.ts";
 import {
   BWRAP_CANDIDATES,
   readCachedBwrapProbe,
   writeCachedBwrapProbe,
-} from "./bwrap_probe_cache.ts";
+} from "./bwrap/probe_cache.ts";
 import { commandShell } from "./shell.ts";
-import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./sandbox_exec.ts";
+import { SANDBOX_EXEC_PATH, sandboxExecLauncher } from "./macos/sandbox_exec.ts";
 
 /** Which sandbox programs exist (and work) on this machine: their paths, or null. */
 export interface AvailableSandboxes {

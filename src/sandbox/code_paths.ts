@@ -13,7 +13,7 @@
  * a second walk: in config `sandbox.protect` that name is literal; a few
  * built-in ones (`*.code-workspace`) hold a `*`, tested by prefix and suffix.
  */
-import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
+import { dirEntriesOrNone, type Listings, presenceOf } from "./dir_entries.ts";
 
 /** The built-in list; docs/security.md and docs/config.md show it. */
 export const CODE_PATHS: readonly string[] = [
@@ -31,7 +31,7 @@ export const CODE_PATHS: readonly string[] = [
   ".claude/settings.local.json",
   ".claude/hooks/**",
   ".claude/agents/**",
-  // Custom commands switch the agent and model of the prompt they send (src/skills/commands.ts).
+  // Custom commands switch the agent and model of the prompt they send (src/definitions/commands.ts).
   ".claude/commands/**",
   "opencode.json",
   "opencode.jsonc",
@@ -179,7 +179,7 @@ export function expandCodePath(
 ): string[] {
   const found: string[] = [];
   // Anchors are often missing (`config.worktree`, `commondir`): a listing of
-  // their folder says so without a failed lstat each (_dir_entries.ts).
+  // their folder says so without a failed lstat each (dir_entries.ts).
   if (presenceOf(anchor, listings) === "absent") return found;
   const visit = (current: string, rest: string[]) => {
     if (found.length >= limit) return;

@@ -13,10 +13,10 @@
  * run code. Needs `--allow-read` for the repository, and `--allow-write` for
  * the temp folder where `gitConfigView` keeps its copies.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { REDACTED, redactSecrets } from "../contracts/redact.ts";
-import { sha256Hex } from "../contracts/sha256.ts";
-import { dirEntriesOrNone } from "./_dir_entries.ts";
+import { sha256Hex } from "../lib/sha256.ts";
+import { dirEntriesOrNone } from "./dir_entries.ts";
 
 /** A git config file is read only up to this size (git's own are a few KiB). */
 const MAX_CONFIG_BYTES = 1 << 20;

@@ -11,8 +11,8 @@
  * The config is read here, not with `git config`: git run on a hostile
  * repository can run code. Needs `--allow-read` for the folders searched.
  */
-import { dirEntriesOrNone, type Listings, presenceOf } from "./_dir_entries.ts";
-import * as path from "../contracts/path.ts";
+import { dirEntriesOrNone, type Listings, presenceOf } from "./dir_entries.ts";
+import * as path from "../lib/path.ts";
 
 /** Files and folders of one git folder that redirect git or hold code it runs. */
 export const GIT_CODE_ENTRIES: readonly string[] = [
@@ -137,7 +137,7 @@ export function findRepositories(
 export function gitFolders(dotGit: string, listings: Listings = new Map()): string[] {
   const found = [dotGit];
   // `modules/` and `worktrees/` are mostly missing: a listing of the folder
-  // above says so without a failed read each (_dir_entries.ts).
+  // above says so without a failed read each (dir_entries.ts).
   const present = (target: string) => presenceOf(target, listings) !== "absent";
   const visitModules = (folder: string, depth: number) => {
     if (depth > 8 || !present(folder)) return;
@@ -228,7 +228,7 @@ export function hooksPathOf(
   worktreeRoot: string,
   listings: Listings = new Map(),
 ): string | null {
-  // `config.worktree` is mostly missing: see _dir_entries.ts.
+  // `config.worktree` is mostly missing: see dir_entries.ts.
   const worktreeConfig = path.join(gitFolder, "config.worktree");
   const value =
     (presenceOf(worktreeConfig, listings) === "absent"

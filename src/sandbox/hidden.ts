@@ -9,9 +9,9 @@
  * (show a default entry again). A project's own file may only add: a `false`
  * counts only when the user's global config says it as well.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { isPlainAbsolute, isWithin, lexicallyWithin, realpathLenient } from "./paths.ts";
-import { type Listings, presenceOf } from "./_dir_entries.ts";
+import { type Listings, presenceOf } from "./dir_entries.ts";
 import {
   gitConfigView,
   gitCredentialFiles,

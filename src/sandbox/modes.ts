@@ -25,7 +25,7 @@ export interface SandboxSettings {
   /**
    * Folders commands see read-only, bound before the writable ones: the
    * session's own workspace and add-dirs when a task that owns some paths
-   * gets only those as `workspace`/`addDirs` (src/app/launcher.ts), so the
+   * gets only those as `workspace`/`addDirs` (src/engine/launcher.ts), so the
    * rest stays visible even where a private /tmp or /run would hide it.
    */
   visible?: string[];

@@ -5,8 +5,8 @@
  * the workspace that points outside is outside, even when its target does not
  * exist yet. On a case-insensitive filesystem containment ignores case.
  */
-import * as path from "../contracts/path.ts";
-import { type Listings, presenceOf } from "./_dir_entries.ts";
+import * as path from "../lib/path.ts";
+import { type Listings, presenceOf } from "./dir_entries.ts";
 
 export interface ResolvedPath {
   /** Absolute, normalised path as asked for (before symlinks). */

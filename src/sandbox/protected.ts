@@ -6,7 +6,7 @@
  * rule layer: writing either would let the agent grant itself permissions),
  * and `.mcp.json` (its servers start outside the OS sandbox).
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import {
   findRepositories,
   GIT_CODE_ENTRIES,
@@ -16,7 +16,7 @@ import {
   hooksPathOf,
 } from "./git_dirs.ts";
 import { isWithin, realpathLenient } from "./paths.ts";
-import { type Listings, presenceOf } from "./_dir_entries.ts";
+import { type Listings, presenceOf } from "./dir_entries.ts";
 
 /** Workspace-relative paths that are protected, folder or file. */
 export const PROTECTED_RELATIVE: readonly string[] = [
@@ -69,7 +69,7 @@ export function gitProtection(
   const search = findRepositories(realRoots, names);
   const inRoots = (target: string) => realRoots.some((root) => isWithin(root, target));
   const folders = new Map<string, string>();
-  // Shared by the lookups below, which mostly ask about missing entries (_dir_entries.ts).
+  // Shared by the lookups below, which mostly ask about missing entries (dir_entries.ts).
   const listings: Listings = new Map();
   const gitDirs: string[] = [];
   const pointers: string[] = [];
@@ -154,7 +154,7 @@ function hookTargets(hooks: string, trees: string[]): string[] {
 export function createMissingHooksFolders(protection: GitProtection): void {
   const listings: Listings = new Map();
   for (const folder of protection.gitFolders) {
-    // Most exist: a listing tells so without a failed mkdir each (_dir_entries.ts).
+    // Most exist: a listing tells so without a failed mkdir each (dir_entries.ts).
     if (presenceOf(path.join(folder, "hooks"), listings) === "listed") continue;
     try {
       Deno.mkdirSync(path.join(folder, "hooks"));

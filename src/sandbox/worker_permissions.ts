@@ -6,11 +6,11 @@
  * processes; the path resolver and the OS sandbox cover those.
  */
 import { installedBashPaths } from "./shell.ts";
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { allowedEnvNames } from "./env.ts";
 import type { SandboxMode } from "./modes.ts";
 import { realpathLenient } from "./paths.ts";
-import type { Listings } from "./_dir_entries.ts";
+import type { Listings } from "./dir_entries.ts";
 
 export interface WorkerPermissionInput {
   mode: SandboxMode;
@@ -50,7 +50,7 @@ export function defaultRunPrograms(mode: SandboxMode, platform = Deno.build.os):
   const tools = ["rg", "git"];
   // Unsandboxed, the Worker starts the command's shell itself (bash where installed).
   if (mode === "full-access") return ["sh", ...installedBashPaths(), ...tools];
-  // Deno itself runs the Landlock backend's exec step (src/sandbox/landlock_exec.ts); bash
+  // Deno itself runs the Landlock backend's exec step (src/sandbox/landlock/exec.ts); bash
   // runs a command a person accepted to run unsandboxed (src/sandbox/choose.ts).
   return platform === "darwin"
     ? ["/usr/bin/sandbox-exec", ...installedBashPaths(), ...tools]

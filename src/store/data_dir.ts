@@ -2,7 +2,7 @@
  * Where skiff keeps its data (the session database, spilled tool output):
  * `$SKIFF_DATA_DIR`, else `$XDG_DATA_HOME/skiff`, else `~/.local/share/skiff`.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { StoreError } from "./errors.ts";
 
 /** The data folder for this environment (pure: it reads only `env`). */

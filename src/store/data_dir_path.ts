@@ -1,7 +1,7 @@
 /**
  * Where skiff keeps its data, worked out from the environment alone and with
  * no module of its own: the engine's Worker is started before the CLI loads
- * (src/app/prewarm.ts), and Deno's Node layer (`node:path`) would cost that
+ * (src/boot/prewarm.ts), and Deno's Node layer (`node:path`) would cost that
  * start ~15 ms. POSIX paths, as everywhere skiff's sandboxes run.
  */
 

@@ -9,7 +9,7 @@
  *
  * No SQL leaves this folder; callers use the methods below.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { DatabaseSync, type SQLInputValue } from "node:sqlite";
 import type { SkiffEvent, Usage } from "../contracts/events.ts";
 import type { Todo } from "../contracts/todo.ts";

@@ -5,7 +5,7 @@
  * session, and folders left by old sessions are pruned by age and total size
  * (config `toolOutput`) when a session starts.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 
 /** @default 7 days */
 export const DEFAULT_MAX_AGE_DAYS = 7;

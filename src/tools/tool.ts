@@ -15,7 +15,7 @@ export { ToolError } from "../contracts/tool_call.ts";
 export type { Todo } from "../contracts/todo.ts";
 export type { ProcessLauncher } from "../contracts/process_launcher.ts";
 
-/** Snapshots the workspace around a command (src/session/command_snapshots.ts). */
+/** Snapshots the workspace around a command (src/undo/command_snapshots.ts). */
 export interface CommandUndo {
   before(): Promise<() => Promise<void>>;
   /**
@@ -80,7 +80,7 @@ export interface ToolContext {
   /**
    * Undo for commands: call `before` just before a command starts and the
    * function it returns once it has ended; what the command changed becomes
-   * undo snapshots of the prompt (src/session/command_snapshots.ts).
+   * undo snapshots of the prompt (src/undo/command_snapshots.ts).
    */
   commandUndo?: CommandUndo;
   /**

@@ -12,7 +12,7 @@
  * not writable) loses nothing silently: head and tail are kept all the same,
  * and the notice says the rest could not be kept and why.
  */
-import * as path from "../contracts/path.ts";
+import * as path from "../lib/path.ts";
 import { safeSegment, spillFolder } from "../store/tool_output.ts";
 
 /** Characters of output kept in the history. */

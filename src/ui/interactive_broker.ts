@@ -6,7 +6,7 @@
  * is actually asked; tests pass their own `prompts`.
  */
 import { neutraliseControls } from "./safe_text.ts";
-import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../policy/broker.ts";
+import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../permission/broker.ts";
 
 /**
  * The answers a list can offer; "reason" is deny with a reason typed next

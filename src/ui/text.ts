@@ -8,7 +8,7 @@
 import type { Denial, EventBodies, SkiffEvent } from "../contracts/events.ts";
 import { writeAll } from "./jsonl.ts";
 import { neutraliseControls } from "./safe_text.ts";
-import { shellLine } from "../policy/hints.ts";
+import { shellLine } from "../permission/hints.ts";
 import { diffBlock, wantsColour } from "./text_diff.ts";
 import { describeInput, modelLabel } from "./tool_title.ts";
 

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { builtinAgents } from "../../src/agents/builtin.ts";
-import { filterTools, isToolEnabled, subagentsOf } from "../../src/agents/filter_tools.ts";
-import { checkSubject } from "../../src/policy/evaluate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
+import { builtinAgents } from "../../src/definitions/agents/builtin.ts";
+import {
+  filterTools,
+  isToolEnabled,
+  subagentsOf,
+} from "../../src/definitions/agents/filter_tools.ts";
+import { checkSubject } from "../../src/permission/evaluate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
 
 const ALL = [
   "read",

@@ -1,6 +1,6 @@
 /**
  * The YAML library is evaluated only when a skill, agent or custom-command
- * file with frontmatter is parsed (src/agents/frontmatter.ts,
+ * file with frontmatter is parsed (src/definitions/frontmatter.ts,
  * docs/performance.md "Start-up"). Each check runs skiff, or a small script,
  * with an import map that points "yaml" at a stand-in that throws when
  * evaluated: a run that evaluates yaml fails. Controls prove the poison bites
@@ -200,7 +200,7 @@ Deno.test("a skill with frontmatter, an agent file and a custom command still lo
     const listed = await runSkiff(["agents", "list"], sandbox);
     assertEquals(listed.code, 0, listed.stderr);
     assertMatch(listed.stdout, /^reviewer\s+primary\s+Reviews changes/m);
-    // The chat's custom commands (src/cli/chat_commands/mod.ts), in a fresh process.
+    // The chat's custom commands (src/cli/chat/commands/mod.ts), in a fresh process.
     const chat = await runScript(
       sandbox.root,
       `

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { loadAgents } from "../../src/agents/load.ts";
-import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+import { loadAgents } from "../../src/definitions/agents/load.ts";
+import { loadFrontmatterParser } from "../../src/definitions/frontmatter.ts";
 
-// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/definitions/frontmatter.ts).
 await loadFrontmatterParser();
 
 /** A git repo with a nested workspace, a fake home and a config folder. */

@@ -10,11 +10,11 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { builtinAgents } from "../../src/agents/builtin.ts";
+import { builtinAgents } from "../../src/definitions/agents/builtin.ts";
 import { WRITING_KEYS } from "../../src/config/permission_keys.ts";
-import { evaluate } from "../../src/policy/evaluate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import type { PermissionConfig } from "../../src/policy/rules.ts";
+import { evaluate } from "../../src/permission/evaluate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import type { PermissionConfig } from "../../src/permission/rules.ts";
 import { builtinTools, parseToolInput } from "../../src/tools/registry.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
 

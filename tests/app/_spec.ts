@@ -2,7 +2,7 @@
  * An EngineSpec for tests: headless, workspace-write, no MCP, nothing
  * allowed or denied by flags; override what a test is about.
  */
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 
 export function testSpec(overrides: Partial<EngineSpec> = {}): EngineSpec {
   return {

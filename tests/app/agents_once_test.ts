@@ -7,10 +7,10 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { prepare } from "../../src/app/setup.ts";
-import { engineNetHosts, permissionsFor } from "../../src/app/worker_host.ts";
-import { Engine } from "../../src/app/engine.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { prepare } from "../../src/host/setup.ts";
+import { engineNetHosts, permissionsFor } from "../../src/host/worker_client.ts";
+import { Engine } from "../../src/engine/engine.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 import type { ChatProvider, ChatRequest } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { openStore } from "../../src/store/store.ts";

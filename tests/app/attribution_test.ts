@@ -13,7 +13,7 @@ import {
   withMockSandbox,
 } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
-import { attributeFailure, attributionsOf } from "../../src/app/attribution.ts";
+import { attributeFailure, attributionsOf } from "../../src/engine/attribution.ts";
 import { chooseLauncher } from "../../src/sandbox/choose.ts";
 import { makeEvent, type SkiffEvent } from "../../src/contracts/events.ts";
 

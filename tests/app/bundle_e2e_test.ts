@@ -1,5 +1,5 @@
 /**
- * The bundle (`deno task build`, src/app/bundle.ts) end to end, in a copy of
+ * The bundle (`deno task build`, src/boot/bundle.ts) end to end, in a copy of
  * this tree built here: each path the bundle changes runs through it, as the
  * compiled binary runs it. The commands parsed by commander, file reads and
  * writes (the
@@ -15,7 +15,7 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { makeSandbox, runMain, type Sandbox } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
-import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../../src/app/bundle.ts";
+import { BUNDLE_DIR, ENGINE_BUNDLE_DIR } from "../../src/boot/bundle.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const found = await probeSandboxes();

@@ -1,5 +1,5 @@
 /**
- * When a start runs the bundle (src/app/bundle.ts): only
+ * When a start runs the bundle (src/boot/bundle.ts): only
  * while every source of the stamp has its recorded size and mtime, and the
  * same Deno built it; a stamp that is missing, of another format or
  * malformed means no bundle; a compiled binary trusts a present build.
@@ -12,7 +12,7 @@ import {
   bundleState,
   ENGINE_BUNDLE_DIR,
   STAMP_FORMAT,
-} from "../../src/app/bundle.ts";
+} from "../../src/boot/bundle.ts";
 
 async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "skiff-bundle-state-" });

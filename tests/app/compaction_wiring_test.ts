@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
-import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
 import { compactionLine } from "../../src/ui/text.ts";
 
 const TASK = "Tidy the notes module: keep every public name, and list what you changed.";

@@ -6,7 +6,7 @@
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { prepare } from "../../src/app/setup.ts";
+import { prepare } from "../../src/host/setup.ts";
 import { McpManager } from "../../src/mcp/manager.ts";
 
 Deno.test("prepare reads the project file once and keeps to that reading", async () => {

@@ -5,8 +5,8 @@
  * thread instead, and an answered one completes the call.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { FromEngine, ToEngine } from "../../src/app/engine_protocol.ts";
-import type { WriterRequest } from "../../src/sandbox/confined_writer.ts";
+import type { FromEngine, ToEngine } from "../../src/engine/protocol.ts";
+import type { WriterRequest } from "../../src/sandbox/writer/confined_writer.ts";
 import { toolSpecIn, withSpecRoot } from "./_spec.ts";
 
 interface ToolAnswer {
@@ -16,7 +16,7 @@ interface ToolAnswer {
 
 Deno.test("the engine's writes go to the terminal side's writer, which decides", async () => {
   await withSpecRoot(async (root) => {
-    const worker = new Worker(new URL("../../src/app/engine_worker.ts", import.meta.url), {
+    const worker = new Worker(new URL("../../src/engine/worker_main.ts", import.meta.url), {
       type: "module",
     });
     const requests: WriterRequest[] = [];

@@ -1,16 +1,16 @@
 /**
- * Engine Workers kept across batch tasks (src/app/engine_reuse.ts): a task in
+ * Engine Workers kept across batch tasks (src/host/engine_pool.ts): a task in
  * a Worker that already ran another keeps nothing of it (read-before-edit
  * state, "always" answers, events), a Worker serves only the very same
  * permissions, at most `max` are up, and an aborted or crashed Worker is not
  * used again.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { EngineWorkers, permissionKey } from "../../src/app/engine_reuse.ts";
-import { permissionsFor } from "../../src/app/worker_host.ts";
-import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
+import { EngineWorkers, permissionKey } from "../../src/host/engine_pool.ts";
+import { permissionsFor } from "../../src/host/worker_client.ts";
+import type { EngineIO, EngineSpec } from "../../src/engine/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
-import type { ApprovalAnswer } from "../../src/policy/broker.ts";
+import type { ApprovalAnswer } from "../../src/permission/broker.ts";
 import { testSpec, toolSpecIn, withSpecRoot } from "./_spec.ts";
 
 /** Fails the test instead of hanging it. */

@@ -5,8 +5,8 @@
  * list` and the resume picker; `RunRequest.title` carries the typed text.
  */
 import { assertEquals } from "../support/assert.ts";
-import { Engine } from "../../src/app/engine.ts";
-import type { EngineIO } from "../../src/app/engine_types.ts";
+import { Engine } from "../../src/engine/engine.ts";
+import type { EngineIO } from "../../src/engine/types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 import { openStore } from "../../src/store/store.ts";
 import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";

@@ -3,7 +3,7 @@
  * own abort signal and its own prompt number for undo snapshots.
  */
 import { assertEquals } from "../support/assert.ts";
-import { Engine } from "../../src/app/engine.ts";
+import { Engine } from "../../src/engine/engine.ts";
 import { testSpec } from "./_spec.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";

@@ -3,10 +3,10 @@
  * as events (docs/events.md), and Ctrl-C while the session is still opening.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { Engine } from "../../src/app/engine.ts";
-import { startInProcess } from "../../src/app/host.ts";
+import { Engine } from "../../src/engine/engine.ts";
+import { startInProcess } from "../../src/engine/handle.ts";
 import { testSpec } from "./_spec.ts";
-import type { EngineIO, EngineSpec } from "../../src/app/engine_types.ts";
+import type { EngineIO, EngineSpec } from "../../src/engine/types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { openStore } from "../../src/store/store.ts";

@@ -5,8 +5,8 @@
  * "skiff tool: bash, read" in `skiff sessions list` and the resume picker.
  */
 import { assertEquals } from "../support/assert.ts";
-import { Engine } from "../../src/app/engine.ts";
-import type { EngineIO } from "../../src/app/engine_types.ts";
+import { Engine } from "../../src/engine/engine.ts";
+import type { EngineIO } from "../../src/engine/types.ts";
 import { openStore } from "../../src/store/store.ts";
 import { testSpec } from "./_spec.ts";
 

@@ -6,13 +6,13 @@
  */
 import { z } from "zod";
 import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { buildGate } from "../../src/app/gate.ts";
-import type { SandboxState } from "../../src/app/launcher.ts";
-import type { ApprovalAnswer, EngineIO } from "../../src/app/engine_types.ts";
-import { approves, denialReason } from "../../src/policy/broker.ts";
+import { buildGate } from "../../src/engine/permission_gate.ts";
+import type { SandboxState } from "../../src/engine/launcher.ts";
+import type { ApprovalAnswer, EngineIO } from "../../src/engine/types.ts";
+import { approves, denialReason } from "../../src/permission/broker.ts";
 import type { EventBodies, EventType, SkiffEvent } from "../../src/contracts/events.ts";
-import { runToolCall, type ToolCallDeps } from "../../src/session/tool_call.ts";
-import { resultText } from "../../src/session/history.ts";
+import { runToolCall, type ToolCallDeps } from "../../src/engine/loop/tool_call.ts";
+import { resultText } from "../../src/engine/loop/history.ts";
 import { parseToolInput } from "../../src/tools/registry.ts";
 import { type Tool, ToolError } from "../../src/tools/tool.ts";
 import { makeContext } from "../tools/_context.ts";

@@ -5,10 +5,10 @@
  */
 import { z } from "zod";
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { buildGate } from "../../src/app/gate.ts";
-import type { SandboxState } from "../../src/app/launcher.ts";
-import { chooseSessionLauncher } from "../../src/app/launcher.ts";
-import type { ApprovalRequest, EngineIO } from "../../src/app/engine_types.ts";
+import { buildGate } from "../../src/engine/permission_gate.ts";
+import type { SandboxState } from "../../src/engine/launcher.ts";
+import { chooseSessionLauncher } from "../../src/engine/launcher.ts";
+import type { ApprovalRequest, EngineIO } from "../../src/engine/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { type Tool, ToolError } from "../../src/tools/tool.ts";
 import { makeContext } from "../tools/_context.ts";

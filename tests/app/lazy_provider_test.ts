@@ -6,8 +6,8 @@
  * rejection.
  */
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { lazyProvider, type ProviderModules } from "../../src/app/host.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { lazyProvider, type ProviderModules } from "../../src/engine/handle.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 
 function specFor(agent: string, baseURL = "http://127.0.0.1:9/v1"): EngineSpec {

@@ -4,9 +4,10 @@
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { mcpSources, projectMcpServers, userVerdict } from "../../src/app/mcp_trust.ts";
-import { decideProjectServers, serversForTrust } from "../../src/app/project_trust.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { mcpSources } from "../../src/mcp/sources.ts";
+import { projectMcpServers, userVerdict } from "../../src/trust/mcp_trust.ts";
+import { decideProjectServers, serversForTrust } from "../../src/trust/project_trust.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 import { testSpec } from "./_spec.ts";
 
 function spec(workspace: string, overrides: Partial<EngineSpec> = {}): EngineSpec {

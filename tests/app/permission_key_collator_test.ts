@@ -1,11 +1,11 @@
 /**
  * permissionKey runs at the very start of every run, tool and chat (the
- * pre-started Worker's check, src/app/prewarm.ts): it must not be the first
+ * pre-started Worker's check, src/boot/prewarm.ts): it must not be the first
  * caller of the locale collator, whose first use loads ICU's collation data
  * (10-35 ms on this machine). Its order stays deterministic and total.
  */
 import { assertEquals, assertNotEquals } from "../support/assert.ts";
-import { permissionKey } from "../../src/app/permission_key.ts";
+import { permissionKey } from "../../src/lib/permission_key.ts";
 
 Deno.test("permissionKey never calls localeCompare", () => {
   const original = String.prototype.localeCompare;

@@ -1,5 +1,5 @@
 /**
- * The engine's Worker started at process start (src/app/prewarm.ts), used as
+ * The engine's Worker started at process start (src/boot/prewarm.ts), used as
  * people start skiff: through `deno task skiff` from another folder (the
  * CLI moves to INIT_CWD, src/cli/main.ts), and with `--dir` naming the
  * workspace. The permissions remembered for a start belong to the folder the
@@ -8,8 +8,8 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
-import { keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
-import { engineWorkerModule } from "../../src/app/bundle.ts";
+import { keySuffix, PERMISSIONS_FILE } from "../../src/boot/prewarm.ts";
+import { engineWorkerModule } from "../../src/boot/bundle.ts";
 
 /** The end of a key for the engine skiff runs here: bundled after `deno task build`. */
 const SUFFIX = keySuffix(engineWorkerModule());

@@ -1,6 +1,6 @@
 /**
  * The engine's Worker started at the beginning of the process with the
- * permissions derived the last time (src/app/prewarm.ts): used only when the
+ * permissions derived the last time (src/boot/prewarm.ts): used only when the
  * permissions derived now are the same, ended otherwise, whatever the file
  * of remembered permissions holds. SKIFF_TIMINGS=1 shows which happened
  * (`prewarm-used`, `prewarm-discarded`).
@@ -10,8 +10,8 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
 import { OPENAI, poisonedImportMap, runPoisoned } from "../support/poisoned_imports.ts";
 import { withMockSandbox } from "../support/cli.ts";
-import { engineCommandOf, keySuffix, PERMISSIONS_FILE } from "../../src/app/prewarm.ts";
-import { engineWorkerModule } from "../../src/app/bundle.ts";
+import { engineCommandOf, keySuffix, PERMISSIONS_FILE } from "../../src/boot/prewarm.ts";
+import { engineWorkerModule } from "../../src/boot/bundle.ts";
 
 const TIMINGS = { SKIFF_TIMINGS: "1" };
 /** The end of a key for the engine skiff runs here: bundled after `deno task build`. */

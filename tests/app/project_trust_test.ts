@@ -2,7 +2,7 @@
  * A project file cannot widen the sandbox or redirect the user's API key.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { limitProjectConfig } from "../../src/app/project_trust.ts";
+import { limitProjectConfig } from "../../src/trust/project_trust.ts";
 
 const project = (config: Record<string, unknown>) => ({
   file: "/repo/skiff.json",

@@ -4,9 +4,9 @@
  * verdicts are the table's.
  */
 import { assertEquals } from "../support/assert.ts";
-import { readVerdictFor, ruleLayers } from "../../src/app/gate.ts";
-import { checkSubject } from "../../src/policy/evaluate.ts";
-import type { PermissionConfig } from "../../src/policy/rules.ts";
+import { readVerdictFor, ruleLayers } from "../../src/engine/permission_gate.ts";
+import { checkSubject } from "../../src/permission/evaluate.ts";
+import type { PermissionConfig } from "../../src/permission/rules.ts";
 import { testSpec } from "./_spec.ts";
 
 const project: PermissionConfig = { read: { "secret/*": "deny", "docs/*": "ask" } };

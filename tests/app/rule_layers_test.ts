@@ -4,11 +4,11 @@
  * a test that builds layers with `buildLayers` exercises what ships.
  */
 import { assertEquals } from "../support/assert.ts";
-import { ruleLayers } from "../../src/app/gate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import { checkSubject } from "../../src/policy/evaluate.ts";
-import { flagsLayer } from "../../src/policy/flags.ts";
-import type { PermissionConfig } from "../../src/policy/rules.ts";
+import { ruleLayers } from "../../src/engine/permission_gate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import { checkSubject } from "../../src/permission/evaluate.ts";
+import { flagsLayer } from "../../src/permission/flags.ts";
+import type { PermissionConfig } from "../../src/permission/rules.ts";
 import { testSpec } from "./_spec.ts";
 
 const global: PermissionConfig = { bash: { "git *": "allow" } };

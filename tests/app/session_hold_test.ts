@@ -4,8 +4,8 @@
  * closing lets go of every session the run holds.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { holdingSessions } from "../../src/app/session_hold.ts";
-import type { EngineHandle, SessionSelector } from "../../src/app/host.ts";
+import { holdingSessions } from "../../src/host/session_hold.ts";
+import type { EngineHandle, SessionSelector } from "../../src/engine/handle.ts";
 import { UsageError } from "../../src/cli/exit_codes.ts";
 import { openStore } from "../../src/store/store.ts";
 import { currentRunOwner } from "../../src/store/run_owner.ts";
@@ -102,7 +102,7 @@ Deno.test("session hold: a session held past the wait is refused, naming the run
 
 Deno.test("session hold: a new session is held while open, and let go when the engine closes", async () => {
   const { withSpecRoot, toolSpecIn } = await import("./_spec.ts");
-  const { startInProcess } = await import("../../src/app/host.ts");
+  const { startInProcess } = await import("../../src/engine/handle.ts");
   await withSpecRoot(async (root) => {
     const run = currentRunOwner();
     const spec = { ...toolSpecIn(root), run };

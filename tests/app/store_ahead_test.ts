@@ -1,11 +1,11 @@
 /**
  * The store the pre-started Worker opens while it waits for its spec
- * (src/app/host.ts): the engine of the same data folder takes it, once; one
+ * (src/engine/handle.ts): the engine of the same data folder takes it, once; one
  * opened for another folder is closed; a folder that cannot be opened leaves
  * the failure to the engine's own opening.
  */
 import { assert, assertEquals, assertThrows } from "../support/assert.ts";
-import { openStoreAhead, storeFor } from "../../src/app/host.ts";
+import { openStoreAhead, storeFor } from "../../src/engine/handle.ts";
 
 Deno.test("openStoreAhead: the same folder's engine takes the store once; another's closes it", async () => {
   const root = await Deno.makeTempDir({ prefix: "skiff-store-ahead-" });

@@ -14,17 +14,17 @@ import {
   judge,
   runChecks,
   untilGate,
-} from "../../src/app/verify.ts";
+} from "../../src/engine/verify/verify.ts";
 import {
   measureProposals,
   readDoneChecks,
   savingDoneCriteria,
   writeDoneFile,
-} from "../../src/app/done_criteria.ts";
-import type { EngineHandle } from "../../src/app/host.ts";
-import type { LoopOutcome } from "../../src/session/loop.ts";
+} from "../../src/engine/verify/done_criteria.ts";
+import type { EngineHandle } from "../../src/engine/handle.ts";
+import type { LoopOutcome } from "../../src/engine/loop/loop.ts";
 import type { VerificationSummary } from "../../src/contracts/events.ts";
-import { type CycleHooks, runCycles } from "../../src/app/verify_cycles.ts";
+import { type CycleHooks, runCycles } from "../../src/engine/verify/cycles.ts";
 
 const ran = (exitCode: number | null, output = ""): CommandRun => ({ exitCode, output });
 

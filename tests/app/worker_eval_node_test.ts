@@ -1,7 +1,7 @@
 /**
  * Deno's Node layer for `node:crypto` and `node:fs` is not started by skiff:
  * file contents are hashed with the plain-TypeScript SHA-256
- * (src/contracts/sha256.ts) and the data folder is made with Deno's own
+ * (src/lib/sha256.ts) and the data folder is made with Deno's own
  * calls (src/store/data_dir.ts), which saves the engine's Worker their
  * ~25–45 ms each (docs/performance.md, Start-up). skiff runs with an import
  * map that points both at a stand-in that throws when evaluated (and exports

@@ -5,10 +5,10 @@
  * and the first session chooses its launcher from that probe's answer.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { type EngineModules, startInProcess } from "../../src/app/host.ts";
-import { startSandboxProbe } from "../../src/app/session_parts.ts";
+import { type EngineModules, startInProcess } from "../../src/engine/handle.ts";
+import { startSandboxProbe } from "../../src/engine/session_parts.ts";
 import type { AvailableSandboxes } from "../../src/sandbox/choose.ts";
-import type { EngineIO } from "../../src/app/engine_types.ts";
+import type { EngineIO } from "../../src/engine/types.ts";
 import type { SkiffEvent } from "../../src/contracts/events.ts";
 import { toolSpecIn, withSpecRoot } from "./_spec.ts";
 
@@ -27,7 +27,7 @@ Deno.test("the sandbox probe starts with the engine, before open(), and the sess
     };
     const modules: EngineModules = {
       engine: async () => ({
-        ...await import("../../src/app/engine.ts"),
+        ...await import("../../src/engine/engine.ts"),
         startSandboxProbe: () => {
           steps.push("probe");
           return Promise.resolve(none);

@@ -3,12 +3,12 @@
  * and later request fails with a message instead of leaving the CLI hanging.
  */
 import { assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { engineNetHosts, permissionsFor, startInWorker } from "../../src/app/worker_host.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { engineNetHosts, permissionsFor, startInWorker } from "../../src/host/worker_client.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 import { testSpec } from "./_spec.ts";
-import { startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
+import { startConfinedWriter } from "../../src/sandbox/writer/confined_writer.ts";
 import { OUTCOME_EXIT_CODES } from "../../src/cli/exit_codes.ts";
-import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+import { loadFrontmatterParser } from "../../src/definitions/frontmatter.ts";
 
 // A spec without resolvedAgents has its agent files parsed here: the parser must be loaded.
 await loadFrontmatterParser();
@@ -55,7 +55,7 @@ Deno.test("a crashed engine Worker fails the request and close() returns", async
 
 /**
  * Under `deno test` a Worker's module graph is type-checked when the Worker
- * first starts ("Check src/app/engine_worker.ts"): about 10 s on an idle
+ * first starts ("Check src/engine/worker_main.ts"): about 10 s on an idle
  * 2-core machine, several times that under load, and none at all under
  * `deno run` or in the binary. Done once here, with a budget of its own, so
  * the steps below time the engine and not the checker. (Timed together, a
@@ -63,7 +63,7 @@ Deno.test("a crashed engine Worker fails the request and close() returns", async
  * failed too, and its error in `finally` replaced open's.)
  */
 async function typeCheckWorkersOnce(dir: string): Promise<void> {
-  const engine = new Worker(new URL("../../src/app/engine_worker.ts", import.meta.url), {
+  const engine = new Worker(new URL("../../src/engine/worker_main.ts", import.meta.url), {
     type: "module",
   });
   const writer = startConfinedWriter([dir]);

@@ -5,7 +5,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { approvalPrompter } from "../../src/cli/approvals.ts";
-import type { ApprovalRequest } from "../../src/app/engine_types.ts";
+import type { ApprovalRequest } from "../../src/engine/types.ts";
 import { InteractiveBroker, type PromptFunctions } from "../../src/ui/interactive_broker.ts";
 
 const request: ApprovalRequest = {

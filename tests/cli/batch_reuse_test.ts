@@ -1,6 +1,6 @@
 /**
  * `skiff batch` end to end with its engine Workers kept across tasks
- * (src/app/engine_reuse.ts): at `-j 1` in one workspace every task runs in
+ * (src/host/engine_pool.ts): at `-j 1` in one workspace every task runs in
  * the Worker the task before it left, and none inherits the last one's
  * session: what a task read is not read for the next, and each task's events
  * carry its own session alone.

@@ -4,12 +4,12 @@
  */
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { chatCommands, type SessionControls } from "../../src/cli/chat_commands/mod.ts";
+import { chatCommands, type SessionControls } from "../../src/cli/chat/commands/mod.ts";
 import { CommandRegistry } from "../../src/ui/chat/input/commands.ts";
-import { INIT_PROMPT } from "../../src/cli/chat_commands/prompts.ts";
-import { listModels } from "../../src/cli/chat_commands/model.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
-import type { EngineHandle } from "../../src/app/host.ts";
+import { INIT_PROMPT } from "../../src/cli/chat/commands/prompts.ts";
+import { listModels } from "../../src/cli/chat/commands/model.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
+import type { EngineHandle } from "../../src/engine/handle.ts";
 import { openStore } from "../../src/store/store.ts";
 import { testSpec } from "../app/_spec.ts";
 

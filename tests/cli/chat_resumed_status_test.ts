@@ -14,7 +14,7 @@ import {
   typeLine,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
-import { resumedStatus } from "../../src/cli/chat_sessions.ts";
+import { resumedStatus } from "../../src/cli/chat/sessions.ts";
 import { makeEvent } from "../../src/contracts/events.ts";
 import { openStore } from "../../src/store/store.ts";
 import { formatTokens } from "../../src/ui/chat/status_line.ts";

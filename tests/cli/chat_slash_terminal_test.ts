@@ -17,7 +17,7 @@ import {
 } from "../support/chat_tmux.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import type { Sandbox } from "../support/cli.ts";
-import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
 import { hasEverything, stdioServer } from "../mcp/everything.ts";
 
 warnWithoutTmux("the chat's /model, /compact and /mcp tests in a real terminal");

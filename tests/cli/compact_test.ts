@@ -7,7 +7,7 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
-import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
 
 const TASK = "Rename the helpers in the notes module and keep the old names as aliases.";
 const HANDOFF = "## Task\n> " + TASK + "\n## Next steps\n- rename parse_note next";

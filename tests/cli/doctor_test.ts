@@ -58,8 +58,8 @@ Deno.test("doctor: which code runs, and the command that builds the bundle", () 
     "  code: from the sources: not built; `cd /src/skiff && deno task build` makes each start faster (docs/performance.md)",
   );
   assertEquals(
-    line({ state: { kind: "stale", reason: "src/app/engine.ts changed since the build" } }),
-    "  code: from the sources: the bundle is stale (src/app/engine.ts changed since the build); `cd /src/skiff && deno task build` rebuilds it",
+    line({ state: { kind: "stale", reason: "src/engine/engine.ts changed since the build" } }),
+    "  code: from the sources: the bundle is stale (src/engine/engine.ts changed since the build); `cd /src/skiff && deno task build` rebuilds it",
   );
   const fresh = {
     kind: "fresh" as const,

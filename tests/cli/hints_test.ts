@@ -190,7 +190,7 @@ Deno.test("hint: a deny rule gets no flag at all, in the summary and for the mod
 /** skiff run as root in a mount namespace where bubblewrap is /bin/false: no sandbox works. */
 async function runWithoutSandbox(args: string[], sandbox: Sandbox): Promise<CliResult> {
   // Landlock is the other Linux backend: its exec step is emptied too.
-  const landlockStep = new URL("../../src/sandbox/landlock_exec.ts", import.meta.url).pathname;
+  const landlockStep = new URL("../../src/sandbox/landlock/exec.ts", import.meta.url).pathname;
   const script = 'mount --bind /bin/false "$(command -v bwrap)" && ' +
     `mount --bind /dev/null ${landlockStep} && exec "$@"`;
   const output = await new Deno.Command("unshare", {

@@ -1,5 +1,5 @@
 /**
- * The `--max-time` backstop of skiff run (src/cli/run.ts): when the run does
+ * The `--max-time` backstop of skiff run (src/cli/run/run.ts): when the run does
  * not stop by itself within the grace after the limit, the process ends with
  * the limit's exit code (5). Proven with a step the deadline does not cut:
  * writing the final answer (`--output-last-message`) to a FIFO nobody reads,
@@ -11,7 +11,7 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff, withMockSandbox } from "../support/cli.ts";
-import { maxTimeGraceMs } from "../../src/cli/run.ts";
+import { maxTimeGraceMs } from "../../src/cli/run/run.ts";
 import { ExitCode } from "../../src/cli/exit_codes.ts";
 
 Deno.test("max-time grace: 15 s; the test variable can only shorten it", () => {

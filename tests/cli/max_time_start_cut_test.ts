@@ -10,8 +10,8 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, runSkiff, type Sandbox, withMockSandbox } from "../support/cli.ts";
 import { ExitCode } from "../../src/cli/exit_codes.ts";
-import { endCutStart } from "../../src/app/start_cut.ts";
-import type { EngineSpec } from "../../src/app/engine_types.ts";
+import { endCutStart } from "../../src/engine/start_cut.ts";
+import type { EngineSpec } from "../../src/engine/types.ts";
 import type { RunOwner } from "../../src/store/run_owner.ts";
 import { openStore } from "../../src/store/store.ts";
 

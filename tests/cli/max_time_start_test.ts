@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff, withMockSandbox } from "../support/cli.ts";
 import { ExitCode } from "../../src/cli/exit_codes.ts";
-import { beforeDeadline } from "../../src/cli/run_deadline.ts";
+import { beforeDeadline } from "../../src/cli/run/deadline.ts";
 
 Deno.test("beforeDeadline: the work's value before the deadline, time-up after it", async () => {
   assertEquals(await beforeDeadline(Promise.resolve(7), Date.now() + 5_000), {

@@ -4,7 +4,7 @@
  * and exits with the code of its kind (docs/cli.md).
  */
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { startInWorker } from "../../src/app/worker_host.ts";
+import { startInWorker } from "../../src/host/worker_client.ts";
 import { SkiffError } from "../../src/contracts/errors.ts";
 import { reportFatal } from "../../src/cli/report_fatal.ts";
 import { testSpec } from "../app/_spec.ts";

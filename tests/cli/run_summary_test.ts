@@ -4,8 +4,8 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff, withMockSandbox } from "../support/cli.ts";
-import { RunSummary } from "../../src/cli/run_summary.ts";
-import { promptStdin } from "../../src/cli/run.ts";
+import { RunSummary } from "../../src/cli/run/summary.ts";
+import { promptStdin } from "../../src/cli/run/run.ts";
 import { makeEvent } from "../../src/contracts/events.ts";
 
 Deno.test("--summary: the answer, files changed, last command, tokens and cost", async () => {

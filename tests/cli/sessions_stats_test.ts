@@ -8,7 +8,7 @@ import { runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
 import { openStore } from "../../src/store/store.ts";
 import { makeEvent } from "../../src/contracts/events.ts";
-import { summariseFailures } from "../../src/cli/sessions_stats.ts";
+import { summariseFailures } from "../../src/cli/sessions/stats.ts";
 
 const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 };
 

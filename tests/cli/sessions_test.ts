@@ -5,7 +5,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
-import { INTERRUPTED_RESULT } from "../../src/session/history.ts";
+import { INTERRUPTED_RESULT } from "../../src/engine/loop/history.ts";
 import { openStore, type Session } from "../../src/store/store.ts";
 
 Deno.test("an ambiguous session prefix is a usage error naming the matches", async () => {

@@ -1,13 +1,13 @@
 /**
  * Modules loaded by a computed specifier are invisible to graph analysis, so
- * `deno task compile` includes them from src/contracts/lazy_modules.ts; a module
+ * `deno task compile` includes them from src/boot/lazy_modules.ts; a module
  * missing there would be missing from the binary. This checks the list
  * against the loaders in src/cli/start.ts, main.ts, program.ts,
- * engine_commands.ts and src/app/host.ts.
+ * engine_commands.ts and src/engine/handle.ts.
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
-import { LAZY_LOADED_MODULES } from "../../src/contracts/lazy_modules.ts";
+import { LAZY_LOADED_MODULES } from "../../src/boot/lazy_modules.ts";
 import { MAIN } from "../support/cli.ts";
 
 const ROOT = path.dirname(MAIN);
@@ -32,7 +32,7 @@ Deno.test("every module loaded by a computed specifier is in the compile list", 
     ...await importedLazily("src/cli/main.ts"),
     ...await loadedBy("src/cli/program.ts", /await load<[^>]*>\(\s*"([^"]+)"/g),
     ...await loadedBy("src/cli/engine_commands.ts", /await load<[^>]*>\(\s*"([^"]+)"/g),
-    ...await importedLazily("src/app/host.ts"),
+    ...await importedLazily("src/engine/handle.ts"),
   ]);
   assertEquals([...loaded].sort(), [...LAZY_LOADED_MODULES].sort());
   for (const module of LAZY_LOADED_MODULES) await Deno.stat(path.join(ROOT, module));

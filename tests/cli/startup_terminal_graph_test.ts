@@ -59,7 +59,7 @@ const NOT_BEFORE_THE_ENGINE = [
   "npm:@clack/prompts",
   "npm:yaml",
   "src/config/schema.ts",
-  "src/app/verify.ts",
+  "src/engine/verify/verify.ts",
   "src/tools/process/bash.ts",
 ];
 
@@ -77,6 +77,6 @@ for (const command of ["tool", "run"]) {
 Deno.test("control: the walk finds zod behind the schema and the bash tool behind the gate", async () => {
   const schema = await staticGraph(["src/config/schema.ts"]);
   assert([...schema].some((module) => module.startsWith("npm:zod")), "zod not found");
-  const gate = await staticGraph(["src/app/verify.ts"]);
+  const gate = await staticGraph(["src/engine/verify/verify.ts"]);
   assert(gate.has("src/tools/process/bash.ts"), "bash.ts not found");
 });

@@ -4,7 +4,7 @@
  * survive a tick that throws, and never keep a process alive on their own.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { backgroundTicks, backgroundTimeout } from "../../src/contracts/background_ticks.ts";
+import { backgroundTicks, backgroundTimeout } from "../../src/lib/background_ticks.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,7 +57,7 @@ Deno.test("a tick that throws goes to onError, and the ticks go on", async () =>
 });
 
 Deno.test("a process with only the ticks pending ends at once", async () => {
-  const module = new URL("../../src/contracts/background_ticks.ts", import.meta.url).href;
+  const module = new URL("../../src/lib/background_ticks.ts", import.meta.url).href;
   const script = `import { backgroundTicks } from "${module}";
 backgroundTicks(60_000, () => console.log("tick"));
 console.log("armed");`;

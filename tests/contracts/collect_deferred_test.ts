@@ -10,7 +10,7 @@ import {
   collectIfGrown,
   ENGINE_COLLECTION_DELAY_MS,
   HeapGrowthCollector,
-} from "../../src/contracts/collect.ts";
+} from "../../src/lib/collect.ts";
 
 const MB = 1024 * 1024;
 

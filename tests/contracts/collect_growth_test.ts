@@ -5,7 +5,7 @@
  * Here with a fake heap reading and a fake collector.
  */
 import { assertEquals } from "../support/assert.ts";
-import { HeapGrowthCollector } from "../../src/contracts/collect.ts";
+import { HeapGrowthCollector } from "../../src/lib/collect.ts";
 
 const MB = 1024 * 1024;
 

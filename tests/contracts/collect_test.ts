@@ -5,7 +5,7 @@
  * compiled binary, scripts/compile.ts) pass.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { collectGarbage } from "../../src/contracts/collect.ts";
+import { collectGarbage } from "../../src/lib/collect.ts";
 import { runtimeFlags } from "../../scripts/compile.ts";
 
 Deno.test("collectGarbage calls gc where the runtime exposes it, and is harmless where not", () => {

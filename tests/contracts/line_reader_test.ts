@@ -7,7 +7,7 @@
  * sixteenth of the input.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { lineReader, LineSplitter } from "../../src/contracts/line_reader.ts";
+import { lineReader, LineSplitter } from "../../src/lib/line_reader.ts";
 import { StdioTransport } from "../../src/mcp/stdio_transport.ts";
 
 /** The old reader's loop: the whole buffer searched again on every chunk. */

@@ -1,6 +1,6 @@
 /** The one fence maker: longer than any run of backticks inside, at least three. */
 import { assertEquals } from "../support/assert.ts";
-import { fencedBlock, fenceFor } from "../../src/contracts/markdown_fence.ts";
+import { fencedBlock, fenceFor } from "../../src/lib/markdown_fence.ts";
 
 Deno.test("a fence is longer than every run of backticks in the text, and at least three", () => {
   assertEquals(fenceFor("plain"), "```");

@@ -1,5 +1,5 @@
 /**
- * skiff's own POSIX path functions (src/contracts/path.ts), which replaced `node:path` and
+ * skiff's own POSIX path functions (src/lib/path.ts), which replaced `node:path` and
  * `node:url` in src/ to spare each isolate the evaluation of Deno's Node internals: every
  * function returns exactly what `node:path`'s `posix` functions and `node:url`'s
  * `fileURLToPath` return, on a hand list of edge cases and on a few thousand seeded
@@ -8,7 +8,7 @@
 import { posix as nodePath } from "node:path";
 import { fileURLToPath as nodeFileURLToPath } from "node:url";
 import { assertEquals, assertThrows } from "../support/assert.ts";
-import * as path from "../../src/contracts/path.ts";
+import * as path from "../../src/lib/path.ts";
 
 /** What a call returned, or the kind of error it threw, in a form assertEquals compares. */
 function outcome(call: () => unknown): unknown {
@@ -274,8 +274,8 @@ Deno.test("fileURLToPath: the same path as node:url, or an error of the same kin
   assertThrows(() => path.fileURLToPath("http://example.com/a"), TypeError, "scheme file");
 });
 
-Deno.test("path: src/contracts/path.ts imports nothing", async () => {
-  const source = await Deno.readTextFile(new URL("../../src/contracts/path.ts", import.meta.url));
+Deno.test("path: src/lib/path.ts imports nothing", async () => {
+  const source = await Deno.readTextFile(new URL("../../src/lib/path.ts", import.meta.url));
   const imports = source.split("\n").filter((line) =>
     /^\s*(import|export)\b.*\bfrom\s*["']/.test(line) || /^\s*import\s*["']/.test(line) ||
     /\bimport\s*\(/.test(line) || /\brequire\s*\(/.test(line)

@@ -1,13 +1,13 @@
 /**
  * Content of NATIVE_FROM_BYTES or more is hashed by `node:crypto`, reached
- * when first needed (src/contracts/sha256.ts): there the Node layer's start
+ * when first needed (src/lib/sha256.ts): there the Node layer's start
  * costs less than hashing in TypeScript (~100–150 MB/s) would. Smaller
  * content never reaches for it. In a file of its own: the native hash is
  * looked up once per process.
  */
 import { createHash } from "node:crypto";
 import { assertEquals } from "../support/assert.ts";
-import { NATIVE_FROM_BYTES, sha256Hex } from "../../src/contracts/sha256.ts";
+import { NATIVE_FROM_BYTES, sha256Hex } from "../../src/lib/sha256.ts";
 
 Deno.test("sha256Hex: small content stays in TypeScript, large content goes to node:crypto, same digests", () => {
   const process = (globalThis as unknown as {

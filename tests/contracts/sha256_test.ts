@@ -1,12 +1,12 @@
 /**
  * The plain-TypeScript SHA-256 the engine hashes file contents with
- * (src/contracts/sha256.ts): the same digests as `node:crypto`, which undo
+ * (src/lib/sha256.ts): the same digests as `node:crypto`, which undo
  * snapshots stored before it was used were made with, at every length
  * around the block and padding boundaries, for bytes and UTF-8 strings.
  */
 import { createHash } from "node:crypto";
 import { assertEquals } from "../support/assert.ts";
-import { sha256Hex } from "../../src/contracts/sha256.ts";
+import { sha256Hex } from "../../src/lib/sha256.ts";
 
 const nodeSha256 = (content: Uint8Array | string) =>
   createHash("sha256").update(content).digest("hex");

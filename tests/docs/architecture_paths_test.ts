@@ -7,7 +7,7 @@
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
-import { exists } from "../../src/agents/discovery.ts";
+import { exists } from "../../src/definitions/agents/discovery.ts";
 
 const ROOT = path.resolve(import.meta.dirname!, "..", "..");
 const TOP_LEVEL = ["src/", "tests/", "scripts/", "docs/", "dist/", ".ci/", "examples/"];

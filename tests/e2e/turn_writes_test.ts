@@ -7,14 +7,14 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { runLoop } from "../../src/session/loop.ts";
+import { runLoop } from "../../src/engine/loop/loop.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 import { Statements } from "../../src/store/_rows.ts";
 import { openStore } from "../../src/store/store.ts";
-import { PromptRun } from "../../src/app/prompt_run.ts";
+import { PromptRun } from "../../src/engine/prompt_run.ts";
 import { FileLedger } from "../../src/tools/files/file_ledger.ts";
-import { SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
 import { z } from "zod";
 
 const TURNS = 200;

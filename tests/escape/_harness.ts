@@ -9,13 +9,13 @@ import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
 import { makeContext } from "../tools/_context.ts";
 import { createHash } from "node:crypto";
-import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../../src/policy/broker.ts";
-import { PermissionGate } from "../../src/policy/gate.ts";
-import { buildLayers, type LayerSources } from "../../src/policy/layers.ts";
-import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
+import { type ApprovalBroker, HeadlessBroker, YesBroker } from "../../src/permission/broker.ts";
+import { PermissionGate } from "../../src/permission/gate.ts";
+import { buildLayers, type LayerSources } from "../../src/permission/layers.ts";
+import { bwrapLauncher } from "../../src/sandbox/bwrap/bwrap.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
-import { toErrorPayload } from "../../src/session/tool_call.ts";
+import { toErrorPayload } from "../../src/engine/loop/tool_call.ts";
 import type { ToolErrorPayload } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";
 

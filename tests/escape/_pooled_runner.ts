@@ -1,13 +1,13 @@
 /**
  * Runs an escape attempt the way the bash tool runs it through the
- * session-long sandbox (src/sandbox/bwrap_pool.ts): a pool with the same
+ * session-long sandbox (src/sandbox/pool/pool.ts): a pool with the same
  * settings as `runSandboxed`, a first command so the attempt runs in a
  * sandbox that already served one (reuse is what the pool adds), then the
  * attempt itself in that same sandbox, leased and released as bash does.
  */
 import { assertEquals } from "../support/assert.ts";
-import { bwrapSessionLauncher, type ClosableLauncher } from "../../src/sandbox/bwrap_session.ts";
-import type { BwrapPool } from "../../src/sandbox/bwrap_pool.ts";
+import { bwrapSessionLauncher, type ClosableLauncher } from "../../src/sandbox/bwrap/session.ts";
+import type { BwrapPool } from "../../src/sandbox/pool/pool.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
 

@@ -9,7 +9,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
 import { isToolWriteProtected, isWriteProtected } from "../../src/sandbox/protected.ts";
-import { protectedCommandReason } from "../../src/policy/protected_commands.ts";
+import { protectedCommandReason } from "../../src/permission/shell/protected_commands.ts";
 import {
   assertUnchanged,
   bash,

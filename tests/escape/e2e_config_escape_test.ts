@@ -352,7 +352,7 @@ Deno.test("e2e: config and agent files of a subfolder (a later workspace) are no
 
 // A project's own MCP servers (its .mcp.json, or `mcp` in its skiff.json) are
 // programs that would run as the user, outside the OS sandbox: they start only
-// on the user's word (src/app/mcp_trust.ts), never on the project's.
+// on the user's word (src/trust/mcp_trust.ts), never on the project's.
 Deno.test({
   name: "e2e: a project's own MCP server entry does not run a host command with the key",
   fn: async () => {

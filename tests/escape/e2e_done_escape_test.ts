@@ -13,7 +13,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { runSkiff } from "../support/cli.ts";
 import type { MockTurn } from "../support/mock_server.ts";
-import type { DoneFile } from "../../src/app/done_criteria.ts";
+import type { DoneFile } from "../../src/engine/verify/done_criteria.ts";
 import { exists, hasBwrap, needsBwrap, withAttack } from "./e2e_support.ts";
 
 if (!hasBwrap) {

@@ -5,7 +5,7 @@
  * has its control, the same command with `--sandbox full-access`, showing
  * it does harm when nothing contains it. And the command guard's revert
  * survives skiff's death (SIGKILL mid-command): the watcher replays its
- * journal at once, or the next start does (src/sandbox/guard_journal.ts).
+ * journal at once, or the next start does (src/sandbox/guard/journal.ts).
  * Skipped loudly where Landlock does not work.
  */
 import * as path from "node:path";

@@ -1,7 +1,7 @@
 /**
  * UDP from a command under `skiff run --sandbox-backend landlock` with the
  * network off. Landlock judges only TCP, so the exec step's seccomp filter
- * refuses the other internet sockets (src/sandbox/seccomp.ts). The listener
+ * refuses the other internet sockets (src/sandbox/landlock/seccomp.ts). The listener
  * is the test's, on 127.0.0.1; control: the same command under
  * `--sandbox full-access` reaches it. Skipped loudly where Landlock does
  * not work; needs bash (its `/dev/udp`), and fails without it.

@@ -1,5 +1,5 @@
 /**
- * End-to-end attempts on the one trust decision (src/app/project_trust.ts):
+ * End-to-end attempts on the one trust decision (src/trust/project_trust.ts):
  * a repository's `skiff.json` pointing the provider at its own server to
  * collect the user's API key — from the environment, from the global config,
  * or both, with and without a key of its own — through `skiff run` and

@@ -10,9 +10,9 @@ import { probeSandboxes } from "../../src/sandbox/choose.ts";
 import {
   landlockLauncher,
   type LandlockLauncherOptions,
-} from "../../src/sandbox/landlock_launcher.ts";
+} from "../../src/sandbox/landlock/launcher.ts";
 import type { SandboxMode, SandboxSettings } from "../../src/sandbox/modes.ts";
-import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
+import { landlockSessionLauncher } from "../../src/sandbox/landlock/session.ts";
 import { blocked, type CommandResult, type Layout, makeLayout, unchangedBy } from "./_harness.ts";
 import { runInSession } from "./_pooled_runner.ts";
 
@@ -80,7 +80,7 @@ async function runLandlocked(
   return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
 }
 
-/** Like `runLandlocked`, in the session's holder (src/sandbox/landlock_session.ts) after a first command. */
+/** Like `runLandlocked`, in the session's holder (src/sandbox/landlock/session.ts) after a first command. */
 function runLandlockSession(
   layout: Layout,
   command: string,

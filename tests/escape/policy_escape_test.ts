@@ -9,11 +9,11 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { HeadlessBroker, YesBroker } from "../../src/policy/broker.ts";
-import { flagsLayer } from "../../src/policy/flags.ts";
-import { PermissionGate } from "../../src/policy/gate.ts";
-import { buildLayers, type LayerSources } from "../../src/policy/layers.ts";
-import type { PermissionConfig } from "../../src/policy/rules.ts";
+import { HeadlessBroker, YesBroker } from "../../src/permission/broker.ts";
+import { flagsLayer } from "../../src/permission/flags.ts";
+import { PermissionGate } from "../../src/permission/gate.ts";
+import { buildLayers, type LayerSources } from "../../src/permission/layers.ts";
+import type { PermissionConfig } from "../../src/permission/rules.ts";
 import { hasBwrap, makeLayout, needsBwrap, runSandboxed, snapshotAll } from "./_harness.ts";
 
 const project: PermissionConfig = {

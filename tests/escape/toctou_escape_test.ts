@@ -9,8 +9,11 @@
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
 import { workerPermissions } from "../../src/sandbox/worker_permissions.ts";
-import { ConfinedWriterClient, startConfinedWriter } from "../../src/sandbox/confined_writer.ts";
-import { landlockAbi } from "../../src/sandbox/landlock.ts";
+import {
+  ConfinedWriterClient,
+  startConfinedWriter,
+} from "../../src/sandbox/writer/confined_writer.ts";
+import { landlockAbi } from "../../src/sandbox/landlock/landlock.ts";
 import { routeFileWrites } from "../../src/tools/files/_file_io.ts";
 import { writeTool } from "../../src/tools/files/write.ts";
 import type { WorkerJob } from "../sandbox/fixtures/tool_worker.ts";

@@ -1,6 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
-import { ensureShellParser } from "../../src/policy/shell_parser.ts";
-import { alwaysPatterns } from "../../src/policy/always.ts";
+import { ensureShellParser } from "../../src/permission/shell/shell_parser.ts";
+import { alwaysPatterns } from "../../src/permission/always.ts";
 
 // The rule table reads commands with the shell parser: load it once for this file.
 await ensureShellParser();

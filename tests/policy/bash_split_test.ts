@@ -1,13 +1,13 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { evaluate } from "../../src/policy/evaluate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import { ensureShellParser } from "../../src/policy/shell_parser.ts";
+import { evaluate } from "../../src/permission/evaluate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import { ensureShellParser } from "../../src/permission/shell/shell_parser.ts";
 import {
   analyzeCommand,
   commandsToCheck,
   shellWords,
   splitCommand,
-} from "../../src/policy/bash_split.ts";
+} from "../../src/permission/shell/bash_split.ts";
 
 // The rule table reads commands with the shell parser: load it once for this file.
 await ensureShellParser();
@@ -163,7 +163,7 @@ Deno.test("analyzeCommand unwraps option values, find -exec, watch, env -S and e
 Deno.test("without the parser every command is asked about", async () => {
   // A fresh process: the parser is loaded in this one.
   const script = `import { analyzeCommand } from ${
-    JSON.stringify(new URL("../../src/policy/bash_split.ts", import.meta.url).href)
+    JSON.stringify(new URL("../../src/permission/shell/bash_split.ts", import.meta.url).href)
   }; console.log(JSON.stringify(analyzeCommand("git status")));`;
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["eval", script],

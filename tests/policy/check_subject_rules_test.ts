@@ -6,11 +6,16 @@
  * whole flattened table gave.
  */
 import { assertEquals } from "../support/assert.ts";
-import { type Check, checkSubject } from "../../src/policy/evaluate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import { flattenLayer, type Rule, type RuleLayer, wildcardMatch } from "../../src/policy/rules.ts";
-import { PATH_KEYS } from "../../src/policy/defaults.ts";
-import { URL_KEYS, urlPatternMatch } from "../../src/policy/url_pattern.ts";
+import { type Check, checkSubject } from "../../src/permission/evaluate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import {
+  flattenLayer,
+  type Rule,
+  type RuleLayer,
+  wildcardMatch,
+} from "../../src/permission/rules.ts";
+import { PATH_KEYS } from "../../src/permission/defaults.ts";
+import { URL_KEYS, urlPatternMatch } from "../../src/permission/url_pattern.ts";
 
 /** The answer as it was computed before: every rule of every layer, flattened. */
 function subjectMatchesBefore(rule: Rule, key: string, subject: string): boolean {

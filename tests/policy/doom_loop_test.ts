@@ -1,5 +1,5 @@
 import { assertEquals } from "../support/assert.ts";
-import { DoomLoopTracker } from "../../src/policy/doom_loop.ts";
+import { DoomLoopTracker } from "../../src/permission/doom_loop.ts";
 
 Deno.test("DoomLoopTracker: three identical calls in a row, key order ignored", () => {
   const tracker = new DoomLoopTracker();

@@ -1,10 +1,10 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { ensureShellParser } from "../../src/policy/shell_parser.ts";
-import { evaluate, type PolicyContext } from "../../src/policy/evaluate.ts";
-import { flagsLayer } from "../../src/policy/flags.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import type { Action, PermissionConfig } from "../../src/policy/rules.ts";
+import { ensureShellParser } from "../../src/permission/shell/shell_parser.ts";
+import { evaluate, type PolicyContext } from "../../src/permission/evaluate.ts";
+import { flagsLayer } from "../../src/permission/flags.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import type { Action, PermissionConfig } from "../../src/permission/rules.ts";
 import type { Access } from "../../src/tools/tool.ts";
 
 // The rule table reads commands with the shell parser: load it once for this file.

@@ -1,5 +1,5 @@
 import { assertEquals, assertThrows } from "../support/assert.ts";
-import { flagsLayer, parsePermissionFlag } from "../../src/policy/flags.ts";
+import { flagsLayer, parsePermissionFlag } from "../../src/permission/flags.ts";
 
 Deno.test("parsePermissionFlag reads key(pattern) and a bare key", () => {
   assertEquals(parsePermissionFlag("bash(npm test *)"), { key: "bash", pattern: "npm test *" });

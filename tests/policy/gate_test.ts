@@ -6,11 +6,11 @@ import {
   type ApprovalRequest,
   HeadlessBroker,
   YesBroker,
-} from "../../src/policy/broker.ts";
-import { flagsLayer } from "../../src/policy/flags.ts";
-import { PermissionGate } from "../../src/policy/gate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import type { PermissionConfig } from "../../src/policy/rules.ts";
+} from "../../src/permission/broker.ts";
+import { flagsLayer } from "../../src/permission/flags.ts";
+import { PermissionGate } from "../../src/permission/gate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import type { PermissionConfig } from "../../src/permission/rules.ts";
 import type { Access } from "../../src/tools/tool.ts";
 
 const workspace = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-gate-" }));

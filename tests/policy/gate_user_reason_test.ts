@@ -5,9 +5,13 @@
  * rule that made skiff ask, which was not why the call was refused.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../../src/policy/broker.ts";
-import { PermissionGate } from "../../src/policy/gate.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
+import type {
+  ApprovalAnswer,
+  ApprovalBroker,
+  ApprovalRequest,
+} from "../../src/permission/broker.ts";
+import { PermissionGate } from "../../src/permission/gate.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
 
 const workspace = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-gate-why-" }));
 globalThis.addEventListener("unload", () => Deno.removeSync(workspace, { recursive: true }));

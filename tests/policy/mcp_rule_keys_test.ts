@@ -6,14 +6,14 @@
  * tool to take.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { mcpRuleKeyMatches } from "../../src/policy/mcp_rule_keys.ts";
-import { evaluate } from "../../src/policy/evaluate.ts";
-import { defaultLayer } from "../../src/policy/defaults.ts";
-import type { RuleLayer } from "../../src/policy/rules.ts";
+import { mcpRuleKeyMatches } from "../../src/permission/mcp_rule_keys.ts";
+import { evaluate } from "../../src/permission/evaluate.ts";
+import { defaultLayer } from "../../src/permission/defaults.ts";
+import type { RuleLayer } from "../../src/permission/rules.ts";
 import { reservedToolNames } from "../../src/mcp/reserved_names.ts";
 import { BUILTIN_KEYS } from "../../src/config/permission_keys.ts";
 import { generatedToolSchemas } from "../../src/tools/registry.ts";
-import { MCP_SERVER_KEY } from "../../src/app/mcp_trust.ts";
+import { MCP_SERVER_KEY } from "../../src/trust/mcp_trust.ts";
 
 const helperPush = { server: "github_helper", tool: "push" };
 const githubIssue = { server: "github", tool: "issue" };

@@ -14,12 +14,12 @@ import {
 } from "../support/assert.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { ConfigError } from "../../src/config/errors.ts";
-import { parsePermissionFlag } from "../../src/policy/flags.ts";
-import { loadAgents } from "../../src/agents/load.ts";
-import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+import { parsePermissionFlag } from "../../src/permission/flags.ts";
+import { loadAgents } from "../../src/definitions/agents/load.ts";
+import { loadFrontmatterParser } from "../../src/definitions/frontmatter.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
 
-// loadAgents parses frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+// loadAgents parses frontmatter with a parser loaded beforehand (src/definitions/frontmatter.ts).
 await loadFrontmatterParser();
 
 async function withWorkspace(work: (root: string, workspace: string) => Promise<void>) {

@@ -1,6 +1,6 @@
 import * as path from "node:path";
 import { assertEquals, assertRejects } from "../support/assert.ts";
-import { projectConfigTarget, saveProjectRule } from "../../src/policy/project_rules.ts";
+import { projectConfigTarget, saveProjectRule } from "../../src/permission/project_rules.ts";
 
 async function tempProject(): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-rules-" }));

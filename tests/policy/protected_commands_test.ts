@@ -1,9 +1,9 @@
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { evaluate } from "../../src/policy/evaluate.ts";
-import { gitCodeExecutionReason } from "../../src/policy/git_code_rules.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import { protectedCommandReason } from "../../src/policy/protected_commands.ts";
-import { ensureShellParser } from "../../src/policy/shell_parser.ts";
+import { evaluate } from "../../src/permission/evaluate.ts";
+import { gitCodeExecutionReason } from "../../src/permission/shell/git_code_rules.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import { protectedCommandReason } from "../../src/permission/shell/protected_commands.ts";
+import { ensureShellParser } from "../../src/permission/shell/shell_parser.ts";
 
 Deno.test("protectedCommandReason: commands that could plant code git or skiff runs later", () => {
   const table: [string, boolean][] = [

@@ -5,7 +5,7 @@ import {
   type PermissionConfig,
   stricter,
   wildcardMatch,
-} from "../../src/policy/rules.ts";
+} from "../../src/permission/rules.ts";
 
 Deno.test("wildcardMatch: the table of patterns users write", () => {
   const table: [string, string, boolean][] = [

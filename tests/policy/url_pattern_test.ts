@@ -4,7 +4,7 @@
  * host name cannot pass for the host a rule names.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { parseUrlPattern, urlPatternMatch } from "../../src/policy/url_pattern.ts";
+import { parseUrlPattern, urlPatternMatch } from "../../src/permission/url_pattern.ts";
 
 function assertMatches(pattern: string, urls: string[]): void {
   for (const url of urls) assert(urlPatternMatch(pattern, url), `${pattern} should match ${url}`);

@@ -4,7 +4,7 @@
  * of failures marks the endpoint down, and an answer resets that run.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { DOWN_AFTER_FAILURES, RateGate } from "../../src/provider/rate_gate.ts";
+import { DOWN_AFTER_FAILURES, RateGate } from "../../src/provider/rate_limiter.ts";
 import { runPool } from "../../src/cli/batch/scheduler.ts";
 
 function clock(start = 1_000_000) {

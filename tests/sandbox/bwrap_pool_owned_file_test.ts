@@ -1,14 +1,14 @@
 /**
  * The session sandbox when a task owns one file (`skiff batch --each`): the
  * launcher then gives the pool that file as its writable root
- * (src/app/launcher.ts), and the pool must still start, run the command in
+ * (src/engine/launcher.ts), and the pool must still start, run the command in
  * the task's workspace, let it write the owned file and nothing else. The
  * pool spawned its sandbox with the owned file as working folder, so every
  * command of an `--each` task failed with "cwd is not a directory".
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import { bwrapSessionLauncher } from "../../src/sandbox/bwrap/session.ts";
 import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
 

@@ -1,16 +1,16 @@
 /**
  * What the session sandbox's holder empties between commands, decided from
- * the sandbox's bwrap arguments (src/sandbox/bwrap_pool_steps.ts): only its
+ * the sandbox's bwrap arguments (src/sandbox/bwrap/pool_steps.ts): only its
  * own tmpfs folders, and never an entry holding a mount of the user's files.
  */
 import { assertEquals } from "../support/assert.ts";
-import { bwrapArgs } from "../../src/sandbox/bwrap.ts";
-import { heldBack, indexOf } from "../../src/sandbox/bwrap_pool.ts";
+import { bwrapArgs } from "../../src/sandbox/bwrap/bwrap.ts";
+import { heldBack, indexOf } from "../../src/sandbox/pool/pool.ts";
 import {
   entriesHoldingMounts,
   foldersToClean,
   runRequest,
-} from "../../src/sandbox/bwrap_pool_steps.ts";
+} from "../../src/sandbox/bwrap/pool_steps.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 
 /** read-only for real folders: workspace-write would search them for repositories. */

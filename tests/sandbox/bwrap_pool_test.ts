@@ -1,15 +1,15 @@
 /**
- * The session-long sandbox (src/sandbox/bwrap_pool.ts), run the way the bash
+ * The session-long sandbox (src/sandbox/pool/pool.ts), run the way the bash
  * tool runs commands: lease through `guard.before()`, `startGroup`, release
  * once the group is done. Needs bubblewrap and a writable pids cgroup (skiff
  * as root, as in CI); skipped loudly without them.
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
-import { bwrapSessionLauncher } from "../../src/sandbox/bwrap_session.ts";
+import { bwrapLauncher } from "../../src/sandbox/bwrap/bwrap.ts";
+import { bwrapSessionLauncher } from "../../src/sandbox/bwrap/session.ts";
 import { sessionSandboxMissing } from "../escape/_pooled_runner.ts";
-import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { CommandGuard } from "../../src/sandbox/guard/command_guard.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
 import { liveProcesses } from "../support/processes.ts";

@@ -1,6 +1,6 @@
 /**
  * The bubblewrap probe's "works" is kept in the data folder under the
- * sandbox probes' key (src/sandbox/bwrap_probe_cache.ts): a second start in
+ * sandbox probes' key (src/sandbox/bwrap/probe_cache.ts): a second start in
  * the same environment runs no bubblewrap; a changed key, a bad file,
  * `skiff doctor` and a failure probe again; an entry naming any program but
  * the probe's own candidates is never taken.
@@ -12,10 +12,10 @@ import {
   BWRAP_PROBE_CACHE_FILE,
   readCachedBwrapProbe,
   writeCachedBwrapProbe,
-} from "../../src/sandbox/bwrap_probe_cache.ts";
+} from "../../src/sandbox/bwrap/probe_cache.ts";
 import { makeSandbox, parseJsonLines, runSkiff } from "../support/cli.ts";
-import type { ProbeCache } from "../../src/sandbox/probe_cache.ts";
-import { landlockProbeKey } from "../../src/sandbox/landlock_probe_key.ts";
+import type { ProbeCache } from "../../src/sandbox/pool/probe_cache.ts";
+import { landlockProbeKey } from "../../src/sandbox/landlock/probe_key.ts";
 
 /** Probes as a start where `works` is the bubblewrap that runs; counts bubblewrap runs. */
 async function start(

@@ -5,7 +5,7 @@
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
-import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { CommandGuard } from "../../src/sandbox/guard/command_guard.ts";
 
 function workspace(): string {
   const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-guard-wording-" }));

@@ -1,10 +1,10 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { CommandGuard } from "../../src/sandbox/guard/command_guard.ts";
 import { mergeLayers } from "../../src/config/load.ts";
 import { ConfigSchema } from "../../src/config/schema.ts";
 import { CODE_PATHS, codePathProblem, matchingCodePath } from "../../src/sandbox/code_paths.ts";
-import { exists } from "../../src/agents/discovery.ts";
+import { exists } from "../../src/definitions/agents/discovery.ts";
 
 function git(args: string[], cwd: string): void {
   const result = new Deno.Command("git", { args, cwd, stdout: "null", stderr: "piped" })

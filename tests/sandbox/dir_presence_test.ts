@@ -1,12 +1,12 @@
 /**
- * `presenceOf` (src/sandbox/_dir_entries.ts): the protected-path checks skip
+ * `presenceOf` (src/sandbox/dir_entries.ts): the protected-path checks skip
  * the lstat of a path only when a listing of its folder proves it missing;
  * every other answer leaves the decision to the filesystem, as before.
  */
 import * as path from "node:path";
 import { assertEquals } from "../support/assert.ts";
-import { type Listings, presenceOf } from "../../src/sandbox/_dir_entries.ts";
-import { CommandGuard } from "../../src/sandbox/command_guard.ts";
+import { type Listings, presenceOf } from "../../src/sandbox/dir_entries.ts";
+import { CommandGuard } from "../../src/sandbox/guard/command_guard.ts";
 
 function folder(): { dir: string; cleanup(): void } {
   const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-presence-" }));

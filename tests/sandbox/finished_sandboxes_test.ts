@@ -9,8 +9,8 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { ROOT_PIDS_STEP } from "../../src/sandbox/limits.ts";
-import { POOL_START_STEP } from "../../src/sandbox/bwrap_pool_steps.ts";
-import { exists as existsSync } from "../../src/agents/discovery.ts";
+import { POOL_START_STEP } from "../../src/sandbox/bwrap/pool_steps.ts";
+import { exists as existsSync } from "../../src/definitions/agents/discovery.ts";
 
 /** The pids cgroup root a step writes in, as the steps choose it, or null. */
 function cgroupRoot(): string | null {

@@ -1,5 +1,5 @@
 /**
- * The command guard's journal (src/sandbox/guard_journal.ts): a running
+ * The command guard's journal (src/sandbox/guard/journal.ts): a running
  * command's file is locked, so no replay takes it; its check removes it;
  * a file nobody holds (its skiff died) is replayed — the planted hook goes,
  * a changed config comes back — and removed. The real SIGKILL of skiff is
@@ -7,8 +7,8 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { CommandGuard } from "../../src/sandbox/command_guard.ts";
-import { replayGuardJournals } from "../../src/sandbox/guard_journal.ts";
+import { CommandGuard } from "../../src/sandbox/guard/command_guard.ts";
+import { replayGuardJournals } from "../../src/sandbox/guard/journal.ts";
 
 function workspace(): string {
   const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-journal-" }));

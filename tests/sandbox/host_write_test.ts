@@ -1,12 +1,16 @@
 /**
- * The host writer (src/sandbox/host_write.ts): what it does with a link at
+ * The host writer (src/sandbox/writer/host_write.ts): what it does with a link at
  * the name, a folder linked out, modes, and the user's own paths. The end to
  * end attacks through the CLI are in tests/escape/e2e_host_write_escape_test.ts.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertRejects } from "../support/assert.ts";
-import { HostWriteRefused, namedWithin, writeHostFile } from "../../src/sandbox/host_write.ts";
-import { saveProjectRule } from "../../src/policy/project_rules.ts";
+import {
+  HostWriteRefused,
+  namedWithin,
+  writeHostFile,
+} from "../../src/sandbox/writer/host_write.ts";
+import { saveProjectRule } from "../../src/permission/project_rules.ts";
 import { rememberTrustedProject } from "../../src/config/trusted_projects.ts";
 
 /** A project folder and an outside folder holding `bashrc`, in one temp root. */

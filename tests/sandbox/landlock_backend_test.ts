@@ -12,12 +12,12 @@ import {
   chooseLauncher,
   probeSandboxes,
 } from "../../src/sandbox/choose.ts";
-import { FsAccess } from "../../src/sandbox/landlock.ts";
-import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
-import { READ_RIGHTS, readRules } from "../../src/sandbox/landlock_rules.ts";
+import { FsAccess } from "../../src/sandbox/landlock/landlock.ts";
+import { landlockLauncher } from "../../src/sandbox/landlock/launcher.ts";
+import { READ_RIGHTS, readRules } from "../../src/sandbox/landlock/rules.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
-import { limitProjectConfig } from "../../src/app/project_trust.ts";
-import { sandboxBackendFlag } from "../../src/app/setup.ts";
+import { limitProjectConfig } from "../../src/trust/project_trust.ts";
+import { sandboxBackendFlag } from "../../src/host/setup.ts";
 import { UsageError } from "../../src/contracts/usage_error.ts";
 import {
   bash,

@@ -8,11 +8,11 @@
  */
 import { assert, assertEquals } from "../support/assert.ts";
 import { fileURLToPath } from "node:url";
-import { isWithinAbsolute, READ_RIGHTS, readRules } from "../../src/sandbox/landlock_read_rules.ts";
-import { FsAccess } from "../../src/sandbox/landlock.ts";
+import { isWithinAbsolute, READ_RIGHTS, readRules } from "../../src/sandbox/landlock/read_rules.ts";
+import { FsAccess } from "../../src/sandbox/landlock/landlock.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
-const STEP = fileURLToPath(new URL("../../src/sandbox/landlock_exec.ts", import.meta.url));
+const STEP = fileURLToPath(new URL("../../src/sandbox/landlock/exec.ts", import.meta.url));
 
 async function moduleGraph(entry: string): Promise<string[]> {
   const output = await new Deno.Command(Deno.execPath(), {

@@ -7,8 +7,8 @@ import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts
 import { fileURLToPath } from "node:url";
 import { HIDDEN_STEPS } from "../../main.ts";
 import { LAZY_MODULES } from "../../scripts/compile.ts";
-import { LANDLOCK_EXEC_STEP, landlockExecArgv } from "../../src/sandbox/landlock_launcher.ts";
-import { landlockPlan } from "../../src/sandbox/landlock_rules.ts";
+import { LANDLOCK_EXEC_STEP, landlockExecArgv } from "../../src/sandbox/landlock/launcher.ts";
+import { landlockPlan } from "../../src/sandbox/landlock/rules.ts";
 import { probeLandlock } from "../../src/sandbox/choose.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
@@ -43,7 +43,7 @@ Deno.test("hidden step: from source, deno run main.ts gets only the step's own f
 
 Deno.test("hidden step: main.ts dispatches it, and the compiled binary includes its module", async () => {
   const module = HIDDEN_STEPS.get(LANDLOCK_EXEC_STEP);
-  assertEquals(module, "./src/sandbox/landlock_exec.ts");
+  assertEquals(module, "./src/sandbox/landlock/exec.ts");
   for (const [name, specifier] of HIDDEN_STEPS) {
     assert(name.startsWith("__"), `a hidden step's name starts with __: ${name}`);
     const relative = specifier.replace(/^\.\//, "");

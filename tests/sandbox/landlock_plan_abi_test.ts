@@ -5,10 +5,10 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { landlockExecArgv } from "../../src/sandbox/landlock_launcher.ts";
-import { landlockPlan } from "../../src/sandbox/landlock_rules.ts";
+import { landlockExecArgv } from "../../src/sandbox/landlock/launcher.ts";
+import { landlockPlan } from "../../src/sandbox/landlock/rules.ts";
 import { probeLandlock } from "../../src/sandbox/choose.ts";
-import { exists as existsSync } from "../../src/agents/discovery.ts";
+import { exists as existsSync } from "../../src/definitions/agents/discovery.ts";
 
 async function run(argv: string[]) {
   const output = await new Deno.Command(argv[0], { args: argv.slice(1), stdin: "null" }).output();

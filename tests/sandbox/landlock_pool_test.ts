@@ -1,14 +1,14 @@
 /**
- * The session-long Landlock holder (src/sandbox/landlock_session.ts and
+ * The session-long Landlock holder (src/sandbox/landlock/session.ts and
  * landlock_pool_steps.ts), run the way the bash tool runs commands: lease
  * through `guard.before()`, `startGroup`, release once the group is done.
  * Needs a kernel with Landlock; skipped loudly without it.
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
-import { landlockAbi } from "../../src/sandbox/landlock.ts";
-import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
-import { landlockSessionLauncher } from "../../src/sandbox/landlock_session.ts";
+import { landlockAbi } from "../../src/sandbox/landlock/landlock.ts";
+import { landlockLauncher } from "../../src/sandbox/landlock/launcher.ts";
+import { landlockSessionLauncher } from "../../src/sandbox/landlock/session.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
 import { liveProcesses } from "../support/processes.ts";
@@ -294,7 +294,7 @@ Deno.test({
     Deno.writeTextFileSync(
       script,
       `import { landlockSessionLauncher } from ${
-        JSON.stringify(new URL("../../src/sandbox/landlock_session.ts", import.meta.url).href)
+        JSON.stringify(new URL("../../src/sandbox/landlock/session.ts", import.meta.url).href)
       };
       import { startGroup } from ${
         JSON.stringify(new URL("../../src/tools/process/_process_group.ts", import.meta.url).href)
@@ -468,7 +468,7 @@ Deno.test({
 });
 
 Deno.test("landlock holder: a multi-call binary (busybox) as its shell gives way to the command shell", async () => {
-  const { holderProgram } = await import("../../src/sandbox/landlock_exec.ts");
+  const { holderProgram } = await import("../../src/sandbox/landlock/exec.ts");
   const bin = Deno.makeTempDirSync({ prefix: "skiff-holder-shell-" });
   try {
     Deno.writeTextFileSync(path.join(bin, "busybox"), "", { mode: 0o755 });

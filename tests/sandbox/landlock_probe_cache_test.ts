@@ -13,8 +13,8 @@ import {
   LANDLOCK_PROBE_CACHE_FILE,
   type LandlockProbeCache,
   readCachedLandlockProbe,
-} from "../../src/sandbox/landlock_probe_cache.ts";
-import { landlockProbeKey } from "../../src/sandbox/landlock_probe_key.ts";
+} from "../../src/sandbox/landlock/probe_cache.ts";
+import { landlockProbeKey } from "../../src/sandbox/landlock/probe_key.ts";
 
 /** Probes as a start where bubblewrap does not work; counts the Landlock probes. */
 async function start(
@@ -122,7 +122,7 @@ Deno.test("probe key: stable in one environment; another mount namespace or no /
   assertEquals(landlockProbeKey(), here);
   assertEquals(landlockProbeKey(false, "darwin"), undefined);
   const keyScript = `import { landlockProbeKey } from ${
-    JSON.stringify(new URL("../../src/sandbox/landlock_probe_key.ts", import.meta.url).href)
+    JSON.stringify(new URL("../../src/sandbox/landlock/probe_key.ts", import.meta.url).href)
   }; console.log(landlockProbeKey() ?? "none");`;
   const script = await Deno.makeTempFile({ suffix: ".ts" });
   await Deno.writeTextFile(script, keyScript);
@@ -154,7 +154,7 @@ Deno.test("probe key: stable in one environment; another mount namespace or no /
 
 const canUnshare = Deno.uid() === 0 &&
   new Deno.Command("unshare", { args: ["-m", "true"], stderr: "null" }).outputSync().success;
-const EXEC_STEP = fileURLToPath(new URL("../../src/sandbox/landlock_exec.ts", import.meta.url));
+const EXEC_STEP = fileURLToPath(new URL("../../src/sandbox/landlock/exec.ts", import.meta.url));
 const SANDBOX_DIR = path.dirname(EXEC_STEP);
 const BWRAP_PATHS = ["/usr/bin/bwrap", "/usr/local/bin/bwrap"].filter((file) => {
   try {

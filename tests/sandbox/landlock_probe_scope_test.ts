@@ -65,7 +65,7 @@ Deno.test("probe scope all (skiff doctor): both are probed even where bubblewrap
   assertEquals(found.landlock, 7);
 });
 
-const EXEC_STEP = fileURLToPath(new URL("../../src/sandbox/landlock_exec.ts", import.meta.url));
+const EXEC_STEP = fileURLToPath(new URL("../../src/sandbox/landlock/exec.ts", import.meta.url));
 const bwrapWorks = (await probeSandboxes(Deno.build.os, undefined, null)).bwrap !== null;
 const canSwapStep = Deno.uid() === 0 &&
   new Deno.Command("unshare", { args: ["-m", "true"], stderr: "null" }).outputSync().success;

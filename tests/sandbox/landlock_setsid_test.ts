@@ -7,7 +7,7 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { probeSandboxes } from "../../src/sandbox/choose.ts";
-import { landlockLauncher } from "../../src/sandbox/landlock_launcher.ts";
+import { landlockLauncher } from "../../src/sandbox/landlock/launcher.ts";
 import { startGroup } from "../../src/tools/process/_process_group.ts";
 import { liveProcesses } from "../support/processes.ts";
 

@@ -1,11 +1,11 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes, assertThrows } from "../support/assert.ts";
-import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
+import { bwrapLauncher } from "../../src/sandbox/bwrap/bwrap.ts";
 import { hiddenMounts } from "../../src/sandbox/hidden.ts";
 import { acceptUnsandboxed, chooseLauncher, probeSandboxes } from "../../src/sandbox/choose.ts";
 import type { SandboxSettings } from "../../src/sandbox/modes.ts";
 import { plainLauncher } from "../../src/sandbox/plain.ts";
-import { sandboxExecLauncher, sandboxProfile } from "../../src/sandbox/sandbox_exec.ts";
+import { sandboxExecLauncher, sandboxProfile } from "../../src/sandbox/macos/sandbox_exec.ts";
 
 const ws = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-launch-" }));
 Deno.mkdirSync(path.join(ws, ".git", "hooks"), { recursive: true });

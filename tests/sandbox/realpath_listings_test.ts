@@ -8,7 +8,7 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { realpathLenient } from "../../src/sandbox/paths.ts";
-import { type Listings, presenceOf } from "../../src/sandbox/_dir_entries.ts";
+import { type Listings, presenceOf } from "../../src/sandbox/dir_entries.ts";
 import { hiddenMounts, hiddenPaths } from "../../src/sandbox/hidden.ts";
 import { workerPermissions } from "../../src/sandbox/worker_permissions.ts";
 

@@ -1,12 +1,12 @@
 /**
- * The exec step's seccomp program (src/sandbox/seccomp.ts) for each
+ * The exec step's seccomp program (src/sandbox/landlock/seccomp.ts) for each
  * architecture it has a table for: built whole (every jump lands inside
  * the program), ending in its verdicts. What it refuses is tried end to end
  * in tests/escape/e2e_landlock_process_escape_test.ts and
  * e2e_metadata_escape_test.ts, on this machine's architecture.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { commandFilter } from "../../src/sandbox/seccomp.ts";
+import { commandFilter } from "../../src/sandbox/landlock/seccomp.ts";
 
 const RET_K = 0x06;
 const BPF_JMP = 0x05;

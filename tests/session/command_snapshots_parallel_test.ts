@@ -6,7 +6,7 @@
  * its command undo off for good, so its commands' changes could not be undone.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { type CommandChange, CommandSnapshots } from "../../src/session/command_snapshots.ts";
+import { type CommandChange, CommandSnapshots } from "../../src/undo/command_snapshots.ts";
 
 Deno.test("command snapshots: sessions starting together in one workspace all keep undo", async () => {
   const root = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-snap-parallel-" }));

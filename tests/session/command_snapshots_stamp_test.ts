@@ -6,7 +6,7 @@
  * the same second among them.
  */
 import { assertEquals } from "../support/assert.ts";
-import { type CommandChange, CommandSnapshots } from "../../src/session/command_snapshots.ts";
+import { type CommandChange, CommandSnapshots } from "../../src/undo/command_snapshots.ts";
 
 /** A `git` first on PATH that logs its subcommand, then runs the real one. */
 function gitShim(root: string): { log: string; restore(): void } {

@@ -7,7 +7,7 @@ import {
   INTERRUPTED_RESULT,
   type StoredMessage,
   toChatHistory,
-} from "../../src/session/history.ts";
+} from "../../src/engine/loop/history.ts";
 
 Deno.test("text, tool calls and results come back in order", () => {
   const stored: StoredMessage[] = [

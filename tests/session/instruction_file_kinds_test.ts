@@ -8,9 +8,9 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { parseJsonLines, spawnSkiff, withMockSandbox } from "../support/cli.ts";
 import { MAX_INSTRUCTION_BYTES, readRegularTextFileSync } from "../../src/config/regular_file.ts";
-import { collectInstructions } from "../../src/session/system_prompt.ts";
-import { loadSkills } from "../../src/skills/load.ts";
-import { loadCustomCommands } from "../../src/skills/commands.ts";
+import { collectInstructions } from "../../src/engine/loop/system_prompt.ts";
+import { loadSkills } from "../../src/definitions/skills.ts";
+import { loadCustomCommands } from "../../src/definitions/commands.ts";
 
 async function mkfifo(file: string): Promise<void> {
   const made = await new Deno.Command("mkfifo", { args: [file] }).output();

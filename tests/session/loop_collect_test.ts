@@ -4,7 +4,7 @@
  * long run's memory does not climb with garbage V8 has not yet collected.
  */
 import { assertEquals } from "../support/assert.ts";
-import { type LoopDeps, runLoop } from "../../src/session/loop.ts";
+import { type LoopDeps, runLoop } from "../../src/engine/loop/loop.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
 import { emptyUsage } from "../../src/contracts/events.ts";

@@ -9,7 +9,7 @@
 import { assert, assertEquals } from "../support/assert.ts";
 import { startMockServer } from "../support/mock_server.ts";
 import { bigOutput, fakeReadTool } from "../support/read_session.ts";
-import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
+import { type LoopDeps, type LoopOptions, runLoop } from "../../src/engine/loop/loop.ts";
 import {
   type ChatMessage,
   type ChatProvider,
@@ -20,7 +20,7 @@ import {
 import { createOpenAIProvider } from "../../src/provider/openai_provider.ts";
 import type { EventBodies, EventType } from "../../src/contracts/events.ts";
 import type { ToolContext } from "../../src/tools/tool.ts";
-import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
+import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
 
 const WINDOW = 8_192;
 const REPLY = 1_024;

@@ -4,7 +4,7 @@
  * person's Ctrl-C stays an interruption.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import { type LoopDeps, type LoopOptions, runLoop } from "../../src/session/loop.ts";
+import { type LoopDeps, type LoopOptions, runLoop } from "../../src/engine/loop/loop.ts";
 import type { ChatProvider, ChatResponse } from "../../src/provider/types.ts";
 import { emptyUsage } from "../../src/contracts/events.ts";
 import type { Tool, ToolContext } from "../../src/tools/tool.ts";

@@ -4,7 +4,7 @@
  * global one.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { collectInstructions, renderSystemPrompt } from "../../src/session/system_prompt.ts";
+import { collectInstructions, renderSystemPrompt } from "../../src/engine/loop/system_prompt.ts";
 
 Deno.test("instruction files from the git root down, CLAUDE.md only where AGENTS.md is absent", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir());

@@ -1,5 +1,5 @@
 /**
- * One tool call end to end (src/session/tool_call.ts) with a fake tool, a
+ * One tool call end to end (src/engine/loop/tool_call.ts) with a fake tool, a
  * fake gate and a recording emitter: what the model is told and which events
  * a call leaves, for every way a call can end.
  */
@@ -12,7 +12,7 @@ import {
   runToolCall,
   type ToolCallDeps,
   type ToolResultPart,
-} from "../../src/session/tool_call.ts";
+} from "../../src/engine/loop/tool_call.ts";
 import { type Tool, ToolError, type ToolResult } from "../../src/tools/tool.ts";
 import { parseToolInput } from "../../src/tools/registry.ts";
 import { truncateOutput } from "../../src/tools/truncate.ts";

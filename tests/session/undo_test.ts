@@ -4,7 +4,7 @@
  * and named, and the other files of the prompt are still put back.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { undoSnapshots } from "../../src/session/undo.ts";
+import { undoSnapshots } from "../../src/undo/undo.ts";
 import { hashContent } from "../../src/tools/files/file_ledger.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);

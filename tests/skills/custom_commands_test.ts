@@ -1,9 +1,13 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { expandCommand, loadCustomCommands, splitArguments } from "../../src/skills/commands.ts";
-import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+import {
+  expandCommand,
+  loadCustomCommands,
+  splitArguments,
+} from "../../src/definitions/commands.ts";
+import { loadFrontmatterParser } from "../../src/definitions/frontmatter.ts";
 
-// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/definitions/frontmatter.ts).
 await loadFrontmatterParser();
 
 function write(file: string, text: string): void {

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { loadSkills } from "../../src/skills/load.ts";
-import { loadFrontmatterParser } from "../../src/agents/frontmatter.ts";
+import { loadSkills } from "../../src/definitions/skills.ts";
+import { loadFrontmatterParser } from "../../src/definitions/frontmatter.ts";
 import { createSkillTool } from "../../src/tools/session/skill.ts";
 import { type ToolContext, ToolError } from "../../src/tools/tool.ts";
 
-// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/agents/frontmatter.ts).
+// The synchronous loaders parse frontmatter with a parser loaded beforehand (src/definitions/frontmatter.ts).
 await loadFrontmatterParser();
 
 function write(file: string, text: string): void {

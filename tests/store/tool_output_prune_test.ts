@@ -4,7 +4,7 @@
  * measure every spilled file each time.
  */
 import { assert, assertEquals } from "../support/assert.ts";
-import * as path from "../../src/contracts/path.ts";
+import * as path from "../../src/lib/path.ts";
 import { PRUNED_MARK, pruneToolOutput } from "../../src/store/tool_output.ts";
 
 const DAY = 24 * 3600 * 1000;

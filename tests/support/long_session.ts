@@ -10,8 +10,8 @@
  */
 import * as path from "node:path";
 import type { MockTurn } from "./mock_server.ts";
-import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/session/context/summary.ts";
-import { INTERRUPTED_RESULT } from "../../src/session/history.ts";
+import { HANDOFF_MARK, SUMMARY_PROMPT } from "../../src/engine/context/summary.ts";
+import { INTERRUPTED_RESULT } from "../../src/engine/loop/history.ts";
 
 export const LONG_TASK = "Go through the five logs under data/ one at a time, again and again,\n" +
   "and every tenth step write what you found to out/step_<n>.txt. Keep every log's name.";

@@ -1,6 +1,6 @@
 /**
  * The differential fuzzer of the bash rule table: it asks skiff's own
- * policy (src/policy/evaluate.ts, under narrow rules) about generated lines
+ * policy (src/permission/evaluate.ts, under narrow rules) about generated lines
  * (shell_fuzz_lines.ts), runs every line the policy would allow without a
  * question in real bash, inside skiff's own bubblewrap sandbox, and reports
  * each line where bash ran a program the parser did not report. Programs
@@ -11,13 +11,17 @@
  * (`deno task fuzz`, long runs).
  */
 import * as path from "node:path";
-import { builtinAgents } from "../../src/agents/builtin.ts";
-import { analyzeCommand, ensureShellParser, shellWords } from "../../src/policy/bash_split.ts";
-import { evaluate } from "../../src/policy/evaluate.ts";
-import { flagsLayer } from "../../src/policy/flags.ts";
-import { buildLayers } from "../../src/policy/layers.ts";
-import type { RuleLayer } from "../../src/policy/rules.ts";
-import { bwrapLauncher } from "../../src/sandbox/bwrap.ts";
+import { builtinAgents } from "../../src/definitions/agents/builtin.ts";
+import {
+  analyzeCommand,
+  ensureShellParser,
+  shellWords,
+} from "../../src/permission/shell/bash_split.ts";
+import { evaluate } from "../../src/permission/evaluate.ts";
+import { flagsLayer } from "../../src/permission/flags.ts";
+import { buildLayers } from "../../src/permission/layers.ts";
+import type { RuleLayer } from "../../src/permission/rules.ts";
+import { bwrapLauncher } from "../../src/sandbox/bwrap/bwrap.ts";
 import { fuzzLine, HIDDEN_PROGRAMS, VISIBLE_PROGRAMS } from "./shell_fuzz_lines.ts";
 
 /** Where the policy believes the lines run (a path rule needs one; no line names it). */

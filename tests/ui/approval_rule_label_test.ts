@@ -5,7 +5,7 @@
  * inline question alike).
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { ApprovalRequest } from "../../src/policy/broker.ts";
+import type { ApprovalRequest } from "../../src/permission/broker.ts";
 import {
   describeAlwaysRules,
   InlineBroker,

@@ -4,7 +4,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { InlineBroker } from "../../src/ui/interactive_broker.ts";
-import type { ApprovalRequest } from "../../src/policy/broker.ts";
+import type { ApprovalRequest } from "../../src/permission/broker.ts";
 
 type Key = { kind: string; text?: string };
 

@@ -4,7 +4,7 @@
  * refuses and the gate gives the model as the call's result.
  */
 import { assertEquals } from "../support/assert.ts";
-import { type ApprovalRequest, approves, denialReason } from "../../src/policy/broker.ts";
+import { type ApprovalRequest, approves, denialReason } from "../../src/permission/broker.ts";
 import {
   type ChoiceAnswer,
   InteractiveBroker,

@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { ApprovalAnswer, ApprovalRequest } from "../../src/policy/broker.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../../src/permission/broker.ts";
 import { InteractiveBroker, type PromptFunctions } from "../../src/ui/interactive_broker.ts";
 
 function request(always: ApprovalRequest["always"]): ApprovalRequest {

@@ -5,8 +5,8 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { neutraliseControls } from "../../src/ui/safe_text.ts";
-import { renderMarkdown } from "../../src/cli/sessions.ts";
-import type { StoredMessage } from "../../src/session/history.ts";
+import { renderMarkdown } from "../../src/cli/sessions/sessions.ts";
+import type { StoredMessage } from "../../src/engine/loop/history.ts";
 import type { Session } from "../../src/store/store.ts";
 
 Deno.test("escape sequences, carriage returns, C1 controls and bidi overrides are shown, not obeyed", () => {

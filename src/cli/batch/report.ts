@@ -5,7 +5,7 @@
  */
 import { ExitCode, UsageError } from "../exit_codes.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
-import { namedWithin, replacedLinkNotice, writeHostFile } from "../../sandbox/host_write.ts";
+import { namedWithin, replacedLinkNotice, writeHostFile } from "../../sandbox/writer/host_write.ts";
 
 export interface TaskResult {
   id: string;
@@ -102,7 +102,7 @@ export function reportMarkdown(report: BatchReport): string {
  * Write `--report`: `.json` gets the report as JSON, anything else Markdown.
  * `folders` (the current folder, the workspace, its --add-dirs) are where a
  * repository or the agent may have put a link: no link there is followed
- * (src/sandbox/host_write.ts); throws HostWriteRefused for a folder linked out.
+ * (src/sandbox/writer/host_write.ts); throws HostWriteRefused for a folder linked out.
  */
 export async function writeReport(
   file: string,

@@ -3,14 +3,14 @@
  * and the batch's shared rate gate, its own stored session, headless (an
  * approval question is refused, as in `skiff run` without a terminal). The
  * engine runs in a Worker an earlier task with the same permissions left
- * (src/app/engine_reuse.ts), or in its own, as `skiff run` starts one.
+ * (src/host/engine_pool.ts), or in its own, as `skiff run` starts one.
  */
-import type { EngineHandle } from "../../app/host.ts";
-import type { EngineSpec, RunRequest } from "../../app/engine_types.ts";
+import type { EngineHandle } from "../../engine/handle.ts";
+import type { EngineSpec, RunRequest } from "../../engine/types.ts";
 import type { Denial, SkiffEvent } from "../../contracts/events.ts";
-import { shellLine } from "../../policy/hints.ts";
-import { startEngine } from "../../app/start.ts";
-import type { EngineWorkers } from "../../app/engine_reuse.ts";
+import { shellLine } from "../../permission/hints.ts";
+import { startEngine } from "../../host/start.ts";
+import type { EngineWorkers } from "../../host/engine_pool.ts";
 import { ExitCode, OUTCOME_EXIT_CODES } from "../exit_codes.ts";
 import type { BatchTask } from "./tasks.ts";
 

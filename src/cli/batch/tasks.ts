@@ -4,7 +4,7 @@
  * every task is valid, ids are unique, and no two tasks in one workspace may
  * write the same path. `--shard K/N` keeps a stable 1/N of them.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import picomatch from "picomatch";
 import { UsageError } from "../exit_codes.ts";
 import { ownedPath } from "../../sandbox/paths.ts";

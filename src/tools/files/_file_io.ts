@@ -8,7 +8,7 @@
  * `encodeText`, which restores the original endings, BOM and encoding
  * (src/tools/files/_text_encoding.ts).
  */
-import { type AtomicWrites, writeFileAtomicSync } from "../../sandbox/atomic_write.ts";
+import { type AtomicWrites, writeFileAtomicSync } from "../../lib/atomic_write.ts";
 import { ToolError } from "../tool.ts";
 
 export { type AtomicWrites, writeFileAtomicSync };

@@ -5,7 +5,7 @@
  * it points to alone. This finds the link behind a resolved path and says
  * where it sits, so the removal is declared and judged there.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import { resolveWorkspacePath } from "../../sandbox/paths.ts";
 import type { ToolContext } from "../tool.ts";
 import type { ToolPath } from "../tool_paths.ts";

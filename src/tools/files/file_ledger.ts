@@ -65,7 +65,7 @@ export class FileLedger {
     return changed;
   }
 
-  /** A command changed these files (src/session/command_snapshots.ts). */
+  /** A command changed these files (src/undo/command_snapshots.ts). */
   noteChanged(paths: Iterable<string>): void {
     for (const path of paths) this.#changed.add(path);
   }

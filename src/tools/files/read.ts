@@ -5,7 +5,7 @@
  * Reading records the whole file's content in the ledger, which is what
  * later allows edit and write to change it.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
 import { decodeText, linesText, looksBinary, statOrNull, statOrNullSync } from "./_file_io.ts";

@@ -10,7 +10,7 @@
  * command. The helper ends when this process does (its stdin closes).
  */
 
-import { type LineReader, lineReader } from "../../contracts/line_reader.ts";
+import { type LineReader, lineReader } from "../../lib/line_reader.ts";
 
 /**
  * Reads requests, one a line, and answers each with 0 (yes) or 1 (no):

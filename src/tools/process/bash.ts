@@ -6,8 +6,8 @@
  * spilled to a file as it streams, so memory stays bounded.
  */
 import * as z from "zod";
-import { alwaysPatterns } from "../../policy/always.ts";
-import { ensureShellParser } from "../../policy/shell_parser.ts";
+import { alwaysPatterns } from "../../permission/always.ts";
+import { ensureShellParser } from "../../permission/shell/shell_parser.ts";
 import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
 import { OutputSpool } from "../truncate.ts";

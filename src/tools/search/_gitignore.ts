@@ -12,7 +12,7 @@
  */
 import type { Ignore } from "ignore";
 import { searchLibraries } from "./_search_libraries.ts";
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 
 interface Layer {
   /** Absolute folder the rules are relative to. */

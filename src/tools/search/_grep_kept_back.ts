@@ -6,7 +6,7 @@
  * depend on what the files hold (a count of matching files would let a
  * pattern probe a secret one guess at a time).
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import type { FileHits } from "./_grep_results.ts";
 import { walkTree } from "./_walk.ts";
 import type { ReadVerdict, ToolContext } from "../tool.ts";

@@ -5,7 +5,7 @@
  * output (`path\0line:text`) is parsed as it streams, and files it calls
  * binary are dropped, as the fallback drops them. Needs `--allow-run` for rg.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import type { FileHits, GrepCollector } from "./_grep_results.ts";
 import type { GrepQuery } from "./_grep_fallback.ts";
 import { ToolError } from "../tool.ts";

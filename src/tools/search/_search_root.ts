@@ -4,7 +4,7 @@
  * shown (workspace-relative inside, absolute outside, as every tool shows
  * paths).
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import { displayPath, isWithin, resolveWorkspacePath } from "../../sandbox/paths.ts";
 import { hiddenRefusal } from "../../sandbox/hidden.ts";
 import { isCredentialBearingGitFile } from "../../sandbox/git_credentials.ts";

@@ -6,7 +6,7 @@
  * reads synchronously and yields to the event loop every few milliseconds to
  * stay cancellable. Needs `--allow-read` for the tree.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import { IgnoreStack } from "./_gitignore.ts";
 
 export interface VisibleEntry {

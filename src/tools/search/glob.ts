@@ -4,7 +4,7 @@
  * pattern's fixed prefix (`src/**` walks only `src`), so a narrow pattern in a
  * big tree stays cheap.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import * as z from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { loadSearchLibraries, searchLibraries } from "./_search_libraries.ts";

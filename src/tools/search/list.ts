@@ -7,7 +7,7 @@
  * Symbolic links are shown with their target (`current -> releases/v2`) and
  * never followed.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import * as z from "zod";
 import { IgnoreStack } from "./_gitignore.ts";
 import { readVisible } from "./_walk.ts";

@@ -6,7 +6,7 @@
  * a reference otherwise. The name is a literal: it is escaped before it
  * becomes a pattern, so symbol never turns into grep under another name.
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import * as z from "zod";
 import { globMatcher } from "./_glob_match.ts";
 import { type FileHits, GrepCollector } from "./_grep_results.ts";

@@ -6,7 +6,7 @@
  * and whether an entry has gone stale because a file it names changed since
  * it was written (the file's mtime is later, or the file is gone).
  */
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import type { MemoryPlace, MemoryTable } from "../../store/memory.ts";
 
 /** What the memory tools of one session are built with. */

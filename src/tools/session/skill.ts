@@ -4,9 +4,9 @@
  * and the list of files beside them, which it can then read.
  */
 import * as z from "zod";
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
-import { listSkillFiles, type Skill } from "../../skills/load.ts";
+import { listSkillFiles, type Skill } from "../../definitions/skills.ts";
 
 const schema = z.lazy(() =>
   z.object({

@@ -5,9 +5,9 @@
  * the child's final answer and the files it read and wrote.
  */
 import * as z from "zod";
-import * as path from "../../contracts/path.ts";
+import * as path from "../../lib/path.ts";
 import { defineTool, type Tool, ToolError } from "../tool.ts";
-import type { AgentDefinition } from "../../agents/types.ts";
+import type { AgentDefinition } from "../../definitions/agents/types.ts";
 import { isWithin, ownedPath } from "../../sandbox/paths.ts";
 
 export interface SubagentRunRequest {

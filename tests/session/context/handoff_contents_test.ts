@@ -3,9 +3,9 @@
  * for byte (multi-line ones too) and every file the session changed.
  */
 import { assert, assertEquals } from "../../support/assert.ts";
-import { missingUserWords, summarise } from "../../../src/session/context/summary.ts";
-import { CHANGED_FILES_HEADING, changedFiles } from "../../../src/session/context/changed_files.ts";
-import { ContextMeter } from "../../../src/session/context/size.ts";
+import { missingUserWords, summarise } from "../../../src/engine/context/summary.ts";
+import { CHANGED_FILES_HEADING, changedFiles } from "../../../src/engine/context/changed_files.ts";
+import { ContextMeter } from "../../../src/engine/context/size.ts";
 import type { ChatMessage, ChatProvider } from "../../../src/provider/types.ts";
 import { emptyUsage } from "../../../src/contracts/events.ts";
 

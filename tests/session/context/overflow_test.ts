@@ -3,7 +3,7 @@ import {
   isContextOverflow,
   tokensFromOverflow,
   windowFromOverflow,
-} from "../../../src/session/context/overflow.ts";
+} from "../../../src/engine/context/overflow.ts";
 import { ProviderError } from "../../../src/provider/types.ts";
 
 /** What each server answers, as the provider's message quotes it. */

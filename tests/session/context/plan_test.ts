@@ -1,9 +1,5 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import {
-  contextBudget,
-  fullWindowMessage,
-  planRequest,
-} from "../../../src/session/context/plan.ts";
+import { contextBudget, fullWindowMessage, planRequest } from "../../../src/engine/context/plan.ts";
 
 Deno.test("the threshold is 80% of the window by default, and never leaves less than the reply room", () => {
   const budget = contextBudget({ context: 10_000 }, { auto: true, threshold: 0.8 }, 1_000);

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { PRUNED_MARK, prunedNote, pruneToolOutputs } from "../../../src/session/context/prune.ts";
-import { ContextMeter } from "../../../src/session/context/size.ts";
+import { PRUNED_MARK, prunedNote, pruneToolOutputs } from "../../../src/engine/context/prune.ts";
+import { ContextMeter } from "../../../src/engine/context/size.ts";
 import { truncationNotice } from "../../../src/tools/truncate.ts";
 import type { ChatMessage } from "../../../src/provider/types.ts";
 

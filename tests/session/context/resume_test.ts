@@ -5,13 +5,13 @@
  * message whole. A record that cannot be replayed safely is not replayed.
  */
 import { assert, assertEquals } from "../../support/assert.ts";
-import { runLoop } from "../../../src/session/loop.ts";
-import { type StoredMessage, toChatHistory } from "../../../src/session/history.ts";
+import { runLoop } from "../../../src/engine/loop/loop.ts";
+import { type StoredMessage, toChatHistory } from "../../../src/engine/loop/history.ts";
 import type { ChatMessage, ChatProvider, ChatResponse } from "../../../src/provider/types.ts";
-import { SUMMARY_PROMPT } from "../../../src/session/context/summary.ts";
-import { PRUNED_MARK } from "../../../src/session/context/prune.ts";
+import { SUMMARY_PROMPT } from "../../../src/engine/context/summary.ts";
+import { PRUNED_MARK } from "../../../src/engine/context/prune.ts";
 import { openStore } from "../../../src/store/store.ts";
-import { storeRecorder } from "../../../src/app/recorder.ts";
+import { storeRecorder } from "../../../src/engine/recorder.ts";
 import { fakeReadTool } from "../../support/read_session.ts";
 import type { ToolContext } from "../../../src/tools/tool.ts";
 

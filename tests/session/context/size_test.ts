@@ -4,7 +4,7 @@ import {
   ContextMeter,
   defaultCharsPerToken,
   PROSE_CHARS_PER_TOKEN,
-} from "../../../src/session/context/size.ts";
+} from "../../../src/engine/context/size.ts";
 import type { ChatMessage } from "../../../src/provider/types.ts";
 
 const prose = "The parser reads one line at a time and reports the first error it meets. ";

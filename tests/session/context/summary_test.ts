@@ -1,7 +1,7 @@
 import { assert, assertEquals } from "../../support/assert.ts";
-import { HANDOFF_MARK, summarise, SUMMARY_PROMPT } from "../../../src/session/context/summary.ts";
-import { ContextKeeper } from "../../../src/session/context/keeper.ts";
-import { ContextMeter } from "../../../src/session/context/size.ts";
+import { HANDOFF_MARK, summarise, SUMMARY_PROMPT } from "../../../src/engine/context/summary.ts";
+import { ContextKeeper } from "../../../src/engine/context/keeper.ts";
+import { ContextMeter } from "../../../src/engine/context/size.ts";
 import {
   type ChatMessage,
   type ChatProvider,

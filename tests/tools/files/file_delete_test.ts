@@ -5,11 +5,11 @@
  */
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { fileDeleteTool } from "../../../src/tools/files/file_delete.ts";
-import { undoSnapshots } from "../../../src/session/undo.ts";
+import { undoSnapshots } from "../../../src/undo/undo.ts";
 import { FileLedger, hashContent } from "../../../src/tools/files/file_ledger.ts";
 import type { ToolErrorCode } from "../../../src/tools/tool.ts";
 import { makeWorkspace, type TestWorkspace } from "../_context.ts";
-import { changedFiles } from "../../../src/session/context/changed_files.ts";
+import { changedFiles } from "../../../src/engine/context/changed_files.ts";
 import type { ChatMessage } from "../../../src/provider/types.ts";
 
 const exists = (file: string) => Deno.lstat(file).then(() => true, () => false);
@@ -28,7 +28,7 @@ Deno.test("file_delete removes a file with no read first, and keeps its bytes fo
 Deno.test("file_delete then undo brings the file back with its mode", async () => {
   await using ws = await makeWorkspace();
   const saved: { path: string; content: Uint8Array | null; mode: number | null }[] = [];
-  // The store's sink records the mode as the engine's does (src/app/engine_session.ts).
+  // The store's sink records the mode as the engine's does (src/engine/opened_session.ts).
   ws.ctx.files = new FileLedger({
     save: (_prompt, file, before) => {
       saved.push({ path: file, content: before, mode: Deno.statSync(file).mode! & 0o7777 });

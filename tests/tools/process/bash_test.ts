@@ -158,7 +158,7 @@ Deno.test({
   ignore: !bwrapWorks,
   async fn() {
     await using ws = await processWorkspace();
-    const { bwrapLauncher } = await import("../../../src/sandbox/bwrap.ts");
+    const { bwrapLauncher } = await import("../../../src/sandbox/bwrap/bwrap.ts");
     ws.ctx.launcher = bwrapLauncher({
       mode: "workspace-write",
       workspace: ws.root,

@@ -12,7 +12,7 @@ import type { MockTurn } from "../../support/mock_server.ts";
 import { hasBwrap } from "../../escape/e2e_support.ts";
 import { createDoneProposeTool, type DoneProposal } from "../../../src/tools/session/mod.ts";
 import type { ToolContext } from "../../../src/tools/tool.ts";
-import type { DoneFile } from "../../../src/app/done_criteria.ts";
+import type { DoneFile } from "../../../src/engine/verify/done_criteria.ts";
 
 const NO_CONTEXT = {} as ToolContext;
 

@@ -14,8 +14,8 @@ import {
 } from "../../../src/tools/session/mod.ts";
 import { parseToolInput } from "../../../src/tools/registry.ts";
 import type { Tool } from "../../../src/tools/tool.ts";
-import { makeContext } from "../../tools/_context.ts";
-import { memoryPromptSection } from "../../../src/session/memory_prompt.ts";
+import { makeContext } from "../_context.ts";
+import { memoryPromptSection } from "../../../src/engine/loop/memory_prompt.ts";
 
 async function setup(options: { git?: boolean } = {}) {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-harness-" }));

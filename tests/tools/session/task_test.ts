@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import * as path from "node:path";
-import { builtinAgents } from "../../../src/agents/builtin.ts";
-import { subagentsOf } from "../../../src/agents/filter_tools.ts";
+import { builtinAgents } from "../../../src/definitions/agents/builtin.ts";
+import { subagentsOf } from "../../../src/definitions/agents/filter_tools.ts";
 import {
   createTaskTool,
   isOwnedPath,

@@ -2,7 +2,7 @@
  * Slash commands of the chat: a small registry. Each command has a name, a
  * one-line description for `/help` and completion, and a handler that gets
  * the text after its name and the session's controls. Add a command by
- * calling `registry.add(…)` where the chat is built (src/cli/chat.ts). The
+ * calling `registry.add(…)` where the chat is built (src/cli/chat/chat.ts). The
  * controls type is a parameter, so the front end can hand its commands more
  * than the few every chat has.
  */

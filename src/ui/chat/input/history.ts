@@ -4,7 +4,7 @@
  * trimmed to the last `limit` entries when read. Needs read and write access
  * to the data folder.
  */
-import * as path from "../../../contracts/path.ts";
+import * as path from "../../../lib/path.ts";
 
 /** @default 1000 */
 export const HISTORY_LIMIT = 1000;

@@ -10,7 +10,7 @@ import { assertEquals } from "../../../support/assert.ts";
 import { KeySource, type KeyStream } from "../../../../src/ui/chat/input/key_source.ts";
 import type { Key } from "../../../../src/ui/chat/input/keys.ts";
 import { InlineBroker } from "../../../../src/ui/interactive_broker.ts";
-import type { ApprovalRequest } from "../../../../src/policy/broker.ts";
+import type { ApprovalRequest } from "../../../../src/permission/broker.ts";
 
 /** A stream that gives each chunk in one read, once `next()` lets it, then ends. */
 function chunked(): KeyStream & { send(text: string): void; end(): void } {

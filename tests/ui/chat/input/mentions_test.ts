@@ -4,12 +4,12 @@ import { bestMatches, expandMentions, mentionAt } from "../../../../src/ui/chat/
 Deno.test("fuzzy completion ranks the file-name match first", () => {
   const files = [
     "docs/readme.md",
-    "src/app/engine.ts",
-    "src/cli/chat.ts",
+    "src/engine/engine.ts",
+    "src/cli/chat/chat.ts",
     "tests/cli/chat_test.ts",
   ];
-  assertEquals(bestMatches("chat", files)[0], "src/cli/chat.ts");
-  assertEquals(bestMatches("eng", files), ["src/app/engine.ts"]);
+  assertEquals(bestMatches("chat", files)[0], "src/cli/chat/chat.ts");
+  assertEquals(bestMatches("eng", files), ["src/engine/engine.ts"]);
   assertEquals(mentionAt("look at @src/ch", 15), { start: 8, query: "src/ch" });
 });
 

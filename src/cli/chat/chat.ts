@@ -1,0 +1,431 @@
+/**
+ * `skiff` / `skiff chat`: a conversation at a terminal. Each message is one
+ * prompt of the same session `skiff run` writes (sessions show, export and
+ * --continue work across both). Keys come from the raw terminal (src/ui/chat/
+ * input/); the screen is drawn through a ChatRenderer. Esc or Ctrl-C stops
+ * the running turn and keeps the input; Ctrl-D, or Ctrl-C twice on an empty
+ * input, exits with a hint to continue.
+ */
+import { collectGarbage } from "../../lib/collect.ts";
+import type { CommonOptions } from "../../host/setup.ts";
+import { prepare } from "../../host/setup.ts";
+import type { EngineIO, EngineSpec } from "../../engine/types.ts";
+import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
+import { startEngine } from "../../host/start.ts";
+import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "../exit_codes.ts";
+import { approvalPrompter } from "../approvals.ts";
+import { reportFatal } from "../report_fatal.ts";
+import { mark } from "../../boot/timings.ts";
+import { type ChatRenderer, createChatRenderer } from "../../ui/chat/mod.ts";
+import { resolveModelLimits } from "../../provider/model_limits.ts";
+import type { SkiffEvent } from "../../contracts/events.ts";
+import { LineEditor } from "../../ui/chat/input/editor.ts";
+import type { Key } from "../../ui/chat/input/keys.ts";
+import { KeySource } from "../../ui/chat/input/key_source.ts";
+import { appendHistory, historyFile, readHistory } from "../../ui/chat/input/history.ts";
+import {
+  bestMatches,
+  expandMentions,
+  mentionAt,
+  workspaceFiles,
+} from "../../ui/chat/input/mentions.ts";
+import { type ChatControls, CommandRegistry } from "../../ui/chat/input/commands.ts";
+import type { SessionControls } from "./commands/mod.ts";
+import { InlineBroker } from "../../ui/interactive_broker.ts";
+import { neutraliseControls } from "../../ui/safe_text.ts";
+import { fencedBlock } from "../../lib/markdown_fence.ts";
+import { earlierMessages, pickSession, resumedStatus, resumeHint } from "./sessions.ts";
+import { watchTerminalSize } from "../../ui/chat/input/terminal_size.ts";
+import { AppendEcho } from "../../ui/chat/input/append_echo.ts";
+import { canRedraw } from "../../ui/chat/style.ts";
+
+export interface ChatOptions extends CommonOptions {
+  continue?: boolean;
+  /** `--resume` alone is `true`: pick from a list. */
+  resume?: string | boolean;
+}
+
+export const HEADLESS_HINT = `skiff: the interactive session needs a terminal.
+Run headless instead:  skiff run "what to do"
+or pipe the prompt:    echo "what to do" | skiff run`;
+
+export async function chatCommand(promptArgs: string[], options: ChatOptions): Promise<number> {
+  if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+    console.error(HEADLESS_HINT);
+    return ExitCode.usage;
+  }
+  try {
+    return await chat(promptArgs, options);
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
+
+async function chat(promptArgs: string[], options: ChatOptions): Promise<number> {
+  if (options.continue && options.resume) {
+    throw new UsageError("use either --continue or --resume, not both.");
+  }
+  const { spec } = await prepare(options, true, async (request) => {
+    const answer = await approvalPrompter(true)(request);
+    return answer === "interrupt" ? "deny" : answer;
+  });
+  let selector: SessionSelector = {};
+  if (options.continue) selector = { continueLatest: true };
+  else if (typeof options.resume === "string") selector = { sessionId: options.resume };
+  else if (options.resume) {
+    const picked = pickSession(spec);
+    if (!picked) return ExitCode.ok;
+    selector = picked;
+  }
+  return await new ChatSession(spec, selector).run(promptArgs.join(" ").trim());
+}
+
+class ChatSession {
+  readonly renderer: ChatRenderer;
+  readonly keys = new KeySource();
+  readonly editor = new LineEditor();
+  /** Loaded once the input is drawn (the MCP and policy modules behind them cost ~150 ms). */
+  #commands?: Promise<CommandRegistry<SessionControls>>;
+  #engine?: EngineHandle;
+  #sessionId?: string;
+  #busy = false;
+  /** Ctrl-C or Esc came during this turn, perhaps before its engine was up to hear it. */
+  #stopRequested = false;
+  #queued: string[] = [];
+  /** Output of `!command`s, handed to the model with the next message. */
+  #shellNotes: string[] = [];
+  #files?: string[];
+  #exit!: () => void;
+  #history = "";
+
+  constructor(private spec: EngineSpec, private selector: SessionSelector) {
+    const size = terminalSize();
+    this.renderer = createChatRenderer({
+      ...size,
+      status: {
+        model: spec.model,
+        agent: spec.agent,
+        sandbox: spec.sandbox.mode,
+        window: resolveModelLimits(spec.model, spec.config.models).context,
+      },
+    });
+  }
+
+  async run(firstPrompt: string): Promise<number> {
+    // Raw at once: what is typed while skiff starts waits, unechoed and
+    // unchanged, for the editor (cooked mode would echo it and turn Enter
+    // into a newline).
+    try {
+      Deno.stdin.setRaw(true);
+    } catch { /* not a terminal after all: KeySource says so */ }
+    this.#history = await historyFile(this.spec.dataDir, this.spec.workspace);
+    for (const line of readHistory(this.#history)) this.editor.remember(line);
+    if (this.selector.sessionId || this.selector.continueLatest) {
+      await this.#ensureEngine();
+      this.renderer.setStatus(resumedStatus(this.spec, this.#sessionId!));
+      const earlier = earlierMessages(this.spec, this.#sessionId!);
+      if (earlier) this.renderer.print(earlier);
+    }
+    this.renderer.print(
+      neutraliseControls(
+        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit`,
+      ),
+    );
+    const done = new Promise<void>((resolve) => (this.#exit = resolve));
+    const reading = this.keys.run((key) => void this.#onKey(key));
+    const unwatch = watchTerminalSize(
+      terminalSize,
+      ({ columns, rows }) => this.renderer.resize(columns, rows),
+    );
+    this.#redraw();
+    mark("prompt");
+    this.#registry().catch(() => {}); // a failure shows when a command is used
+    if (firstPrompt) void this.#submit(firstPrompt);
+    await Promise.race([done, reading]);
+    unwatch();
+    this.keys.stop();
+    this.renderer.dispose();
+    await this.#engine?.close();
+    if (this.#sessionId) {
+      console.log(`Continue this conversation with: ${resumeHint(this.#sessionId)}`);
+    }
+    return ExitCode.ok;
+  }
+
+  /** TERM=dumb: the renderer draws no input, so it is echoed by appending. */
+  readonly #echo = canRedraw()
+    ? undefined
+    : new AppendEcho((text) => Deno.stdout.writeSync(new TextEncoder().encode(text)));
+
+  #redraw(hint?: string): void {
+    this.#echo?.show(this.editor.text);
+    this.renderer.setInput(
+      this.editor.text,
+      this.editor.cursor,
+      hint ?? (this.#busy ? "working… Esc to stop · Enter queues a message" : undefined),
+    );
+  }
+
+  /** Stops the running turn: the stream, or the running command and every process it started. */
+  #stopTurn(): void {
+    this.#stopRequested = true;
+    this.#engine?.abort();
+  }
+
+  async #onKey(key: Key): Promise<void> {
+    // While a turn runs, Ctrl-C stops it whatever the input holds.
+    if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) return this.#stopTurn();
+    if (key.kind === "ctrl-o") return this.renderer.expandTool();
+    const action = this.editor.handle(key);
+    switch (action.kind) {
+      case "submit":
+        appendHistory(this.#history, action.text);
+        if (this.#busy) {
+          this.#queued.push(action.text);
+          this.renderer.print(neutraliseControls(`(queued) ${action.text}`));
+          break;
+        }
+        this.#redraw();
+        await this.#submit(action.text);
+        return;
+      case "exit":
+        this.#exit();
+        return;
+      case "exit-hint":
+        this.#redraw(
+          `Press Ctrl-C again (or Ctrl-D) to exit${
+            this.#sessionId ? ` · come back with: ${resumeHint(this.#sessionId)}` : ""
+          }`,
+        );
+        return;
+      case "interrupt":
+        if (key.kind === "ctrl-c") this.editor.clear();
+        break;
+      case "complete":
+        await this.#complete();
+        return;
+    }
+    this.#redraw();
+  }
+
+  async #complete(): Promise<void> {
+    const { text, cursor } = this.editor;
+    const slash = /^\/(\S*)$/.exec(text.slice(0, cursor));
+    if (slash) {
+      const names = (await this.#registry()).complete(slash[1]);
+      if (names.length === 1) this.editor.set(`/${names[0]} `);
+      this.#redraw(names.map((name) => `/${name}`).join("  "));
+      return;
+    }
+    const mention = mentionAt(text, cursor);
+    if (!mention) return this.#redraw();
+    this.#files ??= await workspaceFiles(this.spec.workspace);
+    const matches = bestMatches(mention.query, this.#files);
+    if (matches.length) {
+      this.editor.text = `${text.slice(0, mention.start)}@${matches[0]} ${text.slice(cursor)}`;
+      this.editor.cursor = mention.start + matches[0].length + 2;
+    }
+    this.#redraw(matches.length > 1 ? matches.slice(1).join("  ") : undefined);
+  }
+
+  async #ensureEngine(): Promise<EngineHandle> {
+    if (this.#engine) return this.#engine;
+    const broker = new InlineBroker({
+      borrow: (consumer) => this.keys.borrow(consumer),
+      print: (text) => this.renderer.print(text),
+      editLine: (text, hint) => {
+        if (text === undefined) return this.#redraw();
+        this.#echo?.show(text);
+        this.renderer.setInput(text, text.length, hint);
+      },
+    });
+    const io: EngineIO = {
+      event: (event) => this.renderer.event(this.#chatHints(event)),
+      ask: async (request) => {
+        const answer = await broker.ask(request);
+        // Esc or Ctrl-C at the question: the call does not run, and the turn stops there, as
+        // at Esc while the agent works (the model is not asked again).
+        if (answer === "interrupt") this.#stopTurn();
+        return answer;
+      },
+    };
+    const engine = await startEngine({ ...this.spec, interactive: true }, io);
+    try {
+      this.#sessionId = await engine.open(this.selector);
+    } catch (error) {
+      await engine.close();
+      throw error;
+    }
+    this.#engine = engine;
+    return engine;
+  }
+
+  /** The engine's "continue with: skiff run --session …" becomes the chat's own way back. */
+  #chatHints(event: SkiffEvent): SkiffEvent {
+    if (event.type !== "error" || !this.#sessionId) return event;
+    const message = event.message.replace(/\. Continue with: skiff run --session \S+ "…"$/, "");
+    if (message === event.message) return event;
+    return {
+      ...event,
+      message: `${message}. Continue here, or after exiting with: ${resumeHint(this.#sessionId)}`,
+    };
+  }
+
+  async #submit(text: string): Promise<void> {
+    const command = CommandRegistry.parse(text);
+    this.#busy = true;
+    this.#stopRequested = false;
+    this.#redraw();
+    try {
+      const slash = command && (await this.#registry()).get(command.name);
+      if (command && slash) {
+        await slash.run(command.args, this.#controls());
+      } else if (text.startsWith("!")) {
+        await this.#shell(text.slice(1).trim());
+      } else {
+        await this.#prompt(text);
+      }
+    } catch (error) {
+      this.renderer.print(neutraliseControls(`skiff: ${(error as Error).message}`));
+    } finally {
+      this.#busy = false;
+      this.#redraw();
+    }
+    const next = this.#queued.shift();
+    if (next !== undefined) await this.#submit(next);
+  }
+
+  async #prompt(text: string): Promise<void> {
+    this.renderer.print(neutraliseControls(`› ${text}`));
+    const engine = await this.#ensureEngine();
+    const { prompt } = await expandMentions(
+      text,
+      (file) => {
+        try {
+          return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+        } catch {
+          return false;
+        }
+      },
+      async (file) => {
+        const result = await engine.runTool("read", { file_path: file });
+        return result.ok
+          ? { ok: true, text: result.output }
+          : { ok: false, why: result.error?.message ?? "refused" };
+      },
+    );
+    if (this.#stopRequested) {
+      // Stopped while the engine was still starting: the model is not asked.
+      this.renderer.print(this.#stopped());
+      if (!this.editor.text) this.editor.set(text);
+      return;
+    }
+    const notes = this.#shellNotes.splice(0);
+    const result = await engine.run({
+      prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
+      title: text,
+      exitCodes: OUTCOME_EXIT_CODES,
+    });
+    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
+    // The person reads the answer now: collect the turn's garbage on both
+    // sides, so a long chat's memory stays flat (contracts/collect.ts).
+    engine.collect?.();
+    collectGarbage();
+  }
+
+  /** What a turn stopped before the model was asked shows: what a stopped run's error says. */
+  #stopped(): string {
+    return "skiff: interrupted";
+  }
+
+  async #shell(command: string): Promise<void> {
+    if (!command) return;
+    const engine = await this.#ensureEngine();
+    if (this.#stopRequested) return this.renderer.print(this.#stopped());
+    const result = await engine.runTool("bash", { command, description: "typed by the user" });
+    // Its tool line already shows the output (folded; Ctrl-O writes it out whole).
+    const note = result.ok
+      ? `I ran \`${command}\` myself; its output:`
+      : `I tried to run \`${command}\` myself; it did not run or failed:`;
+    const output = result.ok ? result.output : result.error?.message ?? "failed";
+    this.#shellNotes.push(`${note}\n${fencedBlock(output.trimEnd())}`);
+  }
+
+  #registry(): Promise<CommandRegistry<SessionControls>> {
+    return this.#commands ??= import("./commands/mod.ts").then((module) =>
+      module.chatCommands(this.#controls())
+    );
+  }
+
+  #controls(): SessionControls {
+    return {
+      print: (text) => this.renderer.print(text),
+      confirm: (question) =>
+        new Promise((resolve) => {
+          this.renderer.print(`${question} [y/N]`);
+          const release = this.keys.borrow((key) => {
+            release();
+            resolve(key.kind === "text" && key.text?.toLowerCase() === "y");
+          });
+        }),
+      newSession: async () => {
+        await this.#engine?.close();
+        this.#engine = undefined;
+        this.#sessionId = undefined;
+        this.selector = {};
+        this.#shellNotes = [];
+        // The status line counts this session's tokens: the new one has none yet.
+        this.renderer.setStatus({ contextTokens: 0, totalTokens: 0, costUsd: undefined });
+      },
+      exit: () => this.#exit(),
+      send: (text) => this.#prompt(text),
+      sessionId: () => this.#sessionId,
+      ...this.#sessionControls(),
+    };
+  }
+
+  /** What the slash commands of src/cli/chat_commands/ add: the engine, switching model, agent or session. */
+  #sessionControls(): Omit<SessionControls, keyof ChatControls> {
+    return {
+      spec: () => this.spec,
+      engine: () => this.#ensureEngine(),
+      tellModel: (note) => this.#shellNotes.push(note),
+      reopen: async ({ model, agent, sessionId }) => {
+        await this.#engine?.close();
+        this.#engine = undefined;
+        this.spec = {
+          ...this.spec,
+          model: model ?? this.spec.model,
+          agent: agent ?? this.spec.agent,
+        };
+        this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
+        this.#sessionId = sessionId ?? this.#sessionId;
+        this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
+        if (sessionId) {
+          this.#shellNotes = [];
+          this.renderer.setStatus(resumedStatus(this.spec, sessionId));
+        }
+      },
+      pick: (question, count) =>
+        new Promise((resolve) => {
+          this.renderer.print(`${question} [1-${count}, any other key cancels]`);
+          const release = this.keys.borrow((key) => {
+            release();
+            const chosen = key.kind === "text" ? Number(key.text) : NaN;
+            resolve(
+              Number.isInteger(chosen) && chosen >= 1 && chosen <= count ? chosen : undefined,
+            );
+          });
+        }),
+    };
+  }
+}
+
+/** The terminal's size; 80×24 when it cannot be read or reads as zero (some ptys do). */
+function terminalSize(): { columns: number; rows: number } {
+  try {
+    const { columns, rows } = Deno.consoleSize();
+    if (columns > 0 && rows > 0) return { columns, rows };
+  } catch { /* not a console */ }
+  return { columns: 80, rows: 24 };
+}

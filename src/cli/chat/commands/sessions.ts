@@ -1,0 +1,115 @@
+/**
+ * /sessions, /resume and /undo: this folder's stored sessions, switching to
+ * one of them, and putting back what the last prompt changed (shown first,
+ * then done by `skiff undo`'s own code).
+ */
+import type { SlashCommand } from "../../../ui/chat/input/commands.ts";
+import type { Session } from "../../../store/store.ts";
+import { openStore } from "../../../store/store.ts";
+import { neutraliseControls } from "../../../ui/safe_text.ts";
+import { earlierMessages, pickerLines } from "../sessions.ts";
+import { undoCommand } from "../../undo.ts";
+import type { SessionControls } from "./controls.ts";
+
+type Command = SlashCommand<SessionControls>;
+
+/** This folder's conversations, newest first (`skiff tool` batches are not). */
+function folderSessions(controls: SessionControls, limit = 9): Session[] {
+  const spec = controls.spec();
+  const store = openStore(spec.dataDir);
+  try {
+    return store.listSessions({ workspace: spec.workspace, limit: 200 })
+      .filter((session) => session.agent !== "tool").slice(0, limit);
+  } finally {
+    store.close();
+  }
+}
+
+function listing(controls: SessionControls, sessions: Session[]): string {
+  const current = controls.sessionId();
+  return neutraliseControls(
+    pickerLines(sessions).map((line, index) =>
+      `${line}${sessions[index].id === current ? "  ← this one" : ""}`
+    ).join("\n"),
+  );
+}
+
+export const sessionsCommand: Command = {
+  name: "sessions",
+  description: "list this folder's sessions (title, age, size)",
+  run(_args, controls) {
+    const sessions = folderSessions(controls);
+    if (!sessions.length) return controls.print("No stored sessions in this folder yet.");
+    controls.print(`${listing(controls, sessions)}\nSwitch with /resume <number>.`);
+  },
+};
+
+export const resumeCommand: Command = {
+  name: "resume",
+  description: "continue another session of this folder (picks from a list)",
+  argumentHint: "[number|id]",
+  async run(args, controls) {
+    const sessions = folderSessions(controls);
+    let chosen: string | undefined;
+    if (args) {
+      chosen = /^\d+$/.test(args) ? sessions[Number(args) - 1]?.id : args;
+      if (!chosen) return controls.print(`No session number ${args}: see /sessions.`);
+    } else {
+      if (!sessions.length) return controls.print("No stored sessions in this folder yet.");
+      controls.print(listing(controls, sessions));
+      const index = await controls.pick("Resume which?", sessions.length);
+      if (index === undefined) return controls.print("Resume cancelled.");
+      chosen = sessions[index - 1].id;
+    }
+    if (chosen === controls.sessionId()) return controls.print("That is the session open now.");
+    await controls.reopen({ sessionId: chosen });
+    const earlier = earlierMessages(controls.spec(), chosen);
+    controls.print(earlier || neutraliseControls(`Resumed ${chosen}: it has no messages yet.`));
+  },
+};
+
+export const undoSlashCommand: Command = {
+  name: "undo",
+  description: "put back the files the last prompt changed (shows them first)",
+  async run(_args, controls) {
+    const sessionId = controls.sessionId();
+    if (!sessionId) return controls.print("Nothing to undo: no prompt has run in this chat.");
+    const preview = undoPreview(controls.spec().dataDir, sessionId);
+    if (!preview) return controls.print("Nothing to undo: no file changes are recorded.");
+    controls.print(
+      neutraliseControls(
+        `Undo prompt ${preview.prompt} puts back:\n${
+          preview.paths.map((path) => `  ${path}`).join("\n")
+        }`,
+      ),
+    );
+    if (!(await controls.confirm("Put these back?"))) return controls.print("Undo cancelled.");
+    const code = await undoCommand({ session: sessionId });
+    // The conversation still says these files were changed: the model must
+    // not edit from what it remembers of them.
+    controls.tellModel(
+      code === 0
+        ? `I undid the file changes of prompt ${preview.prompt}; these files are back as they ` +
+          `were before it: ${preview.paths.join(", ")}. Read them again before changing them.`
+        : `I tried to undo the file changes of prompt ${preview.prompt} (${
+          preview.paths.join(", ")
+        }), but not all of them could be put back; read them again before changing them.`,
+    );
+  },
+};
+
+/** The prompt `skiff undo` would undo in this session and the files it names. */
+function undoPreview(
+  dataDir: string,
+  sessionId: string,
+): { prompt: number; paths: string[] } | undefined {
+  const store = openStore(dataDir);
+  try {
+    const prompt = store.snapshots.lastPrompt(sessionId);
+    if (prompt === null) return undefined;
+    const paths = store.snapshots.forPrompt(sessionId, prompt).map((snapshot) => snapshot.path);
+    return { prompt, paths: [...new Set(paths)].sort() };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `skiff run`'s verification flags (docs/verification.md): `--until` and
+ * `--done` (the gate, through RunRequest.until), `--max-cycles`, and
+ * `--protect` (paths the agent may not change this run). Parsing is kept
+ * apart from the run so it can be checked before anything is spent.
+ */
+import { codePathProblem } from "../../sandbox/code_paths.ts";
+import type { EngineSpec } from "../../engine/types.ts";
+import { readDoneChecks } from "../../engine/verify/done_criteria.ts";
+import type { VerifyCheck } from "../../engine/verify/verify.ts";
+import { DEFAULT_MAX_CYCLES } from "../../engine/verify/defaults.ts";
+import { UsageError } from "../exit_codes.ts";
+
+export interface GateFlags {
+  until?: string;
+  maxCycles?: string;
+  done?: boolean;
+  protect?: string[];
+}
+
+/** The run request's gate from the flags; undefined until: no gate. */
+export function gateFromFlags(
+  flags: GateFlags,
+  workspace: string,
+): { until?: string | VerifyCheck[]; maxCycles: number } {
+  if (flags.until !== undefined && flags.done) {
+    throw new UsageError("use either --until '<command>' or --done, not both.");
+  }
+  if (flags.until !== undefined && !flags.until.trim()) {
+    throw new UsageError("--until needs a command, such as --until 'npm test'.");
+  }
+  let maxCycles = DEFAULT_MAX_CYCLES;
+  if (flags.maxCycles !== undefined) {
+    if (flags.until === undefined && !flags.done) {
+      throw new UsageError("--max-cycles counts attempts at a check: give --until or --done too.");
+    }
+    maxCycles = Number(flags.maxCycles);
+    if (!Number.isInteger(maxCycles) || maxCycles <= 0) {
+      throw new UsageError(
+        `--max-cycles must be a positive whole number, got "${flags.maxCycles}".`,
+      );
+    }
+  }
+  if (!flags.done) return { until: flags.until, maxCycles };
+  try {
+    return { until: readDoneChecks(workspace), maxCycles };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** `--protect` patterns, checked like config `sandbox.protect`; a bad one is a usage error. */
+export function protectPatterns(patterns: readonly string[] = []): string[] {
+  for (const pattern of patterns) {
+    const problem = codePathProblem(pattern);
+    if (problem) throw new UsageError(`--protect ${problem}.`);
+  }
+  return [...new Set(patterns)];
+}
+
+/**
+ * Protects `patterns` for this run with the two existing mechanisms: a deny
+ * rule for the file tools (the pattern at the workspace root and below any
+ * folder, as `sandbox.protect` matches), and `sandbox.protect`, whose command
+ * guard puts back what a command changed there and reports it refused.
+ */
+export function applyProtect(spec: EngineSpec, patterns: readonly string[]): void {
+  if (!patterns.length) return;
+  const sandbox = spec.config.sandbox ?? {};
+  spec.config.sandbox = {
+    ...sandbox,
+    protect: [...new Set([...(sandbox.protect ?? []), ...patterns])],
+  };
+  const rules = patterns.flatMap((pattern) => [`edit(${pattern})`, `edit(*/${pattern})`]);
+  spec.flags = { ...spec.flags, deny: [...spec.flags.deny, ...rules] };
+}

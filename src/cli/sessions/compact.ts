@@ -1,0 +1,90 @@
+/**
+ * `skiff compact <session> [--focus "…"]`: compacts a stored session now.
+ * The model writes the structured handoff of the older turns (with the focus
+ * added to its prompt); it is checked and recorded like an automatic one, so
+ * the next `skiff run --continue` sends the handoff and the recent turns
+ * instead of the whole conversation. Nothing is deleted: the store keeps
+ * every message, and `skiff sessions show` marks the compaction. A summary
+ * that fails falls back to pruning old tool outputs, and says so.
+ */
+import { prepare } from "../../host/setup.ts";
+import { compactSession, describeCompaction } from "../../engine/compact_session.ts";
+import { makeEvent } from "../../contracts/events.ts";
+import type { CompactionEvent } from "../../engine/context/keeper.ts";
+import { resolveDataDir } from "../../store/data_dir.ts";
+import { currentRunOwner } from "../../store/run_owner.ts";
+import { openStore, type Session, type Store } from "../../store/store.ts";
+import { writeAll } from "../../ui/jsonl.ts";
+import { ExitCode, UsageError } from "../exit_codes.ts";
+import { reportFatal } from "../report_fatal.ts";
+
+export interface CompactOptions {
+  focus?: string;
+  model?: string;
+}
+
+export async function compactCommand(id: string, options: CompactOptions): Promise<number> {
+  try {
+    const store = openStore(resolveDataDir(Deno.env.toObject()));
+    try {
+      return await compactStored(store, id, options);
+    } finally {
+      store.close();
+    }
+  } catch (error) {
+    return reportFatal(error);
+  }
+}
+
+async function compactStored(store: Store, id: string, options: CompactOptions): Promise<number> {
+  const session = store.getSession(id);
+  if (!session) {
+    throw new UsageError(`no session "${id}". List them with: skiff sessions list --all`);
+  }
+  const model = options.model ?? session.model;
+  // The session's own workspace decides the config (its models, its endpoint).
+  const { spec, config } = await prepare({ dir: session.workspace, model }, true);
+  const owner = currentRunOwner();
+  const claim = store.locks.claim(session.id, owner);
+  if (claim.kind !== "claimed") {
+    throw new UsageError(
+      `session ${session.id} is being written by another skiff run (process ${claim.holder.pid}). ` +
+        "Let it finish, then compact.",
+    );
+  }
+  try {
+    const { createOpenAIProvider } = await import("../../provider/openai_provider.ts");
+    const { event, changed } = await compactSession({
+      store,
+      session,
+      provider: createOpenAIProvider(spec.provider),
+      model,
+      config,
+      focus: options.focus,
+      warn: (message) => console.error(`skiff: ${message}`),
+    });
+    if (!changed) {
+      print(
+        `Nothing to compact in ${session.id}: ${
+          event.fallback ?? "it is already small"
+        }. Nothing was changed.`,
+      );
+      return ExitCode.ok;
+    }
+    store.appendEvent(makeEvent("context.compacted", session.id, event));
+    print(report(session, event));
+    return event.kind === "summary" ? ExitCode.ok : ExitCode.failed;
+  } finally {
+    store.locks.release(owner.run_id);
+  }
+}
+
+function report(session: Session, event: CompactionEvent): string {
+  return `Compacted ${session.id}: ${describeCompaction(event)}.\n` +
+    `The full conversation stays in the store (skiff sessions show ${session.id}); ` +
+    `continue from the compacted state with: skiff run --session ${session.id} "…"`;
+}
+
+function print(text: string): void {
+  writeAll(Deno.stdout, text + "\n");
+}

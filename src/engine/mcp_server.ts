@@ -1,0 +1,78 @@
+/**
+ * skiff's tools as an MCP server: `tools/list` offers the tools a session
+ * built from the registry would have (the built-in ones and, unless memory is
+ * off, the harness memory tools), and `tools/call` runs one through the
+ * engine's `runTool` — the path `skiff tool` takes — so the policy table, the
+ * sandbox, the file ledger and undo apply as in a run. Nobody can be asked
+ * from here: an `ask` is a deny whose hint names the `--allow` that works.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { builtinTools, type ToolSchemaEntry, toolSchemas } from "../tools/registry.ts";
+import { createHarnessTools } from "../tools/session/mod.ts";
+import type { MemoryTable } from "../store/memory.ts";
+import type { Tool } from "../tools/tool.ts";
+import type { EngineHandle } from "./handle.ts";
+import { VERSION } from "../version.ts";
+
+/** The tools offered: whatever `builtinTools()` holds, then the memory tools. */
+export function servedTools(memory: boolean): ToolSchemaEntry[] {
+  const tools: Tool[] = [...builtinTools()];
+  if (memory) {
+    // Built only for their names and schemas: the engine runs the real ones.
+    const unused = new Proxy({}, {
+      get() {
+        throw new Error("the listing's memory tools are never run");
+      },
+    }) as MemoryTable;
+    tools.push(...createHarnessTools(unused, "/", "listing"));
+  }
+  return toolSchemas(tools);
+}
+
+/** An MCP server answering from `engine` (its session already open). */
+export function createSkiffMcpServer(engine: EngineHandle, tools: ToolSchemaEntry[]): Server {
+  const server = new Server(
+    { name: "skiff", version: VERSION },
+    { capabilities: { tools: {} }, instructions: "skiff's file, search, shell and memory tools." },
+  );
+  const offered = new Set(tools.map((tool) => tool.name));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: { type: "object" as const, ...tool.parameters },
+    })),
+  }));
+  // One call at a time: the session's ledger and undo see them in order.
+  let queue: Promise<unknown> = Promise.resolve();
+  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => {
+    const { name, arguments: input } = request.params;
+    const run = queue.then(async () => {
+      if (!offered.has(name)) {
+        return {
+          content: [{ type: "text" as const, text: `No tool named "${name}". Call tools/list.` }],
+          isError: true,
+        };
+      }
+      const result = await engine.runTool(name, input ?? {});
+      if (result.ok) {
+        return { content: [{ type: "text" as const, text: result.output }] };
+      }
+      const error = result.error;
+      const text = [
+        error ? `${error.code}: ${error.message}` : "the call failed",
+        error?.hint ? `Hint: ${error.hint}` : "",
+        result.output,
+      ].filter(Boolean).join("\n");
+      return { content: [{ type: "text" as const, text }], isError: true };
+    });
+    queue = run.catch(() => {});
+    return run;
+  });
+  return server;
+}

@@ -1,0 +1,55 @@
+/**
+ * Messages between the terminal side and the engine Worker. Requests carry
+ * an id and get exactly one `result` or `failure` back; events and approval
+ * questions flow the other way at any time.
+ */
+import type { SkiffEvent } from "../contracts/events.ts";
+import type { ErrorData } from "../contracts/errors.ts";
+import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./types.ts";
+import type { SessionSelector } from "./handle.ts";
+import type { WriterReply, WriterRequest } from "../sandbox/writer/confined_writer.ts";
+
+export type ToEngine =
+  /**
+   * `files`: the file tools write through the confined writer (src/sandbox/writer/confined_writer.ts),
+   * by `files` requests to this side, which passes them on; absent: on the engine's thread.
+   * `events`: the event types the terminal side shows (absent: all); the others are still
+   * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
+   */
+  | { type: "init"; spec: EngineSpec; files?: boolean; events?: readonly string[] }
+  /**
+   * Sent to a Worker started before the config was loaded (prewarm.ts): load
+   * the engine's modules now, and the model client's when `provider`; open the
+   * store of `dataDir` (the folder the terminal side expects) when given. Nothing
+   * else reaches it until its permissions prove to be the derived ones.
+   */
+  | { type: "warm"; provider: boolean; dataDir?: string }
+  /**
+   * Sent to the same Worker once the CLI has parsed `skiff tool <name> …`: build
+   * that tool's input schema and start its own preparation (tools/registry.ts,
+   * `prepareTool`) while `init` is awaited. Data only; a name that is no
+   * built-in tool's does nothing.
+   */
+  | { type: "warm-tool"; name: string }
+  | { type: "open"; id: number; selector: SessionSelector }
+  | { type: "run"; id: number; request: RunRequest }
+  | { type: "tool"; id: number; name: string; input: unknown; inOrder?: boolean }
+  | { type: "compact"; id: number; focus?: string }
+  | { type: "mcp-status"; id: number }
+  /** `keepHold`, `ending`: see EngineHandle.close (host.ts). */
+  | { type: "close"; id: number; keepHold?: boolean; ending?: boolean }
+  | { type: "abort" }
+  /** Collect garbage now: the front end is idle (contracts/collect.ts). */
+  | { type: "collect" }
+  | { type: "answer"; id: number; answer: ApprovalAnswer }
+  /** The confined writer's reply to a `files` request. */
+  | { type: "files"; reply: WriterReply };
+
+export type FromEngine =
+  | { type: "event"; event: SkiffEvent }
+  | { type: "ask"; id: number; request: ApprovalRequest }
+  | { type: "result"; id: number; value: unknown }
+  /** A write for the confined writer (sent only after an `init` with `files`). */
+  | { type: "files"; request: WriterRequest }
+  /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
+  | { type: "failure"; id: number; error: ErrorData };

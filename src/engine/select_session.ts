@@ -1,0 +1,45 @@
+/**
+ * Which stored session a run's selector names (`--session`, `--continue`).
+ * Apart from host.ts, so the terminal side can ask it with the store loaded
+ * only when a selector names one (session_hold.ts).
+ */
+import { UsageError } from "../contracts/usage_error.ts";
+import type { Store } from "../store/store.ts";
+import type { SessionSelector } from "./handle.ts";
+
+/** The session a selector names in `workspace`, checked; undefined: start a new one. */
+export function selectSession(
+  store: Store,
+  workspace: string,
+  selector: SessionSelector,
+): string | undefined {
+  if (selector.sessionId) {
+    const session = store.getSession(selector.sessionId);
+    if (!session) {
+      throw new UsageError(
+        `no session ${selector.sessionId}. List sessions with: skiff sessions list --all`,
+      );
+    }
+    // Its history, read-before-edit state and undo snapshots name files in
+    // its own workspace; continuing it elsewhere would mix two folders.
+    if (session.workspace !== workspace) {
+      throw new UsageError(
+        `session ${session.id} belongs to ${session.workspace}, not ${workspace}. Continue it there: skiff run --dir ${session.workspace} --session ${session.id} "…"`,
+      );
+    }
+    return session.id;
+  }
+  if (selector.continueLatest) {
+    // `skiff tool` batches are sessions too (so undo reverts them), but not
+    // conversations: --continue picks up the latest one with the model.
+    const latest = store.listSessions({ workspace, limit: 1000 })
+      .find((session) => session.agent !== "tool");
+    if (!latest) {
+      throw new UsageError(
+        `no earlier session in ${workspace} to continue. Run without --continue to start one.`,
+      );
+    }
+    return latest.id;
+  }
+  return undefined;
+}

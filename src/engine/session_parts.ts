@@ -1,0 +1,274 @@
+/**
+ * Builds the pieces one session runs with — the agent, its tools (built-in,
+ * skill, task, MCP), the permission gate, the process launcher, the tool
+ * context — from an EngineSpec. Kept apart from the engine so the wiring can
+ * be read in one place.
+ */
+import type { McpServerStatus } from "../mcp/manager.ts";
+import type { ToolSchema } from "../provider/types.ts";
+import type { EventBodies, EventType } from "../contracts/events.ts";
+import type { FileLedger } from "../tools/files/mod.ts";
+import type { Tool, ToolContext } from "../tools/tool.ts";
+import type { Session, Store } from "../store/store.ts";
+import { builtinTools, parseToolInput, toolSchemas } from "../tools/registry.ts";
+import { truncateOutput } from "../tools/truncate.ts";
+import { BackgroundProcesses } from "../tools/process/mod.ts";
+import {
+  createDoneProposeTool,
+  createHarnessTools,
+  createSkillTool,
+  createTaskTool,
+  type DoneProposal,
+  type SubagentRunner,
+} from "../tools/session/mod.ts";
+import { loadAgentsAsync } from "../definitions/agents/load.ts";
+import { DEFAULT_MAX_DEPTH, filterTools, subagentsOf } from "../definitions/agents/filter_tools.ts";
+import type { AgentDefinition } from "../definitions/agents/types.ts";
+import { loadSkillsAsync } from "../definitions/skills.ts";
+import { UsageError } from "../contracts/usage_error.ts";
+import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
+import type { EngineIO, EngineSpec } from "./types.ts";
+import { buildGate, readVerdictFor, type SessionGate } from "./permission_gate.ts";
+import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
+import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
+import { hiddenAround } from "../sandbox/hidden.ts";
+import { type CommandChange, CommandSnapshots } from "../undo/command_snapshots.ts";
+import { gitSummary } from "./loop/git_summary.ts";
+
+export interface SessionParts {
+  agent: AgentDefinition;
+  tools: Tool[];
+  /**
+   * The MCP tools this session's agent holds, lent to its subagents: a child
+   * never gets one its parent's agent switched off.
+   */
+  mcpTools: Tool[];
+  /** Its MCP servers and their state (the chat's /mcp); absent without MCP. */
+  mcpStatus?: () => McpServerStatus[];
+  /** Contains skiff's own helper commands (git status); undefined: run none. */
+  helperCommands?: (
+    command: string,
+    cwd: string,
+  ) => Promise<{ argv: string[]; env: Record<string, string> }>;
+  /**
+   * The git summary of the system prompt, begun as soon as its contained
+   * launcher existed, when a prompt follows the opening at once
+   * (`PartsInput.promptNext`); it runs while the rest of the session opens.
+   */
+  openingGitSummary?: Promise<string | null>;
+  schemas: ToolSchema[];
+  gate: SessionGate;
+  warnings: string[];
+  /** What the plan agent proposed with done_propose (src/engine/verify/done_criteria.ts); absent for others. */
+  doneProposals?: DoneProposal[];
+  /** The agent's own system prompt, replacing the base one when set. */
+  agentPrompt?: string;
+  maxOutputTokens?: number;
+  temperature?: number;
+  context(callId: string, signal: AbortSignal): ToolContext;
+  parseInput(tool: Tool, raw: string): unknown;
+  truncate(output: string, callId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface PartsInput {
+  spec: EngineSpec;
+  store: Store;
+  session: Session;
+  ledger: FileLedger;
+  io: EngineIO;
+  emit<K extends EventType>(type: K, body: EventBodies[K]): void;
+  /** Runs child sessions for the task tool. */
+  subagents: SubagentRunner;
+  /** MCP tools lent by a parent session. */
+  sharedTools: Tool[];
+  /** Files what a command changed as undo snapshots of the prompt running now. */
+  recordCommandChanges(changes: CommandChange[]): void;
+  /** The sandbox probe `startSandboxProbe` began for this session; absent: probe now. */
+  sandboxes?: Promise<AvailableSandboxes>;
+  /** A prompt is sent right after the opening: its git summary starts here. @default false */
+  promptNext?: boolean;
+}
+
+/**
+ * Starts the probe of which sandboxes work here (a short bubblewrap run, or
+ * the Landlock step), the one `buildSessionParts` would run, so that it goes
+ * on beside the store's opening and the session's (host.ts). Undefined in
+ * full-access mode, which probes nothing.
+ */
+export function startSandboxProbe(spec: EngineSpec): Promise<AvailableSandboxes> | undefined {
+  if (spec.sandbox.mode === "full-access") return undefined;
+  return probeSandboxesFor(spec.config.sandbox?.backend ?? "auto", landlockProbeCacheOf(spec));
+}
+
+/** Snapshots around commands for undo, unless commands cannot write or config says no. */
+function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
+  const { spec } = input;
+  const undo = spec.config.undo;
+  if (spec.sandbox.mode === "read-only" || undo?.commands === false) return undefined;
+  return new CommandSnapshots({
+    workspace: spec.workspace,
+    dataDir: spec.dataDir,
+    sessionId: input.session.id,
+    maxBytes: undo?.maxSnapshotMB === undefined ? undefined : undo.maxSnapshotMB * 1024 * 1024,
+    record: input.recordCommandChanges,
+    warn: (message) => input.emit("warning", { message }),
+  });
+}
+
+/** The agent this session runs as; `tool` (skiff tool) uses build's tool set. */
+export function pickAgent(agents: AgentDefinition[], name: string, depth: number): AgentDefinition {
+  const wanted = name === "tool" ? "build" : name;
+  const agent = agents.find((candidate) => candidate.name === wanted);
+  if (!agent) {
+    throw new UsageError(
+      `no agent named "${name}". Available: ${
+        agents.map((a) => a.name).join(", ")
+      } (see: skiff agents list).`,
+    );
+  }
+  if (depth === 0 && agent.mode === "subagent") {
+    throw new UsageError(
+      `"${name}" is a subagent: it runs through the task tool, not with --agent. Pick a primary agent (skiff agents list).`,
+    );
+  }
+  return agent;
+}
+
+export async function buildSessionParts(input: PartsInput): Promise<SessionParts> {
+  const { spec, store, session, ledger } = input;
+  const warnings: string[] = [];
+  const config = spec.config;
+  const loadedAgents = spec.resolvedAgents ?? await loadAgentsAsync({
+    workspace: spec.workspace,
+    configDir: spec.configDir,
+    configAgents: config.agent,
+    untrustedProject: spec.projectTrusted === false,
+  });
+  if (spec.depth === 0) warnings.push(...loadedAgents.warnings);
+  const agent = pickAgent(loadedAgents.agents, spec.agent, spec.depth);
+  const maxDepth = config.subagents?.maxDepth ?? DEFAULT_MAX_DEPTH;
+
+  const started = input.sandboxes;
+  const { launcher, state: sandboxState } = await chooseSessionLauncher(
+    spec,
+    warnings,
+    started ? () => started : undefined,
+  );
+  const readOnly = sandboxState.readOnly;
+  const helperCommands: SessionParts["helperCommands"] = readOnly
+    ? (command, cwd) => readOnly.prepare(command, cwd)
+    : undefined;
+  // git runs (contained) while the tools, skills, MCP servers and gate are set up.
+  const openingGitSummary = input.promptNext
+    ? gitSummary(spec.workspace, helperCommands)
+    : undefined;
+  const commandUndo = commandUndoFor(input);
+  const background = new BackgroundProcesses(launcher, { commandUndo });
+
+  const candidates: Tool[] = [...builtinTools()];
+  // The YAML parser is loaded only when a SKILL.md has frontmatter (docs/performance.md).
+  const skills = await loadSkillsAsync({ workspace: spec.workspace, configDir: spec.configDir });
+  if (spec.depth === 0) warnings.push(...skills.warnings);
+  if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
+  const subagents = subagentsOf(loadedAgents.agents);
+  if (subagents.length) candidates.push(createTaskTool(input.subagents, subagents));
+  if (config.memory?.enabled !== false) {
+    candidates.push(...createHarnessTools(store.memory, spec.workspace, session.id));
+  }
+  // Only the plan agent may define done; the agent being judged may not.
+  const doneProposals: DoneProposal[] | undefined = agent.name === "plan" ? [] : undefined;
+  if (doneProposals) {
+    candidates.push(
+      createDoneProposeTool((criteria) => doneProposals.splice(0, Infinity, ...criteria)),
+    );
+  }
+
+  let closeMcp = () => Promise.resolve();
+  let mcpTools: Tool[] = input.sharedTools;
+  let mcpStatus: (() => McpServerStatus[]) | undefined;
+  if (spec.mcp.enabled) {
+    const { startMcp } = await import("./mcp_start.ts");
+    const mcp = await startMcp(spec);
+    warnings.push(...mcp.warnings);
+    mcpTools = mcp.tools;
+    closeMcp = mcp.close;
+    mcpStatus = () => mcp.manager.status();
+  }
+  candidates.push(...mcpTools);
+
+  let tools: Tool[];
+  let gate: SessionGate;
+  try {
+    const allowed = new Set(
+      filterTools(
+        agent,
+        candidates.map((tool) => tool.name),
+        spec.depth,
+        maxDepth,
+        spec.inheritedTools,
+      ),
+    );
+    tools = candidates.filter((tool) => allowed.has(tool.name));
+    gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
+  } catch (error) {
+    // Nobody else holds the servers yet: stop them before giving up.
+    await closeMcp();
+    throw error;
+  }
+  const model = agent.model ?? spec.model;
+
+  let schemas: ToolSchema[] | undefined;
+  // Once per session, not per call: the workspace and extra folders are resolved already.
+  const hidden = hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]);
+  return {
+    agent,
+    tools,
+    mcpTools: mcpTools.filter((tool) => tools.includes(tool)),
+    mcpStatus,
+    helperCommands,
+    openingGitSummary,
+    // Built at the first model request (one array, kept): `skiff tool` never needs them.
+    get schemas() {
+      return schemas ??= toolSchemas(tools);
+    },
+    gate,
+    warnings,
+    agentPrompt: agent.prompt,
+    doneProposals,
+    maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, config.models)),
+    temperature: agent.temperature,
+    context: (callId, signal) => ({
+      sessionId: session.id,
+      callId,
+      workspace: spec.workspace,
+      extraDirs: spec.sandbox.addDirs,
+      dataDir: spec.dataDir,
+      readVerdict: readVerdictFor(spec, agent.permission),
+      hidden,
+      signal,
+      files: ledger,
+      todos: {
+        get: () => store.getTodos(session.id),
+        set: (todos) => store.setTodos(session.id, todos),
+      },
+      launcher,
+      background,
+      commandUndo,
+      fetch: globalThis.fetch,
+    }),
+    parseInput: parseToolInput,
+    truncate: (output, callId) =>
+      truncateOutput(output, { callId, sessionId: session.id, dataDir: spec.dataDir }),
+    close: async () => {
+      try {
+        await background.stopAll();
+      } finally {
+        // A first undo snapshot warmed for a call that never ran (denied) may still be taken.
+        await commandUndo?.settled();
+        await closeMcp();
+        await sandboxState.close?.();
+      }
+    },
+  };
+}

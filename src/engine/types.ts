@@ -1,0 +1,136 @@
+/**
+ * What crosses the boundary between the terminal side of skiff and the
+ * session engine. Plain data only: these objects are posted to and from the
+ * engine's Worker.
+ */
+import type { SkiffEvent } from "../contracts/events.ts";
+import type { ToolErrorPayload } from "../contracts/events.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../permission/broker.ts";
+import type { RunOwner } from "../store/run_owner.ts";
+import type { Config } from "../config/schema.ts";
+import type { SessionMcp } from "../mcp/sources.ts";
+import type { LoadedAgents } from "../definitions/agents/types.ts";
+
+import type { VerifyCheck } from "./verify/verify.ts";
+export type { ApprovalAnswer, ApprovalRequest };
+
+/** Everything the engine needs to build a session; serialisable. */
+export interface EngineSpec {
+  workspace: string;
+  dataDir: string;
+  configDir: string;
+  /**
+   * The merged, validated configuration (src/config/schema.ts), the project's
+   * untrusted parts already taken out; plain data, as it crosses the Worker.
+   */
+  config: Config;
+  /** Permission layers in order (defaults are added by the policy). */
+  permissionLayers: { source: string; path?: string; permission: Record<string, unknown> }[];
+  model: string;
+  agent: string;
+  /** 0 for a session a person started; a subagent is its parent's depth + 1. */
+  depth: number;
+  /** Permission sections of the parent chain's agents: a child never gets more. */
+  inheritedPermission: Record<string, unknown>[];
+  /**
+   * The `tools` switches of the parent chain's agents: a child never holds a
+   * tool (an MCP server's included) one of its parents switched off.
+   */
+  inheritedTools?: Record<string, boolean>[];
+  /** Workspace paths (absolute) a subagent alone may write; empty: no narrowing. */
+  owns: string[];
+  mcp: SessionMcp;
+  /** False: the project is not trusted, so allow rules in its agent files are dropped. */
+  projectTrusted?: boolean;
+  /**
+   * Every agent the session (and its subagents) may run, resolved once by the
+   * host in `prepare()` (the project-trust rules applied): the Worker's
+   * permissions and the session's parts both use it, and no agent file is
+   * read in the Worker. A spec made without `prepare()` (a test's) has none;
+   * the agents are then loaded where they are needed.
+   */
+  resolvedAgents?: LoadedAgents;
+  parentId?: string;
+  /** The run that holds the sessions this engine creates (src/store/session_locks.ts). */
+  run?: RunOwner;
+  title?: string;
+  sandbox: {
+    mode: "read-only" | "workspace-write" | "full-access";
+    network: boolean;
+    addDirs: string[];
+    env: string[];
+    /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
+    hidden?: string[];
+    /** The hidden paths that exist, for the OS sandbox to mount over. */
+    hiddenMounts?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
+    limits?: { tmpMB: number; processes: number };
+    /** Set by the host, which can read /proc (src/sandbox/landlock/probe_key.ts). */
+    landlockProbeKey?: string;
+  };
+  flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
+  /** Found while preparing (ignored project settings…); shown as warning events. */
+  warnings: string[];
+  /** A person can answer approval prompts. */
+  interactive: boolean;
+  provider: {
+    baseURL: string;
+    apiKey: string;
+    requestTimeoutMs?: number;
+    maxRetries?: number;
+    connectTimeoutMs?: number;
+  };
+}
+
+/** How a prompt's run ended; the CLI alone maps these to exit codes (docs/cli.md). */
+export type OutcomeKind = "completed" | "denied" | "limit" | "interrupted" | "provider" | "failed";
+
+export interface RunRequest {
+  prompt: string;
+  /**
+   * The session's title if it has none yet: what the person typed, when the
+   * prompt carries more (the chat's `!command` output sent with it).
+   * @default the prompt's first line
+   */
+  title?: string;
+  /**
+   * The exit code of each outcome, handed in by the front end (the CLI's
+   * table, src/cli/exit_codes.ts): events `error` and `session.completed`
+   * carry it (docs/events.md).
+   */
+  exitCodes: Readonly<Record<OutcomeKind, number>>;
+  /** No limit when absent. */
+  maxTurns?: number;
+  /** US dollars this prompt (its subagents included) may spend; no limit when absent. */
+  maxCostUsd?: number;
+  /** Tokens in + out this prompt (its subagents included) may spend; no limit when absent. */
+  maxTokens?: number;
+  /** Epoch ms. */
+  deadline?: number;
+  /**
+   * The gate the run must pass (`--until`, `--done`; src/engine/verify/verify.ts): a
+   * command, or criteria. None: the agent's word ends the run.
+   */
+  until?: string | VerifyCheck[];
+  /** Attempts the agent gets at the gate, its first included. @default 3 */
+  maxCycles?: number;
+}
+
+/** The engine's only ways out. */
+export interface EngineIO {
+  event(event: SkiffEvent): void;
+  ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+}
+
+/** How a tool call without a model is run (`EngineHandle.runTool`). */
+export interface ToolCallOptions {
+  /** After every earlier call that asked the same, in the order they came. */
+  inOrder?: boolean;
+}
+
+export interface ToolCallResult {
+  tool: string;
+  ok: boolean;
+  output: string;
+  error?: ToolErrorPayload;
+  metadata: Record<string, unknown>;
+}

@@ -1,0 +1,158 @@
+/**
+ * The Worker side of the engine: runs the same in-process engine, under the
+ * Deno permissions the terminal side derived from the sandbox mode, and
+ * relays its events and approval questions back by message.
+ */
+/// <reference lib="deno.worker" />
+import type { FromEngine, ToEngine } from "./protocol.ts";
+import type { ApprovalAnswer } from "./types.ts";
+import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./handle.ts";
+import {
+  ConfinedWriterClient,
+  type WriterLink,
+  type WriterReply,
+} from "../sandbox/writer/confined_writer.ts";
+import { routeFileWrites } from "../tools/files/mod.ts";
+import { toErrorData } from "../contracts/errors.ts";
+import { collectGarbage } from "../lib/collect.ts";
+
+const post = (message: FromEngine) => self.postMessage(message);
+/**
+ * Written out, so they are in this Worker's module graph (its permissions do
+ * not let it read skiff's sources to load anything else); evaluated only
+ * when called, so `skiff tool` never evaluates the openai SDK.
+ */
+const modules: EngineModules = {
+  engine: () => import("./engine.ts"),
+  provider: () =>
+    Promise.all([
+      import("../provider/openai_provider.ts"),
+      import("../provider/cost.ts"),
+      import("../provider/rate_limiter.ts"),
+    ]),
+};
+let starting: Promise<EngineHandle> | undefined;
+/** The event types the terminal side wants posted (undefined: all). */
+let shown: Set<string> | undefined;
+let nextQuestion = 1;
+const questions = new Map<number, (answer: ApprovalAnswer) => void>();
+/** Where the terminal side's `files` replies go: the file tools' writer client. */
+let fileReplies: ((reply: WriterReply) => void) | undefined;
+/** The confined writer, reached through the terminal side over this Worker's own channel. */
+const terminalWriter: WriterLink = {
+  send: (request) => post({ type: "files", request }),
+  listen: (onReply) => fileReplies = onReply,
+  close: () => fileReplies = undefined,
+};
+
+async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
+  try {
+    post({ type: "result", id, value: await work() });
+  } catch (error) {
+    post({ type: "failure", id, error: toErrorData(error) });
+  }
+}
+
+self.onmessage = (message: MessageEvent<ToEngine>) => {
+  const data = message.data;
+  switch (data.type) {
+    case "warm":
+      // A failure shows where it matters: when `init` loads the same modules. Once they
+      // are in, what the session's opening would do first is done while `init` is awaited.
+      void modules.engine().then(() => {
+        if (data.dataDir) openStoreAhead(data.dataDir);
+        // Deno loads its process API at first use (3–5 ms): a model run's commands
+        // come while the model is asked. A `skiff tool` call that runs none skips it.
+        if (data.provider) void Deno.Command;
+      }, () => {});
+      if (data.provider) void modules.provider().then(warmModelRequest, () => {});
+      break;
+    case "warm-tool":
+      // The call parses its input first thing: its schema is built (~5 ms) before init comes,
+      // and what the tool needs loaded (bash: the shell parser) starts loading.
+      prepareOnce(data.name);
+      break;
+    case "init":
+      // The file tools write through the confined writer's thread, which the
+      // kernel keeps inside the writable folders (docs/security.md).
+      if (data.files) routeFileWrites(new ConfinedWriterClient(terminalWriter));
+      shown = data.events ? new Set(data.events) : undefined;
+      starting = startInProcess(data.spec, {
+        event: (event) => {
+          if (!shown || shown.has(event.type)) post({ type: "event", event });
+        },
+        ask: (request) =>
+          new Promise((resolve) => {
+            const id = nextQuestion++;
+            questions.set(id, resolve);
+            post({ type: "ask", id, request });
+          }),
+      }, modules);
+      break;
+    case "open":
+      void answer(data.id, async () => (await ready()).open(data.selector));
+      break;
+    case "run":
+      void answer(data.id, async () => (await ready()).run(data.request));
+      break;
+    case "tool":
+      // A call that came with the opening (JSON Lines): its tool prepares while the session opens.
+      prepareOnce(data.name);
+      void answer(
+        data.id,
+        async () => (await ready()).runTool(data.name, data.input, { inOrder: data.inOrder }),
+      );
+      break;
+    case "compact":
+      void answer(data.id, async () => (await ready()).compact!(data.focus));
+      break;
+    case "mcp-status":
+      void answer(data.id, async () => (await ready()).mcpStatus!());
+      break;
+    case "close":
+      void answer(
+        data.id,
+        async () => (await ready()).close({ keepHold: data.keepHold, ending: data.ending }),
+      );
+      break;
+    case "abort":
+      // The engine may still be loading: abort it as soon as it exists.
+      void starting?.then((started) => started.abort(), () => {});
+      break;
+    case "collect":
+      collectGarbage();
+      break;
+    case "answer":
+      questions.get(data.id)?.(data.answer);
+      questions.delete(data.id);
+      break;
+    case "files":
+      fileReplies?.(data.reply);
+      break;
+  }
+};
+
+/**
+ * What a model run's first request loads on its way, loaded while the Worker
+ * waits for its spec: fetch's own code (~10 ms at a thread's first fetch: a
+ * `data:` URL, so nothing leaves the process and no permission is asked).
+ * The request's timers are background ones (contracts/background_ticks.ts),
+ * which load nothing. Measured in docs/performance.md ("Start-up").
+ */
+function warmModelRequest(): void {
+  void fetch("data:,").then((response) => response.text()).catch(() => {});
+}
+
+/** Tools whose preparation has begun (`prepareTool`): each once per Worker. */
+const prepared = new Set<string>();
+
+function prepareOnce(name: string): void {
+  if (prepared.has(name)) return;
+  prepared.add(name);
+  void modules.engine().then((engine) => engine.prepareTool(name), () => {});
+}
+
+function ready(): Promise<EngineHandle> {
+  if (!starting) return Promise.reject(new Error("the engine was not initialised"));
+  return starting;
+}

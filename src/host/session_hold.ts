@@ -1,0 +1,142 @@
+/**
+ * A run holds the session it writes, so two runs continuing one session
+ * cannot interleave their histories. This side of skiff (not the engine's
+ * Worker, which may not read /proc) picks the session a selector names and
+ * claims it before the engine reads anything of it; a session held by
+ * another live run is waited for briefly, then refused (exit 2) with that
+ * run's id and process. A new session is held from its creation (the engine
+ * inserts it with `spec.run`). While the run lasts this side renews a
+ * heartbeat; at the end the engine lets go as it closes its store (host.ts),
+ * and this side too when it has one open. This side opens the store only
+ * when it must (a session named to claim, the first beat, a cut start): a
+ * `skiff tool` call ends before any beat, and loads no SQLite here. A run
+ * killed with -9 lets go of nothing, and needs not: src/store/session_locks.ts
+ * sees its process is gone.
+ */
+import { backgroundTicks } from "../lib/background_ticks.ts";
+import { UsageError } from "../contracts/usage_error.ts";
+import type { Store } from "../store/store.ts";
+import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
+import type { SessionHolder } from "../store/session_locks.ts";
+import type { EngineSpec } from "../engine/types.ts";
+import type { EngineHandle, SessionSelector } from "../engine/handle.ts";
+import { selectSession } from "../engine/select_session.ts";
+import { endCutStart, type StartCut } from "../engine/start_cut.ts";
+
+/** How long a run waits for a session another run holds. */
+export const CLAIM_WAIT_MS = 3000;
+const CLAIM_POLL_MS = 100;
+
+export interface HoldOptions {
+  /** @default CLAIM_WAIT_MS */
+  waitMs?: number;
+  /** @default a timer */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * `engine`, whose `open` first claims the session for `spec.run` and whose
+ * `close` lets go of every session the run holds. Needs read and write
+ * access to the data folder, and read access to /proc to tell a dead holder.
+ */
+export function holdingSessions(
+  engine: EngineHandle,
+  spec: EngineSpec & { run: RunOwner },
+  options: HoldOptions = {},
+): EngineHandle {
+  const run = spec.run;
+  let store: Store | undefined;
+  let stopBeating: (() => void) | undefined;
+  let ended = false;
+  const stopHolding = () => {
+    stopBeating?.();
+    stopBeating = undefined;
+    try {
+      store?.locks.release(run.run_id);
+    } finally {
+      store?.close();
+      store = undefined;
+    }
+  };
+  return {
+    ...engine,
+    async open(selector: SessionSelector) {
+      // A new session is held by the engine as it creates it; the heartbeat
+      // starts here, and opens this side's store at its first beat. It is no
+      // timer: a process's first one costs 9-16 ms (Deno loads its timers then).
+      const names = selector.sessionId !== undefined || selector.continueLatest === true;
+      if (names) store ??= await openStoreHere(spec.dataDir);
+      const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
+      if (store && existing) await claimOrWait(store, existing, run, options);
+      const opening = engine.open(existing ? { sessionId: existing } : selector);
+      // A beat that fails (the store busy past its timeout) is skipped; the
+      // next one renews the claim, which only counts where /proc cannot tell.
+      stopBeating ??= backgroundTicks(HEARTBEAT_MS, async () => {
+        const here = store ?? await openStoreHere(spec.dataDir);
+        // Let go of meanwhile: the store opened for this beat is not kept.
+        if (stopBeating === undefined) return here === store ? undefined : here.close();
+        store = here;
+        store.locks.beat(run.run_id);
+      });
+      return await opening;
+    },
+    async close() {
+      if (ended) return;
+      ended = true;
+      try {
+        await engine.close();
+      } finally {
+        stopHolding();
+      }
+    },
+    // The engine is stopped first, so it writes nothing more; a later close() has nothing to do.
+    async endCutStart(cut: StartCut) {
+      ended = true;
+      try {
+        // The run ends by the limit whether or not the stopped engine closes cleanly.
+        // It keeps holding its session, which endCutStart finds and ends; stopHolding lets go.
+        await engine.close({ keepHold: true }).catch(() => {});
+        store ??= await openStoreHere(spec.dataDir);
+        return endCutStart(store, spec, cut);
+      } finally {
+        stopHolding();
+      }
+    },
+  };
+}
+
+/**
+ * The store, loaded at its first use on this side: a `skiff tool` call needs
+ * none here, and loading SQLite costs the terminal side 2–4 ms.
+ */
+async function openStoreHere(dataDir: string): Promise<Store> {
+  const { openStore } = await import("../store/store.ts");
+  return openStore(dataDir);
+}
+
+async function claimOrWait(
+  store: Store,
+  sessionId: string,
+  run: RunOwner,
+  options: HoldOptions,
+): Promise<void> {
+  const sleep = options.sleep ??
+    ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const waitMs = options.waitMs ?? CLAIM_WAIT_MS;
+  for (let waited = 0;; waited += CLAIM_POLL_MS) {
+    const claim = store.locks.claim(sessionId, run);
+    if (claim.kind === "claimed") return;
+    if (waited >= waitMs) throw sessionBusy(sessionId, claim.holder, waitMs);
+    await sleep(CLAIM_POLL_MS);
+  }
+}
+
+function sessionBusy(sessionId: string, holder: SessionHolder, waitMs: number): UsageError {
+  const since = new Date(holder.acquired_at).toISOString().replace("T", " ").slice(0, 19);
+  const where = holder.host ? ` on ${holder.host}` : "";
+  return new UsageError(
+    `session ${sessionId} is being written by another skiff run (${holder.run_id}, process ${holder.pid}${where}, since ${since} UTC); waited ${
+      waitMs / 1000
+    } s. Let that run finish (or stop it: kill ${holder.pid}) and try again, or start a new session without --continue/--session.`,
+  );
+}

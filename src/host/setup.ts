@@ -1,0 +1,279 @@
+/**
+ * From command-line options to an EngineSpec: the workspace, the loaded
+ * config, the model and endpoint, the sandbox choice. Everything here can fail
+ * with a UsageError or ConfigError (exit 2) before any session exists.
+ */
+import * as path from "../lib/path.ts";
+import { UsageError } from "../contracts/usage_error.ts";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { distrustProject } from "../config/origin.ts";
+import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
+import {
+  applyProjectTrust,
+  decideProjectServers,
+  decideProjectTrust,
+  findTrustSubjects,
+  serversForTrust,
+} from "../trust/project_trust.ts";
+import { readAgentFiles } from "../definitions/agents/files.ts";
+import { resolveAgents } from "../definitions/agents/load.ts";
+import { loadFrontmatterParserFor } from "../definitions/frontmatter.ts";
+import { homeDir } from "../sandbox/paths.ts";
+import { allowedEnvNames } from "../sandbox/env.ts";
+import { hiddenMounts, hiddenPaths } from "../sandbox/hidden.ts";
+import { limitsWithProject } from "../sandbox/limits.ts";
+import { parsePermissionFlag } from "../permission/flags.ts";
+import type { Config } from "../config/schema.ts";
+import { resolveDataDir } from "../store/data_dir.ts";
+import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "../engine/types.ts";
+import { mcpSources } from "../mcp/sources.ts";
+import { projectMcpServers } from "../trust/mcp_trust.ts";
+import { resolveMcpServers } from "../mcp/config.ts";
+import { mcpSpec } from "./mcp_spec.ts";
+
+export interface CommonOptions {
+  dir?: string;
+  model?: string;
+  agent?: string;
+  sandbox?: "read-only" | "workspace-write" | "full-access";
+  /** `--sandbox-backend`: which OS sandbox runs commands on Linux. */
+  sandboxBackend?: string;
+  addDir?: string[];
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  yes?: boolean;
+  /** `--trust-project`: the project's own allow rules apply this run. */
+  trustProject?: boolean;
+  /** `--no-memory` (false): no harness memory in the prompt or the tools. */
+  memory?: boolean;
+}
+
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+const BACKENDS = ["auto", "bwrap", "landlock"] as const;
+
+/** `--sandbox-backend`, else `SKIFF_SANDBOX_BACKEND`: the user's own word, like a flag. */
+export function sandboxBackendFlag(
+  flag: string | undefined,
+  getEnv: (name: string) => string | undefined = (name) => Deno.env.get(name),
+): (typeof BACKENDS)[number] | undefined {
+  const value = flag ?? getEnv("SKIFF_SANDBOX_BACKEND");
+  if (value === undefined || value === "") return undefined;
+  if ((BACKENDS as readonly string[]).includes(value)) return value as (typeof BACKENDS)[number];
+  const source = flag === undefined ? "SKIFF_SANDBOX_BACKEND" : "--sandbox-backend";
+  throw new UsageError(
+    `${source} is '${value}'; expected one of ${BACKENDS.join(", ")}. ` +
+      "Run `skiff doctor` to see which backends work here.",
+  );
+}
+
+/** The workspace folder: `--dir` or the current folder, real and existing. */
+export function resolveWorkspace(dir: string | undefined): string {
+  const wanted = path.resolve(dir ?? Deno.cwd());
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(wanted);
+  } catch {
+    throw new UsageError(
+      `workspace folder ${wanted} does not exist. Pass an existing folder to --dir.`,
+    );
+  }
+  if (!info.isDirectory) throw new UsageError(`--dir ${wanted} is not a folder.`);
+  return Deno.realPathSync(wanted);
+}
+
+export interface Prepared {
+  spec: EngineSpec;
+  config: Config;
+  files: string[];
+}
+
+/** What `prepare` reads through; a test passes its own. */
+export interface PrepareDeps {
+  /** Reads a config file's text. @default Deno.readTextFile */
+  readTextFile?: (file: string) => Promise<string>;
+  /** Reads an agent file's text. @default Deno.readTextFileSync */
+  readAgentFile?: (file: string) => string;
+}
+
+/**
+ * Load config (each file once) and decide everything a session needs.
+ * `needsModel` is false for commands that never call one (`skiff tool`).
+ */
+export async function prepare(
+  options: CommonOptions,
+  needsModel: boolean,
+  askAtStart?: (request: ApprovalRequest) => Promise<ApprovalAnswer>,
+  deps: PrepareDeps = {},
+): Promise<Prepared> {
+  const workspace = resolveWorkspace(options.dir);
+  for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
+    try {
+      parsePermissionFlag(rule);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
+  const backend = sandboxBackendFlag(options.sandboxBackend);
+  const flags: Config = {
+    ...(options.model ? { provider: { model: options.model } } : {}),
+    ...(options.sandbox || options.addDir?.length || backend
+      ? {
+        sandbox: {
+          ...(options.sandbox ? { mode: options.sandbox } : {}),
+          ...(backend ? { backend } : {}),
+          ...(options.addDir?.length ? { addDirs: options.addDir } : {}),
+        },
+      }
+      : {}),
+    ...(options.memory === false ? { memory: { enabled: false } } : {}),
+  };
+  const interactive = Deno.stdin.isTerminal() && Deno.stderr.isTerminal();
+  let loaded = await loadConfig({ workspace, flags, readTextFile: deps.readTextFile });
+  // Each agent file read once: for the trust question here and the agents of the whole session.
+  const agentFiles = readAgentFiles({
+    workspace,
+    configDir: loaded.configDir,
+    home: homeDir(),
+    read: deps.readAgentFile,
+  });
+  // The YAML parser only when some agent file has frontmatter: most starts never evaluate it.
+  await loadFrontmatterParserFor(agentFiles.map((file) => file.text));
+  const userFlags = {
+    allow: options.allow ?? [],
+    ask: options.ask ?? [],
+    deny: options.deny ?? [],
+    yes: options.yes ?? false,
+  };
+  // The project's MCP servers, found once: the trust question lists them, and
+  // after the decision the same list says which start. Whether they start
+  // does not depend on what else trust changes in the config.
+  const previewConfig = applyProjectTrust(loaded, false).config;
+  const projectServers = projectMcpServers({
+    workspace,
+    config: previewConfig,
+    mcp: projectMcp(previewConfig, loaded, workspace),
+  });
+  const projectTrust = await decideProjectTrust({
+    subjects: findTrustSubjects(
+      workspace,
+      loaded,
+      agentFiles.filter((file) => file.project),
+      serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
+    ),
+    global: loaded.global,
+    globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
+    flag: options.trustProject ?? false,
+    ask: interactive ? askAtStart : undefined,
+  });
+  // The same reading, with the project's allow rules left out: no file is read again.
+  if (!projectTrust.trusted) loaded = distrustProject(loaded);
+  const trust = applyProjectTrust(loaded, projectTrust.trusted);
+  const config = trust.config;
+  const provider = config.provider ?? {};
+  const model = provider.model ?? "";
+  if (needsModel && !model) {
+    throw new UsageError(
+      'no model set. Pass --model <name>, set SKIFF_MODEL, or put "provider": {"model": "…"} in skiff.json or ~/.config/skiff/config.json.',
+    );
+  }
+  const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
+  const apiKey = provider.apiKey ?? "";
+  if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
+    throw new UsageError(
+      `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
+    );
+  }
+  const addDirs = (config.sandbox?.addDirs ?? []).map((dir) => {
+    const absolute = path.resolve(workspace, dir);
+    try {
+      return Deno.realPathSync(absolute);
+    } catch {
+      throw new UsageError(`--add-dir ${absolute} does not exist.`);
+    }
+  });
+  const spec: EngineSpec = {
+    workspace,
+    dataDir: resolveDataDir(Deno.env.toObject()),
+    configDir: loaded.configDir,
+    config,
+    permissionLayers: loaded.layers,
+    model,
+    agent: options.agent ?? "build",
+    depth: 0,
+    inheritedPermission: [],
+    owns: [],
+    mcp: projectMcp(config, loaded, workspace),
+    projectTrusted: projectTrust.trusted,
+    // Once, here: the Worker's permissions, its session and its subagents use this list.
+    resolvedAgents: resolveAgents({
+      files: agentFiles,
+      configAgents: config.agent,
+      untrustedProject: !projectTrust.trusted,
+    }),
+    sandbox: {
+      mode: config.sandbox?.mode ?? "workspace-write",
+      network: config.sandbox?.network ?? false,
+      addDirs,
+      env: config.sandbox?.env ?? [],
+      ...sandboxGuards(config, loaded, workspace),
+    },
+    flags: userFlags,
+    warnings: [...loaded.warnings, ...projectTrust.warnings, ...trust.warnings],
+    interactive,
+    provider: {
+      baseURL,
+      // Local servers need no key, but the client library insists on one.
+      apiKey: apiKey || "not-needed",
+      requestTimeoutMs: provider.requestTimeoutMs,
+      maxRetries: provider.maxRetries,
+      connectTimeoutMs: provider.connectTimeoutMs,
+    },
+  };
+  decideProjectServers(spec, projectServers);
+  // Once, here: the Worker's permissions and the MCP client use this result.
+  if (spec.mcp.enabled) spec.mcp.resolved = resolveMcpServers(mcpSources(spec));
+  return { spec, config, files: loaded.files };
+}
+
+/** Hidden paths and resource limits: a project file may add to them, never loosen them. */
+function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) {
+  const user = loaded.global?.sandbox;
+  const hidden = hiddenPaths({
+    home: homeDir(),
+    workspace,
+    configDir: loaded.configDir,
+    dataDir: resolveDataDir(Deno.env.toObject()),
+    merged: config.sandbox?.hidden,
+    user: user?.hidden,
+  });
+  return {
+    hidden,
+    hiddenMounts: hiddenMounts(hidden),
+    limits: limitsWithProject(user?.limits, config.sandbox?.limits),
+  };
+}
+
+/**
+ * The MCP part of the spec. `config.mcp` keeps the user's own servers only
+ * (the global config's); the project file's entries travel apart, so one of
+ * them can never pass for the user's (src/mcp/config.ts).
+ */
+function projectMcp(config: Config, loaded: LoadedConfig, workspace: string): EngineSpec["mcp"] {
+  const own = loaded.global?.mcp ?? {};
+  if (Object.keys(own).length) config.mcp = own;
+  else delete config.mcp;
+  const projectServers = loaded.project?.config.mcp ?? {};
+  const project = Object.keys(projectServers).length && loaded.project
+    ? { file: loaded.project.file, root: loaded.project.root, servers: projectServers }
+    : undefined;
+  const spec = mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []);
+  return {
+    ...spec,
+    enabled: spec.enabled || project !== undefined,
+    blocked: [],
+    project,
+    projectVariables: [...allowedEnvNames(config.sandbox?.env ?? []), "NODE_EXTRA_CA_CERTS"],
+  };
+}

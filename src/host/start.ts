@@ -1,0 +1,102 @@
+/**
+ * Where the engine runs: in a permission-restricted Worker (the default, the
+ * second layer of containment), or in this thread when SKIFF_ENGINE=inline
+ * (debugging only; the policy and the OS sandbox still apply).
+ */
+import type { EngineIO, EngineSpec } from "../engine/types.ts";
+import type { EngineHandle } from "../engine/handle.ts";
+import { startInWorker } from "./worker_client.ts";
+import { ensureDataDir } from "../store/data_dir.ts";
+import { currentRunOwner } from "../store/run_owner.ts";
+import { holdingSessions } from "./session_hold.ts";
+import { savingDoneCriteria } from "../engine/verify/done_criteria.ts";
+import { mark } from "../boot/timings.ts";
+import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
+
+/**
+ * `options.events`: the only event types `io.event` needs (`skiff tool`
+ * shows warnings alone); the engine still stores every event.
+ * @default every type
+ */
+export async function startEngine(
+  spec: EngineSpec,
+  io: EngineIO,
+  options: { events?: readonly SkiffEvent["type"][] } = {},
+): Promise<EngineHandle> {
+  mark("config");
+  const start = engineStart(spec, io);
+  // Inline (tests, measurements): the engine's modules and the store load on this side then.
+  const engine = Deno.env.get("SKIFF_ENGINE") === "inline"
+    ? await (await import("../engine/handle.ts")).startInProcess(start.spec, start.io)
+    : await startInWorker(start.spec, start.io, undefined, options.events);
+  mark("engine-started");
+  return start.handle(engine);
+}
+
+/**
+ * What every engine start does around the engine itself, whether it gets a
+ * new Worker or a kept one (engine_reuse.ts): the data folder made here, with
+ * this process's rights (one that cannot be made is the user's to fix); the
+ * sessions the run writes held for it (session_hold.ts); the SKIFF_TIMINGS
+ * marks; a plan run's proposed done criteria written here, with this
+ * process's rights.
+ */
+export function engineStart(spec: EngineSpec, io: EngineIO): {
+  spec: EngineSpec;
+  io: EngineIO;
+  handle(engine: EngineHandle): EngineHandle;
+} {
+  ensureDataDir(spec.dataDir);
+  const held = { ...spec, run: currentRunOwner() };
+  // The Worker cannot read /proc: the key of a cached Landlock probe is made here.
+  if (spec.sandbox.mode !== "full-access" && spec.sandbox.landlockProbeKey === undefined) {
+    held.sandbox = { ...spec.sandbox, landlockProbeKey: landlockProbeKey() };
+  }
+  return {
+    spec: held,
+    io: markedIO(io),
+    handle: (engine) =>
+      markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace)),
+  };
+}
+
+/** SKIFF_TIMINGS phases the events show: the first model request and its answer. */
+function markedIO(io: EngineIO): EngineIO {
+  let requested = false;
+  let answered = false;
+  return {
+    ...io,
+    event(event) {
+      if (!requested && event.type === "turn.started") {
+        requested = true;
+        mark("first-request");
+      } else if (!answered && event.type === "message.completed") {
+        answered = true;
+        mark("first-answer");
+      }
+      io.event(event);
+    },
+  };
+}
+
+/** SKIFF_TIMINGS phases of the handle: session opened, first tool result. */
+function markedHandle(engine: EngineHandle): EngineHandle {
+  let toolDone = false;
+  return {
+    ...engine,
+    async open(selector) {
+      const id = await engine.open(selector);
+      mark("session-open");
+      return id;
+    },
+    async runTool(name, input, options) {
+      const result = await engine.runTool(name, input, options);
+      if (!toolDone) {
+        toolDone = true;
+        mark("first-tool");
+      }
+      return result;
+    },
+  };
+}
