@@ -45,7 +45,7 @@ export type BuiltinKey = typeof BUILTIN_KEYS[number];
  * The keys under which a call changes the workspace: `edit` (write, edit,
  * apply_patch, file_copy's destination), `delete` (file_delete) and `bash`
  * (a command). The read-only plan agent denies each (bash but for commands
- * that only look: src/definitions/agents/builtin.ts). tests/agents/plan_writes_test.ts
+ * that only look: src/definitions/agents/builtin.ts). tests/definitions/plan_writes_test.ts
  * walks the tool registry and fails for a tool whose declared writes fall
  * under a key not listed here.
  */

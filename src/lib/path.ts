@@ -4,7 +4,7 @@
  * internals (~12 ms per isolate, twice per start). skiff runs on Linux and macOS only, so there
  * is one flavour: "/" separates, nothing else does. Each function returns exactly what Node's
  * `path.posix` (and `url.fileURLToPath` on a POSIX system) returns, quirks included, for the
- * functions skiff uses; tests/contracts/path_test.ts compares them with `node:path`. This
+ * functions skiff uses; tests/lib/path_test.ts compares them with `node:path`. This
  * module imports nothing.
  *
  * @module

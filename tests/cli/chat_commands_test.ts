@@ -11,7 +11,7 @@ import { listModels } from "../../src/cli/chat/commands/model.ts";
 import type { EngineSpec } from "../../src/engine/types.ts";
 import type { EngineHandle } from "../../src/engine/handle.ts";
 import { openStore } from "../../src/store/store.ts";
-import { testSpec } from "../app/_spec.ts";
+import { testSpec } from "../engine/_spec.ts";
 
 interface Fake {
   controls: SessionControls;

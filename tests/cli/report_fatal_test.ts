@@ -7,7 +7,7 @@ import { assert, assertEquals, assertRejects } from "../support/assert.ts";
 import { startInWorker } from "../../src/host/worker_client.ts";
 import { SkiffError } from "../../src/contracts/errors.ts";
 import { reportFatal } from "../../src/cli/report_fatal.ts";
-import { testSpec } from "../app/_spec.ts";
+import { testSpec } from "../engine/_spec.ts";
 
 /** What `reportFatal` prints and returns for `error`. */
 function report(error: unknown): { code: number; printed: string[] } {

@@ -4,7 +4,7 @@
  * (``${x:-`cmd`}``, `"${HOME#$(cmd)}"` and `##`, `%`, `%%`, `,,`, `^^`), a
  * backslash before CR LF (a line continuation to tree-sitter, not to bash),
  * a CR before `#` (a comment to tree-sitter, not to bash), and what the
- * fuzzer found (tests/policy/shell_fuzz_test.ts): a line break before
+ * fuzzer found (tests/permission/shell_fuzz_test.ts): a line break before
  * `\cmd` and `] }#…` (one word and a comment to tree-sitter), `>& '$(cmd)'`
  * (bash expands the target twice), and the subscript of a variable name
  * that `read`, `printf -v` and `test -v` evaluate. Each hidden command creates a marker

@@ -7,7 +7,7 @@
  *
  * These runs use the sources (SKIFF_BUNDLE=0): an import map reaches only
  * what Deno resolves, and a `deno task build` bundle holds its packages
- * inside its own files. tests/app/bundle_e2e_test.ts checks what the
+ * inside its own files. tests/engine/bundle_e2e_test.ts checks what the
  * bundle's entries import.
  */
 import * as path from "node:path";

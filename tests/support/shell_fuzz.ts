@@ -7,7 +7,7 @@
  * are seen by a PATH of logging stand-ins and by bash's
  * `command_not_found_handle` (any other name bash tries to run); `BASH_ENV`
  * also turns on `set -x` into a trace kept for the report. Used by
- * tests/policy/shell_fuzz_test.ts (bounded, in CI) and scripts/fuzz_shell.ts
+ * tests/permission/shell_fuzz_test.ts (bounded, in CI) and scripts/fuzz_shell.ts
  * (`deno task fuzz`, long runs).
  */
 import * as path from "node:path";

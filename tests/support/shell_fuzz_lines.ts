@@ -1,5 +1,5 @@
 /**
- * Shell lines for the differential fuzzer (tests/policy/shell_fuzz_test.ts,
+ * Shell lines for the differential fuzzer (tests/permission/shell_fuzz_test.ts,
  * `deno task fuzz`), drawn from bash's grammar: lists and control
  * operators, pipelines, compound commands, every `${ }` operator, quoting of
  * each kind, substitutions, arithmetic, redirections, here-documents, line

@@ -3,7 +3,7 @@
  * shell_commands.ts: blanks one of them does not count as blanks, a comment
  * tree-sitter starts inside a word, the target bash expands twice, and the
  * text of a node its children do not cover. Each was found by comparing
- * the two (tests/policy/shell_fuzz_test.ts, `deno task fuzz`).
+ * the two (tests/permission/shell_fuzz_test.ts, `deno task fuzz`).
  */
 import type { Node } from "web-tree-sitter";
 

@@ -6,7 +6,7 @@ Deno.test("fuzzy completion ranks the file-name match first", () => {
     "docs/readme.md",
     "src/engine/engine.ts",
     "src/cli/chat/chat.ts",
-    "tests/cli/chat_test.ts",
+    "tests/cli/chat/chat_test.ts",
   ];
   assertEquals(bestMatches("chat", files)[0], "src/cli/chat/chat.ts");
   assertEquals(bestMatches("eng", files), ["src/engine/engine.ts"]);
