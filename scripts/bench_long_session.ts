@@ -9,7 +9,7 @@
  * asserted in tests/e2e/turn_writes_test.ts, with the bytes each turn writes.)
  * The CPU time of the skiff process (user + system, all threads) is reported
  * with the wall time: what the engine's collections cost shows there
- * (contracts/collect.ts, docs/performance.md "Per turn and memory").
+ * (lib/collect.ts, docs/performance.md "Per turn and memory").
  *
  * `deno run -A scripts/bench_long_session.ts [turns] [flags for skiff's
  * process]`; SKIFF_BENCH_MAIN measures another tree's main.ts.

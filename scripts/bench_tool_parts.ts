@@ -26,8 +26,8 @@ async function partsOf(root: string, dir: string): Promise<Part[]> {
   const paths = await load("sandbox/paths.ts");
   const hidden = await load("sandbox/hidden.ts");
   const toolPaths = await load("tools/tool_paths.ts");
-  const evaluate = await load("policy/evaluate.ts");
-  const layers = await load("policy/layers.ts");
+  const evaluate = await load("permission/evaluate.ts");
+  const layers = await load("permission/layers.ts");
   const store = await load("store/store.ts");
   const events = await load("contracts/events.ts");
   const workspace = path.join(dir, "work");

@@ -13,7 +13,7 @@
  * skiff's: reading the answer, running the tool, storing, measuring the
  * context, and building the next request's JSON and starting to send it.
  * The mean of all turns is reported too: a cost paid on a few turns only
- * (a garbage collection, contracts/collect.ts) shows there, not in a median;
+ * (a garbage collection, lib/collect.ts) shows there, not in a median;
  * and the CPU time of the skiff process (user + system, all its threads).
  */
 import * as path from "node:path";

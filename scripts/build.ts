@@ -4,7 +4,7 @@
  * docs/performance.md what it buys). Two entries, each bundled with code
  * splitting into its own folder: the CLI's start (src/cli/start.ts →
  * dist/bundle/start.js) and the engine's Worker (src/engine/worker_main.ts →
- * dist/engine/engine_worker.js).
+ * dist/engine/worker_main.js).
  *
  * The CLI loads commands by computed specifiers (src/boot/lazy_import.ts),
  * which a bundler cannot follow: its bundle is made with an import map that
@@ -279,7 +279,7 @@ export async function buildBundle(root: string = ROOT): Promise<string> {
     await deno([...bundle, "--config", config, ...lock, "--outdir", building, CLI_ENTRY], root);
     await computedImports(engineBuilding);
     await computedImports(building, CHAT_CHUNK);
-    for (const [dir, entry] of [[engineBuilding, "engine_worker.js"], [building, "start.js"]]) {
+    for (const [dir, entry] of [[engineBuilding, "worker_main.js"], [building, "start.js"]]) {
       await lazyRequire(dir);
       await parserGlueNotNode(dir);
       await parserWasmAsBytes(dir);

@@ -3,7 +3,7 @@
  * `deno task build`, scripts/build.ts) when that build matches the sources,
  * else the sources themselves. The build holds two bundles: the CLI's start
  * (dist/bundle/start.js, what main.ts loads; the stamp is beside it) and the
- * engine's Worker (dist/engine/engine_worker.js).
+ * engine's Worker (dist/engine/worker_main.js).
  *
  * Loading ~300 source modules and ~100 npm ones costs a start far more than
  * loading the same code from a handful of bundled files (docs/performance.md).
@@ -60,7 +60,7 @@ export const SOURCE_START = new URL("src/cli/start.ts", ROOT);
  */
 export function bundleCandidate(root: URL = ROOT): URL | undefined {
   return !bundleOptedOut() && readStamp(root)
-    ? new URL(`${ENGINE_BUNDLE_DIR}/engine_worker.js`, root)
+    ? new URL(`${ENGINE_BUNDLE_DIR}/worker_main.js`, root)
     : undefined;
 }
 
@@ -117,9 +117,7 @@ export function startModule(): URL {
 /** The module the engine's Worker runs. */
 export function engineWorkerModule(): URL {
   const state = buildState();
-  return state.kind === "fresh"
-    ? new URL("engine_worker.js", state.engineDir)
-    : SOURCE_ENGINE_WORKER;
+  return state.kind === "fresh" ? new URL("worker_main.js", state.engineDir) : SOURCE_ENGINE_WORKER;
 }
 
 /**

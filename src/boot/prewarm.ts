@@ -152,7 +152,7 @@ function startWarm(
     event.preventDefault();
     started.failed = true;
   };
-  // ToEngine's "warm" (engine_protocol.ts), written out: even a type import would put the
+  // ToEngine's "warm" (engine/protocol.ts), written out: even a type import would put the
   // engine's modules in main.ts's graph, which `deno info` and the exec step's test read.
   worker.postMessage({ type: "warm", provider: command !== "tool", dataDir });
   return started;
@@ -181,7 +181,7 @@ function workspaceFlag(args: readonly string[]): string {
 /**
  * `skiff tool <name>` parsed: the pre-started Worker, if there is one, builds
  * that tool's input schema while the config loads ("warm-tool" in
- * engine_protocol.ts, written out here for the same reason as "warm").
+ * engine/protocol.ts, written out here for the same reason as "warm").
  */
 export function prewarmTool(name: string): void {
   state.warm?.worker.postMessage({ type: "warm-tool", name });

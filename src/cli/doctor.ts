@@ -171,7 +171,7 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   const baseURL = (config.provider?.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   const version = deps.version ?? firstVersionLine;
   const [sandboxes, bwrap, rg] = await Promise.all([
-    // Always probes afresh, and refreshes the answer sessions reuse (landlock_probe_cache.ts).
+    // Always probes afresh, and refreshes the answer sessions reuse (sandbox/landlock/probe_cache.ts).
     (deps.probe ??
       (() => probeSandboxes(Deno.build.os, undefined, undefined, "all", doctorCache(env))))(),
     version("bwrap"),

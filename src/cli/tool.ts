@@ -87,7 +87,7 @@ export async function toolCommand(
     }, { events: ["warning"] });
     let allOk = true;
     // The first calls go out while the session opens: the engine runs them once
-    // it is open (host.ts), and a failed opening is reported before any answer.
+    // it is open (engine/handle.ts), and a failed opening is reported before any answer.
     const opening = engine.open({});
     opening.catch(() => {}); // Told through `printed` below.
     try {

@@ -62,7 +62,7 @@ export interface EngineHandle {
   endCutStart?(cut: StartCut): Promise<SkiffEvent[]>;
   /**
    * The chat between turns: a full garbage collection where the engine runs
-   * (its Worker), at a moment nobody waits on (contracts/collect.ts).
+   * (its Worker), at a moment nobody waits on (lib/collect.ts).
    */
   collect?(): void;
 }

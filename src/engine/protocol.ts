@@ -36,10 +36,10 @@ export type ToEngine =
   | { type: "tool"; id: number; name: string; input: unknown; inOrder?: boolean }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
-  /** `keepHold`, `ending`: see EngineHandle.close (host.ts). */
+  /** `keepHold`, `ending`: see EngineHandle.close (engine/handle.ts). */
   | { type: "close"; id: number; keepHold?: boolean; ending?: boolean }
   | { type: "abort" }
-  /** Collect garbage now: the front end is idle (contracts/collect.ts). */
+  /** Collect garbage now: the front end is idle (lib/collect.ts). */
   | { type: "collect" }
   | { type: "answer"; id: number; answer: ApprovalAnswer }
   /** The confined writer's reply to a `files` request. */

@@ -1,6 +1,6 @@
 /**
  * Which stored session a run's selector names (`--session`, `--continue`).
- * Apart from host.ts, so the terminal side can ask it with the store loaded
+ * Apart from engine/handle.ts, so the terminal side can ask it with the store loaded
  * only when a selector names one (session_hold.ts).
  */
 import { UsageError } from "../contracts/usage_error.ts";

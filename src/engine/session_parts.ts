@@ -93,7 +93,7 @@ export interface PartsInput {
 /**
  * Starts the probe of which sandboxes work here (a short bubblewrap run, or
  * the Landlock step), the one `buildSessionParts` would run, so that it goes
- * on beside the store's opening and the session's (host.ts). Undefined in
+ * on beside the store's opening and the session's (engine/handle.ts). Undefined in
  * full-access mode, which probes nothing.
  */
 export function startSandboxProbe(spec: EngineSpec): Promise<AvailableSandboxes> | undefined {

@@ -136,7 +136,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
  * What a model run's first request loads on its way, loaded while the Worker
  * waits for its spec: fetch's own code (~10 ms at a thread's first fetch: a
  * `data:` URL, so nothing leaves the process and no permission is asked).
- * The request's timers are background ones (contracts/background_ticks.ts),
+ * The request's timers are background ones (lib/background_ticks.ts),
  * which load nothing. Measured in docs/performance.md ("Start-up").
  */
 function warmModelRequest(): void {

@@ -6,7 +6,7 @@
  * another live run is waited for briefly, then refused (exit 2) with that
  * run's id and process. A new session is held from its creation (the engine
  * inserts it with `spec.run`). While the run lasts this side renews a
- * heartbeat; at the end the engine lets go as it closes its store (host.ts),
+ * heartbeat; at the end the engine lets go as it closes its store (engine/handle.ts),
  * and this side too when it has one open. This side opens the store only
  * when it must (a session named to claim, the first beat, a cut start): a
  * `skiff tool` call ends before any beat, and loads no SQLite here. A run

@@ -36,7 +36,7 @@ export async function startEngine(
 
 /**
  * What every engine start does around the engine itself, whether it gets a
- * new Worker or a kept one (engine_reuse.ts): the data folder made here, with
+ * new Worker or a kept one (host/engine_pool.ts): the data folder made here, with
  * this process's rights (one that cannot be made is the user's to fix); the
  * sessions the run writes held for it (session_hold.ts); the SKIFF_TIMINGS
  * marks; a plan run's proposed done criteria written here, with this

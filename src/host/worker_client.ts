@@ -134,7 +134,7 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
 /**
  * `workerModule` is replaceable so a test can stand in a Worker that crashes;
  * @default the engine Worker, bundled when a fresh build is there (bundle.ts)
- * `events`: the event types `io.event` wants (see `init` in engine_protocol.ts);
+ * `events`: the event types `io.event` wants (see `init` in engine/protocol.ts);
  * @default all
  */
 export function startInWorker(
@@ -206,7 +206,7 @@ export function startInWorker(
     async close(options) {
       try {
         // A crashed engine cannot answer; terminating its Worker is all that is left.
-        // The Worker ends right after: its end closes the store (host.ts, `ending`).
+        // The Worker ends right after: its end closes the store (engine/handle.ts, `ending`).
         if (!crashed) {
           await request({ type: "close", keepHold: options?.keepHold, ending: true });
         }

@@ -1,6 +1,6 @@
 /**
  * Comparing two Deno permission descriptors whole: a kept batch Worker
- * (engine_reuse.ts) and a Worker started before the CLI loaded (prewarm.ts)
+ * (host/engine_pool.ts) and a Worker started before the CLI loaded (prewarm.ts)
  * are used only for a spec that derives exactly their permissions.
  */
 

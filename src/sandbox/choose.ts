@@ -189,7 +189,7 @@ export async function probeSandboxes(
   /** @default "all" */
   scope: ProbeScope = "all",
   /**
-   * Where the answers are kept (bwrap_probe_cache.ts, landlock_probe_cache.ts):
+   * Where the answers are kept (sandbox/bwrap/probe_cache.ts, sandbox/landlock/probe_cache.ts):
    * a session's scope reuses an answer under the same key; scope `all` (skiff
    * doctor) always probes. Every probe that runs writes its answer here.
    */

@@ -51,7 +51,7 @@ Deno.test("bundleState: a stamp matching every source is fresh, and names the bu
       state.kind === "fresh" ? state.dir.href : "",
       new URL(`${BUNDLE_DIR}/`, root).href,
     );
-    const engine = new URL(`${ENGINE_BUNDLE_DIR}/engine_worker.js`, root).href;
+    const engine = new URL(`${ENGINE_BUNDLE_DIR}/worker_main.js`, root).href;
     assertEquals(bundleCandidate(root)?.href, engine);
   });
 });

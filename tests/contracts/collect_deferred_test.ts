@@ -1,6 +1,6 @@
 /**
  * The engine's collection runs a moment after the loop asks, while the
- * model request is out (contracts/collect.ts, `ENGINE_COLLECTION_DELAY_MS`):
+ * model request is out (lib/collect.ts, `ENGINE_COLLECTION_DELAY_MS`):
  * collected between two requests it threw away far more optimised code
  * (docs/performance.md, "Per turn and memory"). Here the deferral with a
  * fake heap, and the engine's own collector with a stand-in `gc`.

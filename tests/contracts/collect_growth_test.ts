@@ -1,6 +1,6 @@
 /**
  * The engine collects its garbage when the heap has grown by a share of what
- * the last collection left (contracts/collect.ts): the peak memory of a long
+ * the last collection left (lib/collect.ts): the peak memory of a long
  * `skiff run` (scripts/bench_turns.ts) without a collection every turn.
  * Here with a fake heap reading and a fake collector.
  */

@@ -125,10 +125,10 @@ Deno.test("the async loaders evaluate yaml only when a file has frontmatter", as
       configDir: path.join(dir, "config"),
     });
     const code = `
-      import { loadAgentsAsync } from ${src("agents/load.ts")};
-      import { loadSkillsAsync } from ${src("skills/load.ts")};
-      import { loadCustomCommandsAsync } from ${src("skills/commands.ts")};
-      import { parseFrontmatter } from ${src("agents/frontmatter.ts")};
+      import { loadAgentsAsync } from ${src("definitions/agents/load.ts")};
+      import { loadSkillsAsync } from ${src("definitions/skills.ts")};
+      import { loadCustomCommandsAsync } from ${src("definitions/commands.ts")};
+      import { parseFrontmatter } from ${src("definitions/frontmatter.ts")};
       const options = ${options};
       const agents = await loadAgentsAsync(options);
       const skills = await loadSkillsAsync(options);
@@ -161,7 +161,7 @@ Deno.test("parseFrontmatter before loadFrontmatterParser names the missing call;
     const result = await runScript(
       dir,
       `
-      import { loadFrontmatterParser, parseFrontmatter } from ${src("agents/frontmatter.ts")};
+      import { loadFrontmatterParser, parseFrontmatter } from ${src("definitions/frontmatter.ts")};
       const text = "---\\ndescription: d\\n---\\nBody";
       try {
         parseFrontmatter("a.md", text);
@@ -204,7 +204,7 @@ Deno.test("a skill with frontmatter, an agent file and a custom command still lo
     const chat = await runScript(
       sandbox.root,
       `
-      import { chatCommands } from ${src("cli/chat_commands/mod.ts")};
+      import { chatCommands } from ${src("cli/chat/commands/mod.ts")};
       const spec = { workspace: ${JSON.stringify(sandbox.workspace)}, configDir: ${
         JSON.stringify(sandbox.configDir)
       } };

@@ -1,6 +1,6 @@
 /**
  * docs/architecture.md is the map a newcomer reads first: every module path it
- * names must exist. A path with a folder (`app/gate.ts`, `cli/batch/`) is
+ * names must exist. A path with a folder (`engine/permission_gate.ts`, `cli/batch/`) is
  * looked for under `src/` unless it names a top-level folder of the project;
  * bare file names (`mod.ts`) and files skiff makes at run time
  * (`engine-permissions.json`, `done.json`) are not paths and are not checked.

@@ -122,10 +122,10 @@ Deno.test({
           const start = staticClosure(cli, "start.js");
           assertEquals([...start.outside], [], [...start.files].join(" "));
           const engineDir = path.join(root, ENGINE_BUNDLE_DIR);
-          const engine = staticClosure(engineDir, "engine_worker.js");
+          const engine = staticClosure(engineDir, "worker_main.js");
           assertEquals([...engine.outside], ["node:sqlite"], [...engine.files].join(" "));
           // Nor does the terminal side of a `skiff tool` call: its session hold loads the store
-          // only when it must (app/session_hold.ts), which a short call never does.
+          // only when it must (host/session_hold.ts), which a short call never does.
           const toolChunk = [...Deno.readDirSync(cli)].find((entry) =>
             entry.name.startsWith("tool-")
           )!.name;

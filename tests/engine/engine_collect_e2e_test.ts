@@ -1,7 +1,7 @@
 /**
  * End to end: a long `skiff run`, started as deno.json's task starts it
  * (with `--expose-gc`), collects garbage in its engine between turns
- * (contracts/collect.ts, src/engine/loop/loop.ts). Without it V8 let the engine
+ * (lib/collect.ts, src/engine/loop/loop.ts). Without it V8 let the engine
  * Worker's heap double over 100 turns of 20 KB reads with one major
  * collection in the whole session (docs/performance.md, "Per turn and
  * memory"). A collection skiff asks for is the one V8 traces with the reason

@@ -1,5 +1,5 @@
 /**
- * The model client (app/host.ts `lazyProvider`): for a run with a model it is
+ * The model client (engine/handle.ts `lazyProvider`): for a run with a model it is
  * made as soon as the openai SDK is loaded, before the session asks for it;
  * `skiff tool` never loads the SDK; a client that cannot be made is reported
  * where it was before (`ready()`, the first request), never as an unhandled

@@ -1,6 +1,6 @@
 /**
  * The loop offers the engine's isolate a garbage collection before each
- * model request (contracts/collect.ts decides whether to run one), so a
+ * model request (lib/collect.ts decides whether to run one), so a
  * long run's memory does not climb with garbage V8 has not yet collected.
  */
 import { assertEquals } from "../support/assert.ts";

@@ -1,6 +1,6 @@
 /**
  * `skiff run` begins its system prompt's git summary while the session opens
- * (SessionSelector.promptNext, app/session_parts.ts), so the contained git
+ * (SessionSelector.promptNext, engine/session_parts.ts), so the contained git
  * runs beside the rest of the opening. What the model is told must not
  * change: the summary of the workspace as the prompt is sent, and a later
  * run, opened without it, sees the workspace as it is then.

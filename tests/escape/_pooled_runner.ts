@@ -43,7 +43,7 @@ if (sessionSandboxMissing) {
   );
 }
 
-/** A launcher with a session sandbox (bwrap_session.ts, landlock_session.ts). */
+/** A launcher with a session sandbox (sandbox/bwrap/session.ts, sandbox/landlock/session.ts). */
 type SessionLauncher = ClosableLauncher & { pool: BwrapPool };
 
 async function leased(

@@ -33,9 +33,9 @@ Deno.test("exec step graph: main.ts's hidden step loads no node: module and noth
   const files = graph.map((specifier) => specifier.replace(/^.*\/src\/sandbox\//, "")).sort();
   assertEquals(files, [
     "landlock.ts",
-    "landlock_exec.ts",
-    "landlock_plan.ts",
-    "landlock_read_rules.ts",
+    "sandbox/landlock/exec.ts",
+    "sandbox/landlock/plan.ts",
+    "sandbox/landlock/read_rules.ts",
   ]);
   // main.ts itself, which dispatches the step before loading the CLI, stays as small.
   const entry = await moduleGraph(MAIN);

@@ -1,6 +1,6 @@
 /**
  * The Landlock exec step is skiff's hidden subcommand `__landlock-exec`, so a
- * compiled binary (which has no landlock_exec.ts to `deno run`) runs it as
+ * compiled binary (which has no sandbox/landlock/exec.ts to `deno run`) runs it as
  * itself, and from source `deno run main.ts` gets only the step's flags.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";

@@ -1,6 +1,6 @@
 /**
  * The session-long Landlock holder (src/sandbox/landlock/session.ts and
- * landlock_pool_steps.ts), run the way the bash tool runs commands: lease
+ * sandbox/landlock/pool_steps.ts), run the way the bash tool runs commands: lease
  * through `guard.before()`, `startGroup`, release once the group is done.
  * Needs a kernel with Landlock; skipped loudly without it.
  */

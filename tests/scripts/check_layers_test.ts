@@ -36,7 +36,7 @@ Deno.test("the check reports an import from a higher layer, type-only, dynamic a
   assertEquals(found, [
     "policy/c.ts → app/worker.ts",
     "sandbox/a.ts → tools/tool.ts",
-    "store/b.ts → session/loop.ts",
+    "store/b.ts → engine/loop/loop.ts",
   ]);
 });
 
@@ -85,12 +85,12 @@ Deno.test("a `_` module may be imported only from its own folder", () => {
   const files = new Map([
     ["tools/files/read.ts", 'import { x } from "./_file_io.ts";\n'],
     ["tools/search/grep.ts", 'import { y } from "../files/_file_io.ts";\n'],
-    ["session/undo.ts", 'import type { Z } from "../tools/files/_file_io.ts";\n'],
-    ["app/engine.ts", 'import { FileLedger } from "../tools/files/mod.ts";\n'],
+    ["undo/undo.ts", 'import type { Z } from "../tools/files/_file_io.ts";\n'],
+    ["engine/engine.ts", 'import { FileLedger } from "../tools/files/mod.ts";\n'],
   ]);
   const reaches = findPrivateReaches(files).map((r) => `${r.from} → ${r.to}`);
   assertEquals(reaches, [
-    "session/undo.ts → tools/files/_file_io.ts",
+    "undo/undo.ts → tools/files/_file_io.ts",
     "tools/search/grep.ts → tools/files/_file_io.ts",
   ]);
 });

@@ -247,7 +247,7 @@ async function execute(
         ...(task.model ? { model: task.model } : {}),
       };
       const prepared = await prepare(common, true);
-      // The gate's buffer rides on the provider settings into each task's Worker (app/host.ts).
+      // The gate's buffer rides on the provider settings into each task's Worker (engine/handle.ts).
       const provider = { ...prepared.spec.provider, rateGate: gate.buffer };
       spec = { ...prepared.spec, provider };
       for (const warning of spec.warnings) printErrorLine(`skiff: warning: ${warning}`);

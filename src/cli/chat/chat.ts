@@ -328,7 +328,7 @@ class ChatSession {
     });
     if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
     // The person reads the answer now: collect the turn's garbage on both
-    // sides, so a long chat's memory stays flat (contracts/collect.ts).
+    // sides, so a long chat's memory stays flat (lib/collect.ts).
     engine.collect?.();
     collectGarbage();
   }

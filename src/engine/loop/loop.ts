@@ -56,7 +56,7 @@ export interface LoopDeps {
   turnsSoFar?: number;
   /**
    * Asked before each model request: a full garbage collection when the
-   * heap has grown enough since the last one (contracts/collect.ts), or
+   * heap has grown enough since the last one (lib/collect.ts), or
    * nothing. @default collectIfGrown
    */
   collectGarbage?: () => void;

@@ -1,5 +1,5 @@
 /**
- * The shell steps of the session-long bubblewrap sandbox (bwrap_pool.ts):
+ * The shell steps of the session-long bubblewrap sandbox (sandbox/pool/pool.ts):
  * the step that starts one sandbox and the holder that stays in it as pid 1
  * and runs each command. Plain strings, so a test can read what runs.
  *
@@ -74,7 +74,7 @@ export const SHIELDED = "HUP INT QUIT TERM USR1 USR2 ALRM";
  * `$req`, `$nl` a newline): the script into `$c`, the token into `$t`. A
  * request cut short (skiff died while writing it) never runs: the holder
  * exits. Shared by the Landlock holder
- * (landlock_pool_steps.ts), which speaks the same protocol.
+ * (sandbox/landlock/pool_steps.ts), which speaks the same protocol.
  */
 export const READ_RUN_REQUEST = [
   "    t=${req#run } c= f=1 e=",

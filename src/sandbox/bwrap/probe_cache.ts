@@ -2,13 +2,13 @@
  * The bubblewrap probe's last "works" (which bubblewrap ran), kept in skiff's
  * data folder like Landlock's (probe_cache.ts), so a start in the same
  * environment runs no probe process: the probe was a bubblewrap run inside
- * every session's opening. The key (landlock_probe_key.ts) holds what the
+ * every session's opening. The key (sandbox/landlock/probe_key.ts) holds what the
  * answer depends on: the kernel and its security modules, the namespaces'
  * limits, the container, the user and each bubblewrap's file. Only a path
  * the probe itself tries is ever taken from the file, so an edited entry can
  * name no other program; a wrong "works" fails closed: bubblewrap then fails
  * to start the sandbox and the command is refused, never run unconfined, and
- * the session drops the entry (`onStartFailed`, bwrap_pool.ts), so the next
+ * the session drops the entry (`onStartFailed`, sandbox/pool/pool.ts), so the next
  * start probes again. `skiff doctor` always probes and writes a fresh entry.
  */
 import { type ProbeCache, readCachedProbe, writeCachedProbe } from "../pool/probe_cache.ts";

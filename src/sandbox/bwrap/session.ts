@@ -1,6 +1,6 @@
 /**
  * The session's bubblewrap launcher: the bash tool's commands run in the
- * sandboxes of a `BwrapPool` (bwrap_pool.ts), kept up for the session;
+ * sandboxes of a `BwrapPool` (sandbox/pool/pool.ts), kept up for the session;
  * every other command, and any the pool cannot take, in a bwrap of its own
  * (bwrap.ts) — never without a sandbox.
  */

@@ -48,7 +48,7 @@ export interface CommandGuardOptions {
   /** `sandbox.protect`: more patterns like the built-in list. */
   protect?: readonly string[];
   /**
-   * The journal folder (guard_journal.ts): each command's survey is kept
+   * The journal folder (sandbox/guard/journal.ts): each command's survey is kept
    * there until its check has run, so a skiff that dies mid-command still
    * has it reverted. None: the check runs in process only.
    */
@@ -196,7 +196,7 @@ export class CommandGuard {
 
   /**
    * The check of a command run by a skiff that died before its own check
-   * (guard_journal.ts): reverts against the journal's survey.
+   * (sandbox/guard/journal.ts): reverts against the journal's survey.
    */
   static replay(record: JournalRecord): string | null {
     const guard = new CommandGuard({ roots: record.roots, protect: record.protect });

@@ -12,7 +12,7 @@
  * - the watcher, a bash process started with the session's first guarded
  *   command, outside every sandbox, that waits on a pipe from skiff: when
  *   skiff is gone the pipe ends and it runs `skiff __guard-replay <folder>`
- *   (guard_replay.ts) at once;
+ *   (sandbox/guard/replay.ts) at once;
  * - the next start of skiff with this data folder (`replayGuardJournals`),
  *   for where the watcher could not run (no bash) or was killed too.
  *

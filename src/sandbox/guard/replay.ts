@@ -1,7 +1,7 @@
 /**
  * The hidden subcommand `__guard-replay <folder>` (main.ts): the command
  * guard's checks of a skiff that died mid-command, run by the watcher
- * (guard_journal.ts) once skiff is gone. It waits a moment, so the
+ * (sandbox/guard/journal.ts) once skiff is gone. It waits a moment, so the
  * sandbox's own watchdogs have ended the command's processes, then reverts
  * against every journal nobody holds and prints what it did on stderr.
  */

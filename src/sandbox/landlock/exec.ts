@@ -2,7 +2,7 @@
  * The exec step of the Landlock backend, run as its own short process through
  * skiff's hidden subcommand `__landlock-exec <plan> <program> <args…>`
  * (main.ts dispatches it before importing anything else; the argv is built
- * by landlockExecArgv in landlock_launcher.ts). It makes
+ * by landlockExecArgv in sandbox/landlock/launcher.ts). It makes
  * the command's private temp folder, leaves the terminal session, drops
  * every capability (root keeps none, and cannot regain them on exec),
  * restricts itself with the plan and `no_new_privs`, installs the plan's

@@ -2,8 +2,8 @@
  * Linux process sandbox without namespaces, for where bubblewrap cannot run
  * (containers whose seccomp profile or AppArmor refuses user namespaces):
  * each command starts through a short exec step, skiff's hidden subcommand
- * `__landlock-exec` (landlock_exec.ts; from source the only step given
- * `--allow-ffi`), that applies a Landlock ruleset (landlock_rules.ts), sets
+ * `__landlock-exec` (sandbox/landlock/exec.ts; from source the only step given
+ * `--allow-ffi`), that applies a Landlock ruleset (sandbox/landlock/rules.ts), sets
  * `no_new_privs`, drops every capability and then execs the shell. What this
  * covers less than bubblewrap is listed in docs/security.md ("The Landlock
  * backend").
@@ -17,7 +17,7 @@ import { type LandlockPlan, landlockPlan } from "./rules.ts";
 import type { SandboxSettings } from "../modes.ts";
 import { ENTRY_URL } from "../../contracts/entry.ts";
 
-/** The hidden subcommand main.ts dispatches to landlock_exec.ts. */
+/** The hidden subcommand main.ts dispatches to sandbox/landlock/exec.ts. */
 export const LANDLOCK_EXEC_STEP = "__landlock-exec";
 
 /** Names the processes of one command: each gets a fresh random value in its environment. */
@@ -132,7 +132,7 @@ export function landlockExecArgv(
 
 /**
  * What every start of the exec step under `settings` gets, per command or
- * for the session's holder (landlock_session.ts): its environment (the
+ * for the session's holder (sandbox/landlock/session.ts): its environment (the
  * command's, without a mark), its plan, the command shell, and the process
  * limit — `nproc`, the step the shell runs first when skiff is not root
  * (RLIMIT_NPROC), or, as root, the `pids` cgroup step `argv` puts around

@@ -1,6 +1,6 @@
 /**
- * The message between the Landlock launcher (landlock_rules.ts builds it)
- * and its exec step (landlock_exec.ts applies it). A file of its own, with
+ * The message between the Landlock launcher (sandbox/landlock/rules.ts builds it)
+ * and its exec step (sandbox/landlock/exec.ts applies it). A file of its own, with
  * no imports, so the step's module graph stays free of what the launcher
  * side loads.
  */
@@ -19,7 +19,7 @@ export interface LandlockPlan {
   /** Where that folder is made (`skiff-landlock-<pid>`). @default "/tmp" */
   tempRoot?: string;
   /**
-   * The session's holder (landlock_pool_steps.ts): the program (a shell,
+   * The session's holder (sandbox/landlock/pool_steps.ts): the program (a shell,
    * absolute) is run from a copy its user cannot read, made beside the temp
    * folder (`skiff-landlock-<pid>.holder`), so the process is not dumpable.
    */
@@ -32,7 +32,7 @@ export interface LandlockPlan {
   holderFallback?: string;
   /**
    * Paths left unreadable. The exec step turns them into read rules itself
-   * (`readRules`, landlock_read_rules.ts): listing `/` needs a read
+   * (`readRules`, sandbox/landlock/read_rules.ts): listing `/` needs a read
    * permission the engine lacks.
    */
   hidden: string[];

@@ -1,11 +1,11 @@
 /**
- * The holder of the session-long Landlock sandbox (landlock_session.ts): one
- * shell, started once through the exec step (landlock_exec.ts) and so in a
+ * The holder of the session-long Landlock sandbox (sandbox/landlock/session.ts): one
+ * shell, started once through the exec step (sandbox/landlock/exec.ts) and so in a
  * Landlock domain with the command's ruleset, `no_new_privs` and no
  * capabilities, that runs each command of the session in that same domain.
- * It speaks the holder protocol of the bubblewrap pool (bwrap_pool_steps.ts:
+ * It speaks the holder protocol of the bubblewrap pool (sandbox/bwrap/pool_steps.ts:
  * `run <token>`, the script's lines after `|`, `.`; an empty line asks for
- * `clean`), so one pool (bwrap_pool.ts) drives both. A plain string, so a
+ * `clean`), so one pool (sandbox/pool/pool.ts) drives both. A plain string, so a
  * test can read what runs.
  *
  * What stands in for what bubblewrap gives its holder:

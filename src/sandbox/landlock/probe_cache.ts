@@ -4,11 +4,11 @@
  * again. A "does not work" is never kept (it removes the entry): a failure
  * that passes (a busy machine, a cache being filled) must not refuse commands
  * at later starts, and such a start refuses commands anyway. An entry counts
- * only under the same key (landlock_probe_key.ts); a missing, corrupt,
+ * only under the same key (sandbox/landlock/probe_key.ts); a missing, corrupt,
  * foreign-owned or group/other-accessible file is ignored and the probe runs.
  * A wrong "works" cannot run a command unconfined: the exec step checks the
  * kernel itself and refuses to start the command when it cannot restrict it
- * (landlock_exec.ts). `skiff doctor` always probes and writes a fresh entry.
+ * (sandbox/landlock/exec.ts). `skiff doctor` always probes and writes a fresh entry.
  */
 import { type ProbeCache, readCachedProbe, writeCachedProbe } from "../pool/probe_cache.ts";
 

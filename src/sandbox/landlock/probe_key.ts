@@ -5,7 +5,7 @@
  * entry point and the step's modules, by path, size and mtime), each
  * bubblewrap the probe tries (by the same), the container (mount and user
  * namespace, cgroup, pid 1, seccomp mode) and the user. A cached answer is
- * used only under the same key (landlock_probe_cache.ts, bwrap_probe_cache.ts),
+ * used only under the same key (sandbox/landlock/probe_cache.ts, sandbox/bwrap/probe_cache.ts),
  * so any of these changing re-probes.
  * Reading /proc needs full permissions in Deno: the host computes the key and
  * the engine's Worker receives it (`spec.sandbox.landlockProbeKey`).
@@ -22,7 +22,7 @@ const USERNS_LIMITS = [
 ];
 
 /**
- * The step's own code: main.ts dispatches to landlock_exec.ts, which uses
+ * The step's own code: main.ts dispatches to sandbox/landlock/exec.ts, which uses
  * these (the entry's URL from src/contracts/entry.ts).
  */
 const STEP_MODULES = [

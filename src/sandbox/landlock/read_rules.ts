@@ -1,6 +1,6 @@
 /**
- * The read rules of a Landlock ruleset (landlock_rules.ts): all of `/`
- * except the hidden paths. Built by the exec step (landlock_exec.ts) at each
+ * The read rules of a Landlock ruleset (sandbox/landlock/rules.ts): all of `/`
+ * except the hidden paths. Built by the exec step (sandbox/landlock/exec.ts) at each
  * command's start, so this module imports nothing but landlock.ts: loading
  * `node:path` would cost the step about 15 ms of Node compatibility layer,
  * more than the rest of its work. Paths here are absolute and normalised

@@ -1,6 +1,6 @@
 /**
  * The seccomp filter of the Landlock backend's exec step, built with each
- * plan (landlock_rules.ts) and installed by the step (landlock_exec.ts):
+ * plan (sandbox/landlock/rules.ts) and installed by the step (sandbox/landlock/exec.ts):
  * what Landlock has no right for and a filter can judge from the syscall's
  * number and plain arguments. Without a pid namespace a command sees every
  * process of its user, and `prlimit --pid <skiff> --fsize=0 --as=…` killed
@@ -307,7 +307,7 @@ export function commandFilter(
   return { program: new Uint8Array(bytes.buffer), pidAt: at.get("own pid")! * 8 + 4 };
 }
 
-/** The plan's fields for the filter (landlock_plan.ts), or why there is none. */
+/** The plan's fields for the filter (sandbox/landlock/plan.ts), or why there is none. */
 export function filterPlan(
   machine: typeof Deno.build.arch,
   network: FilterNetwork,

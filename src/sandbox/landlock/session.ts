@@ -1,10 +1,10 @@
 /**
  * The session's Landlock launcher: the bash tool's commands run in holders
- * that stay up for the session (landlock_pool_steps.ts), each started once
+ * that stay up for the session (sandbox/landlock/pool_steps.ts), each started once
  * through the exec step with the ruleset one command would get; the pool of
- * bwrap_pool.ts leases them, exactly as it leases bubblewrap sandboxes.
+ * sandbox/pool/pool.ts leases them, exactly as it leases bubblewrap sandboxes.
  * Every other command, and any the pool cannot take, starts through the
- * exec step of its own (landlock_launcher.ts) — never without a sandbox.
+ * exec step of its own (sandbox/landlock/launcher.ts) — never without a sandbox.
  * What sharing one domain across a session's commands changes is in
  * docs/security.md ("The Landlock backend").
  */

@@ -7,7 +7,7 @@
  * setting, no capabilities, environment), one per concurrently running
  * command: each command leases one for itself; its holder (pid 1) runs the
  * command, and when it ends kills every process it started, and empties the
- * private temp folders before the next lease (bwrap_pool_steps.ts says how).
+ * private temp folders before the next lease (sandbox/bwrap/pool_steps.ts says how).
  * One pool serves one `SandboxSettings`.
  *
  * A sandbox's processes are capped as one bwrap per command caps them: a
@@ -17,10 +17,10 @@
  * lease (an MCP server; only the bash tool and the background table do),
  * the launcher falls back to one bwrap per command — never to no sandbox.
  *
- * The same pool drives the Landlock backend's holders (landlock_session.ts
+ * The same pool drives the Landlock backend's holders (sandbox/landlock/session.ts
  * gives it their `SandboxStarter`): a holder there is started by the exec
  * step and speaks the same protocol; what stands in for the namespaces is
- * in landlock_pool_steps.ts.
+ * in sandbox/landlock/pool_steps.ts.
  *
  * Needs `--allow-run=sh` (the start step execs bwrap).
  */
@@ -41,8 +41,8 @@ import type { SandboxSettings } from "../modes.ts";
 
 /**
  * How one kind of sandbox starts: bubblewrap (the default, `bwrapStarter`)
- * or the Landlock holder (landlock_session.ts). Either way a holder speaking
- * the protocol of bwrap_pool_steps.ts runs inside, prints `ready` on stdout
+ * or the Landlock holder (sandbox/landlock/session.ts). Either way a holder speaking
+ * the protocol of sandbox/bwrap/pool_steps.ts runs inside, prints `ready` on stdout
  * once it is up, and ends when its stdin ends.
  */
 export interface SandboxStarter {
@@ -64,7 +64,7 @@ export interface SandboxStarter {
 }
 
 export interface PoolOptions {
-  /** How its sandboxes start: `bwrapStarter`, or the Landlock holder's (landlock_session.ts). */
+  /** How its sandboxes start: `bwrapStarter`, or the Landlock holder's (sandbox/landlock/session.ts). */
   starter: SandboxStarter;
   /** At most this many sandboxes at once; more concurrent commands get a sandbox of their own. @default 4 */
   maxSandboxes?: number;

@@ -1,8 +1,8 @@
 /**
  * A sandbox probe's last "works", kept in skiff's data folder so a start in
  * the same environment does not run the probe's process again: one small
- * file per probe (landlock_probe_cache.ts, bwrap_probe_cache.ts), each entry
- * counted only under the same key (landlock_probe_key.ts). A missing,
+ * file per probe (sandbox/landlock/probe_cache.ts, sandbox/bwrap/probe_cache.ts), each entry
+ * counted only under the same key (sandbox/landlock/probe_key.ts). A missing,
  * corrupt, foreign-owned or group/other-accessible file is ignored and the
  * probe runs; a "does not work" is never kept (it removes the entry).
  */

@@ -35,7 +35,7 @@ export type WriterOut =
 /**
  * What carries a client's requests to the writer and its replies back: the
  * writer's Worker here, or the engine Worker's own channel to the terminal
- * side (engine_worker.ts), which passes them on. No MessagePort is handed
+ * side (worker_main.ts), which passes them on. No MessagePort is handed
  * across: Deno loads its Web Streams at a process's first transfer, 3–6 ms
  * on the way to every session.
  */

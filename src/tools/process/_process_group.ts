@@ -71,7 +71,7 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
     cwd: options.cwd,
     env,
     clearEnv: true,
-    // The lifeline (see LIFELINE_STEP in sandbox/bwrap.ts): one line says
+    // The lifeline (see LIFELINE_STEP in sandbox/bwrap/bwrap.ts): one line says
     // skiff is here; the pipe closing when skiff dies stops the sandbox.
     stdin: wantsLifeline ? "piped" : "null",
     stdout: "piped",

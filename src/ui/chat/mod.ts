@@ -3,7 +3,7 @@
  * conversation is written inline into the terminal's own scrollback; only a
  * bottom region (the todo checklist while one is open, the input area and the
  * status line) is erased and redrawn. The input side (keys, history,
- * completion, slash commands) lives in `ui/chat/input/` and `cli/chat.ts` and
+ * completion, slash commands) lives in `ui/chat/input/` and `cli/chat/chat.ts` and
  * talks to the screen only through the `ChatRenderer` below.
  *
  * Everything that came from the model or a tool passes `neutraliseControls`
