@@ -9,7 +9,7 @@
  */
 import * as path from "node:path";
 import { makeContext } from "../tests/tools/_context.ts";
-import { applyEdit } from "../src/tools/files/_edit_match.ts";
+import { applyEdit } from "../src/tools/files/match/match.ts";
 import { editTool } from "../src/tools/files/edit.ts";
 import { type ToolContext, ToolError } from "../src/tools/tool.ts";
 

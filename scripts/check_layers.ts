@@ -5,6 +5,10 @@
  * docs/architecture.md; change both together. Every relative import counts,
  * type-only ones too, and so do `import()` and Worker module URLs.
  *
+ * Modules loaded by a computed specifier (src/boot/lazy_modules.ts lists
+ * them) are edges too: a file that names one — by its path from the root
+ * (`"src/cli/main.ts"`) or from the file (`"./run/run.ts"`) — imports it.
+ *
  * A second rule keeps folders honest about what they offer: a module whose
  * name starts with `_` belongs to its folder, and only modules in that same
  * folder may import it (tests and scripts may reach in; they are not checked).
@@ -107,6 +111,34 @@ export function importSpecifiers(source: string): string[] {
   return [...found];
 }
 
+/** Where the list of lazily loaded modules lives, under src/. */
+export const LAZY_LIST = "boot/lazy_modules.ts";
+
+/** The modules (relative to src/) the lazy list names, read from its text. */
+export function lazyModules(files: Map<string, string>): Set<string> {
+  const source = files.get(LAZY_LIST) ?? "";
+  return new Set([...source.matchAll(/["']src\/([^"']+\.ts)["']/g)].map((match) => match[1]));
+}
+
+/**
+ * Where `file` leads, relative to src/ (or `../` and on for outside it): its
+ * import specifiers, and each lazily loaded module it names in a string.
+ */
+export function edgesOf(file: string, source: string, lazy: Set<string>): string[] {
+  const found = new Set(
+    importSpecifiers(source).map((specifier) => resolveImport(file, specifier)),
+  );
+  if (file !== LAZY_LIST) {
+    for (const match of source.matchAll(/["']((?:src\/|\.{1,2}\/)[^"'\n]+\.ts)["']/g)) {
+      const named = match[1].startsWith("src/")
+        ? match[1].slice("src/".length)
+        : resolveImport(file, match[1]);
+      if (lazy.has(named)) found.add(named);
+    }
+  }
+  return [...found];
+}
+
 /** Packages a contracts module imports: only Node built-ins (`node:crypto`) are allowed there. */
 export function packageImports(source: string): string[] {
   const found = new Set<string>();
@@ -121,11 +153,11 @@ export function packageImports(source: string): string[] {
 /** Imports that go up the layer order, for the files given (paths relative to src/). */
 export function findViolations(files: Map<string, string>): Violation[] {
   const violations: Violation[] = [];
+  const lazy = lazyModules(files);
   for (const [file, source] of files) {
     const fromLayer = layerOf(file);
     const fromRank = LAYERS.indexOf(fromLayer);
-    for (const specifier of importSpecifiers(source)) {
-      const to = resolveImport(file, specifier);
+    for (const to of edgesOf(file, source, lazy)) {
       if (to.startsWith("../")) {
         // Outside src/ (main.ts, scripts/): above every layer.
         violations.push({ from: file, to, fromLayer, toLayer: "the project's root" });
@@ -163,12 +195,9 @@ export function findPrivateReaches(files: Map<string, string>): Violation[] {
  */
 export function findCycles(files: Map<string, string>): string[] {
   const graph = new Map<string, string[]>();
+  const lazy = lazyModules(files);
   for (const [file, source] of files) {
-    graph.set(
-      file,
-      importSpecifiers(source).map((specifier) => resolveImport(file, specifier))
-        .filter((to) => files.has(to)),
-    );
+    graph.set(file, edgesOf(file, source, lazy).filter((to) => files.has(to)));
   }
   // Tarjan's strongly connected components, iterative so a deep chain cannot overflow the stack.
   const order = new Map<string, number>();

@@ -16,10 +16,13 @@ import type { LazyModule } from "../boot/lazy_modules.ts";
 
 const started = new Map<string, Promise<unknown>>();
 
+/** Each engine command's module, as src/cli/engine_commands.ts and program.ts load it. */
+const COMMAND_MODULES = { run: "./run/run.ts", tool: "./tool.ts", chat: "./chat/chat.ts" } as const;
+
 /** The module `args` will most likely load (`./run/run.ts`), if it is worth starting early. */
 export function likelyCommandModule(args: readonly string[]): string | undefined {
   const command = engineCommandOf(args);
-  return command === undefined ? undefined : `./${command}.ts`;
+  return command === undefined ? undefined : COMMAND_MODULES[command];
 }
 
 /**

@@ -13,14 +13,15 @@ import {
   loadCommandModule,
   preloadCommandModule,
 } from "../../src/cli/command_loader.ts";
+import { LAZY_LOADED_MODULES } from "../../src/boot/lazy_modules.ts";
 
 Deno.test("the arguments that start a command's module early", () => {
-  assertEquals(likelyCommandModule(["run", "fix the test"]), "./run.ts");
+  assertEquals(likelyCommandModule(["run", "fix the test"]), "./run/run.ts");
   assertEquals(likelyCommandModule(["tool", "read", "{}"]), "./tool.ts");
-  assertEquals(likelyCommandModule(["chat"]), "./chat.ts");
-  assertEquals(likelyCommandModule([]), "./chat.ts");
-  assertEquals(likelyCommandModule(["-c"]), "./chat.ts");
-  assertEquals(likelyCommandModule(["--resume", "abc"]), "./chat.ts");
+  assertEquals(likelyCommandModule(["chat"]), "./chat/chat.ts");
+  assertEquals(likelyCommandModule([]), "./chat/chat.ts");
+  assertEquals(likelyCommandModule(["-c"]), "./chat/chat.ts");
+  assertEquals(likelyCommandModule(["--resume", "abc"]), "./chat/chat.ts");
   for (
     const args of [
       ["run", "--help"],
@@ -32,6 +33,18 @@ Deno.test("the arguments that start a command's module early", () => {
     ]
   ) {
     assertEquals(likelyCommandModule(args), undefined, args.join(" "));
+  }
+});
+
+Deno.test("each module started early is one the lazy list names, as the command loads it", () => {
+  for (const args of [["run", "x"], ["tool", "read", "{}"], ["chat"]]) {
+    const module = likelyCommandModule(args)!;
+    const fromRoot = `src/cli/${module.slice(2)}`;
+    assertEquals(
+      (LAZY_LOADED_MODULES as readonly string[]).includes(fromRoot),
+      true,
+      `${fromRoot} is not in src/boot/lazy_modules.ts`,
+    );
   }
 });
 

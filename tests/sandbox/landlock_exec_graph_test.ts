@@ -32,10 +32,10 @@ Deno.test("exec step graph: main.ts's hidden step loads no node: module and noth
   assertEquals(graph.filter((specifier) => specifier.startsWith("node:")), []);
   const files = graph.map((specifier) => specifier.replace(/^.*\/src\/sandbox\//, "")).sort();
   assertEquals(files, [
-    "landlock.ts",
-    "sandbox/landlock/exec.ts",
-    "sandbox/landlock/plan.ts",
-    "sandbox/landlock/read_rules.ts",
+    "landlock/exec.ts",
+    "landlock/landlock.ts",
+    "landlock/plan.ts",
+    "landlock/read_rules.ts",
   ]);
   // main.ts itself, which dispatches the step before loading the CLI, stays as small.
   const entry = await moduleGraph(MAIN);

@@ -36,7 +36,7 @@ Deno.test("the check reports an import from a higher layer, type-only, dynamic a
   assertEquals(found, [
     "policy/c.ts → app/worker.ts",
     "sandbox/a.ts → tools/tool.ts",
-    "store/b.ts → engine/loop/loop.ts",
+    "store/b.ts → session/loop.ts",
   ]);
 });
 

@@ -10,10 +10,10 @@
  */
 import { ToolError } from "../tool.ts";
 import type { PatchChunk } from "./_apply_patch_parser.ts";
-import { reindentLines } from "./_edit_indent.ts";
-import { closestRegion } from "./_edit_match.ts";
-import { ContentIndex } from "./_edit_replacers.ts";
-import { plainPunctuation } from "./_edit_repairs.ts";
+import { reindentLines } from "./match/indent.ts";
+import { closestRegion } from "./match/match.ts";
+import { ContentIndex } from "./match/replacers.ts";
+import { plainPunctuation } from "./match/repairs.ts";
 
 /** Typographic dashes, quotes and spaces as their ASCII look-alikes, trimmed. */
 export function normalisePunctuation(line: string): string {

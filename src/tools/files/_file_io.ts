@@ -12,6 +12,7 @@ import { type AtomicWrites, writeFileAtomicSync } from "../../lib/atomic_write.t
 import { ToolError } from "../tool.ts";
 
 export { type AtomicWrites, writeFileAtomicSync };
+export { countLines, toLf } from "./text_lines.ts";
 
 export {
   decodeText,
@@ -76,11 +77,6 @@ export async function statOrNull(file: string): Promise<Deno.FileInfo | null> {
   }
 }
 
-/** Text the model sent, brought to LF so it compares with `TextDocument.text`. */
-export function toLf(text: string): string {
-  return text.replaceAll("\r\n", "\n");
-}
-
 /**
  * `updated` with the final-newline state of `original`: a model that drops
  * (or adds) the newline at the end of a file changes a byte nobody asked for.
@@ -94,16 +90,9 @@ export function keepFinalNewline(original: string, updated: string): string {
   return updated;
 }
 
-/** Lines of an LF text as an editor counts them: "a\nb\n" has 2, "" has 0. */
 /** "1 line", "12 lines": a count as the model reads it. */
 export function linesText(count: number): string {
   return count === 1 ? "1 line" : `${count} lines`;
-}
-
-export function countLines(text: string): number {
-  if (text === "") return 0;
-  const breaks = text.split("\n").length - 1;
-  return text.endsWith("\n") ? breaks : breaks + 1;
 }
 
 /** What the atomic writer needs; a test swaps it to make a write fail halfway. */

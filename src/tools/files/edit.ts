@@ -8,7 +8,7 @@
  */
 import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
-import { applyEdit, type EditOutcome, type EditRequest } from "./_edit_match.ts";
+import { applyEdit, type EditOutcome, type EditRequest } from "./match/match.ts";
 import {
   countLines,
   decodeText,

@@ -12,7 +12,7 @@ import { decodeText, linesText, looksBinary, statOrNull, statOrNullSync } from "
 import { imageInfo } from "./_image_info.ts";
 import { ENCODING_LABELS } from "./_text_encoding.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
-import { similarity } from "./_edit_similarity.ts";
+import { similarity } from "./match/similarity.ts";
 
 /** Lines returned by one call unless `limit` asks for fewer. */
 export const READ_MAX_LINES = 2000;

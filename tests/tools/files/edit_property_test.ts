@@ -9,7 +9,7 @@
  * failure reproduces.
  */
 import { assert, assertEquals } from "../../support/assert.ts";
-import { applyEdit } from "../../../src/tools/files/_edit_match.ts";
+import { applyEdit } from "../../../src/tools/files/match/match.ts";
 import { editTool } from "../../../src/tools/files/edit.ts";
 import { readTool } from "../../../src/tools/files/read.ts";
 import { ToolError } from "../../../src/tools/tool.ts";

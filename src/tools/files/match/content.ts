@@ -1,6 +1,6 @@
 /**
- * What the replacer chain (_edit_replacers.ts) and the repairs
- * (_edit_repairs.ts) share: a match, the file's text indexed once, the
+ * What the replacer chain (replacers.ts) and the repairs
+ * (repairs.ts) share: a match, the file's text indexed once, the
  * model's old_string split into lines, and the shape of a replacer. Its own module, so neither of the two imports the
  * other for it.
  */

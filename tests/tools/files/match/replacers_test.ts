@@ -3,16 +3,16 @@
  * slip, what the text looks like afterwards, and the refusals (ambiguity,
  * the anchor threshold, oversized matches, no-ops, no match).
  */
-import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { applyEdit } from "../../../src/tools/files/_edit_match.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../../support/assert.ts";
+import { applyEdit } from "../../../../src/tools/files/match/match.ts";
 import {
   ContentIndex,
   indentationFlexibleReplacer,
   REPLACERS,
-} from "../../../src/tools/files/_edit_replacers.ts";
-import { levenshtein, similarity } from "../../../src/tools/files/_edit_similarity.ts";
-import { reindent } from "../../../src/tools/files/_edit_indent.ts";
-import { ToolError } from "../../../src/tools/tool.ts";
+} from "../../../../src/tools/files/match/replacers.ts";
+import { levenshtein, similarity } from "../../../../src/tools/files/match/similarity.ts";
+import { reindent } from "../../../../src/tools/files/match/indent.ts";
+import { ToolError } from "../../../../src/tools/tool.ts";
 
 interface Case {
   name: string;

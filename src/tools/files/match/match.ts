@@ -3,17 +3,11 @@
  * produce the new text. Pure (no I/O), so the tool, the declare-time preview
  * and the property test all run exactly the same code.
  */
-import { ToolError } from "../tool.ts";
-import { reindent } from "./_edit_indent.ts";
-import {
-  ContentIndex,
-  type Match,
-  type Replacer,
-  REPLACERS,
-  splitFind,
-} from "./_edit_replacers.ts";
-import { similarity } from "./_edit_similarity.ts";
-import { countLines, toLf } from "./_file_io.ts";
+import { ToolError } from "../../tool.ts";
+import { reindent } from "./indent.ts";
+import { ContentIndex, type Match, type Replacer, REPLACERS, splitFind } from "./replacers.ts";
+import { similarity } from "./similarity.ts";
+import { countLines, toLf } from "../text_lines.ts";
 
 export interface EditRequest {
   old_string: string;

@@ -7,12 +7,12 @@
  * the file keeps its own quotes and blank lines wherever the edit changes
  * nothing. Also: an edit that changes nothing on an empty file is a no-op.
  */
-import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { applyEdit } from "../../../src/tools/files/_edit_match.ts";
-import { editTool } from "../../../src/tools/files/edit.ts";
-import { readTool } from "../../../src/tools/files/read.ts";
-import { ToolError } from "../../../src/tools/tool.ts";
-import { makeWorkspace } from "../_context.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../../support/assert.ts";
+import { applyEdit } from "../../../../src/tools/files/match/match.ts";
+import { editTool } from "../../../../src/tools/files/edit.ts";
+import { readTool } from "../../../../src/tools/files/read.ts";
+import { ToolError } from "../../../../src/tools/tool.ts";
+import { makeWorkspace } from "../../_context.ts";
 
 interface Repair {
   name: string;

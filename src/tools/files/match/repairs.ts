@@ -10,7 +10,7 @@
  * of new_string that old_string shares at its start and end is taken from
  * the file, so a repair never rewrites the file's quotes or blank lines.
  */
-import type { ContentIndex, Match, Replacer } from "./_edit_content.ts";
+import type { ContentIndex, Match, Replacer } from "./content.ts";
 
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
 const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B]/g;

@@ -8,17 +8,11 @@
  * times the size of `old_string`: no step compares every line with every
  * other line.
  */
-import { blockSimilarity, similarEnough } from "./_edit_similarity.ts";
-import { fitBoundary, gutterReplacer, punctuationReplacer } from "./_edit_repairs.ts";
-import { type FindLines, type Match, type Replacer, splitFind } from "./_edit_content.ts";
+import { blockSimilarity, similarEnough } from "./similarity.ts";
+import { fitBoundary, gutterReplacer, punctuationReplacer } from "./repairs.ts";
+import { type FindLines, type Match, type Replacer, splitFind } from "./content.ts";
 
-export {
-  ContentIndex,
-  type FindLines,
-  type Match,
-  type Replacer,
-  splitFind,
-} from "./_edit_content.ts";
+export { ContentIndex, type FindLines, type Match, type Replacer, splitFind } from "./content.ts";
 
 /** The anchor-similarity floor for block-anchor and context-aware matching. */
 export const SIMILARITY_THRESHOLD = 0.65;
