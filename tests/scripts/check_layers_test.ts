@@ -85,12 +85,12 @@ Deno.test("a `_` module may be imported only from its own folder", () => {
   const files = new Map([
     ["tools/files/read.ts", 'import { x } from "./_file_io.ts";\n'],
     ["tools/search/grep.ts", 'import { y } from "../files/_file_io.ts";\n'],
-    ["undo/undo.ts", 'import type { Z } from "../tools/files/_file_io.ts";\n'],
-    ["engine/engine.ts", 'import { FileLedger } from "../tools/files/mod.ts";\n'],
+    ["session/undo.ts", 'import type { Z } from "../tools/files/_file_io.ts";\n'],
+    ["app/engine.ts", 'import { FileLedger } from "../tools/files/mod.ts";\n'],
   ]);
   const reaches = findPrivateReaches(files).map((r) => `${r.from} → ${r.to}`);
   assertEquals(reaches, [
-    "undo/undo.ts → tools/files/_file_io.ts",
+    "session/undo.ts → tools/files/_file_io.ts",
     "tools/search/grep.ts → tools/files/_file_io.ts",
   ]);
 });
@@ -163,4 +163,19 @@ Deno.test("the check fails on a planted two-file cycle, and on a known cycle tha
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("a module of the lazy list counts as imported by each file that names it, in either form", () => {
+  const files = new Map([
+    ["boot/lazy_modules.ts", 'export const LAZY = ["src/cli/x.ts", "src/cli/y.ts"] as const;\n'],
+    ["contracts/a.ts", 'await importLazy("src/cli/x.ts");\n'],
+    ["cli/x.ts", 'import { y } from "./z.ts";\n'],
+    ["cli/y.ts", ""],
+    ["cli/z.ts", 'export const y = () => load("./x.ts");\n'],
+  ]);
+  assertEquals(findViolations(files).map((v) => `${v.from} → ${v.to}`), [
+    "contracts/a.ts → cli/x.ts",
+  ]);
+  // The list names both without importing either; z.ts's relative name closes a cycle.
+  assertEquals(findCycles(files), ["cli/x.ts ↔ cli/z.ts"]);
 });
