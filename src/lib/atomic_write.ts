@@ -1,12 +1,12 @@
 /**
- * The atomic file write under every file tool, the confined writer and the
- * files skiff writes itself (src/sandbox/writer/host_write.ts): a temp file in the
- * same folder, created new, then a rename, so a crash or a full disk never
- * leaves half a file, and whatever stood at the name (a symbolic link
- * included) is replaced, never written through. Lives in the sandbox layer
- * because the confined writer (confined_writer_worker.ts) runs it on its
- * Landlock-restricted thread; the tools reach it through
- * src/tools/files/_file_io.ts.
+ * The one temp-file-and-rename writer: under every file tool, the confined
+ * writer, the files skiff writes itself (src/sandbox/writer/host_write.ts)
+ * and its own state files (git credential views, remembered permissions).
+ * A temp file in the same folder, created new, then a rename, so a crash or
+ * a full disk never leaves half a file, and whatever stood at the name (a
+ * symbolic link included) is replaced, never written through. Synchronous
+ * calls only, so the confined writer can run it on its Landlock-restricted
+ * thread; the tools reach it through src/tools/files/_file_io.ts.
  */
 import * as path from "./path.ts";
 

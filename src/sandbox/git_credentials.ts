@@ -17,6 +17,7 @@ import * as path from "../lib/path.ts";
 import { REDACTED, redactSecrets } from "../contracts/redact.ts";
 import { sha256Hex } from "../lib/sha256.ts";
 import { dirEntriesOrNone } from "./dir_entries.ts";
+import { writeFileAtomicSync } from "../lib/atomic_write.ts";
 
 /** A git config file is read only up to this size (git's own are a few KiB). */
 const MAX_CONFIG_BYTES = 1 << 20;
@@ -268,9 +269,7 @@ export function gitConfigView(file: string, folder = defaultViewsFolder()): stri
     } catch {
       // not written yet
     }
-    const temp = `${target}.${crypto.randomUUID().slice(0, 8)}.tmp`;
-    Deno.writeTextFileSync(temp, view, { createNew: true, mode: 0o600 });
-    Deno.renameSync(temp, target);
+    writeFileAtomicSync(target, new TextEncoder().encode(view), 0o600);
     return target;
   } catch {
     return null;
