@@ -46,10 +46,13 @@ export const LAYERS: readonly string[] = [
  * longer needed, so this list only shrinks.
  */
 export const ALLOWED: Readonly<Record<string, string>> = {
-  // The one module that names skiff's own entry point, for the child
-  // processes that run skiff itself (a hidden step run by path, not code it
-  // loads): the entry's place is known only at the root.
+  // The one module that names skiff's programs by URL: the entry point, for
+  // the child processes that run skiff itself (a hidden step run by path, not
+  // code it loads), and the two modules start-up loads by URL. Their places
+  // are known only from the root.
   "contracts/entry.ts → ../main.ts": "skiff's entry point, for a child process that runs skiff",
+  "contracts/entry.ts → cli/start.ts": "the CLI's start, which main.ts loads by URL",
+  "contracts/entry.ts → engine/worker_main.ts": "the engine's Worker, started by URL",
 };
 
 /**
@@ -82,7 +85,7 @@ export function layerOf(relative: string): string {
 const STATIC = /^\s*(?:import|export)\b[^;"'`]*?\bfrom\s*["']([^"']+)["']/gm;
 const BARE = /^\s*import\s*["']([^"']+)["']/gm;
 const DYNAMIC = /\bimport\(\s*["']([^"']+)["']\s*\)/g;
-const WORKER_URL = /\bnew URL\(\s*["']([^"']+\.ts)["']\s*,\s*import\.meta\.url\s*\)/g;
+const WORKER_URL = /\bnew URL\(\s*["']([^"']+\.ts)["']\s*,\s*import\.meta\.url\s*,?\s*\)/g;
 
 /**
  * Where `specifier`, written in `file` (both relative to src/), leads,
@@ -122,18 +125,25 @@ export function lazyModules(files: Map<string, string>): Set<string> {
 
 /**
  * Where `file` leads, relative to src/ (or `../` and on for outside it): its
- * import specifiers, and each lazily loaded module it names in a string.
+ * import specifiers; each module of skiff it names by its path from the root
+ * in a string (`fromRoot("src/…")`, `importLazy("src/…")`), for it is loaded
+ * by that name; and each lazily loaded module it names by its own relative
+ * path. The lazy list itself names modules without loading them.
  */
-export function edgesOf(file: string, source: string, lazy: Set<string>): string[] {
+export function edgesOf(
+  file: string,
+  source: string,
+  lazy: Set<string>,
+  modules: ReadonlySet<string> = lazy,
+): string[] {
   const found = new Set(
     importSpecifiers(source).map((specifier) => resolveImport(file, specifier)),
   );
   if (file !== LAZY_LIST) {
-    for (const match of source.matchAll(/["']((?:src\/|\.{1,2}\/)[^"'\n]+\.ts)["']/g)) {
-      const named = match[1].startsWith("src/")
-        ? match[1].slice("src/".length)
-        : resolveImport(file, match[1]);
-      if (lazy.has(named)) found.add(named);
+    for (const match of source.matchAll(/["'`]((?:src\/|\.{1,2}\/)[^"'`\n$]+\.ts)["'`]/g)) {
+      const rootForm = match[1].startsWith("src/");
+      const named = rootForm ? match[1].slice("src/".length) : resolveImport(file, match[1]);
+      if (lazy.has(named) || (rootForm && modules.has(named))) found.add(named);
     }
   }
   return [...found];
@@ -154,10 +164,11 @@ export function packageImports(source: string): string[] {
 export function findViolations(files: Map<string, string>): Violation[] {
   const violations: Violation[] = [];
   const lazy = lazyModules(files);
+  const modules = new Set(files.keys());
   for (const [file, source] of files) {
     const fromLayer = layerOf(file);
     const fromRank = LAYERS.indexOf(fromLayer);
-    for (const to of edgesOf(file, source, lazy)) {
+    for (const to of edgesOf(file, source, lazy, modules)) {
       if (to.startsWith("../")) {
         // Outside src/ (main.ts, scripts/): above every layer.
         violations.push({ from: file, to, fromLayer, toLayer: "the project's root" });
@@ -191,13 +202,22 @@ export function findPrivateReaches(files: Map<string, string>): Violation[] {
 /**
  * The file-level import cycles among `files` (paths relative to src/): each
  * group of two or more modules that reach one another, members sorted and
- * joined by " ↔ ", the groups sorted.
+ * joined by " ↔ ", the groups sorted. An allowlisted edge (`ALLOWED`, an
+ * upward name of a program, not code loaded) does not close a cycle.
  */
-export function findCycles(files: Map<string, string>): string[] {
+export function findCycles(
+  files: Map<string, string>,
+  allowed: Readonly<Record<string, string>> = ALLOWED,
+): string[] {
   const graph = new Map<string, string[]>();
   const lazy = lazyModules(files);
+  const modules = new Set(files.keys());
   for (const [file, source] of files) {
-    graph.set(file, edgesOf(file, source, lazy).filter((to) => files.has(to)));
+    graph.set(
+      file,
+      edgesOf(file, source, lazy, modules)
+        .filter((to) => files.has(to) && !(`${file} → ${to}` in allowed)),
+    );
   }
   // Tarjan's strongly connected components, iterative so a deep chain cannot overflow the stack.
   const order = new Map<string, number>();

@@ -18,6 +18,7 @@
  * the global object because the bundle holds its own copy of this module.
  * Nothing here imports anything.
  */
+import { CLI_START_SOURCE, ENGINE_WORKER_SOURCE } from "../contracts/entry.ts";
 
 /** The CLI's bundle and the build's stamp, relative to the repository (or the binary's) root. */
 export const BUNDLE_DIR = "dist/bundle";
@@ -49,9 +50,9 @@ const ROOT = new URL("../../", import.meta.url);
 export const BUNDLE_ROOT_PATH = decodeURIComponent(ROOT.pathname).replace(/\/$/, "");
 
 /** The engine Worker's source module. */
-export const SOURCE_ENGINE_WORKER = new URL("src/engine/worker_main.ts", ROOT);
+export const SOURCE_ENGINE_WORKER = ENGINE_WORKER_SOURCE;
 /** The CLI's start, from the sources. */
-export const SOURCE_START = new URL("src/cli/start.ts", ROOT);
+export const SOURCE_START = CLI_START_SOURCE;
 
 /**
  * The bundled engine Worker under `root` if a stamp of this format is there,

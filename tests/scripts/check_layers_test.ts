@@ -179,3 +179,17 @@ Deno.test("a module of the lazy list counts as imported by each file that names 
   // The list names both without importing either; z.ts's relative name closes a cycle.
   assertEquals(findCycles(files), ["cli/x.ts ↔ cli/z.ts"]);
 });
+
+Deno.test("a module named from the root in a string is an edge, and a Worker URL with a trailing comma too", () => {
+  const files = new Map([
+    ["contracts/a.ts", 'export const w = fromRoot("src/cli/x.ts");\n'],
+    ["sandbox/b.ts", 'new Worker(new URL(\n  "../cli/x.ts",\n  import.meta.url,\n));\n'],
+    ["cli/x.ts", ""],
+    // A path that names no module (help text) is not an edge.
+    ["store/c.ts", 'const example = "src/app.ts";\n'],
+  ]);
+  assertEquals(findViolations(files).map((v) => `${v.from} → ${v.to}`), [
+    "contracts/a.ts → cli/x.ts",
+    "sandbox/b.ts → cli/x.ts",
+  ]);
+});

@@ -12,7 +12,7 @@
  */
 import { fileURLToPath } from "../../lib/path.ts";
 import { BWRAP_CANDIDATES } from "../bwrap/probe_cache.ts";
-import { ENTRY_URL } from "../../contracts/entry.ts";
+import { ENTRY_URL, fromRoot } from "../../contracts/entry.ts";
 
 /** Where the kernel says whether, and how many, user namespaces a user may make. */
 const USERNS_LIMITS = [
@@ -27,9 +27,9 @@ const USERNS_LIMITS = [
  */
 const STEP_MODULES = [
   ENTRY_URL,
-  new URL("./exec.ts", import.meta.url),
-  new URL("./landlock.ts", import.meta.url),
-  new URL("./read_rules.ts", import.meta.url),
+  fromRoot("src/sandbox/landlock/exec.ts"),
+  fromRoot("src/sandbox/landlock/landlock.ts"),
+  fromRoot("src/sandbox/landlock/read_rules.ts"),
 ];
 
 /** A file's identity: path, size and mtime. */

@@ -14,6 +14,7 @@
  */
 import type { AtomicWrites } from "../../lib/atomic_write.ts";
 import type { LandlockResult } from "../landlock/landlock.ts";
+import { fromRoot } from "../../contracts/entry.ts";
 
 export interface WriterInit {
   writable: string[];
@@ -63,7 +64,7 @@ export interface ConfinedWriter {
 export function startConfinedWriter(
   writable: string[],
   // From the root ("../../"), the root from the bundle's folder too (src/boot/bundle.ts).
-  workerModule: URL = new URL("./confined_writer_worker.ts", import.meta.url),
+  workerModule: URL = fromRoot("src/sandbox/writer/confined_writer_worker.ts"),
 ): ConfinedWriter {
   const worker = new Worker(workerModule, {
     type: "module",
