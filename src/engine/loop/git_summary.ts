@@ -5,6 +5,7 @@
  * launcher it is given.
  */
 import * as path from "../../lib/path.ts";
+import { output } from "../../lib/spawn.ts";
 
 /** The git root at or above `start`, or null. */
 export function findGitRoot(start: string): string | null {
@@ -43,18 +44,15 @@ export async function gitSummary(
       "git --no-optional-locks status --porcelain=v1 --branch",
       workspace,
     );
-    const output = await new Deno.Command(argv[0], {
+    const result = await output(argv[0], {
       args: argv.slice(1),
       cwd: workspace,
       env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
       stderr: "null",
       signal: AbortSignal.timeout(3000),
-    }).output();
-    if (!output.success) return null;
-    const lines = new TextDecoder().decode(output.stdout).split("\n").filter(Boolean);
+    });
+    if (!result.success) return null;
+    const lines = new TextDecoder().decode(result.stdout).split("\n").filter(Boolean);
     const branchLine = lines.find((line) => line.startsWith("## "));
     const branch = branchLine
       ? branchLine.slice(3).split("...")[0].replace(/^No commits yet on /, "")
