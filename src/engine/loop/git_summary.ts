@@ -1,26 +1,10 @@
 /**
- * What the system prompt says about git: where the repository's root is and
- * a one-line summary of its state. The summary runs git, which obeys the
- * repository's own config, so it runs only through the read-only sandbox
- * launcher it is given.
+ * What the system prompt says about git's state: a one-line summary of the
+ * repository. The summary runs git, which obeys the repository's own
+ * config, so it runs only through the read-only sandbox launcher it is given.
  */
-import * as path from "../../lib/path.ts";
+import { findGitRoot } from "../../lib/git_root.ts";
 import { output } from "../../lib/spawn.ts";
-
-/** The git root at or above `start`, or null. */
-export function findGitRoot(start: string): string | null {
-  let dir = start;
-  for (;;) {
-    try {
-      Deno.statSync(path.join(dir, ".git"));
-      return dir;
-    } catch {
-      const parent = path.dirname(dir);
-      if (parent === dir) return null;
-      dir = parent;
-    }
-  }
-}
 
 /** Turns a shell command into the argv and environment that run it contained. */
 export type ContainedCommand = (
