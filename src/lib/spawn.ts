@@ -119,7 +119,9 @@ export async function output(program: string, options: OutputOptions = {}): Prom
 }
 
 function unavailable(program: string, error: unknown): ProgramUnavailable | null {
-  if (error instanceof Deno.errors.NotFound) return new ProgramUnavailable(program, "missing", error);
+  if (error instanceof Deno.errors.NotFound) {
+    return new ProgramUnavailable(program, "missing", error);
+  }
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
     return new ProgramUnavailable(program, "not-permitted", error);
   }
