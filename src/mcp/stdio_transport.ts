@@ -1,8 +1,8 @@
 /**
- * MCP over a child process's stdin/stdout, started with Deno.Command. skiff
- * uses its own rather than the SDK's so that the child's environment is
- * exactly the one built for it (`clearEnv`), and so that starting a server
- * reads no environment variable the engine's Worker may not read.
+ * MCP over a child process's stdin/stdout, started through lib/spawn.ts.
+ * skiff uses its own rather than the SDK's so that the child's environment
+ * is exactly the one built for it (nothing inherited), and so that starting
+ * a server reads no environment variable the engine's Worker may not read.
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
