@@ -17,6 +17,7 @@ import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
+import { output } from "../lib/spawn.ts";
 import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../boot/bundle.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
@@ -54,13 +55,9 @@ export interface DoctorDeps {
 
 async function firstVersionLine(program: string): Promise<string | null> {
   try {
-    const output = await new Deno.Command(program, {
-      args: ["--version"],
-      stdin: "null",
-      stderr: "null",
-    }).output();
-    if (!output.success) return null;
-    return new TextDecoder().decode(output.stdout).split("\n")[0].trim() || null;
+    const result = await output(program, { args: ["--version"], stderr: "null" });
+    if (!result.success) return null;
+    return new TextDecoder().decode(result.stdout).split("\n")[0].trim() || null;
   } catch {
     return null;
   }

@@ -9,7 +9,7 @@ import * as path from "../lib/path.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { loadAgents } from "../definitions/agents/load.ts";
 import type { AgentDefinition } from "../definitions/agents/types.ts";
-import { findGitRoot } from "../engine/loop/git_summary.ts";
+import { findGitRoot } from "../lib/git_root.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { SETSID_PATHS } from "../sandbox/shell.ts";
 import { PROXY_VARIABLES } from "../provider/connect_probe.ts";

@@ -1,12 +1,13 @@
 /**
- * MCP over a child process's stdin/stdout, started with Deno.Command. skiff
- * uses its own rather than the SDK's so that the child's environment is
- * exactly the one built for it (`clearEnv`), and so that starting a server
- * reads no environment variable the engine's Worker may not read.
+ * MCP over a child process's stdin/stdout, started through lib/spawn.ts.
+ * skiff uses its own rather than the SDK's so that the child's environment
+ * is exactly the one built for it (nothing inherited), and so that starting
+ * a server reads no environment variable the engine's Worker may not read.
  */
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { LineSplitter, MAX_LINE_CHARS } from "../lib/line_reader.ts";
+import { ProgramUnavailable, spawn } from "../lib/spawn.ts";
 
 // The SDK's subpath exports carry no usable types under Deno; these are the
 // parts of its Transport contract the Client uses.
@@ -51,20 +52,17 @@ export class StdioTransport {
 
   /** Needs --allow-run for the command (and for the sandbox launcher, when sandboxed). */
   async start(): Promise<void> {
-    const spawn = await this.spawnArguments();
+    const started = await this.spawnArguments();
     try {
-      this.child = new Deno.Command(spawn.program, {
-        args: spawn.args,
-        env: spawn.env,
-        clearEnv: true,
-        cwd: spawn.cwd,
+      this.child = spawn(started.program, {
+        args: started.args,
+        env: started.env,
+        cwd: started.cwd,
         stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+      });
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new Error(`command not found: ${spawn.program}; check "command" and PATH`);
+      if (error instanceof ProgramUnavailable && error.reason === "missing") {
+        throw new Error(`command not found: ${started.program}; check "command" and PATH`);
       }
       throw error;
     }

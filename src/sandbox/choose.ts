@@ -15,6 +15,7 @@ import {
   writeCachedLandlockProbe,
 } from "./landlock/probe_cache.ts";
 import { plainLauncher } from "./plain.ts";
+import { output, ProgramUnavailable } from "../lib/spawn.ts";
 import {
   BWRAP_CANDIDATES,
   readCachedBwrapProbe,
@@ -296,29 +297,26 @@ export async function probeLandlock(
 
 async function runOutput(argv: string[]): Promise<{ ok: boolean; stdout: string; stderr: string }> {
   try {
-    const output = await new Deno.Command(argv[0], {
+    const result = await output(argv[0], {
       args: argv.slice(1),
-      stdin: "null",
-      clearEnv: true,
       env: { PATH: "/usr/bin:/bin", DENO_DIR: denoCacheDir() },
-    }).output();
+    });
     const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-    return { ok: output.success, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+    return { ok: result.success, stdout: decode(result.stdout), stderr: decode(result.stderr) };
   } catch (error) {
-    return { ok: false, stdout: "", stderr: (error as Error).message };
+    const cause = error instanceof ProgramUnavailable ? error.cause : error;
+    return { ok: false, stdout: "", stderr: (cause as Error).message };
   }
 }
 
 async function runQuietly(argv: string[]): Promise<boolean> {
   try {
-    const { success } = await new Deno.Command(argv[0], {
+    const { success } = await output(argv[0], {
       args: argv.slice(1),
-      stdin: "null",
       stdout: "null",
       stderr: "null",
-      clearEnv: true,
       env: { PATH: "/usr/bin:/bin" },
-    }).output();
+    });
     return success;
   } catch {
     return false;

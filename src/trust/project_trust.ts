@@ -26,7 +26,7 @@ import { layerValue } from "../config/origin.ts";
 import { describeAllows, projectAllows } from "../config/project_allows.ts";
 import { isTrustedProject, rememberTrustedProject } from "../config/trusted_projects.ts";
 import { FrontmatterParserNotLoaded, parseFrontmatter } from "../definitions/frontmatter.ts";
-import { exists, projectDirs } from "../definitions/agents/discovery.ts";
+import { findGitRoot } from "../lib/git_root.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "../engine/types.ts";
 import { approves } from "../permission/broker.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
@@ -39,9 +39,7 @@ import { type ProjectServer, userVerdict } from "./mcp_trust.ts";
  * so the outer one's trust does not reach it.
  */
 export function trustRoot(workspace: string, projectRoot?: string): string {
-  const [top] = projectDirs(workspace);
-  if (exists(path.join(top, ".git"))) return realpathLenient(top);
-  return realpathLenient(projectRoot ?? workspace);
+  return realpathLenient(findGitRoot(workspace) ?? projectRoot ?? workspace);
 }
 
 /** Whether the user already trusts the workspace's project: listed in the global config. */

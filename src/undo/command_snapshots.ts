@@ -23,6 +23,7 @@
  */
 import * as path from "../lib/path.ts";
 import { sha256Hex } from "../lib/sha256.ts";
+import { output, ProgramUnavailable } from "../lib/spawn.ts";
 
 /** One change a command made, as undo needs it. */
 export interface CommandChange {
@@ -314,26 +315,25 @@ export class CommandSnapshots {
 
   /** Old contents, through one `git cat-file --batch`. */
   async #readBlobs(blobs: { change: CommandChange; sha: string }[]): Promise<void> {
-    const output = await this.#run(["cat-file", "--batch"], {
+    const batch = await this.#run(["cat-file", "--batch"], {
       stdin: new TextEncoder().encode(blobs.map(({ sha }) => sha).join("\n") + "\n"),
     });
     let at = 0;
     const decoder = new TextDecoder();
     for (const blob of blobs) {
-      const lineEnd = output.indexOf(10, at);
-      const header = decoder.decode(output.subarray(at, lineEnd)).split(" ");
+      const lineEnd = batch.indexOf(10, at);
+      const header = decoder.decode(batch.subarray(at, lineEnd)).split(" ");
       const size = Number(header[2]);
       if (header[1] !== "blob" || !Number.isFinite(size)) {
         throw new Error(`git cat-file answered "${header.join(" ")}" for ${blob.sha}`);
       }
-      blob.change.before = output.slice(lineEnd + 1, lineEnd + 1 + size);
+      blob.change.before = batch.slice(lineEnd + 1, lineEnd + 1 + size);
       at = lineEnd + 1 + size + 1;
     }
   }
 
   async #git(args: string[], options: { allowFailure?: boolean; noWorkTree?: boolean } = {}) {
-    const output = await this.#run(args, options);
-    return new TextDecoder().decode(output);
+    return new TextDecoder().decode(await this.#run(args, options));
   }
 
   async #run(
@@ -354,26 +354,19 @@ export class CommandSnapshots {
         GIT_INDEX_FILE: this.#index,
       });
     }
-    let child;
+    let result;
     try {
-      child = new Deno.Command("git", {
+      result = await output("git", {
         args: [...ISOLATION, ...args],
-        cwd: this.#options.workspace,
+        // The store is made outside the workspace, where no repository can be found.
+        cwd: options.noWorkTree ? path.dirname(this.#gitDir) : this.#options.workspace,
         env,
-        clearEnv: true,
-        stdin: options.stdin ? "piped" : "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
+        input: options.stdin,
+      });
     } catch (error) {
-      throw new SnapshotUnavailable(`git could not be started (${(error as Error).message})`);
+      const cause = error instanceof ProgramUnavailable ? error.cause : error as Error;
+      throw new SnapshotUnavailable(`git could not be started (${cause.message})`);
     }
-    if (options.stdin) {
-      const writer = child.stdin.getWriter();
-      await writer.write(options.stdin);
-      await writer.close();
-    }
-    const result = await child.output();
     if (!result.success && !options.allowFailure) {
       const stderr = new TextDecoder().decode(result.stderr).trim().split("\n")[0];
       throw new SnapshotUnavailable(`git ${args[0]} failed: ${stderr}`);

@@ -4,19 +4,19 @@
  * sees its own folders and the repository's; nearer ones come later and win.
  */
 import * as path from "../../lib/path.ts";
+import { findGitRoot } from "../../lib/git_root.ts";
 import { realPathInside } from "../../config/regular_file.ts";
 import { realpathLenient } from "../../sandbox/paths.ts";
 
 /** Directories from the git root (or the workspace when there is none) down to the workspace. */
 export function projectDirs(workspace: string): string[] {
-  const chain: string[] = [];
-  let current = path.resolve(workspace);
-  for (;;) {
+  const start = path.resolve(workspace);
+  const root = findGitRoot(start);
+  if (root === null) return [start];
+  const chain = [start];
+  for (let current = start; current !== root;) {
+    current = path.dirname(current);
     chain.push(current);
-    if (exists(path.join(current, ".git"))) break;
-    const parent = path.dirname(current);
-    if (parent === current) return [path.resolve(workspace)];
-    current = parent;
   }
   return chain.reverse();
 }

@@ -1,25 +1,10 @@
 /**
- * What the system prompt says about git: where the repository's root is and
- * a one-line summary of its state. The summary runs git, which obeys the
- * repository's own config, so it runs only through the read-only sandbox
- * launcher it is given.
+ * What the system prompt says about git's state: a one-line summary of the
+ * repository. The summary runs git, which obeys the repository's own
+ * config, so it runs only through the read-only sandbox launcher it is given.
  */
-import * as path from "../../lib/path.ts";
-
-/** The git root at or above `start`, or null. */
-export function findGitRoot(start: string): string | null {
-  let dir = start;
-  for (;;) {
-    try {
-      Deno.statSync(path.join(dir, ".git"));
-      return dir;
-    } catch {
-      const parent = path.dirname(dir);
-      if (parent === dir) return null;
-      dir = parent;
-    }
-  }
-}
+import { findGitRoot } from "../../lib/git_root.ts";
+import { output } from "../../lib/spawn.ts";
 
 /** Turns a shell command into the argv and environment that run it contained. */
 export type ContainedCommand = (
@@ -43,18 +28,15 @@ export async function gitSummary(
       "git --no-optional-locks status --porcelain=v1 --branch",
       workspace,
     );
-    const output = await new Deno.Command(argv[0], {
+    const result = await output(argv[0], {
       args: argv.slice(1),
       cwd: workspace,
       env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
       stderr: "null",
       signal: AbortSignal.timeout(3000),
-    }).output();
-    if (!output.success) return null;
-    const lines = new TextDecoder().decode(output.stdout).split("\n").filter(Boolean);
+    });
+    if (!result.success) return null;
+    const lines = new TextDecoder().decode(result.stdout).split("\n").filter(Boolean);
     const branchLine = lines.find((line) => line.startsWith("## "));
     const branch = branchLine
       ? branchLine.slice(3).split("...")[0].replace(/^No commits yet on /, "")

@@ -11,7 +11,7 @@ import {
   readRegularTextFileSync,
   realPathInside,
 } from "../../config/regular_file.ts";
-import { findGitRoot } from "./git_summary.ts";
+import { findGitRoot } from "../../lib/git_root.ts";
 
 const BASE_PROMPT = `You are skiff, a coding agent working in the user's workspace through tools.
 

@@ -19,6 +19,7 @@
  * The lock is `flock`: released by the kernel when its holder dies, however.
  */
 import { fileURLToPath } from "../../lib/path.ts";
+import { spawn } from "../../lib/spawn.ts";
 import { denoCacheDir } from "../landlock/launcher.ts";
 import { ENTRY_URL } from "../../contracts/entry.ts";
 
@@ -186,10 +187,9 @@ export function watchForDeath(folder: string, bash: string | undefined): boolean
   if (watching.has(folder)) return true;
   if (!bash) return false;
   try {
-    const child = new Deno.Command(bash, {
+    const child = spawn(bash, {
       args: ["-c", WATCHER_SCRIPT, "skiff-guard-watch", folder, ...guardReplayArgv(folder)],
       // None of skiff's own environment (the provider key); Deno's cache for the step.
-      clearEnv: true,
       env: {
         PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
         DENO_DIR: denoCacheDir(),
@@ -198,8 +198,8 @@ export function watchForDeath(folder: string, bash: string | undefined): boolean
       stdout: "null",
       stderr: "null",
       // In its own process group: a Ctrl-C or a closed terminal reaches skiff's group only.
-      detached: true,
-    }).spawn();
+      newGroup: true,
+    });
     child.unref();
     // Held, never written: the pipe ends only when this process does.
     watching.set(folder, child.stdin.getWriter());

@@ -18,6 +18,7 @@ import {
 } from "./launcher.ts";
 import { LANDLOCK_HOLDER_SCRIPT, MARK_SWEEP } from "./pool_steps.ts";
 import type { SandboxSettings } from "../modes.ts";
+import { output } from "../../lib/spawn.ts";
 
 export interface LandlockSessionOptions extends LandlockLauncherOptions {
   /** At most this many holders at once. @default 4 */
@@ -57,14 +58,12 @@ export function landlockStarter(
         // From outside the sandbox: the holder, its helpers and what commands left all carry the mark.
         stop: async (holder) => {
           try {
-            await new Deno.Command("sh", {
+            await output("sh", {
               args: ["-c", MARK_SWEEP, "skiff-sweep", mark, String(holder)],
-              clearEnv: true,
               env: { PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" },
-              stdin: "null",
               stdout: "null",
               stderr: "null",
-            }).output();
+            });
           } catch {
             // No shell to run it: the holder's helper sweeps when its input ends.
           }

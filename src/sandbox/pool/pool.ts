@@ -26,6 +26,7 @@
  */
 import { bwrapArgs } from "../bwrap/bwrap.ts";
 import { lineReader } from "../../lib/line_reader.ts";
+import { spawn } from "../../lib/spawn.ts";
 import type { AttachedRun } from "../../contracts/process_launcher.ts";
 import {
   commandCd,
@@ -328,15 +329,7 @@ export class BwrapPool {
 
   async #start(args: string[], key: string): Promise<Sandbox | null> {
     const { argv, env, stop } = this.#options.starter.command(args);
-    const child = new Deno.Command(argv[0], {
-      args: argv.slice(1),
-      cwd: "/",
-      clearEnv: true,
-      env,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = spawn(argv[0], { args: argv.slice(1), cwd: "/", env, stdin: "piped" });
     const lines = lineReader(child.stdout);
     // Until the sandbox is up, what bwrap says on stderr is kept for the
     // reason of a failed start; then stderr carries the commands' output.

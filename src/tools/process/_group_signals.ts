@@ -11,6 +11,7 @@
  */
 
 import { type LineReader, lineReader } from "../../lib/line_reader.ts";
+import { output, spawn } from "../../lib/spawn.ts";
 
 /**
  * Reads requests, one a line, and answers each with 0 (yes) or 1 (no):
@@ -73,14 +74,14 @@ export function groupAliveBySh(pgid: number): Promise<boolean> {
   return request(pgid, `a ${pgid}`, () => oneOff(pgid, "SIGCONT"));
 }
 
-function request(pgid: number, line: string, fallback: () => boolean): Promise<boolean> {
+function request(pgid: number, line: string, fallback: () => Promise<boolean>): Promise<boolean> {
   if (!Number.isSafeInteger(pgid) || pgid <= 1) return Promise.resolve(false);
   const sent = queue.then(() => ask(line, fallback));
   queue = sent.catch(() => {});
   return sent;
 }
 
-async function ask(request: string, fallback: () => boolean): Promise<boolean> {
+async function ask(request: string, fallback: () => Promise<boolean>): Promise<boolean> {
   let current: Helper;
   try {
     current = helper ??= startHelper();
@@ -105,14 +106,12 @@ async function ask(request: string, fallback: () => boolean): Promise<boolean> {
 }
 
 function startHelper(): Helper {
-  const child = new Deno.Command("sh", {
+  const child = spawn("sh", {
     args: ["-c", HELPER],
-    clearEnv: true,
     env: { PATH: "/usr/bin:/bin" },
     stdin: "piped",
-    stdout: "piped",
     stderr: "null",
-  }).spawn();
+  });
   child.unref();
   return {
     child,
@@ -122,16 +121,14 @@ function startHelper(): Helper {
 }
 
 /** One shell for one signal: where the helper could not start or broke. */
-function oneOff(pgid: number, signal: Deno.Signal): boolean {
+async function oneOff(pgid: number, signal: Deno.Signal): Promise<boolean> {
   try {
-    const { success } = new Deno.Command("sh", {
+    const { success } = await output("sh", {
       args: ["-c", `kill -s ${signal.replace(/^SIG/, "")} -- -${pgid}`],
-      clearEnv: true,
       env: { PATH: "/usr/bin:/bin" },
-      stdin: "null",
       stdout: "null",
       stderr: "null",
-    }).outputSync();
+    });
     return success;
   } catch {
     return false;

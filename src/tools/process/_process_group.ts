@@ -11,6 +11,7 @@
  */
 import type { AttachedRun } from "../../contracts/process_launcher.ts";
 import { SETSID_PATHS } from "../../sandbox/shell.ts";
+import { ProgramUnavailable, spawn, type SpawnOptions } from "../../lib/spawn.ts";
 import { groupAliveBySh, signalGroupBySh } from "./_group_signals.ts";
 import type { ProcessLauncher } from "../tool.ts";
 
@@ -70,12 +71,9 @@ export async function startGroup(options: StartOptions): Promise<RunningGroup> {
   const child = spawnLeader(argv, {
     cwd: options.cwd,
     env,
-    clearEnv: true,
     // The lifeline (see LIFELINE_STEP in sandbox/bwrap/bwrap.ts): one line says
     // skiff is here; the pipe closing when skiff dies stops the sandbox.
     stdin: wantsLifeline ? "piped" : "null",
-    stdout: "piped",
-    stderr: "piped",
   });
   const pid = child.pid;
   const lifeline = wantsLifeline ? child.stdin.getWriter() : null;
@@ -125,23 +123,20 @@ export function sessionLeaderProgram(): string | null | undefined {
  * its own (the child, not a group leader, makes its session and execs the
  * command: its pid stays the group's); `detached` stays where there is none.
  */
-function spawnLeader(argv: string[], options: Deno.CommandOptions): Deno.ChildProcess {
+function spawnLeader(argv: string[], options: SpawnOptions): Deno.ChildProcess {
   for (const program of setsidProgram === undefined ? SETSID_PATHS : [setsidProgram ?? ""]) {
     if (!program) break;
     try {
-      const child = new Deno.Command(program, { ...options, args: argv }).spawn();
+      const child = spawn(program, { ...options, args: argv });
       setsidProgram = program;
       return child;
     } catch (error) {
-      // Not there, or not a program this thread may start: the next, or `detached`.
-      if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable)) {
-        throw error;
-      }
-      // A working folder that is no folder fails the same way: `detached` says so below.
+      // Not there, or not a program this thread may start: the next, or `newGroup`.
+      if (!(error instanceof ProgramUnavailable)) throw error;
+      // A working folder that is no folder fails the same way: `newGroup` says so below.
     }
   }
-  const child = new Deno.Command(argv[0], { ...options, args: argv.slice(1), detached: true })
-    .spawn();
+  const child = spawn(argv[0], { ...options, args: argv.slice(1), newGroup: true });
   // Started this way (so the folder was fine): no `setsid` here to try again.
   setsidProgram ??= null;
   return child;

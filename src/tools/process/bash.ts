@@ -10,6 +10,7 @@ import { alwaysPatterns } from "../../permission/always.ts";
 import { ensureShellParser } from "../../permission/shell/shell_parser.ts";
 import { displayPath, resolveWorkspacePath } from "../../sandbox/paths.ts";
 import { startGroup } from "./_process_group.ts";
+import { ProgramUnavailable } from "../../lib/spawn.ts";
 import { OutputSpool } from "../truncate.ts";
 import { plainTerminalText } from "./_terminal_text.ts";
 import { OutputBytes } from "./_output_bytes.ts";
@@ -206,7 +207,9 @@ async function runForeground(
 }
 
 /** A process that could not even start, as an error the model can read. */
-export function startFailure(error: unknown): unknown {
+export function startFailure(thrown: unknown): unknown {
+  // The spawner's error carries Deno's own, whose message tells a missing folder apart.
+  const error = thrown instanceof ProgramUnavailable ? thrown.cause : thrown;
   if (error instanceof Deno.errors.NotCapable) {
     return new ToolError(
       "not_capable",

@@ -6,6 +6,7 @@
  * binary are dropped, as the fallback drops them. Needs `--allow-run` for rg.
  */
 import * as path from "../../lib/path.ts";
+import { ProgramUnavailable, spawn } from "../../lib/spawn.ts";
 import type { FileHits, GrepCollector } from "./_grep_results.ts";
 import type { GrepQuery } from "./_grep_fallback.ts";
 import { ToolError } from "../tool.ts";
@@ -89,20 +90,10 @@ export async function searchWithRipgrep(
 ): Promise<boolean> {
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(rg, {
-      args: ripgrepArgs(query, includeGlob),
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-      signal: query.signal,
-    }).spawn();
+    // rg reads no config of its own (`--no-config`), so it keeps this process's environment.
+    child = spawn(rg, { args: ripgrepArgs(query, includeGlob), signal: query.signal });
   } catch (error) {
-    if (
-      error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied ||
-      error instanceof Deno.errors.NotFound
-    ) {
-      return false;
-    }
+    if (error instanceof ProgramUnavailable) return false;
     throw error;
   }
   const stderr = new Response(child.stderr).text();

@@ -3,7 +3,8 @@
  * that runs git only through the contained command it is given.
  */
 import { assertEquals } from "../../support/assert.ts";
-import { findGitRoot, gitSummary } from "../../../src/engine/loop/git_summary.ts";
+import { gitSummary } from "../../../src/engine/loop/git_summary.ts";
+import { findGitRoot } from "../../../src/lib/git_root.ts";
 
 async function git(cwd: string, ...args: string[]) {
   const result = await new Deno.Command("git", { args, cwd, stdout: "null", stderr: "piped" })
