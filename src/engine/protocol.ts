@@ -53,3 +53,8 @@ export type FromEngine =
   | { type: "files"; request: WriterRequest }
   /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
   | { type: "failure"; id: number; error: ErrorData };
+
+/** A request to the engine before it gets its id: each is answered by one `result` or `failure`. */
+export type EngineRequest = Exclude<ToEngine, { type: "answer" }> extends infer M
+  ? M extends { id: number } ? Omit<M, "id"> : never
+  : never;
