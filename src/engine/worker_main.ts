@@ -7,11 +7,8 @@
 import type { FromEngine, ToEngine } from "./protocol.ts";
 import type { ApprovalAnswer } from "./types.ts";
 import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./handle.ts";
-import {
-  ConfinedWriterClient,
-  type WriterLink,
-  type WriterReply,
-} from "../sandbox/writer/confined_writer.ts";
+import { ConfinedWriterClient, type WriterLink } from "../sandbox/writer/confined_writer.ts";
+import type { WriterReply } from "../sandbox/writer/writer_messages.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
 import { collectGarbage } from "../lib/collect.ts";
@@ -38,11 +35,16 @@ let nextQuestion = 1;
 const questions = new Map<number, (answer: ApprovalAnswer) => void>();
 /** Where the terminal side's `files` replies go: the file tools' writer client. */
 let fileReplies: ((reply: WriterReply) => void) | undefined;
+/** Told when the terminal side's writer has died. */
+let fileWriterGone: ((error: Error) => void) | undefined;
 /** The confined writer, reached through the terminal side over this Worker's own channel. */
 const terminalWriter: WriterLink = {
   send: (request) => post({ type: "files", request }),
-  listen: (onReply) => fileReplies = onReply,
-  close: () => fileReplies = undefined,
+  listen: (onReply, onGone) => {
+    fileReplies = onReply;
+    fileWriterGone = onGone;
+  },
+  close: () => fileReplies = fileWriterGone = undefined,
 };
 
 async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
@@ -128,6 +130,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       break;
     case "files":
       fileReplies?.(data.reply);
+      break;
+    case "files-gone":
+      fileWriterGone?.(new Error(data.message));
       break;
   }
 };

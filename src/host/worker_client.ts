@@ -14,12 +14,8 @@ import { findGitRoot } from "../engine/loop/git_summary.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { SETSID_PATHS } from "../sandbox/shell.ts";
 import { PROXY_VARIABLES } from "../provider/connect_probe.ts";
-import {
-  type ConfinedWriter,
-  startConfinedWriter,
-  type WriterReply,
-  type WriterRequest,
-} from "../sandbox/writer/confined_writer.ts";
+import { type ConfinedWriter, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
+import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionMcpServers } from "../mcp/sources.ts";
 import type { EngineRequest, FromEngine, ToEngine } from "../engine/protocol.ts";
@@ -171,7 +167,11 @@ export class EngineWorker {
     private readonly released: (worker: EngineWorker) => void = () => {},
   ) {
     this.#worker = worker;
-    this.#writer = fileWriterFor(permissions, (reply) => this.#send({ type: "files", reply }));
+    this.#writer = fileWriterFor(
+      permissions,
+      (reply) => this.#send({ type: "files", reply }),
+      (error) => this.#send({ type: "files-gone", message: error.message }),
+    );
     this.#rpc = new RpcClient((id, request) => this.#send({ ...request, id } as ToEngine));
     worker.onmessage = (message: MessageEvent<FromEngine>) => void this.#receive(message.data);
     worker.onerror = (event) => {
@@ -313,7 +313,8 @@ export function newEngineWorker(
  * The confined writer for the engine's file tools, writable exactly where
  * the engine may write; null (writes stay on the engine's thread) when the
  * writer cannot start, e.g. without `--allow-ffi` in this process. `serve`
- * passes it one of the engine's requests; each reply goes to `reply`.
+ * passes it one of the engine's requests; each reply goes to `reply`, and
+ * the writer's death to `gone`.
  *
  * Its Worker starts at the first write, not with the session: a run that
  * writes nothing (`skiff tool read`, a question) does not pay for a second
@@ -323,6 +324,7 @@ export function newEngineWorker(
 export function fileWriterFor(
   permissions: Deno.PermissionOptionsObject,
   reply: (reply: WriterReply) => void,
+  gone: (error: Error) => void = () => {},
 ): { serve(request: WriterRequest): void; close(): void } | null {
   if (!Array.isArray(permissions.write)) return null;
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
@@ -341,7 +343,7 @@ export function fileWriterFor(
           });
           return;
         }
-        writer.link.listen(reply);
+        writer.link.listen(reply, gone);
       }
       writer.link.send(request);
     },
