@@ -6,7 +6,7 @@
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { ErrorData } from "../contracts/errors.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./types.ts";
-import type { SessionSelector } from "./handle.ts";
+import type { SessionSelector } from "./select_session.ts";
 import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
 
 export type ToEngine =
