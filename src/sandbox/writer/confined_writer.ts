@@ -15,6 +15,7 @@
 import type { AtomicWrites } from "../../lib/atomic_write.ts";
 import type { LandlockResult } from "../landlock/landlock.ts";
 import { peerCrashed, RpcClient } from "../../lib/rpc.ts";
+import { ENTRY_URL } from "../../contracts/entry.ts";
 import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./writer_messages.ts";
 
 /**
@@ -50,8 +51,9 @@ export interface ConfinedWriter {
  */
 export function startConfinedWriter(
   writable: string[],
-  // From the root ("../../"), the root from the bundle's folder too (src/boot/bundle.ts).
-  workerModule: URL = new URL("./confined_writer_worker.ts", import.meta.url),
+  // From the root, which the entry names alike from the sources and from the
+  // bundle's folders (this module sits at another depth in each).
+  workerModule: URL = new URL("src/sandbox/writer/confined_writer_worker.ts", ENTRY_URL),
 ): ConfinedWriter {
   const worker = new Worker(workerModule, {
     type: "module",
