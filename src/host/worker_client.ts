@@ -152,6 +152,7 @@ export class EngineWorker {
   readonly #closedSessions = new Set<string>();
   #io: EngineIO = CLOSED_IO;
   #initialised = false;
+  #crashed = false;
   #ended = false;
   /** Whether another session may run here; false once aborted, crashed or closed badly. */
   reusable = true;
@@ -176,6 +177,7 @@ export class EngineWorker {
     worker.onmessage = (message: MessageEvent<FromEngine>) => void this.#receive(message.data);
     worker.onerror = (event) => {
       event.preventDefault();
+      this.#crashed = true;
       this.#rpc.fail(peerCrashed(
         "the session engine",
         event.message,
@@ -200,9 +202,9 @@ export class EngineWorker {
     }
   }
 
-  // A dead Worker answers nothing: a request to it fails at once (lib/rpc.ts).
+  // A dead or ended Worker answers nothing: a request to it fails at once (lib/rpc.ts).
   #send(message: ToEngine): void {
-    if (!this.crashed) this.#worker.postMessage(message);
+    if (!this.#rpc.failure) this.#worker.postMessage(message);
   }
 
   #request<T>(request: EngineRequest): Promise<T> {
@@ -246,7 +248,7 @@ export class EngineWorker {
         const ending = !options.keep || undefined;
         try {
           // A crashed engine cannot answer; ending its Worker is all that is left.
-          if (!this.crashed) {
+          if (!this.#rpc.failure) {
             await this.#request({ type: "close", keepHold: closeOptions?.keepHold, ending });
           }
         } catch (error) {
@@ -265,14 +267,15 @@ export class EngineWorker {
 
   /** The Worker died: no request of it will ever be answered. */
   get crashed(): boolean {
-    return this.#rpc.failure !== undefined;
+    return this.#crashed;
   }
 
-  /** Ends the Worker (and its writer's thread) for good. */
+  /** Ends the Worker (and its writer's thread) for good; a session still open there fails. */
   end(): void {
     this.reusable = false;
     if (this.#ended) return;
     this.#ended = true;
+    this.#rpc.fail(new Error("the session engine was stopped before it answered"));
     this.#worker.terminate();
     this.#writer?.close();
     this.released(this);
