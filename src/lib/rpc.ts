@@ -14,7 +14,7 @@ interface Waiter {
 
 /** The one shape of a peer's death: `what` failed, why, and what to do next. */
 export function peerCrashed(peer: string, detail: string, next?: string): Error {
-  return new Error(`${peer} crashed: ${detail}.${next ? ` ${next}` : ""}`);
+  return new Error(`${peer} crashed: ${detail.replace(/\.$/, "")}.${next ? ` ${next}` : ""}`);
 }
 
 /**

@@ -84,7 +84,13 @@ export function startConfinedWriter(
       resolve({ kind: "unavailable", reason: `the writer failed to start: ${event.message}` });
       const gone = onGone;
       close();
-      gone?.(peerCrashed("the file writer", event.message, "Nothing more can be written."));
+      gone?.(
+        peerCrashed(
+          "the file writer",
+          event.message,
+          "The file tools cannot write until the session starts again.",
+        ),
+      );
     };
   });
   const init: WriterInit = { writable };
