@@ -5,7 +5,8 @@
  */
 /// <reference lib="deno.worker" />
 import type { FromEngine, ToEngine } from "./protocol.ts";
-import type { ApprovalAnswer } from "./types.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "./types.ts";
+import { RpcClient } from "../lib/rpc.ts";
 import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./handle.ts";
 import { ConfinedWriterClient, type WriterLink } from "../sandbox/writer/confined_writer.ts";
 import type { WriterReply } from "../sandbox/writer/writer_messages.ts";
@@ -31,8 +32,10 @@ const modules: EngineModules = {
 let starting: Promise<EngineHandle> | undefined;
 /** The event types the terminal side wants posted (undefined: all). */
 let shown: Set<string> | undefined;
-let nextQuestion = 1;
-const questions = new Map<number, (answer: ApprovalAnswer) => void>();
+/** Approval questions to the terminal side, each answered by its id. */
+const questions = new RpcClient<ApprovalRequest>((id, request) =>
+  post({ type: "ask", id, request })
+);
 /** Where the terminal side's `files` replies go: the file tools' writer client. */
 let fileReplies: ((reply: WriterReply) => void) | undefined;
 /** Told when the terminal side's writer has died. */
@@ -83,12 +86,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
         event: (event) => {
           if (!shown || shown.has(event.type)) post({ type: "event", event });
         },
-        ask: (request) =>
-          new Promise((resolve) => {
-            const id = nextQuestion++;
-            questions.set(id, resolve);
-            post({ type: "ask", id, request });
-          }),
+        ask: (request) => questions.request<ApprovalAnswer>(request),
       }, modules);
       break;
     case "open":
@@ -125,8 +123,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       collectGarbage();
       break;
     case "answer":
-      questions.get(data.id)?.(data.answer);
-      questions.delete(data.id);
+      questions.resolve(data.id, data.answer);
       break;
     case "files":
       fileReplies?.(data.reply);
