@@ -11,18 +11,10 @@ import type { ChatProvider } from "../provider/types.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { StartCut } from "./start_cut.ts";
 import { importLazy } from "../boot/lazy_import.ts";
-import { selectSession } from "./select_session.ts";
+import { selectSession, type SessionSelector } from "./select_session.ts";
 
-export interface SessionSelector {
-  sessionId?: string;
-  continueLatest?: boolean;
-  /**
-   * A prompt is sent as soon as the session is open (`skiff run`): the
-   * engine starts what that prompt's system prompt needs (the git summary)
-   * while the session opens. Never for a session opened ahead of its prompt.
-   */
-  promptNext?: boolean;
-}
+// Named here too for the front ends, which speak to the engine through this module.
+export type { SessionSelector };
 
 export interface EngineHandle {
   /** Opens or creates the session; resolves to its id. */

@@ -6,8 +6,8 @@
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { ErrorData } from "../contracts/errors.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./types.ts";
-import type { SessionSelector } from "./handle.ts";
-import type { WriterReply, WriterRequest } from "../sandbox/writer/confined_writer.ts";
+import type { SessionSelector } from "./select_session.ts";
+import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
 
 export type ToEngine =
   /**
@@ -43,7 +43,9 @@ export type ToEngine =
   | { type: "collect" }
   | { type: "answer"; id: number; answer: ApprovalAnswer }
   /** The confined writer's reply to a `files` request. */
-  | { type: "files"; reply: WriterReply };
+  | { type: "files"; reply: WriterReply }
+  /** The confined writer died: no reply to a `files` request will come. */
+  | { type: "files-gone"; message: string };
 
 export type FromEngine =
   | { type: "event"; event: SkiffEvent }
@@ -53,3 +55,8 @@ export type FromEngine =
   | { type: "files"; request: WriterRequest }
   /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
   | { type: "failure"; id: number; error: ErrorData };
+
+/** A request to the engine before it gets its id: each is answered by one `result` or `failure`. */
+export type EngineRequest = Exclude<ToEngine, { type: "answer" }> extends infer M
+  ? M extends { id: number } ? Omit<M, "id"> : never
+  : never;

@@ -25,7 +25,7 @@ export interface RunResult {
   verification?: VerificationSummary;
   /** Criteria the plan agent proposed, measured once: the host writes them to .skiff/done.json. */
   done?: DoneFile;
-  /** Where the host wrote them (src/engine/verify/done_criteria.ts `savingDoneCriteria`). */
+  /** Where the host wrote them (src/host/start.ts `hostEngine`). */
   doneFile?: string;
 }
 

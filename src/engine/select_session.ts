@@ -5,7 +5,18 @@
  */
 import { UsageError } from "../contracts/usage_error.ts";
 import type { Store } from "../store/store.ts";
-import type { SessionSelector } from "./handle.ts";
+
+/** Which session a run opens: one named, the latest, or (neither) a new one. */
+export interface SessionSelector {
+  sessionId?: string;
+  continueLatest?: boolean;
+  /**
+   * A prompt is sent as soon as the session is open (`skiff run`): the
+   * engine starts what that prompt's system prompt needs (the git summary)
+   * while the session opens. Never for a session opened ahead of its prompt.
+   */
+  promptNext?: boolean;
+}
 
 /** The session a selector names in `workspace`, checked; undefined: start a new one. */
 export function selectSession(

@@ -5,13 +5,11 @@
  */
 /// <reference lib="deno.worker" />
 import type { FromEngine, ToEngine } from "./protocol.ts";
-import type { ApprovalAnswer } from "./types.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "./types.ts";
+import { RpcClient } from "../lib/rpc.ts";
 import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./handle.ts";
-import {
-  ConfinedWriterClient,
-  type WriterLink,
-  type WriterReply,
-} from "../sandbox/writer/confined_writer.ts";
+import { ConfinedWriterClient, type WriterLink } from "../sandbox/writer/confined_writer.ts";
+import type { WriterReply } from "../sandbox/writer/writer_messages.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { toErrorData } from "../contracts/errors.ts";
 import { collectGarbage } from "../lib/collect.ts";
@@ -34,15 +32,22 @@ const modules: EngineModules = {
 let starting: Promise<EngineHandle> | undefined;
 /** The event types the terminal side wants posted (undefined: all). */
 let shown: Set<string> | undefined;
-let nextQuestion = 1;
-const questions = new Map<number, (answer: ApprovalAnswer) => void>();
+/** Approval questions to the terminal side, each answered by its id. */
+const questions = new RpcClient<ApprovalRequest>((id, request) =>
+  post({ type: "ask", id, request })
+);
 /** Where the terminal side's `files` replies go: the file tools' writer client. */
 let fileReplies: ((reply: WriterReply) => void) | undefined;
+/** Told when the terminal side's writer has died. */
+let fileWriterGone: ((error: Error) => void) | undefined;
 /** The confined writer, reached through the terminal side over this Worker's own channel. */
 const terminalWriter: WriterLink = {
   send: (request) => post({ type: "files", request }),
-  listen: (onReply) => fileReplies = onReply,
-  close: () => fileReplies = undefined,
+  listen: (onReply, onGone) => {
+    fileReplies = onReply;
+    fileWriterGone = onGone;
+  },
+  close: () => fileReplies = fileWriterGone = undefined,
 };
 
 async function answer(id: number, work: () => Promise<unknown>): Promise<void> {
@@ -81,12 +86,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
         event: (event) => {
           if (!shown || shown.has(event.type)) post({ type: "event", event });
         },
-        ask: (request) =>
-          new Promise((resolve) => {
-            const id = nextQuestion++;
-            questions.set(id, resolve);
-            post({ type: "ask", id, request });
-          }),
+        ask: (request) => questions.request<ApprovalAnswer>(request),
       }, modules);
       break;
     case "open":
@@ -123,11 +123,13 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       collectGarbage();
       break;
     case "answer":
-      questions.get(data.id)?.(data.answer);
-      questions.delete(data.id);
+      questions.resolve(data.id, data.answer);
       break;
     case "files":
       fileReplies?.(data.reply);
+      break;
+    case "files-gone":
+      fileWriterGone?.(new Error(data.message));
       break;
   }
 };

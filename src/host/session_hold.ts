@@ -19,8 +19,8 @@ import type { Store } from "../store/store.ts";
 import { HEARTBEAT_MS, type RunOwner } from "../store/run_owner.ts";
 import type { SessionHolder } from "../store/session_locks.ts";
 import type { EngineSpec } from "../engine/types.ts";
-import type { EngineHandle, SessionSelector } from "../engine/handle.ts";
-import { selectSession } from "../engine/select_session.ts";
+import { selectSession, type SessionSelector } from "../engine/select_session.ts";
+import type { SkiffEvent } from "../contracts/events.ts";
 import { endCutStart, type StartCut } from "../engine/start_cut.ts";
 
 /** How long a run waits for a session another run holds. */
@@ -34,16 +34,34 @@ export interface HoldOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** The sessions one run holds: claimed as they open, let go of at its end. */
+export interface SessionHold {
+  /**
+   * Claims the session `selector` names (waiting briefly for another run to
+   * let go), then opens it with `openEngine`, given the selector to use; a
+   * new session is held by the engine as it creates it. Starts the heartbeat.
+   */
+  open(
+    selector: SessionSelector,
+    openEngine: (selector: SessionSelector) => Promise<string>,
+  ): Promise<string>;
+  /** Closes the engine with `closeEngine`, then lets go of every session the run holds. */
+  close(closeEngine: () => Promise<void>): Promise<void>;
+  /**
+   * Stops the engine with `stopEngine` (the run keeps holding its session),
+   * ends the session as cut by `cut`, then lets go (start_cut.ts).
+   */
+  endCutStart(stopEngine: () => Promise<void>, cut: StartCut): Promise<SkiffEvent[]>;
+}
+
 /**
- * `engine`, whose `open` first claims the session for `spec.run` and whose
- * `close` lets go of every session the run holds. Needs read and write
- * access to the data folder, and read access to /proc to tell a dead holder.
+ * The hold of `spec.run`. Needs read and write access to the data folder,
+ * and read access to /proc to tell a dead holder.
  */
-export function holdingSessions(
-  engine: EngineHandle,
+export function sessionHold(
   spec: EngineSpec & { run: RunOwner },
   options: HoldOptions = {},
-): EngineHandle {
+): SessionHold {
   const run = spec.run;
   let store: Store | undefined;
   let stopBeating: (() => void) | undefined;
@@ -59,8 +77,7 @@ export function holdingSessions(
     }
   };
   return {
-    ...engine,
-    async open(selector: SessionSelector) {
+    async open(selector, openEngine) {
       // A new session is held by the engine as it creates it; the heartbeat
       // starts here, and opens this side's store at its first beat. It is no
       // timer: a process's first one costs 9-16 ms (Deno loads its timers then).
@@ -68,7 +85,7 @@ export function holdingSessions(
       if (names) store ??= await openStoreHere(spec.dataDir);
       const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
       if (store && existing) await claimOrWait(store, existing, run, options);
-      const opening = engine.open(existing ? { sessionId: existing } : selector);
+      const opening = openEngine(existing ? { sessionId: existing } : selector);
       // A beat that fails (the store busy past its timeout) is skipped; the
       // next one renews the claim, which only counts where /proc cannot tell.
       stopBeating ??= backgroundTicks(HEARTBEAT_MS, async () => {
@@ -80,22 +97,22 @@ export function holdingSessions(
       });
       return await opening;
     },
-    async close() {
+    async close(closeEngine) {
       if (ended) return;
       ended = true;
       try {
-        await engine.close();
+        await closeEngine();
       } finally {
         stopHolding();
       }
     },
     // The engine is stopped first, so it writes nothing more; a later close() has nothing to do.
-    async endCutStart(cut: StartCut) {
+    async endCutStart(stopEngine, cut) {
       ended = true;
       try {
         // The run ends by the limit whether or not the stopped engine closes cleanly.
         // It keeps holding its session, which endCutStart finds and ends; stopHolding lets go.
-        await engine.close({ keepHold: true }).catch(() => {});
+        await stopEngine().catch(() => {});
         store ??= await openStoreHere(spec.dataDir);
         return endCutStart(store, spec, cut);
       } finally {

@@ -7,9 +7,9 @@ import type { EngineIO, EngineSpec } from "../engine/types.ts";
 import type { EngineHandle } from "../engine/handle.ts";
 import { startInWorker } from "./worker_client.ts";
 import { ensureDataDir } from "../store/data_dir.ts";
-import { currentRunOwner } from "../store/run_owner.ts";
-import { holdingSessions } from "./session_hold.ts";
-import { savingDoneCriteria } from "../engine/verify/done_criteria.ts";
+import { currentRunOwner, type RunOwner } from "../store/run_owner.ts";
+import { type HoldOptions, sessionHold } from "./session_hold.ts";
+import { writeDoneFile } from "../engine/verify/done_criteria.ts";
 import { mark } from "../boot/timings.ts";
 import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
@@ -56,8 +56,7 @@ export function engineStart(spec: EngineSpec, io: EngineIO): {
   return {
     spec: held,
     io: markedIO(io),
-    handle: (engine) =>
-      markedHandle(savingDoneCriteria(holdingSessions(engine, held), spec.workspace)),
+    handle: (engine) => hostEngine(engine, held),
   };
 }
 
@@ -80,15 +79,32 @@ function markedIO(io: EngineIO): EngineIO {
   };
 }
 
-/** SKIFF_TIMINGS phases of the handle: session opened, first tool result. */
-function markedHandle(engine: EngineHandle): EngineHandle {
+/**
+ * `engine` as every front end gets it (run, chat, batch), whether it runs in
+ * a Worker or here: `open` first claims the session for `spec.run` and
+ * `close` lets go of every session the run holds (session_hold.ts); what a
+ * plan run proposed is written here, since the engine's Worker may not write
+ * `.skiff/` and the agent never does (the result names the file); the
+ * SKIFF_TIMINGS marks of the session's opening and its first tool result.
+ */
+export function hostEngine(
+  engine: EngineHandle,
+  spec: EngineSpec & { run: RunOwner },
+  options: HoldOptions = {},
+): EngineHandle {
+  const hold = sessionHold(spec, options);
   let toolDone = false;
   return {
     ...engine,
     async open(selector) {
-      const id = await engine.open(selector);
+      const id = await hold.open(selector, (chosen) => engine.open(chosen));
       mark("session-open");
       return id;
+    },
+    async run(request) {
+      const result = await engine.run(request);
+      if (result.done) result.doneFile = await writeDoneFile(spec.workspace, result.done);
+      return result;
     },
     async runTool(name, input, options) {
       const result = await engine.runTool(name, input, options);
@@ -98,5 +114,7 @@ function markedHandle(engine: EngineHandle): EngineHandle {
       }
       return result;
     },
+    close: () => hold.close(() => engine.close()),
+    endCutStart: (cut) => hold.endCutStart(() => engine.close({ keepHold: true }), cut),
   };
 }

@@ -5,6 +5,7 @@
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
 import { fromErrorData } from "../contracts/errors.ts";
+import { peerCrashed, RpcClient } from "../lib/rpc.ts";
 import * as path from "../lib/path.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { loadAgents } from "../definitions/agents/load.ts";
@@ -13,24 +14,15 @@ import { findGitRoot } from "../lib/git_root.ts";
 import { workerPermissions } from "../sandbox/worker_permissions.ts";
 import { SETSID_PATHS } from "../sandbox/shell.ts";
 import { PROXY_VARIABLES } from "../provider/connect_probe.ts";
-import {
-  type ConfinedWriter,
-  startConfinedWriter,
-  type WriterReply,
-  type WriterRequest,
-} from "../sandbox/writer/confined_writer.ts";
+import { type ConfinedWriter, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
+import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionMcpServers } from "../mcp/sources.ts";
-import type { FromEngine, ToEngine } from "../engine/protocol.ts";
+import type { EngineRequest, FromEngine, ToEngine } from "../engine/protocol.ts";
 import type { EngineIO, EngineSpec } from "../engine/types.ts";
 import type { EngineHandle } from "../engine/handle.ts";
 import { takePrewarmed } from "../boot/prewarm.ts";
 import { bundleReadDir, engineWorkerModule } from "../boot/bundle.ts";
-
-/** A request to the engine before it gets its id. */
-type RequestMessage = Extract<ToEngine, { id: number }> extends infer M
-  ? M extends { id: number } ? Omit<M, "id"> : never
-  : never;
 
 function hostOf(url: string): string | null {
   try {
@@ -131,8 +123,169 @@ export function permissionsFor(spec: EngineSpec): Deno.PermissionOptionsObject {
   return permissions;
 }
 
+/** Drops what a session's events and questions would reach once it has closed. */
+const CLOSED_IO: EngineIO = { event: () => {}, ask: () => Promise.resolve("deny") };
+
+/** How a session in an `EngineWorker` ends. */
+export interface EngineSessionOptions {
+  /** The event types `io.event` wants (see `init` in engine/protocol.ts); @default all */
+  events?: readonly string[];
+  /**
+   * The Worker stays for the next session (host/engine_pool.ts): its close
+   * does not end the Worker, unless the session was aborted, crashed or did
+   * not close cleanly. @default false: the Worker ends with the session
+   */
+  keep?: boolean;
+}
+
 /**
- * `workerModule` is replaceable so a test can stand in a Worker that crashes;
+ * The terminal side of one engine Worker: each session it runs is a fresh
+ * engine built by `init` (src/engine/worker_main.ts), driven by requests
+ * matched to their replies (lib/rpc.ts). A Worker started for one session
+ * and one kept for the next task are driven by this same client.
+ */
+export class EngineWorker {
+  readonly #worker: Worker;
+  readonly #writer: ReturnType<typeof fileWriterFor>;
+  readonly #rpc: RpcClient<EngineRequest>;
+  /** Sessions this Worker ran before: a late event of theirs reaches no one. */
+  readonly #closedSessions = new Set<string>();
+  #io: EngineIO = CLOSED_IO;
+  #initialised = false;
+  #crashed = false;
+  #ended = false;
+  /** Whether another session may run here; false once aborted, crashed or closed badly. */
+  reusable = true;
+  /** A session is open in it now. */
+  busy = false;
+  /** How many sessions it has run. */
+  sessions = 0;
+
+  /** `released`: called when a session closes and when the Worker ends. */
+  constructor(
+    worker: Worker,
+    permissions: Deno.PermissionOptionsObject,
+    private readonly released: (worker: EngineWorker) => void = () => {},
+  ) {
+    this.#worker = worker;
+    this.#writer = fileWriterFor(
+      permissions,
+      (reply) => this.#send({ type: "files", reply }),
+      (error) => this.#send({ type: "files-gone", message: error.message }),
+    );
+    this.#rpc = new RpcClient((id, request) => this.#send({ ...request, id } as ToEngine));
+    worker.onmessage = (message: MessageEvent<FromEngine>) => void this.#receive(message.data);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.#crashed = true;
+      this.#rpc.fail(peerCrashed(
+        "the session engine",
+        event.message,
+        'What was stored so far is kept; continue with: skiff run --continue "…"',
+      ));
+      this.end();
+    };
+  }
+
+  async #receive(data: FromEngine): Promise<void> {
+    if (data.type === "event") {
+      if (!this.#closedSessions.has(data.event.session_id)) this.#io.event(data.event);
+    } else if (data.type === "files") {
+      this.#writer?.serve(data.request);
+    } else if (data.type === "ask") {
+      const answer = await this.#io.ask(data.request);
+      this.#send({ type: "answer", id: data.id, answer });
+    } else if (data.type === "result") {
+      this.#rpc.resolve(data.id, data.value);
+    } else {
+      this.#rpc.reject(data.id, fromErrorData(data.error));
+    }
+  }
+
+  // A dead or ended Worker answers nothing: a request to it fails at once (lib/rpc.ts).
+  #send(message: ToEngine): void {
+    if (!this.#rpc.failure) this.#worker.postMessage(message);
+  }
+
+  #request<T>(request: EngineRequest): Promise<T> {
+    return this.#rpc.request<T>(request);
+  }
+
+  /**
+   * A fresh engine for `spec` in this Worker. The confined writer's channel
+   * goes with the first `init` only; the Worker keeps routing writes through it.
+   */
+  session(spec: EngineSpec, io: EngineIO, options: EngineSessionOptions = {}): EngineHandle {
+    this.busy = true;
+    this.sessions++;
+    this.#io = io;
+    const files = !this.#initialised && this.#writer !== null;
+    this.#send({ type: "init", spec, files, events: options.events });
+    this.#initialised = true;
+    let sessionId: string | undefined;
+    let closed = false;
+    return {
+      open: async (
+        selector,
+      ) => (sessionId = await this.#request<string>({ type: "open", selector })),
+      run: (request) => this.#request({ type: "run", request }),
+      runTool: (name, input, callOptions) =>
+        this.#request({ type: "tool", name, input, inOrder: callOptions?.inOrder }),
+      compact: (focus) => this.#request({ type: "compact", focus }),
+      mcpStatus: () => this.#request({ type: "mcp-status" }),
+      abort: () => {
+        if (closed) return;
+        // Stopped mid-call: what it left running is not the next session's to meet.
+        this.reusable = false;
+        this.#send({ type: "abort" });
+      },
+      collect: () => this.#send({ type: "collect" }),
+      close: async (closeOptions) => {
+        if (closed) return;
+        closed = true;
+        // A Worker that ends with its session ends right after the answer, and
+        // its end closes the store (engine/handle.ts, `ending`).
+        const ending = !options.keep || undefined;
+        try {
+          // A crashed engine cannot answer; ending its Worker is all that is left.
+          if (!this.#rpc.failure) {
+            await this.#request({ type: "close", keepHold: closeOptions?.keepHold, ending });
+          }
+        } catch (error) {
+          this.reusable = false;
+          throw error;
+        } finally {
+          if (sessionId) this.#closedSessions.add(sessionId);
+          this.#io = CLOSED_IO;
+          this.busy = false;
+          if (!options.keep || this.crashed || !this.reusable) this.end();
+          else this.released(this);
+        }
+      },
+    };
+  }
+
+  /** The Worker died: no request of it will ever be answered. */
+  get crashed(): boolean {
+    return this.#crashed;
+  }
+
+  /** Ends the Worker (and its writer's thread) for good; a session still open there fails. */
+  end(): void {
+    this.reusable = false;
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#rpc.fail(new Error("the session engine was stopped before it answered"));
+    this.#worker.terminate();
+    this.#writer?.close();
+    this.released(this);
+  }
+}
+
+/**
+ * The engine for one session in a Worker of its own, which ends with the
+ * session. `workerModule` is replaceable so a test can stand in a Worker
+ * that crashes;
  * @default the engine Worker, bundled when a fresh build is there (bundle.ts)
  * `events`: the event types `io.event` wants (see `init` in engine/protocol.ts);
  * @default all
@@ -146,83 +299,25 @@ export function startInWorker(
   Deno.mkdirSync(spec.dataDir, { recursive: true });
   const permissions = permissionsFor(spec);
   // The Worker main.ts started with these very permissions, when it did (prewarm.ts).
-  const worker = takePrewarmed(permissions, workerModule) ?? new Worker(workerModule, {
-    type: "module",
-    name: "skiff-engine",
-    deno: { permissions },
-  });
-  const writer = fileWriterFor(permissions, (reply) => send({ type: "files", reply }));
-  let nextId = 1;
-  const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-  // Set once the Worker has died: nothing will ever answer again, so every
-  // later request fails at once instead of waiting forever.
-  let crashed: Error | undefined;
-  const send = (message: ToEngine) => {
-    if (!crashed) worker.postMessage(message);
-  };
-  const request = <T>(message: RequestMessage) =>
-    new Promise<T>((resolve, reject) => {
-      if (crashed) return reject(crashed);
-      const id = nextId++;
-      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      send({ ...message, id } as ToEngine);
-    });
+  const worker = takePrewarmed(permissions, workerModule) ??
+    newEngineWorker(workerModule, permissions);
+  return Promise.resolve(new EngineWorker(worker, permissions).session(spec, io, { events }));
+}
 
-  worker.onmessage = async (message: MessageEvent<FromEngine>) => {
-    const data = message.data;
-    if (data.type === "event") io.event(data.event);
-    else if (data.type === "files") writer?.serve(data.request);
-    else if (data.type === "ask") {
-      send({ type: "answer", id: data.id, answer: await io.ask(data.request) });
-    } else {
-      const waiter = pending.get(data.id);
-      pending.delete(data.id);
-      if (!waiter) return;
-      if (data.type === "result") waiter.resolve(data.value);
-      else waiter.reject(fromErrorData(data.error));
-    }
-  };
-  worker.onerror = (event) => {
-    event.preventDefault();
-    crashed = new Error(
-      `the session engine crashed: ${event.message}. What was stored so far is kept; continue with: skiff run --continue "…"`,
-    );
-    for (const waiter of pending.values()) waiter.reject(crashed);
-    pending.clear();
-    worker.terminate();
-    writer?.close();
-  };
-
-  send({ type: "init", spec, files: writer !== null, events });
-  return Promise.resolve({
-    open: (selector) => request({ type: "open", selector }),
-    run: (runRequest) => request({ type: "run", request: runRequest }),
-    runTool: (name, input, options) =>
-      request({ type: "tool", name, input, inOrder: options?.inOrder }),
-    compact: (focus) => request({ type: "compact", focus }),
-    mcpStatus: () => request({ type: "mcp-status" }),
-    abort: () => send({ type: "abort" }),
-    collect: () => send({ type: "collect" }),
-    async close(options) {
-      try {
-        // A crashed engine cannot answer; terminating its Worker is all that is left.
-        // The Worker ends right after: its end closes the store (engine/handle.ts, `ending`).
-        if (!crashed) {
-          await request({ type: "close", keepHold: options?.keepHold, ending: true });
-        }
-      } finally {
-        worker.terminate();
-        writer?.close();
-      }
-    },
-  });
+/** A new engine Worker with exactly `permissions`. */
+export function newEngineWorker(
+  workerModule: URL,
+  permissions: Deno.PermissionOptionsObject,
+): Worker {
+  return new Worker(workerModule, { type: "module", name: "skiff-engine", deno: { permissions } });
 }
 
 /**
  * The confined writer for the engine's file tools, writable exactly where
  * the engine may write; null (writes stay on the engine's thread) when the
  * writer cannot start, e.g. without `--allow-ffi` in this process. `serve`
- * passes it one of the engine's requests; each reply goes to `reply`.
+ * passes it one of the engine's requests; each reply goes to `reply`, and
+ * the writer's death to `gone`.
  *
  * Its Worker starts at the first write, not with the session: a run that
  * writes nothing (`skiff tool read`, a question) does not pay for a second
@@ -232,6 +327,7 @@ export function startInWorker(
 export function fileWriterFor(
   permissions: Deno.PermissionOptionsObject,
   reply: (reply: WriterReply) => void,
+  gone: (error: Error) => void = () => {},
 ): { serve(request: WriterRequest): void; close(): void } | null {
   if (!Array.isArray(permissions.write)) return null;
   if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return null;
@@ -250,7 +346,7 @@ export function fileWriterFor(
           });
           return;
         }
-        writer.link.listen(reply);
+        writer.link.listen(reply, gone);
       }
       writer.link.send(request);
     },

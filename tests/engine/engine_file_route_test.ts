@@ -6,7 +6,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import type { FromEngine, ToEngine } from "../../src/engine/protocol.ts";
-import type { WriterRequest } from "../../src/sandbox/writer/confined_writer.ts";
+import type { WriterRequest } from "../../src/sandbox/writer/writer_messages.ts";
 import { toolSpecIn, withSpecRoot } from "./_spec.ts";
 
 interface ToolAnswer {

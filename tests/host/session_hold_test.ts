@@ -4,7 +4,7 @@
  * closing lets go of every session the run holds.
  */
 import { assert, assertEquals, assertRejects, assertStringIncludes } from "../support/assert.ts";
-import { holdingSessions } from "../../src/host/session_hold.ts";
+import { hostEngine } from "../../src/host/start.ts";
 import type { EngineHandle, SessionSelector } from "../../src/engine/handle.ts";
 import { UsageError } from "../../src/cli/exit_codes.ts";
 import { openStore } from "../../src/store/store.ts";
@@ -47,7 +47,7 @@ Deno.test("session hold: a run waits for a held session and takes it once the ho
     const run = currentRunOwner();
     const spec = { ...testSpec({ dataDir, workspace: dataDir.slice(0, -5) }), run };
     let naps = 0;
-    const engine = holdingSessions(fakeEngine(opened), spec, {
+    const engine = hostEngine(fakeEngine(opened), spec, {
       sleep: () => {
         naps++;
         // The other run ends while this one waits.
@@ -78,7 +78,7 @@ Deno.test("session hold: a session held past the wait is refused, naming the run
       run: currentRunOwner(),
     };
     let waited = 0;
-    const engine = holdingSessions(fakeEngine(opened), spec, {
+    const engine = hostEngine(fakeEngine(opened), spec, {
       waitMs: 1000,
       sleep: (ms) => {
         waited += ms;
@@ -107,7 +107,7 @@ Deno.test("session hold: a new session is held while open, and let go when the e
     const run = currentRunOwner();
     const spec = { ...toolSpecIn(root), run };
     const io = { event: () => {}, ask: () => Promise.resolve("deny" as const) };
-    const engine = holdingSessions(await startInProcess(spec, io), spec);
+    const engine = hostEngine(await startInProcess(spec, io), spec);
     const sessionId = await engine.open({});
     const store = openStore(spec.dataDir);
     try {

@@ -13,7 +13,6 @@
  */
 import * as path from "../../lib/path.ts";
 import type { DoneProposal } from "../../tools/session/done_propose.ts";
-import type { EngineHandle } from "../handle.ts";
 import type { CommandRun, VerifyCheck } from "./verify.ts";
 import type { UnattendedCommand } from "../permission_gate.ts";
 import { shellLine } from "../../permission/hints.ts";
@@ -141,22 +140,6 @@ export async function writeDoneFile(workspace: string, done: DoneFile): Promise<
   const text = JSON.stringify(done, null, 2) + "\n";
   await writeHostFile(file, text, { within: workspace });
   return file;
-}
-
-/**
- * The engine with the host writing what a plan run proposed, whichever front
- * end runs it (run, chat, batch): the engine's Worker may not write
- * `.skiff/`, and the agent never does. The result names the file written.
- */
-export function savingDoneCriteria(engine: EngineHandle, workspace: string): EngineHandle {
-  return {
-    ...engine,
-    async run(request) {
-      const result = await engine.run(request);
-      if (result.done) result.doneFile = await writeDoneFile(workspace, result.done);
-      return result;
-    },
-  };
 }
 
 /**

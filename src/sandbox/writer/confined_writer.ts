@@ -14,24 +14,9 @@
  */
 import type { AtomicWrites } from "../../lib/atomic_write.ts";
 import type { LandlockResult } from "../landlock/landlock.ts";
+import { peerCrashed, RpcClient } from "../../lib/rpc.ts";
 import { fromRoot } from "../../contracts/entry.ts";
-
-export interface WriterInit {
-  writable: string[];
-}
-
-export type WriterRequest =
-  | { id: number; op: "write"; file: string; bytes: Uint8Array; mode?: number }
-  | { id: number; op: "remove"; file: string };
-
-export type WriterReply =
-  | { id: number; ok: true }
-  | { id: number; ok: false; error: { name: string; message: string } };
-
-/** What the writer's Worker posts: its confinement once, then a reply per request. */
-export type WriterOut =
-  | { type: "confinement"; result: LandlockResult }
-  | { type: "reply"; reply: WriterReply };
+import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./writer_messages.ts";
 
 /**
  * What carries a client's requests to the writer and its replies back: the
@@ -42,8 +27,11 @@ export type WriterOut =
  */
 export interface WriterLink {
   send(request: WriterRequest): void;
-  /** Sets the one handler of the writer's replies. */
-  listen(onReply: (reply: WriterReply) => void): void;
+  /**
+   * Sets the one handler of the writer's replies, and of its death
+   * (`onGone`): no reply will come after it.
+   */
+  listen(onReply: (reply: WriterReply) => void, onGone?: (error: Error) => void): void;
   close(): void;
 }
 
@@ -63,7 +51,7 @@ export interface ConfinedWriter {
  */
 export function startConfinedWriter(
   writable: string[],
-  // From the root ("../../"), the root from the bundle's folder too (src/boot/bundle.ts).
+  // Named from the root, alike from the sources and the bundle (src/contracts/entry.ts).
   workerModule: URL = fromRoot("src/sandbox/writer/confined_writer_worker.ts"),
 ): ConfinedWriter {
   const worker = new Worker(workerModule, {
@@ -83,6 +71,7 @@ export function startConfinedWriter(
     },
   });
   let onReply: ((reply: WriterReply) => void) | undefined;
+  let onGone: ((error: Error) => void) | undefined;
   let closed = false;
   const confinement = new Promise<LandlockResult>((resolve) => {
     worker.onmessage = (message: MessageEvent<WriterOut>) => {
@@ -92,6 +81,15 @@ export function startConfinedWriter(
     worker.onerror = (event) => {
       event.preventDefault();
       resolve({ kind: "unavailable", reason: `the writer failed to start: ${event.message}` });
+      const gone = onGone;
+      close();
+      gone?.(
+        peerCrashed(
+          "the file writer",
+          event.message,
+          "The file tools cannot write until the session starts again.",
+        ),
+      );
     };
   });
   const init: WriterInit = { writable };
@@ -100,6 +98,7 @@ export function startConfinedWriter(
     if (closed) return;
     closed = true;
     onReply = undefined;
+    onGone = undefined;
     worker.terminate();
   };
   return {
@@ -107,7 +106,10 @@ export function startConfinedWriter(
       send: (request) => {
         if (!closed) worker.postMessage(request);
       },
-      listen: (handler) => onReply = handler,
+      listen: (replies, gone) => {
+        onReply = replies;
+        onGone = gone;
+      },
       close,
     },
     confinement,
@@ -117,46 +119,36 @@ export function startConfinedWriter(
 
 /** The file tools' side of the link: `AtomicWrites` answered by the writer. */
 export class ConfinedWriterClient implements AtomicWrites {
-  #nextId = 1;
-  #pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  readonly #rpc: RpcClient<WriterOp>;
 
   constructor(private readonly link: WriterLink) {
-    link.listen((reply) => {
-      const waiter = this.#pending.get(reply.id);
-      this.#pending.delete(reply.id);
-      if (!waiter) return;
-      if (reply.ok) waiter.resolve();
-      else waiter.reject(reviveError(reply.error));
-    });
+    this.#rpc = new RpcClient((id, op) => link.send({ ...op, id }));
+    link.listen(
+      (reply) =>
+        reply.ok
+          ? this.#rpc.resolve(reply.id, undefined)
+          : this.#rpc.reject(reply.id, reviveError(reply.error)),
+      (error) => this.#rpc.fail(error),
+    );
   }
 
   write(file: string, bytes: Uint8Array, mode?: number): Promise<void> {
-    return this.#send({ op: "write", file, bytes, ...(mode !== undefined ? { mode } : {}) });
+    return this.#rpc.request({ op: "write", file, bytes, ...(mode !== undefined ? { mode } : {}) });
   }
 
   remove(file: string): Promise<void> {
-    return this.#send({ op: "remove", file });
+    return this.#rpc.request({ op: "remove", file });
   }
 
   close(): void {
     this.link.close();
-    const closed = new Error("the file writer was closed");
-    for (const waiter of this.#pending.values()) waiter.reject(closed);
-    this.#pending.clear();
-  }
-
-  #send(
-    request:
-      | Omit<Extract<WriterRequest, { op: "write" }>, "id">
-      | Omit<Extract<WriterRequest, { op: "remove" }>, "id">,
-  ): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const id = this.#nextId++;
-      this.#pending.set(id, { resolve, reject });
-      this.link.send({ ...request, id } as WriterRequest);
-    });
+    this.#rpc.fail(new Error("the file writer was closed"));
   }
 }
+
+/** A request to the writer before it gets its id. */
+type WriterOp = WriterRequest extends infer M ? M extends { id: number } ? Omit<M, "id"> : never
+  : never;
 
 /** Deno's error classes survive the channel, so callers can tell NotFound from NotCapable. */
 function reviveError(data: { name: string; message: string }): Error {

@@ -11,7 +11,7 @@
 import { writeFileAtomicSync } from "../../lib/atomic_write.ts";
 import { restrictWritesTo } from "../landlock/landlock.ts";
 import { isWithin, realpathLenient } from "../paths.ts";
-import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./confined_writer.ts";
+import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./writer_messages.ts";
 
 function serve(request: WriterRequest, writable: string[], confined: boolean): WriterReply {
   try {

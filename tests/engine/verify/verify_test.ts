@@ -18,10 +18,8 @@ import {
 import {
   measureProposals,
   readDoneChecks,
-  savingDoneCriteria,
   writeDoneFile,
 } from "../../../src/engine/verify/done_criteria.ts";
-import type { EngineHandle } from "../../../src/engine/handle.ts";
 import type { LoopOutcome } from "../../../src/engine/loop/loop.ts";
 import type { VerificationSummary } from "../../../src/contracts/events.ts";
 import { type CycleHooks, runCycles } from "../../../src/engine/verify/cycles.ts";
@@ -275,44 +273,4 @@ Deno.test("runCycles: a Ctrl-C during the check ends the run interrupted, with t
   );
   assertEquals(outcome.kind, "interrupted");
   assertEquals(verification?.exit_code, null);
-});
-
-Deno.test("savingDoneCriteria: the host writes what a plan run proposed, whichever front end ran it", async () => {
-  const workspace = await Deno.makeTempDir();
-  try {
-    const done = await measureProposals(
-      [{ name: "t", command: "t", why: "w" }],
-      "ses_plan",
-      () => Promise.resolve(ran(1)),
-    );
-    const results = [
-      { outcome: "completed" as const, exitCode: 0, sessionId: "ses_plan", text: "", done },
-      { outcome: "completed" as const, exitCode: 0, sessionId: "ses_build", text: "" },
-    ];
-    const standIn: EngineHandle = {
-      open: () => Promise.resolve("ses_plan"),
-      run: () => Promise.resolve(results.shift()!),
-      runTool: () => Promise.reject(new Error("unused")),
-      abort: () => {},
-      close: () => Promise.resolve(),
-    };
-    const engine = savingDoneCriteria(standIn, workspace);
-    const exitCodes = {
-      completed: 0,
-      denied: 3,
-      limit: 5,
-      interrupted: 130,
-      provider: 4,
-      failed: 1,
-    };
-    const planned = await engine.run({ prompt: "plan", exitCodes });
-    assertEquals(planned.doneFile, path.join(workspace, ".skiff", "done.json"));
-    assertEquals(readDoneChecks(workspace), [
-      { name: "t", command: "t", exitCode: 0, fromProject: true },
-    ]);
-    const built = await engine.run({ prompt: "build", exitCodes });
-    assertEquals(built.doneFile, undefined, "a run that proposed nothing writes nothing");
-  } finally {
-    await Deno.remove(workspace, { recursive: true });
-  }
 });
