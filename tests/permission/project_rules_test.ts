@@ -79,3 +79,41 @@ Deno.test("a project config above the workspace is the one written, not a new ne
   assertEquals(exists, false);
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("an always rule added to a commented project config keeps every comment and key", async () => {
+  const dir = await tempProject();
+  const file = path.join(dir, "skiff.json");
+  await Deno.writeTextFile(
+    file,
+    `{
+  // shared by the team
+  "model": "m1",
+  "permission": {
+    "bash": {
+      "npm test *": "allow", // the tests are safe
+    },
+    /* never the secrets */
+    "read": { "*.env": "deny" },
+  },
+}
+`,
+  );
+  await saveProjectRule(dir, "bash", ["git log *"]);
+  assertEquals(
+    await Deno.readTextFile(file),
+    `{
+  // shared by the team
+  "model": "m1",
+  "permission": {
+    "bash": {
+      "npm test *": "allow", // the tests are safe
+      "git log *": "allow",
+    },
+    /* never the secrets */
+    "read": { "*.env": "deny" },
+  },
+}
+`,
+  );
+  await Deno.remove(dir, { recursive: true });
+});
