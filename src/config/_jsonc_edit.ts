@@ -25,6 +25,7 @@ export function editedText(text: string, before: unknown, next: unknown): string
   let result = text;
   const apply = (edits: Edit[]) => result = applyEdits(result, edits);
   const editor: PlaceEditor = {
+    remove: (path) => apply(removalOf(result, path)),
     set: (path, value) =>
       apply(
         replaceOnOneLine(result, path, value) ?? modify(result, path, value, { formattingOptions }),
@@ -45,7 +46,9 @@ export function editedText(text: string, before: unknown, next: unknown): string
 type JsonPath = (string | number)[];
 
 interface PlaceEditor {
-  /** Replace the value at `path`; undefined removes it. */
+  /** Remove the key at `path` (the last part) from its object. */
+  remove(path: JsonPath): void;
+  /** Replace the value at `path`. */
   set(path: JsonPath, value: unknown): void;
   /** Add `value` at the end of the list at `path`, or under `key` at the end of the object there. */
   append(path: JsonPath, key: string | undefined, value: unknown): void;
@@ -57,7 +60,7 @@ function changePlaces(before: unknown, next: unknown, path: JsonPath, editor: Pl
   if (isPlainObject(before) && isPlainObject(next)) {
     const beforeKeys = Object.keys(before);
     for (const key of beforeKeys) {
-      if (!Object.hasOwn(next, key)) editor.set([...path, key], undefined);
+      if (!Object.hasOwn(next, key)) editor.remove([...path, key]);
     }
     // Keys still in their old order are edited in place; from the first one out of order on, each is added at the end.
     let lastIndex = -1;
@@ -69,7 +72,7 @@ function changePlaces(before: unknown, next: unknown, path: JsonPath, editor: Pl
         lastIndex = index;
         changePlaces(before[key], next[key], [...path, key], editor);
       } else {
-        if (index !== -1) editor.set([...path, key], undefined);
+        if (index !== -1) editor.remove([...path, key]);
         editor.append(path, key, next[key]);
       }
     }
@@ -86,11 +89,11 @@ function changePlaces(before: unknown, next: unknown, path: JsonPath, editor: Pl
 /**
  * The edit replacing a value that stands on one line with the new value on
  * one line too (`{ "*": "ask", "npm *": "allow" }`), as the file had it;
- * undefined for a removal or a value spread over lines.
+ * undefined for a value spread over lines.
  */
 function replaceOnOneLine(text: string, path: JsonPath, value: unknown): Edit[] | undefined {
   const root = parseTree(text);
-  const node = root && value !== undefined ? findNodeAtLocation(root, path) : undefined;
+  const node = root && findNodeAtLocation(root, path);
   if (!node || /[\r\n]/.test(text.slice(node.offset, node.offset + node.length))) return undefined;
   // JSON escapes a line break inside a string, so each one here is layout.
   const content = JSON.stringify(value, null, 1).replace(/\n */g, " ");
@@ -98,7 +101,62 @@ function replaceOnOneLine(text: string, path: JsonPath, value: unknown): Edit[] 
 }
 
 /** jsonc-parser's token kinds met after an item (its `SyntaxKind` is a type-only const enum). */
-const TOKEN = { comma: 5, lineComment: 12, blockComment: 13, lineBreak: 14, blank: 15 } as const;
+const TOKEN = {
+  comma: 5,
+  lineComment: 12,
+  blockComment: 13,
+  lineBreak: 14,
+  blank: 15,
+  end: 17,
+} as const;
+
+/**
+ * The edits removing the property at `path` with its comma. A property on a
+ * line of its own goes with that line (and the comment ending it); the
+ * comments on other lines stay. jsonc-parser's removal would also take the
+ * comments between the property and its neighbour, and leaves a lone comma
+ * when the property was the only one.
+ */
+function removalOf(text: string, path: JsonPath): Edit[] {
+  const property = findNodeAtLocation(parseTree(text)!, path)?.parent;
+  const siblings = property?.parent?.children;
+  if (!property || !siblings) return [];
+  const end = property.offset + property.length;
+  const lineStart = text.lastIndexOf("\n", property.offset) + 1;
+  const ownLine = text.slice(lineStart, property.offset).trim() === "";
+  const scanner = createScanner(text, false);
+  scanner.setPosition(end);
+  let commaEnd: number | undefined;
+  let lineEnd: number | undefined;
+  for (;;) {
+    const token: number = scanner.scan();
+    if (token === TOKEN.comma && commaEnd === undefined) commaEnd = scanner.getPosition();
+    else if (token === TOKEN.lineBreak) {
+      lineEnd = scanner.getPosition();
+      break;
+    } else if (
+      token !== TOKEN.blank && token !== TOKEN.lineComment && token !== TOKEN.blockComment
+    ) {
+      break;
+    }
+  }
+  const edits: Edit[] = ownLine && lineEnd !== undefined
+    ? [{ offset: lineStart, length: lineEnd - lineStart, content: "" }]
+    : [{ offset: property.offset, length: (commaEnd ?? end) - property.offset, content: "" }];
+  const index = siblings.indexOf(property);
+  if (commaEnd === undefined && index > 0) {
+    // The last property had no comma: the one before it loses its own.
+    const previous = siblings[index - 1];
+    const before = createScanner(text, false);
+    before.setPosition(previous.offset + previous.length);
+    let token: number;
+    do token = before.scan(); while (token !== TOKEN.comma && token !== TOKEN.end);
+    if (token === TOKEN.comma) {
+      edits.push({ offset: before.getTokenOffset(), length: 1, content: "" });
+    }
+  }
+  return edits;
+}
 
 /**
  * The edits adding an item after the last one of the object or list at

@@ -123,3 +123,48 @@ Deno.test("jsonc edit: an empty file becomes plain JSON; a broken one throws", (
   assertEquals(updateJsonc("", { a: [1] }), '{\n  "a": [\n    1\n  ]\n}\n');
   assertThrows(() => updateJsonc("{ nope", { a: 1 }), JsoncSyntaxError);
 });
+
+Deno.test("jsonc edit: a moved rule takes its own line along; comments on other lines stay", () => {
+  const before = `{
+  "bash": {
+    // rules for git
+    "git *": "ask", // for now
+    "ls *": "allow",
+  },
+  "only": { "x": 1, },
+}
+`;
+  assertEquals(
+    updateJsonc(before, { bash: { "ls *": "allow", "git *": "allow" }, only: {} }),
+    `{
+  "bash": {
+    // rules for git
+    "ls *": "allow",
+    "git *": "allow",
+  },
+  "only": {  },
+}
+`,
+  );
+});
+
+Deno.test("jsonc: each kind of mistake is named where the text first goes wrong", () => {
+  const cases: [string, string][] = [
+    [
+      '{"a": 1',
+      `line 1, column 8: expected ',' or '}' after the value of "a" but found the end of the file`,
+    ],
+    ['{"a": [1, 2.]}', "line 1, column 12: expected ',' or ']' in a list but found '.'"],
+    [
+      '{"a": falsey}',
+      `line 1, column 12: expected ',' or '}' after the value of "a" but found 'y'`,
+    ],
+    ['{"a" 1}', `line 1, column 6: expected ':' after "a" but found '1'`],
+    ['{"a": -}', "line 1, column 7: expected a number but found '-'"],
+    ["{,}", "line 1, column 2: expected a property name in double quotes but found ','"],
+    ['{"a": 1e999}', "line 1, column 7: the number 1e999 is too large"],
+    ["{\"a\": 'b'}", "line 1, column 7: strings must use double quotes"],
+    ['{"a": 1}}', "line 1, column 9: unexpected '}' after the end of the value"],
+  ];
+  for (const [text, message] of cases) assertEquals(syntaxError(text).message, message, text);
+});
