@@ -50,7 +50,7 @@ interface PlaceEditor {
   remove(path: JsonPath): void;
   /** Replace the value at `path`. */
   set(path: JsonPath, value: unknown): void;
-  /** Add `value` at the end of the list at `path`, or under `key` at the end of the object there. */
+  /** Add `value` at the end of the list at `path`, or under `key` at the end of its object. */
   append(path: JsonPath, key: string | undefined, value: unknown): void;
 }
 
@@ -62,7 +62,8 @@ function changePlaces(before: unknown, next: unknown, path: JsonPath, editor: Pl
     for (const key of beforeKeys) {
       if (!Object.hasOwn(next, key)) editor.remove([...path, key]);
     }
-    // Keys still in their old order are edited in place; from the first one out of order on, each is added at the end.
+    // Keys still in their old order are edited in place; from the first one
+    // out of order on, each is added at the end.
     let lastIndex = -1;
     let inPlace = true;
     for (const key of Object.keys(next)) {

@@ -22,7 +22,7 @@ export interface Container {
   keyAt?: Map<string, number>;
 }
 
-/** jsonc-parser's error codes that need their own message (its `ParseErrorCode` is a type-only const enum). */
+/** jsonc-parser's error codes that need their own message (its `ParseErrorCode` is type-only). */
 const ERROR = {
   invalidSymbol: 1,
   invalidNumberFormat: 2,

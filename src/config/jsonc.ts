@@ -124,7 +124,10 @@ export interface ConfigFileIo {
   write(file: string, text: string, options: HostWriteOptions): Promise<void>;
 }
 
-/** Real file access, writes through src/sandbox/writer/host_write.ts. Needs read and write access to the file's folder. */
+/**
+ * Real file access, writing through src/sandbox/writer/host_write.ts. Needs
+ * read and write access to the file's folder.
+ */
 export const hostConfigIo: ConfigFileIo = {
   async readText(file) {
     try {
