@@ -7,7 +7,7 @@
  * out of the project folder).
  */
 import * as path from "../lib/path.ts";
-import { type ConfigFileIo, editConfigFile } from "../config/jsonc.ts";
+import type { ConfigFileIo } from "../config/jsonc.ts";
 import { findProjectConfig } from "../config/locations.ts";
 import { type Action, mergeRule, type PermissionConfig } from "./rules.ts";
 
@@ -42,6 +42,8 @@ export async function saveProjectRule(
 ): Promise<SavedRule> {
   const usable = patterns.filter((pattern) => !(key === "bash" && pattern.trim() === "*"));
   const { file, root } = await projectConfigPlace(workspace);
+  // The engine loads the config editor (and jsonc-parser) only when a rule is saved.
+  const { editConfigFile } = await import("../config/jsonc.ts");
   await editConfigFile(file, (config) => {
     const permission = (config.permission ?? {}) as PermissionConfig;
     for (const pattern of usable) mergeRule(permission, key, pattern, action);
