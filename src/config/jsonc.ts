@@ -1,9 +1,16 @@
 /**
- * A small reader for JSON with comments, the format of every skiff config
- * file. It accepts `//` and `/* *\/` comments and trailing commas, and leaves
- * strings alone (a URL's `//` is text, not a comment). A syntax error carries
- * the line and column, so the user can go straight to the mistake.
+ * The one reader and editor of skiff's config files, JSON with comments, on
+ * jsonc-parser. Reading accepts `//` and `/* *\/` comments and trailing
+ * commas, leaves strings alone (a URL's `//` is text) and stops at the
+ * first mistake with its line and column, so the user can go straight to
+ * it. Editing changes only the places whose value changed
+ * (src/config/_jsonc_edit.ts), so the user's comments, key order and layout
+ * survive a write; config files are edited here and nowhere else.
  */
+import { visit } from "jsonc-parser";
+import { type HostWriteOptions, writeHostFile } from "../sandbox/writer/host_write.ts";
+import { type Container, describeError, type Expecting, lineOf } from "./_jsonc_mistakes.ts";
+import { editedText } from "./_jsonc_edit.ts";
 
 /** A syntax error at a 1-based line and column. */
 export class JsoncSyntaxError extends Error {
@@ -18,201 +25,183 @@ export class JsoncSyntaxError extends Error {
   }
 }
 
-/** A string literal as quoted in a message: long ones are cut. */
-function shortened(literal: string): string {
-  return literal.length > 60 ? `${literal.slice(0, 56)}..."` : literal;
-}
-
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const LITERALS: [string, unknown][] = [["true", true], ["false", false], ["null", null]];
-
 /** Parse JSONC text into a value. Throws `JsoncSyntaxError`. */
 export function parseJsonc(text: string): unknown {
-  return new Reader(text).document();
-}
+  // A BOM is not content; a space in its place keeps every offset.
+  const source = text.charCodeAt(0) === 0xfeff ? " " + text.slice(1) : text;
+  const stack: Container[] = [];
+  let expecting: Expecting = "value";
+  /** The container just closed and what it expected, for a closing bracket that never came. */
+  let closed: { container: Container; expecting: Expecting } | undefined;
+  let root: unknown;
 
-class Reader {
-  #at = 0;
-  constructor(private readonly text: string) {
-    if (text.charCodeAt(0) === 0xfeff) this.#at = 1; // a BOM is not content
-  }
-
-  document(): unknown {
-    this.#skipBlank();
-    if (this.#at >= this.text.length) this.#fail("the file has no value (expected an object)");
-    const value = this.#value();
-    this.#skipBlank();
-    if (this.#at < this.text.length) {
-      this.#fail(`unexpected ${this.#describeHere()} after the end of the value`);
+  const fail = (reason: string, offset: number): never => {
+    throw syntaxError(text, reason, offset);
+  };
+  const afterValue = () => {
+    const top = stack.at(-1);
+    expecting = !top ? "end" : Array.isArray(top.value) ? "comma in list" : "comma in object";
+  };
+  const place = (value: unknown, offset: number, length: number) => {
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      fail(`the number ${text.slice(offset, offset + length)} is too large`, offset);
     }
-    return value;
-  }
-
-  #value(): unknown {
-    const char = this.text[this.#at];
-    if (char === "{") return this.#object();
-    if (char === "[") return this.#array();
-    if (char === '"') return this.#string();
-    if (char === "-" || (char >= "0" && char <= "9")) return this.#number();
-    for (const [word, value] of LITERALS) {
-      if (this.text.startsWith(word, this.#at)) {
-        this.#at += word.length;
-        return value;
-      }
-    }
-    if (char === "'") this.#fail("strings must use double quotes");
-    return this.#fail(`expected a value but found ${this.#describeHere()}`);
-  }
-
-  #object(): Record<string, unknown> {
-    const result: Record<string, unknown> = {};
-    const firstAt = new Map<string, number>(); // key → offset, to catch a key given twice
-    this.#at++; // {
-    for (;;) {
-      this.#skipBlank();
-      if (this.text[this.#at] === "}") {
-        this.#at++;
-        return result;
-      }
-      if (this.text[this.#at] !== '"') {
-        this.#fail(`expected a property name in double quotes but found ${this.#describeHere()}`);
-      }
-      const keyAt = this.#at;
-      const key = this.#string();
-      const earlier = firstAt.get(key);
-      if (earlier !== undefined) {
-        this.#fail(
-          `"${key}" appears twice in this object (first on line ${this.#lineOf(earlier)}); ` +
-            "keep one, since the second would silently replace the first",
-          keyAt,
-        );
-      }
-      firstAt.set(key, keyAt);
-      this.#skipBlank();
-      if (this.text[this.#at] !== ":") {
-        this.#fail(`expected ':' after "${key}" but found ${this.#describeHere()}`);
-      }
-      this.#at++;
-      this.#skipBlank();
+    const top = stack.at(-1);
+    if (!top) root = value;
+    else if (Array.isArray(top.value)) top.value.push(value);
+    else {
       // defineProperty, so a key named __proto__ stays a plain key.
-      Object.defineProperty(result, key, {
-        value: this.#value(),
+      Object.defineProperty(top.value, top.key!, {
+        value,
         enumerable: true,
         writable: true,
         configurable: true,
       });
-      this.#skipBlank();
-      const next = this.text[this.#at];
-      if (next === ",") this.#at++;
-      else if (next !== "}") {
-        this.#fail(
-          `expected ',' or '}' after the value of "${key}" but found ${this.#describeHere()}`,
+    }
+  };
+  const open = (value: Container["value"], offset: number) => {
+    place(value, offset, 1);
+    stack.push(Array.isArray(value) ? { value } : { value, keyAt: new Map() });
+    expecting = Array.isArray(value) ? "value" : "property";
+  };
+  const close = () => {
+    closed = { container: stack.pop()!, expecting };
+    afterValue();
+  };
+
+  visit(source, {
+    onObjectBegin: (offset) => open({}, offset),
+    onArrayBegin: (offset) => open([], offset),
+    onObjectEnd: close,
+    onArrayEnd: close,
+    onObjectProperty: (key, offset) => {
+      const top = stack.at(-1)!;
+      const earlier = top.keyAt!.get(key);
+      if (earlier !== undefined) {
+        fail(
+          `"${key}" appears twice in this object (first on line ${lineOf(text, earlier)}); ` +
+            "keep one, since the second would silently replace the first",
+          offset,
         );
       }
+      top.keyAt!.set(key, offset);
+      top.key = key;
+      expecting = "colon";
+    },
+    onLiteralValue: (value, offset, length) => {
+      place(value, offset, length);
+      afterValue();
+    },
+    onSeparator: (separator) => {
+      const top = stack.at(-1)!;
+      expecting = separator === ":" ? "value" : Array.isArray(top.value) ? "value" : "property";
+    },
+    onError: (code, offset, length) => {
+      const mistake = describeError(text, code, offset, length, expecting, stack.at(-1), closed);
+      fail(mistake.reason, mistake.offset);
+    },
+  }, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  return root;
+}
+
+function syntaxError(text: string, reason: string, offset: number): JsoncSyntaxError {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text[i] === "\n") {
+      line++;
+      lineStart = i + 1;
     }
   }
+  return new JsoncSyntaxError(reason, line, offset - lineStart + 1, offset);
+}
 
-  #array(): unknown[] {
-    const result: unknown[] = [];
-    this.#at++; // [
-    for (;;) {
-      this.#skipBlank();
-      if (this.text[this.#at] === "]") {
-        this.#at++;
-        return result;
-      }
-      result.push(this.#value());
-      this.#skipBlank();
-      const next = this.text[this.#at];
-      if (next === ",") this.#at++;
-      else if (next !== "]") {
-        this.#fail(`expected ',' or ']' in a list but found ${this.#describeHere()}`);
-      }
-    }
-  }
+/** Reads and writes a config file; tests may replace it. */
+export interface ConfigFileIo {
+  /** The file's text, or null when it does not exist. */
+  readText(file: string): Promise<string | null>;
+  /** Replaces the file's text through the host writer. */
+  write(file: string, text: string, options: HostWriteOptions): Promise<void>;
+}
 
-  #string(): string {
-    const start = this.#at;
-    this.#at++; // opening quote
-    for (;;) {
-      const char = this.text[this.#at];
-      if (char === undefined || char === "\n" || char === "\r") {
-        this.#fail("unterminated string (a closing '\"' is missing on this line)", start);
-      }
-      if (char === "\\") this.#at += 2;
-      else if (char === '"') break;
-      else this.#at++;
-    }
-    this.#at++; // closing quote
-    const literal = this.text.slice(start, this.#at);
+/**
+ * Real file access, writing through src/sandbox/writer/host_write.ts. Needs
+ * read and write access to the file's folder.
+ */
+export const hostConfigIo: ConfigFileIo = {
+  async readText(file) {
     try {
-      return JSON.parse(literal);
-    } catch {
-      const badEscape = /\\[^"\\/bfnrtu]/.exec(literal);
-      if (badEscape) {
-        return this.#fail(
-          `invalid escape "${badEscape[0]}" in ${
-            shortened(literal)
-          }: a backslash in a string must be ` +
-            `doubled (write "C:\\\\Users", or use forward slashes)`,
-          start + badEscape.index,
-        );
-      }
-      return this.#fail("invalid escape or control character in string", start);
+      return await Deno.readTextFile(file);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw error;
+    }
+  },
+  async write(file, text, options) {
+    await writeHostFile(file, text, options);
+  },
+};
+
+export interface ConfigEditOptions {
+  /** Opens an error, saying what could not be done: "Cannot save the rule". */
+  purpose: string;
+  /** Ends an error about a broken file, saying what to do: "Fix the file, then answer again." */
+  fix: string;
+  /** How the host writer may write the file (the folder it may not leave, a new file's mode). */
+  write: HostWriteOptions;
+  /** @default hostConfigIo */
+  io?: ConfigFileIo;
+}
+
+/**
+ * Change a config file: `change` gets the file's object (an empty one when
+ * the file is absent or blank) and alters it in place; the file is then
+ * rewritten with only the changed places edited, so its comments, key order
+ * and layout stay. Throws, leaving the file alone, when it does not parse or
+ * its top is not an object.
+ */
+export async function editConfigFile(
+  file: string,
+  change: (config: Record<string, unknown>) => void,
+  options: ConfigEditOptions,
+): Promise<void> {
+  const io = options.io ?? hostConfigIo;
+  const text = (await io.readText(file)) ?? "";
+  let config: unknown = {};
+  if (text.trim()) {
+    try {
+      config = parseJsonc(text);
+    } catch (error) {
+      if (!(error instanceof JsoncSyntaxError)) throw error;
+      throw new Error(
+        `${options.purpose}: ${file} is not valid JSON (${error.message}). ${options.fix}`,
+      );
     }
   }
-
-  #number(): number {
-    NUMBER.lastIndex = this.#at;
-    const match = NUMBER.exec(this.text);
-    if (!match) this.#fail(`expected a number but found ${this.#describeHere()}`);
-    const value = Number(match![0]);
-    if (!Number.isFinite(value)) this.#fail(`the number ${match![0]} is too large`);
-    this.#at += match![0].length;
-    return value;
+  if (!isPlainObject(config)) {
+    throw new Error(`${options.purpose}: ${file} does not hold a JSON object. ${options.fix}`);
   }
+  change(config);
+  await io.write(file, updateJsonc(text, config), options.write);
+}
 
-  /** Skip whitespace and comments, which count as whitespace. */
-  #skipBlank(): void {
-    const text = this.text;
-    while (this.#at < text.length) {
-      const char = text[this.#at];
-      if (char === " " || char === "\t" || char === "\n" || char === "\r") {
-        this.#at++;
-      } else if (char === "/" && text[this.#at + 1] === "/") {
-        const end = text.indexOf("\n", this.#at);
-        this.#at = end === -1 ? text.length : end + 1;
-      } else if (char === "/" && text[this.#at + 1] === "*") {
-        const end = text.indexOf("*/", this.#at + 2);
-        if (end === -1) this.#fail("unterminated block comment (missing '*/')");
-        this.#at = end + 2;
-      } else {
-        return;
-      }
-    }
+/**
+ * `text` changed so that it holds `next`, editing only the places whose
+ * value differs: comments, key order and layout elsewhere stay. A key that
+ * `next` moves to a later place is removed and added at the end, since the
+ * order of rules is their meaning. Throws `JsoncSyntaxError` when `text`
+ * does not parse.
+ */
+export function updateJsonc(text: string, next: unknown): string {
+  const before = text.trim() === "" ? undefined : parseJsonc(text);
+  const result = editedText(text, before, next);
+  if (JSON.stringify(parseJsonc(result)) !== JSON.stringify(next)) {
+    // Never write a config that says something else than what was meant.
+    throw new Error("the config edit did not give the intended settings; the file is unchanged");
   }
+  return result;
+}
 
-  #describeHere(): string {
-    if (this.#at >= this.text.length) return "the end of the file";
-    const char = this.text[this.#at];
-    return char.trim() === "" ? JSON.stringify(char) : `'${char}'`;
-  }
-
-  #lineOf(offset: number): number {
-    let line = 1;
-    for (let i = 0; i < offset; i++) if (this.text[i] === "\n") line++;
-    return line;
-  }
-
-  #fail(reason: string, offset = this.#at): never {
-    let line = 1;
-    let lineStart = 0;
-    for (let i = 0; i < offset && i < this.text.length; i++) {
-      if (this.text[i] === "\n") {
-        line++;
-        lineStart = i + 1;
-      }
-    }
-    throw new JsoncSyntaxError(reason, line, offset - lineStart + 1, offset);
-  }
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -112,13 +112,7 @@ export function buildGate(
         });
         return null;
       }
-      emit("warning", {
-        message: `saved ${key}(${patterns.join(", ")}) → allow in ${saved.file}${
-          saved.droppedComments
-            ? " (the file was rewritten as plain JSON: its comments are gone)"
-            : ""
-        }`,
-      });
+      emit("warning", { message: `saved ${key}(${patterns.join(", ")}) → allow in ${saved.file}` });
       return saved;
     },
   });

@@ -1,5 +1,6 @@
 import { assertEquals, assertThrows } from "../support/assert.ts";
-import { JsoncSyntaxError, parseJsonc } from "../../src/config/jsonc.ts";
+import { JsoncSyntaxError, parseJsonc, updateJsonc } from "../../src/config/jsonc.ts";
+import { readJsoncFile } from "../../src/config/load.ts";
 
 Deno.test("jsonc: comments and trailing commas are accepted, strings untouched", () => {
   const text = `{
@@ -54,4 +55,116 @@ Deno.test("jsonc: a syntax error reports line and column", () => {
 
   const empty = syntaxError("// only a comment\n");
   assertEquals(empty.reason, "the file has no value (expected an object)");
+});
+
+Deno.test("jsonc: a config file with trailing commas and comments still reads", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "skiff-jsonc-" });
+  try {
+    const file = `${dir}/skiff.json`;
+    await Deno.writeTextFile(
+      file,
+      '{\n  "maxTurns": 3, // enough\n  "sandbox": { "addDirs": ["/tmp",], },\n}\n',
+    );
+    assertEquals(await readJsoncFile(file), { maxTurns: 3, sandbox: { addDirs: ["/tmp"] } });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("jsonc edit: only the changed places change; comments, order and layout stay", () => {
+  const before = `{
+  // the model, chosen for price
+  "model": "m1", /* not the big one */
+  "trustedProjects": [
+    "/srv/known", // the work repository
+  ],
+  "permission": { "bash": "ask" },
+  /* limits */
+  "maxTurns": 9 // enough
+}
+`;
+  const after = updateJsonc(before, {
+    model: "m2",
+    trustedProjects: ["/srv/known", "/srv/new"],
+    permission: { bash: { "*": "ask", "git log *": "allow" } },
+    maxTurns: 9,
+    agent: "plan",
+  });
+  assertEquals(
+    after,
+    `{
+  // the model, chosen for price
+  "model": "m2", /* not the big one */
+  "trustedProjects": [
+    "/srv/known", // the work repository
+    "/srv/new",
+  ],
+  "permission": { "bash": { "*": "ask", "git log *": "allow" } },
+  /* limits */
+  "maxTurns": 9, // enough
+  "agent": "plan"
+}
+`,
+  );
+});
+
+Deno.test("jsonc edit: a moved key goes last, a removed key goes, tabs and CRLF stay", () => {
+  const before =
+    '{\r\n\t"bash": {\r\n\t\t"git *": "ask",\r\n\t\t"ls *": "allow"\r\n\t},\r\n\t"old": 1\r\n}\r\n';
+  const after = updateJsonc(before, { bash: { "ls *": "allow", "git *": "allow" } });
+  assertEquals(
+    after,
+    '{\r\n\t"bash": {\r\n\t\t"ls *": "allow",\r\n\t\t"git *": "allow"\r\n\t}\r\n}\r\n',
+  );
+  assertEquals(Object.keys((parseJsonc(after) as { bash: object }).bash), ["ls *", "git *"]);
+});
+
+Deno.test("jsonc edit: an empty file becomes plain JSON; a broken one throws", () => {
+  assertEquals(updateJsonc("", { a: [1] }), '{\n  "a": [\n    1\n  ]\n}\n');
+  assertThrows(() => updateJsonc("{ nope", { a: 1 }), JsoncSyntaxError);
+});
+
+Deno.test("jsonc edit: a moved rule takes its own line along; comments on other lines stay", () => {
+  const before = `{
+  "bash": {
+    // rules for git
+    "git *": "ask", // for now
+    "ls *": "allow",
+  },
+  "only": { "x": 1, },
+}
+`;
+  assertEquals(
+    updateJsonc(before, { bash: { "ls *": "allow", "git *": "allow" }, only: {} }),
+    `{
+  "bash": {
+    // rules for git
+    "ls *": "allow",
+    "git *": "allow",
+  },
+  "only": {  },
+}
+`,
+  );
+});
+
+Deno.test("jsonc: each kind of mistake is named where the text first goes wrong", () => {
+  const cases: [string, string][] = [
+    [
+      '{"a": 1',
+      `line 1, column 8: expected ',' or '}' after the value of "a" but found the end of the file`,
+    ],
+    ['{"a": [1, 2.]}', "line 1, column 12: expected ',' or ']' in a list but found '.'"],
+    [
+      '{"a": falsey}',
+      `line 1, column 12: expected ',' or '}' after the value of "a" but found 'y'`,
+    ],
+    ['{"a" 1}', `line 1, column 6: expected ':' after "a" but found '1'`],
+    ['{"a": -}', "line 1, column 7: expected a number but found '-'"],
+    ["{,}", "line 1, column 2: expected a property name in double quotes but found ','"],
+    ['{"a": 1e999}', "line 1, column 7: the number 1e999 is too large"],
+    ["{\"a\": 'b'}", "line 1, column 7: strings must use double quotes"],
+    ['{"a": 1}}', "line 1, column 9: unexpected '}' after the end of the value"],
+  ];
+  for (const [text, message] of cases) assertEquals(syntaxError(text).message, message, text);
 });

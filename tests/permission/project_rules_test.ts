@@ -1,6 +1,7 @@
 import * as path from "node:path";
 import { assertEquals, assertRejects } from "../support/assert.ts";
 import { projectConfigTarget, saveProjectRule } from "../../src/permission/project_rules.ts";
+import { parseJsonc } from "../../src/config/jsonc.ts";
 
 async function tempProject(): Promise<string> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "skiff-rules-" }));
@@ -18,7 +19,7 @@ Deno.test("saveProjectRule creates skiff.json when there is no project config", 
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("saveProjectRule merges into .skiff/config.json, keeping other keys; comments are dropped", async () => {
+Deno.test("saveProjectRule merges into .skiff/config.json, keeping other keys and comments", async () => {
   const dir = await tempProject();
   const file = path.join(dir, ".skiff", "config.json");
   await Deno.mkdir(path.dirname(file));
@@ -30,8 +31,10 @@ Deno.test("saveProjectRule merges into .skiff/config.json, keeping other keys; c
   await Deno.mkdir(sub, { recursive: true });
   assertEquals(await projectConfigTarget(sub), file);
   const saved = await saveProjectRule(sub, "bash", ["npm run build *"]);
-  assertEquals(saved, { file, droppedComments: true });
-  assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+  assertEquals(saved, { file });
+  const after = await Deno.readTextFile(file);
+  for (const comment of ["// my model", "/* note */"]) assertEquals(after.includes(comment), true);
+  assertEquals(parseJsonc(after), {
     model: "m1",
     permission: { bash: { "*": "ask", "npm run build *": "allow" }, edit: { "*.env": "deny" } },
   });
@@ -54,9 +57,10 @@ Deno.test("saving keeps comment-like text inside strings", async () => {
     file,
     `{"provider": {"baseURL": "http://x//y"}, /* c */ "maxTurns": 3,}`,
   );
-  const saved = await saveProjectRule(dir, "read", ["*.md"]);
-  assertEquals(saved.droppedComments, true);
-  assertEquals(JSON.parse(await Deno.readTextFile(file)), {
+  await saveProjectRule(dir, "read", ["*.md"]);
+  const after = await Deno.readTextFile(file);
+  assertEquals(after.includes("/* c */"), true);
+  assertEquals(parseJsonc(after), {
     provider: { baseURL: "http://x//y" },
     maxTurns: 3,
     permission: { read: { "*.md": "allow" } },
@@ -73,5 +77,43 @@ Deno.test("a project config above the workspace is the one written, not a new ne
   assertEquals(saved.file, path.join(dir, "skiff.json"));
   const exists = await Deno.stat(path.join(sub, "skiff.json")).then(() => true, () => false);
   assertEquals(exists, false);
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("an always rule added to a commented project config keeps every comment and key", async () => {
+  const dir = await tempProject();
+  const file = path.join(dir, "skiff.json");
+  await Deno.writeTextFile(
+    file,
+    `{
+  // shared by the team
+  "model": "m1",
+  "permission": {
+    "bash": {
+      "npm test *": "allow", // the tests are safe
+    },
+    /* never the secrets */
+    "read": { "*.env": "deny" },
+  },
+}
+`,
+  );
+  await saveProjectRule(dir, "bash", ["git log *"]);
+  assertEquals(
+    await Deno.readTextFile(file),
+    `{
+  // shared by the team
+  "model": "m1",
+  "permission": {
+    "bash": {
+      "npm test *": "allow", // the tests are safe
+      "git log *": "allow",
+    },
+    /* never the secrets */
+    "read": { "*.env": "deny" },
+  },
+}
+`,
+  );
   await Deno.remove(dir, { recursive: true });
 });
