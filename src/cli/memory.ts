@@ -4,8 +4,7 @@
  * recorded (h<id>) can be read, deleted and exported here. `--all` widens
  * list and export to every workspace.
  */
-import { resolveDataDir } from "../store/data_dir.ts";
-import { openStore, type Store } from "../store/store.ts";
+import { withStore } from "./store_access.ts";
 import type { HarnessRecord, MemoryEntry, MemoryPlace } from "../store/memory.ts";
 import { resolveWorkspace } from "../host/setup.ts";
 import { changedSince, handoffPacketText, memoryPlace } from "../tools/session/mod.ts";
@@ -35,15 +34,6 @@ export function parseMemoryRef(text: string): Ref {
 
 const when = (ms: number) => new Date(ms).toISOString().slice(0, 16).replace("T", " ");
 const print = (text: string) => writeAll(Deno.stdout, neutraliseControls(text) + "\n");
-
-function withStore<T>(work: (store: Store) => T): T {
-  const store = openStore(resolveDataDir(Deno.env.toObject()));
-  try {
-    return work(store);
-  } finally {
-    store.close();
-  }
-}
 
 function entryLine(entry: MemoryEntry): string {
   const stale = changedSince(entry.scope, entry.files, entry.updated).length ? " (stale)" : "";

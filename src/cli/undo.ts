@@ -7,8 +7,8 @@ import * as path from "../lib/path.ts";
 import { resolveWorkspace } from "../host/setup.ts";
 import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
 import { undoSnapshots } from "../undo/undo.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
-import { openStore, type Session, type Store } from "../store/store.ts";
+import type { Session, Store } from "../store/store.ts";
+import { noSuchSession, withStore } from "./store_access.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
@@ -34,56 +34,55 @@ export async function undoCommand(options: UndoCommandOptions): Promise<number> 
 
 async function undo(options: UndoCommandOptions): Promise<number> {
   if (options.batch) return await undoBatch(options.batch, options);
-  const store = openStore(resolveDataDir(Deno.env.toObject()));
-  try {
-    const workspace = resolveWorkspace(options.dir);
-    // Without --session: the latest prompt that changed files, not merely the
-    // latest session (a `skiff tool read` since changed nothing).
-    const latest = options.session ? null : store.snapshots.latestChangedSession(workspace);
-    if (!options.session && latest === null) {
-      const any = store.latestSession(workspace);
-      if (!any) {
-        console.error(`skiff: no session in ${workspace} to undo.`);
-        return ExitCode.usage;
-      }
-      console.log(`Nothing to undo in ${workspace}: no session there has file changes left.`);
-      return ExitCode.ok;
-    }
-    const session = store.getSession(options.session ?? latest!);
-    if (!session) {
-      console.error(
-        `skiff: no session "${options.session}". List them with: skiff sessions list --all`,
-      );
+  return await withStore((store) => undoSession(store, options));
+}
+
+/** Undoes the last prompt of `--session`, or of the latest session here with file changes left. */
+async function undoSession(store: Store, options: UndoCommandOptions): Promise<number> {
+  const workspace = resolveWorkspace(options.dir);
+  // Without --session: the latest prompt that changed files, not merely the
+  // latest session (a `skiff tool read` since changed nothing).
+  const latest = options.session ? null : store.snapshots.latestChangedSession(workspace);
+  if (!options.session && latest === null) {
+    const any = store.latestSession(workspace);
+    if (!any) {
+      console.error(`skiff: no session in ${workspace} to undo.`);
       return ExitCode.usage;
     }
-    const prompt = store.snapshots.lastPrompt(session.id);
-    if (prompt === null) {
-      console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
-      return ExitCode.ok;
-    }
-    const cycle = store.snapshots.cycleOf(session.id, prompt);
-    if (options.cycle && cycle === null) {
-      console.error(
-        `skiff: the last change of ${session.id} (prompt ${prompt}) was not a cycle of a --until ` +
-          "or --done run; undo it with: skiff undo",
-      );
-      return ExitCode.usage;
-    }
-    // A gated run's cycles are prompts in a row: plain undo takes the whole run back.
-    const prompts = options.cycle || cycle === null
-      ? [prompt]
-      : Array.from({ length: cycle }, (_, index) => prompt - index);
-    let refused = 0;
-    for (const number of prompts) {
-      const label = cycle === null
-        ? `prompt ${number}`
-        : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
-      refused += await undoPrompt(store, session, number, label, options.addDir ?? []);
-    }
-    return refused ? ExitCode.failed : ExitCode.ok;
-  } finally {
-    store.close();
+    console.log(`Nothing to undo in ${workspace}: no session there has file changes left.`);
+    return ExitCode.ok;
   }
+  const id = options.session ?? latest!;
+  const session = store.getSession(id);
+  if (!session) {
+    console.error(`skiff: ${noSuchSession(id)}`);
+    return ExitCode.usage;
+  }
+  const prompt = store.snapshots.lastPrompt(session.id);
+  if (prompt === null) {
+    console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
+    return ExitCode.ok;
+  }
+  const cycle = store.snapshots.cycleOf(session.id, prompt);
+  if (options.cycle && cycle === null) {
+    console.error(
+      `skiff: the last change of ${session.id} (prompt ${prompt}) was not a cycle of a --until ` +
+        "or --done run; undo it with: skiff undo",
+    );
+    return ExitCode.usage;
+  }
+  // A gated run's cycles are prompts in a row: plain undo takes the whole run back.
+  const prompts = options.cycle || cycle === null
+    ? [prompt]
+    : Array.from({ length: cycle }, (_, index) => prompt - index);
+  let refused = 0;
+  for (const number of prompts) {
+    const label = cycle === null
+      ? `prompt ${number}`
+      : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
+    refused += await undoPrompt(store, session, number, label, options.addDir ?? []);
+  }
+  return refused ? ExitCode.failed : ExitCode.ok;
 }
 
 /** Puts back one prompt's changes and says what it did; returns how many files it refused. */
@@ -167,27 +166,27 @@ function descendants(store: Store, id: string): Session[] {
  * changed since is refused and named by each session that changed it.
  */
 async function undoBatch(batch: string, options: UndoCommandOptions): Promise<number> {
-  const store = openStore(resolveDataDir(Deno.env.toObject()));
-  let batchId: string;
-  let sessions: { dir: string; id: string; task: string }[];
-  try {
-    const found = store.batches.find(batch);
-    if (found.length !== 1) {
-      console.error(
-        found.length
-          ? `skiff: "${batch}" names ${found.length} batches; give more of the id.`
-          : `skiff: no batch "${batch}". Batch ids are printed by skiff batch.`,
-      );
-      return ExitCode.usage;
-    }
-    batchId = found[0];
-    sessions = store.batches.sessions(batchId).flatMap((run) => {
+  type Found =
+    | { count: number }
+    | { batchId: string; sessions: { dir: string; id: string; task: string }[] };
+  const found = withStore((store): Found => {
+    const ids = store.batches.find(batch);
+    if (ids.length !== 1) return { count: ids.length };
+    const sessions = store.batches.sessions(ids[0]).flatMap((run) => {
       const session = store.getSession(run.sessionId);
       return session ? [{ dir: session.workspace, id: session.id, task: run.taskId }] : [];
     });
-  } finally {
-    store.close();
+    return { batchId: ids[0], sessions };
+  });
+  if (!("batchId" in found)) {
+    console.error(
+      found.count
+        ? `skiff: "${batch}" names ${found.count} batches; give more of the id.`
+        : `skiff: no batch "${batch}". Batch ids are printed by skiff batch.`,
+    );
+    return ExitCode.usage;
   }
+  const { batchId, sessions } = found;
   let code: number = ExitCode.ok;
   let incomplete = 0;
   for (const session of sessions) {

@@ -4,6 +4,10 @@
  * (the typed reason is the call's result) — with the command, diff or URL
  * shown first. Prompts come from @clack/prompts, loaded only when a question
  * is actually asked; tests pass their own `prompts`.
+ *
+ * Questions are drawn on stderr, the terminal a run is judged interactive by:
+ * stdout carries the answer (`skiff run "…" > answer.txt`) or JSON Lines, and
+ * a prompt written there would be lost in the file while the run waits.
  */
 import { neutraliseControls } from "./safe_text.ts";
 import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "../permission/broker.ts";
@@ -26,12 +30,31 @@ export interface PromptFunctions {
   isCancel(value: unknown): value is symbol;
 }
 
-async function clackPrompts(): Promise<PromptFunctions> {
+/** What the collapsed question shows after Ctrl-C or Esc, instead of the option under the cursor. */
+export const INTERRUPTED_LABEL = "Interrupted: not run";
+
+/** @clack/prompts drawn on stderr: the one adapter a terminal question is put through. */
+async function terminalPrompts(): Promise<PromptFunctions> {
   const clack = await import("@clack/prompts");
+  const { stderr: output, stdin } = await import("node:process");
   return {
-    select: (options) => clack.select<ChoiceAnswer>(options),
-    text: (options) => clack.text(options),
-    note: (message, title) => clack.note(message, title),
+    select: async (options) => {
+      // On a cancel clack redraws the option under the cursor ("Allow once")
+      // as the answer. Our listener hears the key first and relabels them all.
+      const relabel = (_text: unknown, key?: { name?: string; ctrl?: boolean }) => {
+        if ((key?.ctrl && key.name === "c") || key?.name === "escape") {
+          for (const option of options.options) option.label = INTERRUPTED_LABEL;
+        }
+      };
+      stdin.on("keypress", relabel);
+      try {
+        return await clack.select<ChoiceAnswer>({ ...options, output });
+      } finally {
+        stdin.off("keypress", relabel);
+      }
+    },
+    text: (options) => clack.text({ ...options, output }),
+    note: (message, title) => clack.note(message, title, { output }),
     isCancel: (value): value is symbol => clack.isCancel(value),
   };
 }
@@ -83,7 +106,7 @@ export class InteractiveBroker implements ApprovalBroker {
   }
 
   async #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
-    const prompts = this.#prompts ??= await clackPrompts();
+    const prompts = this.#prompts ??= await terminalPrompts();
     prompts.note(describeRequest(request), neutraliseControls(`${request.tool} wants permission`));
     const rules = describeAlwaysRules(request);
     const options: { value: ChoiceAnswer; label: string; hint?: string }[] = [

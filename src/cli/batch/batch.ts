@@ -11,9 +11,10 @@ import type { CommonOptions } from "../../host/setup.ts";
 import { prepare, resolveWorkspace } from "../../host/setup.ts";
 import type { EngineSpec } from "../../engine/types.ts";
 import { DOWN_AFTER_FAILURES, RateGate } from "../../provider/rate_limiter.ts";
-import { ensureDataDir, resolveDataDir } from "../../store/data_dir.ts";
-import { openStore, type Store } from "../../store/store.ts";
+import type { Store } from "../../store/store.ts";
+import { withStore } from "../store_access.ts";
 import { ExitCode, UsageError } from "../exit_codes.ts";
+import { numberFlag } from "../number_flags.ts";
 import { reportFatal } from "../report_fatal.ts";
 import { shellQuote } from "../../permission/hints.ts";
 import {
@@ -69,15 +70,6 @@ interface StoredSpec {
   jobs: number;
   run: TaskRunOptions;
   common: CommonOptions;
-}
-
-function whole(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number <= 0) {
-    throw new UsageError(`${flag} must be a positive whole number, got "${value}".`);
-  }
-  return number;
 }
 
 export async function batchCommand(
@@ -156,10 +148,7 @@ async function batch(file: string | undefined, options: BatchOptions): Promise<n
     const refused = within === undefined ? null : hostWriteRefusal(options.report, within);
     if (refused) throw refused;
   }
-  const dataDir = resolveDataDir(Deno.env.toObject());
-  ensureDataDir(dataDir);
-  const store = openStore(dataDir);
-  try {
+  return await withStore(async (store, dataDir) => {
     let batchId: string;
     let stored: StoredSpec;
     if (options.resume) {
@@ -183,12 +172,12 @@ async function batch(file: string | undefined, options: BatchOptions): Promise<n
       }
       stored = {
         tasks,
-        jobs: whole(options.jobs, "-j") ?? defaultJobs(),
+        jobs: numberFlag("-j", options.jobs) ?? defaultJobs(),
         run: {
-          maxTurns: whole(options.maxTurns, "--max-turns"),
-          maxSeconds: whole(options.maxTime, "--max-time"),
+          maxTurns: numberFlag("--max-turns", options.maxTurns),
+          maxSeconds: numberFlag("--max-time", options.maxTime),
           verification: options.until
-            ? { until: options.until, maxCycles: whole(options.maxCycles, "--max-cycles") }
+            ? { until: options.until, maxCycles: numberFlag("--max-cycles", options.maxCycles) }
             : undefined,
         },
         common: commonOf(options),
@@ -211,9 +200,7 @@ async function batch(file: string | undefined, options: BatchOptions): Promise<n
       );
     }
     return await execute(store, batchId, stored, options);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 function commonOf(options: BatchOptions): CommonOptions {

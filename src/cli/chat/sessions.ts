@@ -6,7 +6,8 @@
 import type { EngineSpec } from "../../engine/types.ts";
 import type { SessionSelector } from "../../engine/handle.ts";
 import type { StoredMessage } from "../../engine/loop/history.ts";
-import { openStore } from "../../store/store.ts";
+import type { Session } from "../../store/store.ts";
+import { withStore } from "../store_access.ts";
 import type { StatusInfo } from "../../ui/chat/mod.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 
@@ -17,25 +18,23 @@ export function resumeHint(sessionId: string): string {
 
 /** The user and assistant text of a session, as a transcript to print; "" when empty. */
 export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40): string {
-  const store = openStore(spec.dataDir);
-  try {
-    const messages = store.loadHistory(sessionId) as StoredMessage[];
-    const lines: string[] = [];
-    for (const message of messages) {
-      if (message.role !== "user" && message.role !== "assistant") continue;
-      const text = message.parts.flatMap((part) => part.type === "text" ? [part.text] : [])
-        .join("").trim();
-      if (!text) continue;
-      lines.push(message.role === "user" ? `› ${text.split("\n\n<file ")[0]}` : text, "");
-    }
-    const shown = lines.slice(-keep * 2);
-    if (!shown.length) return "";
-    return neutraliseControls(
-      [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
-    );
-  } finally {
-    store.close();
+  const messages = withStore(
+    (store) => store.loadHistory(sessionId),
+    spec.dataDir,
+  ) as StoredMessage[];
+  const lines: string[] = [];
+  for (const message of messages) {
+    if (message.role !== "user" && message.role !== "assistant") continue;
+    const text = message.parts.flatMap((part) => part.type === "text" ? [part.text] : [])
+      .join("").trim();
+    if (!text) continue;
+    lines.push(message.role === "user" ? `› ${text.split("\n\n<file ")[0]}` : text, "");
   }
+  const shown = lines.slice(-keep * 2);
+  if (!shown.length) return "";
+  return neutraliseControls(
+    [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
+  );
 }
 
 /**
@@ -49,8 +48,7 @@ export function resumedStatus(
   spec: Pick<EngineSpec, "dataDir">,
   sessionId: string,
 ): Pick<StatusInfo, "contextTokens" | "totalTokens" | "costUsd"> {
-  const store = openStore(spec.dataDir);
-  try {
+  return withStore((store) => {
     const totals = store.usage.ownTotals(sessionId);
     let contextTokens = 0;
     for (const event of store.listEvents(sessionId)) {
@@ -64,9 +62,18 @@ export function resumedStatus(
       totalTokens: totals.input_tokens + totals.output_tokens,
       costUsd: priced ? totals.cost_usd : undefined,
     };
-  } finally {
-    store.close();
-  }
+  }, spec.dataDir);
+}
+
+/** This folder's conversations, newest first, at most `limit` (`skiff tool` batches are not). */
+export function folderSessions(
+  spec: Pick<EngineSpec, "dataDir" | "workspace">,
+  limit: number,
+): Session[] {
+  return withStore(
+    (store) => store.listSessions({ workspace: spec.workspace, limit: 200 }),
+    spec.dataDir,
+  ).filter((session) => session.agent !== "tool").slice(0, limit);
 }
 
 function age(ms: number, now = Date.now()): string {
@@ -97,14 +104,7 @@ export function pickSession(
   spec: EngineSpec,
   ask: (question: string) => string | null = prompt,
 ): SessionSelector | undefined {
-  const store = openStore(spec.dataDir);
-  let sessions;
-  try {
-    sessions = store.listSessions({ workspace: spec.workspace, limit: 20 })
-      .filter((session) => session.agent !== "tool");
-  } finally {
-    store.close();
-  }
+  const sessions = folderSessions(spec, 20);
   if (!sessions.length) {
     console.log(neutraliseControls(`No earlier session in ${spec.workspace}; starting a new one.`));
     return {};

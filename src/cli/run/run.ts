@@ -11,6 +11,7 @@ import { startEngine } from "../../host/start.ts";
 import { jsonlRenderer } from "../../ui/jsonl.ts";
 import { textRenderer } from "../../ui/text.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "../exit_codes.ts";
+import { numberFlag } from "../number_flags.ts";
 import { approvalPrompter } from "../approvals.ts";
 import { isNullDevice, readPrompt } from "../prompt_input.ts";
 import { interruptHandler } from "../interrupts.ts";
@@ -45,24 +46,6 @@ export interface RunOptions extends CommonOptions, GateFlags {
   /** Markdown file for a CI job's page (src/cli/run/summary.ts). */
   summary?: string;
   quiet?: boolean;
-}
-
-function positiveInteger(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number <= 0) {
-    throw new UsageError(`${flag} must be a positive whole number, got "${value}".`);
-  }
-  return number;
-}
-
-function positiveDollars(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const dollars = Number(value);
-  if (!/^\d*\.?\d+$/.test(value.trim()) || !(dollars > 0)) {
-    throw new UsageError(`--max-cost takes US dollars above 0, such as 0.50; got "${value}".`);
-  }
-  return dollars;
 }
 
 /** `--max-cost` (or config maxCost) for a model with no known price is refused, saying how to set one. */
@@ -103,10 +86,10 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
   if (options.continue && options.session) {
     throw new UsageError("use either --continue or --session <id>, not both.");
   }
-  const maxTurnsFlag = positiveInteger(options.maxTurns, "--max-turns");
-  const maxTime = positiveInteger(options.maxTime, "--max-time");
-  const maxCostFlag = positiveDollars(options.maxCost);
-  const maxTokensFlag = positiveInteger(options.maxTokens, "--max-tokens");
+  const maxTurnsFlag = numberFlag("--max-turns", options.maxTurns);
+  const maxTime = numberFlag("--max-time", options.maxTime);
+  const maxCostFlag = numberFlag("--max-cost", options.maxCost, "dollars");
+  const maxTokensFlag = numberFlag("--max-tokens", options.maxTokens);
   if (options.outputLastMessage) checkOutputFolder(options.outputLastMessage);
   if (options.summary) checkOutputFolder(options.summary, "--summary");
   const protect = protectPatterns(options.protect);

@@ -10,6 +10,7 @@ import { readDoneChecks } from "../../engine/verify/done_criteria.ts";
 import type { VerifyCheck } from "../../engine/verify/verify.ts";
 import { DEFAULT_MAX_CYCLES } from "../../engine/verify/defaults.ts";
 import { UsageError } from "../exit_codes.ts";
+import { numberFlag } from "../number_flags.ts";
 
 export interface GateFlags {
   until?: string;
@@ -34,12 +35,7 @@ export function gateFromFlags(
     if (flags.until === undefined && !flags.done) {
       throw new UsageError("--max-cycles counts attempts at a check: give --until or --done too.");
     }
-    maxCycles = Number(flags.maxCycles);
-    if (!Number.isInteger(maxCycles) || maxCycles <= 0) {
-      throw new UsageError(
-        `--max-cycles must be a positive whole number, got "${flags.maxCycles}".`,
-      );
-    }
+    maxCycles = numberFlag("--max-cycles", flags.maxCycles)!;
   }
   if (!flags.done) return { until: flags.until, maxCycles };
   try {

@@ -11,9 +11,9 @@ import { prepare } from "../../host/setup.ts";
 import { compactSession, describeCompaction } from "../../engine/compact_session.ts";
 import { makeEvent } from "../../contracts/events.ts";
 import type { CompactionEvent } from "../../engine/context/keeper.ts";
-import { resolveDataDir } from "../../store/data_dir.ts";
 import { currentRunOwner } from "../../store/run_owner.ts";
-import { openStore, type Session, type Store } from "../../store/store.ts";
+import type { Session, Store } from "../../store/store.ts";
+import { noSuchSession, withStore } from "../store_access.ts";
 import { writeAll } from "../../ui/jsonl.ts";
 import { ExitCode, UsageError } from "../exit_codes.ts";
 import { reportFatal } from "../report_fatal.ts";
@@ -25,12 +25,7 @@ export interface CompactOptions {
 
 export async function compactCommand(id: string, options: CompactOptions): Promise<number> {
   try {
-    const store = openStore(resolveDataDir(Deno.env.toObject()));
-    try {
-      return await compactStored(store, id, options);
-    } finally {
-      store.close();
-    }
+    return await withStore((store) => compactStored(store, id, options));
   } catch (error) {
     return reportFatal(error);
   }
@@ -39,7 +34,7 @@ export async function compactCommand(id: string, options: CompactOptions): Promi
 async function compactStored(store: Store, id: string, options: CompactOptions): Promise<number> {
   const session = store.getSession(id);
   if (!session) {
-    throw new UsageError(`no session "${id}". List them with: skiff sessions list --all`);
+    throw new UsageError(noSuchSession(id));
   }
   const model = options.model ?? session.model;
   // The session's own workspace decides the config (its models, its endpoint).

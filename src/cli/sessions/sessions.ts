@@ -10,25 +10,16 @@ import {
   INTERRUPTED_RESULT,
   type StoredMessage,
 } from "../../engine/loop/history.ts";
-import { resolveDataDir } from "../../store/data_dir.ts";
-import { openStore, type Session, type Store } from "../../store/store.ts";
+import type { Session, Store } from "../../store/store.ts";
+import { noSuchSession, withStore } from "../store_access.ts";
 import { removeSpillFolder } from "../../store/tool_output.ts";
 import { writeAll } from "../../ui/jsonl.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { fencedBlock } from "../../lib/markdown_fence.ts";
-import { ExitCode, UsageError } from "../exit_codes.ts";
+import { ExitCode } from "../exit_codes.ts";
+import { numberFlag } from "../number_flags.ts";
 import { reportFatal } from "../report_fatal.ts";
 import { describeCost, describeTokens } from "./usage.ts";
-
-function withStore<T>(work: (store: Store, dataDir: string) => T): T {
-  const dataDir = resolveDataDir(Deno.env.toObject());
-  const store = openStore(dataDir);
-  try {
-    return work(store, dataDir);
-  } finally {
-    store.close();
-  }
-}
 
 function print(text: string): void {
   writeAll(Deno.stdout, text.endsWith("\n") ? text : text + "\n");
@@ -37,7 +28,7 @@ function print(text: string): void {
 function findOrReport(store: Store, id: string): Session | undefined {
   const session = store.getSession(id);
   if (!session) {
-    console.error(`skiff: no session "${id}". List them with: skiff sessions list --all`);
+    console.error(`skiff: ${noSuchSession(id)}`);
   }
   return session;
 }
@@ -47,10 +38,7 @@ export function listSessions(
 ): Promise<number> {
   try {
     const workspace = options.all ? undefined : resolveWorkspace(options.dir);
-    const limit = Number(options.limit ?? 20);
-    if (!Number.isInteger(limit) || limit <= 0) {
-      throw new UsageError(`-n must be a positive whole number, got "${options.limit}".`);
-    }
+    const limit = numberFlag("-n", options.limit) ?? 20;
     const sessions = withStore((store) => store.listSessions({ workspace, limit }));
     if (options.json) {
       for (const session of sessions) print(JSON.stringify(session));

@@ -10,8 +10,8 @@
 import { FAILURE_LAYERS, runEnds, type StoredAttribution } from "../../engine/attribution.ts";
 import type { FailureLayer } from "../../contracts/events.ts";
 import { resolveWorkspace } from "../../host/setup.ts";
-import { resolveDataDir } from "../../store/data_dir.ts";
-import { openStore, type Store } from "../../store/store.ts";
+import type { Store } from "../../store/store.ts";
+import { withStore } from "../store_access.ts";
 import { writeAll } from "../../ui/jsonl.ts";
 import { ExitCode } from "../exit_codes.ts";
 import { reportFatal } from "../report_fatal.ts";
@@ -135,19 +135,15 @@ export function sessionsStats(
     const workspace = options.all ? undefined : resolveWorkspace(options.dir);
     const now = Date.now();
     const since = options.since === undefined ? undefined : parseSince(options.since, now);
-    const store = openStore(resolveDataDir(Deno.env.toObject()));
-    let stats: FailureStats;
-    try {
+    const stats: FailureStats = withStore((store) => {
       const { runs, failures } = collectRuns(store, since, workspace);
-      stats = summariseFailures(
+      return summariseFailures(
         runs,
         failures,
         since === undefined ? null : new Date(since).toISOString(),
         workspace ?? null,
       );
-    } finally {
-      store.close();
-    }
+    });
     const text = options.json ? JSON.stringify(stats) : formatFailureStats(stats).join("\n");
     writeAll(Deno.stdout, text + "\n");
     return Promise.resolve(ExitCode.ok);

@@ -4,8 +4,7 @@
  * A cost is the sum of the requests whose price was known; requests without
  * one are counted and said so, never priced by guess.
  */
-import { resolveDataDir } from "../../store/data_dir.ts";
-import { openStore } from "../../store/store.ts";
+import { withStore } from "../store_access.ts";
 import type { UsageGrouping, UsageReportRow, UsageTotals } from "../../store/usage.ts";
 import { formatUsd } from "../../provider/cost.ts";
 import { writeAll } from "../../ui/jsonl.ts";
@@ -43,13 +42,7 @@ export function usageCommand(options: UsageOptions, now = Date.now()): Promise<n
   try {
     const by = parseGrouping(options.by);
     const since = options.since === undefined ? undefined : parseSince(options.since, now);
-    const store = openStore(resolveDataDir(Deno.env.toObject()));
-    let rows: UsageReportRow[];
-    try {
-      rows = store.usage.report({ by, since });
-    } finally {
-      store.close();
-    }
+    const rows: UsageReportRow[] = withStore((store) => store.usage.report({ by, since }));
     const total = sumRows(rows);
     if (options.json) {
       const sinceText = since === undefined ? null : new Date(since).toISOString();

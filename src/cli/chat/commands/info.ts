@@ -3,10 +3,10 @@
  * tool calls are judged by and where each came from, and its MCP servers.
  */
 import type { SlashCommand } from "../../../ui/chat/input/commands.ts";
-import { openStore } from "../../../store/store.ts";
+import { withStore } from "../../store_access.ts";
 import { ruleLayers } from "../../../engine/permission_gate.ts";
 import { pickAgent } from "../../../engine/session_parts.ts";
-import { loadAgents } from "../../../definitions/agents/load.ts";
+import { sessionAgents } from "./model.ts";
 import { describeRule, flattenLayer, type PermissionConfig } from "../../../permission/rules.ts";
 import { describeMcpState } from "../../../mcp/manager.ts";
 import { neutraliseControls } from "../../../ui/safe_text.ts";
@@ -21,28 +21,25 @@ export const usageSlashCommand: Command = {
   run(_args, controls) {
     const sessionId = controls.sessionId();
     if (!sessionId) return controls.print("Nothing spent yet: no prompt has run in this chat.");
-    const store = openStore(controls.spec().dataDir);
-    try {
-      // The per-request rows `skiff sessions show` reads.
-      const own = store.usage.ownTotals(sessionId);
-      const all = store.usage.sessionTotals(sessionId);
-      const lines = [
-        `Session ${sessionId}: ${own.requests} request${own.requests === 1 ? "" : "s"}`,
-        `  tokens: ${describeTokens(own)}`,
-        `  cost:   ${describeCost(own)}`,
-      ];
-      if (all.requests > own.requests) {
-        lines.push(`  with subagents: ${describeTokens(all)}; cost ${describeCost(all)}`);
-      }
-      if (all.unpriced_requests) {
-        lines.push(
-          "  (+? or ?: a model with no known price; set models.<name>.cost in the config)",
-        );
-      }
-      controls.print(neutraliseControls(lines.join("\n")));
-    } finally {
-      store.close();
+    // The per-request rows `skiff sessions show` reads.
+    const [own, all] = withStore(
+      (store) => [store.usage.ownTotals(sessionId), store.usage.sessionTotals(sessionId)],
+      controls.spec().dataDir,
+    );
+    const lines = [
+      `Session ${sessionId}: ${own.requests} request${own.requests === 1 ? "" : "s"}`,
+      `  tokens: ${describeTokens(own)}`,
+      `  cost:   ${describeCost(own)}`,
+    ];
+    if (all.requests > own.requests) {
+      lines.push(`  with subagents: ${describeTokens(all)}; cost ${describeCost(all)}`);
     }
+    if (all.unpriced_requests) {
+      lines.push(
+        "  (+? or ?: a model with no known price; set models.<name>.cost in the config)",
+      );
+    }
+    controls.print(neutraliseControls(lines.join("\n")));
   },
 };
 
@@ -51,13 +48,7 @@ export const permissionsCommand: Command = {
   description: "the permission rules in effect and where each came from",
   run(_args, controls) {
     const spec = controls.spec();
-    const agents = spec.resolvedAgents ?? loadAgents({
-      workspace: spec.workspace,
-      configDir: spec.configDir,
-      configAgents: spec.config.agent,
-      untrustedProject: spec.projectTrusted === false,
-    });
-    const agent = pickAgent(agents.agents, spec.agent, 0);
+    const agent = pickAgent(sessionAgents(spec), spec.agent, 0);
     // The very table the session's gate is built from (src/engine/permission_gate.ts).
     const layers = ruleLayers(spec, agent.permission as PermissionConfig | undefined);
     const fileOf = (name: string) =>

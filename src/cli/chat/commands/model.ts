@@ -76,15 +76,22 @@ export function modelCommand(fetchImpl: typeof fetch = fetch): Command {
   };
 }
 
-/** The agents a person may run (not subagents), as the session resolved them. */
-function primaryAgents(spec: EngineSpec): AgentDefinition[] {
-  const loaded = spec.resolvedAgents ?? loadAgents({
+/**
+ * The session's agents: the list `prepare()` resolved, or (a spec made
+ * without it) loaded as it would have loaded them.
+ */
+export function sessionAgents(spec: EngineSpec): AgentDefinition[] {
+  return (spec.resolvedAgents ?? loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,
     configAgents: spec.config.agent,
     untrustedProject: spec.projectTrusted === false,
-  });
-  return loaded.agents.filter((agent) => agent.mode !== "subagent" && agent.name !== "tool");
+  })).agents;
+}
+
+/** The agents a person may run (not subagents), as the session resolved them. */
+function primaryAgents(spec: EngineSpec): AgentDefinition[] {
+  return sessionAgents(spec).filter((agent) => agent.mode !== "subagent" && agent.name !== "tool");
 }
 
 export const agentCommand: Command = {

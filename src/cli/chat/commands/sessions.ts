@@ -5,25 +5,16 @@
  */
 import type { SlashCommand } from "../../../ui/chat/input/commands.ts";
 import type { Session } from "../../../store/store.ts";
-import { openStore } from "../../../store/store.ts";
+import { withStore } from "../../store_access.ts";
 import { neutraliseControls } from "../../../ui/safe_text.ts";
-import { earlierMessages, pickerLines } from "../sessions.ts";
+import { earlierMessages, folderSessions, pickerLines } from "../sessions.ts";
 import { undoCommand } from "../../undo.ts";
 import type { SessionControls } from "./controls.ts";
 
 type Command = SlashCommand<SessionControls>;
 
-/** This folder's conversations, newest first (`skiff tool` batches are not). */
-function folderSessions(controls: SessionControls, limit = 9): Session[] {
-  const spec = controls.spec();
-  const store = openStore(spec.dataDir);
-  try {
-    return store.listSessions({ workspace: spec.workspace, limit: 200 })
-      .filter((session) => session.agent !== "tool").slice(0, limit);
-  } finally {
-    store.close();
-  }
-}
+/** How many of this folder's sessions /sessions and /resume list. */
+const LISTED = 9;
 
 function listing(controls: SessionControls, sessions: Session[]): string {
   const current = controls.sessionId();
@@ -38,7 +29,7 @@ export const sessionsCommand: Command = {
   name: "sessions",
   description: "list this folder's sessions (title, age, size)",
   run(_args, controls) {
-    const sessions = folderSessions(controls);
+    const sessions = folderSessions(controls.spec(), LISTED);
     if (!sessions.length) return controls.print("No stored sessions in this folder yet.");
     controls.print(`${listing(controls, sessions)}\nSwitch with /resume <number>.`);
   },
@@ -49,7 +40,7 @@ export const resumeCommand: Command = {
   description: "continue another session of this folder (picks from a list)",
   argumentHint: "[number|id]",
   async run(args, controls) {
-    const sessions = folderSessions(controls);
+    const sessions = folderSessions(controls.spec(), LISTED);
     let chosen: string | undefined;
     if (args) {
       chosen = /^\d+$/.test(args) ? sessions[Number(args) - 1]?.id : args;
@@ -103,13 +94,10 @@ function undoPreview(
   dataDir: string,
   sessionId: string,
 ): { prompt: number; paths: string[] } | undefined {
-  const store = openStore(dataDir);
-  try {
+  return withStore((store) => {
     const prompt = store.snapshots.lastPrompt(sessionId);
     if (prompt === null) return undefined;
     const paths = store.snapshots.forPrompt(sessionId, prompt).map((snapshot) => snapshot.path);
     return { prompt, paths: [...new Set(paths)].sort() };
-  } finally {
-    store.close();
-  }
+  }, dataDir);
 }
