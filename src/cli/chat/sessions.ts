@@ -16,7 +16,11 @@ export function resumeHint(sessionId: string): string {
 }
 
 /** The user and assistant text of a session, as a transcript to print; "" when empty. */
-export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40): string {
+export function earlierMessages(
+  spec: Pick<EngineSpec, "dataDir">,
+  sessionId: string,
+  keep = 40,
+): string {
   const store = openStore(spec.dataDir);
   try {
     const messages = store.loadHistory(sessionId) as StoredMessage[];
@@ -94,7 +98,7 @@ export function pickerLines(
  * person ended the question (Ctrl-D). A number not on the list is asked again.
  */
 export function pickSession(
-  spec: EngineSpec,
+  spec: Pick<EngineSpec, "dataDir" | "workspace">,
   ask: (question: string) => string | null = prompt,
 ): SessionSelector | undefined {
   const store = openStore(spec.dataDir);

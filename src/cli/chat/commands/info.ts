@@ -54,7 +54,7 @@ export const permissionsCommand: Command = {
     const agents = spec.resolvedAgents ?? loadAgents({
       workspace: spec.workspace,
       configDir: spec.configDir,
-      configAgents: spec.config.agent,
+      configAgents: spec.configAgents,
       untrustedProject: spec.projectTrusted === false,
     });
     const agent = pickAgent(agents.agents, spec.agent, 0);

@@ -81,7 +81,7 @@ function primaryAgents(spec: EngineSpec): AgentDefinition[] {
   const loaded = spec.resolvedAgents ?? loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,
-    configAgents: spec.config.agent,
+    configAgents: spec.configAgents,
     untrustedProject: spec.projectTrusted === false,
   });
   return loaded.agents.filter((agent) => agent.mode !== "subagent" && agent.name !== "tool");
