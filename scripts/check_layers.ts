@@ -60,7 +60,6 @@ export const KNOWN_CYCLES: readonly string[] = [
   "permission/code_path_check.ts ↔ permission/evaluate.ts",
   "sandbox/writer/confined_writer.ts ↔ sandbox/writer/confined_writer_worker.ts",
   "tools/files/file_ledger.ts ↔ tools/tool.ts",
-  "ui/chat/input_view.ts ↔ ui/chat/mod.ts ↔ ui/chat/renderer.ts ↔ ui/chat/screen.ts ↔ ui/chat/status_line.ts",
 ];
 
 export interface Violation {
