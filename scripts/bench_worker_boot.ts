@@ -41,7 +41,7 @@ function benchSpec(dir: string): EngineSpec {
     workspace: path.join(dir, "workspace"),
     dataDir: path.join(dir, "data"),
     configDir: path.join(dir, "config"),
-    config: {},
+    settings: {},
     permissionLayers: [],
     model: "mock-model",
     agent: "tool",

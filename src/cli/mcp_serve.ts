@@ -83,7 +83,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
     });
     try {
       const sessionId = await engine.open({});
-      const tools = servedTools(spec.config.memory?.enabled !== false);
+      const tools = servedTools(spec.settings.memory !== false);
       console.error(
         `skiff mcp serve: ${tools.length} tools in ${spec.workspace} (sandbox ${spec.sandbox.mode}); ` +
           `session ${sessionId}: take its changes back with skiff undo --session ${sessionId}`,

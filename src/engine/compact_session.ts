@@ -20,7 +20,8 @@ export interface CompactRequest {
   session: Session;
   provider: ChatProvider;
   model: string;
-  config: Config;
+  /** The config's `models` and `compaction`, or the spec's settings, which carry both. */
+  config: Pick<Config, "models" | "compaction">;
   focus?: string;
   warn(message: string): void;
 }

@@ -132,7 +132,7 @@ export class Engine {
     if (spec.depth === 0) {
       // Spilled output of old sessions; this one's is kept whatever its age.
       pruneToolOutput(spec.dataDir, {
-        ...spec.config.toolOutput,
+        ...spec.settings.toolOutput,
         keep: [session.id],
         everyMs: PRUNE_EVERY_MS,
       });
@@ -292,8 +292,8 @@ export class Engine {
                   userWords: userWords(
                     toChatHistory(stored.filter((message) => message.role !== "compaction")),
                   ),
-                  compaction: compactionSettings(this.spec.config),
-                  modelLimits: resolveModelLimits(this.spec.model, this.spec.config.models),
+                  compaction: compactionSettings(this.spec.settings),
+                  modelLimits: resolveModelLimits(this.spec.model, this.spec.settings.models),
                   prompt,
                   maxTurns: request.maxTurns,
                   overBudget: () => run.overBudget(),
@@ -431,7 +431,7 @@ export class Engine {
    * handoff see it (unless memory is off).
    */
   #rememberCheck(sessionId: string, summary: VerificationSummary): void {
-    if (this.spec.config.memory?.enabled === false) return;
+    if (this.spec.settings.memory === false) return;
     recordVerification(harnessDeps(this.store.memory, this.spec.workspace, sessionId), {
       command: summary.command,
       exitCode: summary.exit_code,
@@ -459,7 +459,7 @@ export class Engine {
         },
       ),
       agentPrompt: parts.agentPrompt,
-      memory: this.spec.config.memory?.enabled === false
+      memory: this.spec.settings.memory === false
         ? null
         : memoryPromptSection(this.store.memory, this.spec.workspace),
     });
@@ -581,7 +581,7 @@ export class Engine {
       session,
       provider: this.provider,
       model: this.spec.model,
-      config: this.spec.config,
+      config: this.spec.settings,
       focus,
       warn: (message) => emit("warning", { message }),
     });

@@ -118,7 +118,7 @@ export function lazyProvider(
         connectTimeoutMs: spec.provider.connectTimeoutMs,
         // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
         gate: rateGateOf(spec) ? new RateGate(rateGateOf(spec)) : undefined,
-        price: (model) => priceFor(model, spec.config.models)?.price,
+        price: (model) => priceFor(model, spec.settings.models)?.price,
       })
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure

@@ -44,7 +44,9 @@ export interface SandboxState {
 }
 
 /** Where a session keeps Landlock's probe answer, when the host gave the key. */
-export function landlockProbeCacheOf(spec: EngineSpec): LandlockProbeCache | undefined {
+export function landlockProbeCacheOf(
+  spec: Pick<EngineSpec, "dataDir" | "sandbox">,
+): LandlockProbeCache | undefined {
   const key = spec.sandbox.landlockProbeKey;
   return key ? { dataDir: spec.dataDir, key } : undefined;
 }
@@ -133,7 +135,7 @@ export async function chooseSessionLauncher(
       settings.addDirs = existing.slice(1);
     }
   }
-  const backend = spec.config.sandbox?.backend ?? "auto";
+  const backend = spec.sandbox.backend ?? "auto";
   const available = spec.sandbox.mode === "full-access"
     ? { bwrap: null, sandboxExec: null }
     : await probe(backend);
@@ -154,7 +156,7 @@ export async function chooseSessionLauncher(
   const guard = spec.sandbox.mode === "workspace-write"
     ? new CommandGuard({
       roots: [spec.workspace, ...spec.sandbox.addDirs],
-      protect: spec.config.sandbox?.protect,
+      protect: spec.sandbox.protect,
       journal,
     })
     : undefined;

@@ -8,11 +8,14 @@
 import { McpManager, type McpManagerOptions } from "../mcp/manager.ts";
 import type { SandboxLauncherFor } from "../mcp/connection.ts";
 import { type AvailableSandboxes, chooseLauncher, probeSandboxesFor } from "../sandbox/choose.ts";
-import { mcpSources, sessionMcpServers } from "../mcp/sources.ts";
+import { mcpSources, type McpSpec, sessionMcpServers } from "../mcp/sources.ts";
 import { landlockProbeCacheOf } from "./launcher.ts";
 import type { Tool } from "../tools/tool.ts";
 import { VERSION } from "../version.ts";
-import type { EngineSpec } from "./types.ts";
+import type { SessionSandbox } from "./types.ts";
+
+/** The parts of a session's spec its MCP servers start from. */
+export type McpStartSpec = McpSpec & { dataDir: string; sandbox: SessionSandbox };
 
 export interface StartedMcp {
   tools: Tool[];
@@ -22,7 +25,7 @@ export interface StartedMcp {
 }
 
 /** The manager's view of where servers come from (src/trust/mcp_trust.ts). */
-export function mcpManagerSources(spec: EngineSpec): McpManagerOptions {
+export function mcpManagerSources(spec: McpSpec): McpManagerOptions {
   const { configServers, ...rest } = mcpSources(spec);
   return { ...rest, servers: configServers };
 }
@@ -33,10 +36,10 @@ export function mcpManagerSources(spec: EngineSpec): McpManagerOptions {
  * its folders and environment names, and the server's own network setting.
  */
 export function mcpSandboxLauncher(
-  spec: EngineSpec,
+  spec: McpStartSpec,
   /** Only the backends `sandbox.backend` can use: no Landlock probe where bubblewrap works. */
   probe: () => Promise<AvailableSandboxes> = () =>
-    probeSandboxesFor(spec.config.sandbox?.backend ?? "auto", landlockProbeCacheOf(spec)),
+    probeSandboxesFor(spec.sandbox.backend ?? "auto", landlockProbeCacheOf(spec)),
 ): SandboxLauncherFor {
   let available: Promise<AvailableSandboxes> | undefined;
   return async ({ network }) => {
@@ -53,13 +56,13 @@ export function mcpSandboxLauncher(
       await available,
       (name) => spec.mcp.env[name],
       // A forced backend (`--sandbox-backend`, `sandbox.backend`) holds for servers too.
-      spec.config.sandbox?.backend ?? "auto",
+      spec.sandbox.backend ?? "auto",
     );
     return choice.kind === "launcher" ? choice.launcher : choice.message;
   };
 }
 
-export async function startMcp(spec: EngineSpec): Promise<StartedMcp> {
+export async function startMcp(spec: McpStartSpec): Promise<StartedMcp> {
   const manager = new McpManager({
     ...mcpManagerSources(spec),
     resolved: sessionMcpServers(spec),

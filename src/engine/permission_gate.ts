@@ -87,7 +87,7 @@ export function buildGate(
     workspace: spec.workspace,
     extraDirs: spec.sandbox.addDirs,
     mode: spec.sandbox.mode,
-    protect: spec.config.sandbox?.protect,
+    protect: spec.sandbox.protect,
     broker: {
       ask: async (request) => {
         announce(request);

@@ -98,13 +98,13 @@ export interface PartsInput {
  */
 export function startSandboxProbe(spec: EngineSpec): Promise<AvailableSandboxes> | undefined {
   if (spec.sandbox.mode === "full-access") return undefined;
-  return probeSandboxesFor(spec.config.sandbox?.backend ?? "auto", landlockProbeCacheOf(spec));
+  return probeSandboxesFor(spec.sandbox.backend ?? "auto", landlockProbeCacheOf(spec));
 }
 
 /** Snapshots around commands for undo, unless commands cannot write or config says no. */
 function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
   const { spec } = input;
-  const undo = spec.config.undo;
+  const undo = spec.settings.undo;
   if (spec.sandbox.mode === "read-only" || undo?.commands === false) return undefined;
   return new CommandSnapshots({
     workspace: spec.workspace,
@@ -138,16 +138,15 @@ export function pickAgent(agents: AgentDefinition[], name: string, depth: number
 export async function buildSessionParts(input: PartsInput): Promise<SessionParts> {
   const { spec, store, session, ledger } = input;
   const warnings: string[] = [];
-  const config = spec.config;
   const loadedAgents = spec.resolvedAgents ?? await loadAgentsAsync({
     workspace: spec.workspace,
     configDir: spec.configDir,
-    configAgents: config.agent,
+    configAgents: spec.configAgents,
     untrustedProject: spec.projectTrusted === false,
   });
   if (spec.depth === 0) warnings.push(...loadedAgents.warnings);
   const agent = pickAgent(loadedAgents.agents, spec.agent, spec.depth);
-  const maxDepth = config.subagents?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxDepth = spec.settings.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
 
   const started = input.sandboxes;
   const { launcher, state: sandboxState } = await chooseSessionLauncher(
@@ -173,7 +172,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   if (skills.skills.length) candidates.push(createSkillTool(skills.skills));
   const subagents = subagentsOf(loadedAgents.agents);
   if (subagents.length) candidates.push(createTaskTool(input.subagents, subagents));
-  if (config.memory?.enabled !== false) {
+  if (spec.settings.memory !== false) {
     candidates.push(...createHarnessTools(store.memory, spec.workspace, session.id));
   }
   // Only the plan agent may define done; the agent being judged may not.
@@ -236,7 +235,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     warnings,
     agentPrompt: agent.prompt,
     doneProposals,
-    maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, config.models)),
+    maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, spec.settings.models)),
     temperature: agent.temperature,
     context: (callId, signal) => ({
       sessionId: session.id,

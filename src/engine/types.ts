@@ -19,11 +19,6 @@ export interface EngineSpec {
   workspace: string;
   dataDir: string;
   configDir: string;
-  /**
-   * The merged, validated configuration (src/config/schema.ts), the project's
-   * untrusted parts already taken out; plain data, as it crosses the Worker.
-   */
-  config: Config;
   /** Permission layers in order (defaults are added by the policy). */
   permissionLayers: { source: string; path?: string; permission: Record<string, unknown> }[];
   model: string;
@@ -43,6 +38,11 @@ export interface EngineSpec {
   /** False: the project is not trusted, so allow rules in its agent files are dropped. */
   projectTrusted?: boolean;
   /**
+   * The config's `agent` entries, which `resolvedAgents` was resolved from;
+   * agents are loaded from them where a spec has no `resolvedAgents`.
+   */
+  configAgents?: Config["agent"];
+  /**
    * Every agent the session (and its subagents) may run, resolved once by the
    * host in `prepare()` (the project-trust rules applied): the Worker's
    * permissions and the session's parts both use it, and no agent file is
@@ -54,19 +54,7 @@ export interface EngineSpec {
   /** The run that holds the sessions this engine creates (src/store/session_locks.ts). */
   run?: RunOwner;
   title?: string;
-  sandbox: {
-    mode: "read-only" | "workspace-write" | "full-access";
-    network: boolean;
-    addDirs: string[];
-    env: string[];
-    /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
-    hidden?: string[];
-    /** The hidden paths that exist, for the OS sandbox to mount over. */
-    hiddenMounts?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
-    limits?: { tmpMB: number; processes: number };
-    /** Set by the host, which can read /proc (src/sandbox/landlock/probe_key.ts). */
-    landlockProbeKey?: string;
-  };
+  sandbox: SessionSandbox;
   flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
   /** Found while preparing (ignored project settings…); shown as warning events. */
   warnings: string[];
@@ -79,6 +67,43 @@ export interface EngineSpec {
     maxRetries?: number;
     connectTimeoutMs?: number;
   };
+  settings: EngineSettings;
+}
+
+/**
+ * How the session's commands are contained, decided once by the host
+ * (src/host/setup.ts) from the config, the flags and the trust decision.
+ */
+export interface SessionSandbox {
+  mode: "read-only" | "workspace-write" | "full-access";
+  /** Which OS sandbox runs commands on Linux. @default "auto" */
+  backend?: "auto" | "bwrap" | "landlock";
+  network: boolean;
+  addDirs: string[];
+  env: string[];
+  /** Workspace patterns commands may not change (the command guard, src/sandbox/guard/). */
+  protect?: string[];
+  /** Absolute paths hidden from commands and the file tools (src/sandbox/hidden.ts). */
+  hidden?: string[];
+  /** The hidden paths that exist, for the OS sandbox to mount over. */
+  hiddenMounts?: { path: string; folder: boolean; view?: string; gitCredential?: boolean }[];
+  limits?: { tmpMB: number; processes: number };
+  /** Set by the host, which can read /proc (src/sandbox/landlock/probe_key.ts). */
+  landlockProbeKey?: string;
+}
+
+/** The engine's own switches from the config (docs/config.md), read once by the host. */
+export interface EngineSettings {
+  /** Context window, output limit and price per model name (config `models`). */
+  models?: Config["models"];
+  /** Harness memory in the prompt and the tools; false is `--no-memory`. @default true */
+  memory?: boolean;
+  compaction?: Config["compaction"];
+  undo?: Config["undo"];
+  /** How long and how much spilled tool output is kept. */
+  toolOutput?: Config["toolOutput"];
+  /** How deep subagents may nest (config `subagents.maxDepth`). */
+  maxSubagentDepth?: number;
 }
 
 /** How a prompt's run ended; the CLI alone maps these to exit codes (docs/cli.md). */

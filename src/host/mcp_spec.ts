@@ -8,7 +8,7 @@ import * as path from "../lib/path.ts";
 import { projectDirs } from "../definitions/agents/discovery.ts";
 import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "../config/regular_file.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
-import type { EngineSpec } from "../engine/types.ts";
+import type { SessionMcp } from "../mcp/sources.ts";
 
 /** `.mcp.json` files the MCP client reads: the same folders, workspace up to the git root. */
 function mcpJsonTexts(workspace: string): string[] {
@@ -34,7 +34,7 @@ export function mcpSpec(
   config: Record<string, unknown>,
   workspace: string,
   extraEnvNames: string[],
-): Omit<EngineSpec["mcp"], "blocked"> {
+): Omit<SessionMcp, "blocked"> {
   const enabled = Object.keys(config.mcp ?? {}).length > 0 ||
     mcpJsonTexts(workspace).some((text) => text.includes("mcpServers"));
   const names = new Set([...allowedEnvNames(extraEnvNames), "NODE_EXTRA_CA_CERTS"]);

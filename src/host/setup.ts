@@ -152,7 +152,6 @@ export async function prepare(
   const previewConfig = applyProjectTrust(loaded, false).config;
   const projectServers = projectMcpServers({
     workspace,
-    config: previewConfig,
     mcp: projectMcp(previewConfig, loaded, workspace),
   });
   const projectTrust = await decideProjectTrust({
@@ -197,7 +196,6 @@ export async function prepare(
     workspace,
     dataDir: resolveDataDir(Deno.env.toObject()),
     configDir: loaded.configDir,
-    config,
     permissionLayers: loaded.layers,
     model,
     agent: options.agent ?? "build",
@@ -206,6 +204,7 @@ export async function prepare(
     owns: [],
     mcp: projectMcp(config, loaded, workspace),
     projectTrusted: projectTrust.trusted,
+    configAgents: config.agent,
     // Once, here: the Worker's permissions, its session and its subagents use this list.
     resolvedAgents: resolveAgents({
       files: agentFiles,
@@ -214,9 +213,11 @@ export async function prepare(
     }),
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
+      backend: config.sandbox?.backend ?? "auto",
       network: config.sandbox?.network ?? false,
       addDirs,
       env: config.sandbox?.env ?? [],
+      protect: config.sandbox?.protect,
       ...sandboxGuards(config, loaded, workspace),
     },
     flags: userFlags,
@@ -229,6 +230,14 @@ export async function prepare(
       requestTimeoutMs: provider.requestTimeoutMs,
       maxRetries: provider.maxRetries,
       connectTimeoutMs: provider.connectTimeoutMs,
+    },
+    settings: {
+      models: config.models,
+      memory: config.memory?.enabled !== false,
+      compaction: config.compaction,
+      undo: config.undo,
+      toolOutput: config.toolOutput,
+      maxSubagentDepth: config.subagents?.maxDepth,
     },
   };
   decideProjectServers(spec, projectServers);
@@ -256,23 +265,23 @@ function sandboxGuards(config: Config, loaded: LoadedConfig, workspace: string) 
 }
 
 /**
- * The MCP part of the spec. `config.mcp` keeps the user's own servers only
+ * The MCP part of the spec. `userServers` holds the user's own servers only
  * (the global config's); the project file's entries travel apart, so one of
  * them can never pass for the user's (src/mcp/config.ts).
  */
 function projectMcp(config: Config, loaded: LoadedConfig, workspace: string): EngineSpec["mcp"] {
   const own = loaded.global?.mcp ?? {};
-  if (Object.keys(own).length) config.mcp = own;
-  else delete config.mcp;
+  const userServers = Object.keys(own).length ? own : undefined;
   const projectServers = loaded.project?.config.mcp ?? {};
   const project = Object.keys(projectServers).length && loaded.project
     ? { file: loaded.project.file, root: loaded.project.root, servers: projectServers }
     : undefined;
-  const spec = mcpSpec(config as Record<string, unknown>, workspace, config.sandbox?.env ?? []);
+  const spec = mcpSpec({ mcp: userServers }, workspace, config.sandbox?.env ?? []);
   return {
     ...spec,
     enabled: spec.enabled || project !== undefined,
     blocked: [],
+    ...(userServers ? { userServers } : {}),
     project,
     projectVariables: [...allowedEnvNames(config.sandbox?.env ?? []), "NODE_EXTRA_CA_CERTS"],
   };

@@ -40,7 +40,7 @@ function runAgents(spec: EngineSpec): AgentDefinition[] {
   return (spec.resolvedAgents ?? loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,
-    configAgents: spec.config.agent,
+    configAgents: spec.configAgents,
     untrustedProject: spec.projectTrusted === false,
   })).agents;
 }
@@ -52,16 +52,20 @@ function runAgents(spec: EngineSpec): AgentDefinition[] {
  * only refuse webfetch, so the engine gets no network beyond its own hosts.
  */
 export function webfetchMayRun(spec: EngineSpec): boolean {
-  const permission = (spec.config.permission ?? {}) as Record<string, unknown>;
+  // The layers merge key by key, so the last one that sets `webfetch` decides it.
+  const setting = spec.permissionLayers.findLast((layer) =>
+    layer.permission.webfetch !== undefined
+  );
   if (
-    permission.webfetch === "deny" || spec.flags.deny.some((rule) => rule.trim() === "webfetch")
+    setting?.permission.webfetch === "deny" ||
+    spec.flags.deny.some((rule) => rule.trim() === "webfetch")
   ) {
     return false;
   }
   if (spec.interactive || spec.flags.yes) return true;
   const names = (value: unknown) => JSON.stringify(value ?? {}).includes("webfetch");
   if (spec.flags.allow.some((rule) => rule.includes("webfetch"))) return true;
-  if (spec.permissionLayers.some((layer) => names(layer.permission)) || names(spec.config.agent)) {
+  if (spec.permissionLayers.some((layer) => names(layer.permission)) || names(spec.configAgents)) {
     return true;
   }
   return runAgents(spec).some((agent) => names(agent.permission));

@@ -1,6 +1,6 @@
 /**
  * Where a session's MCP servers come from, as the session's spec carries
- * them: the user's entries (`config.mcp`, the global config's alone), the
+ * them: the user's entries (config `mcp`, the global config's alone), the
  * project's config file and `.mcp.json`, and the servers the trust decision
  * blocked (src/trust/project_trust.ts), switched off here.
  */
@@ -11,14 +11,16 @@ import {
   resolveMcpServers,
 } from "./config.ts";
 
-/** The `mcp` part of a session's spec (src/engine/types.ts `EngineSpec`). */
+/** The `mcp` part of a session's spec (src/engine/types.ts). */
 export interface SessionMcp {
   enabled: boolean;
   /** The variables MCP server entries may use (allowlist + `${NAME}` references). */
   env: Record<string, string>;
   /** Servers not to start: project-defined ones the user did not allow (src/trust/mcp_trust.ts). */
   blocked: string[];
-  /** The project config file's own `mcp` entries (the user's are `config.mcp`). */
+  /** The user's own entries: the global config's `mcp`, never the project's. */
+  userServers?: Record<string, unknown>;
+  /** The project config file's own `mcp` entries (the user's are `userServers`). */
   project?: { file: string; root: string; servers: Record<string, unknown> };
   /** Names `${VAR}` may expand to in a server the project defines. */
   projectVariables?: string[];
@@ -33,13 +35,12 @@ export interface SessionMcp {
 /** The parts of a spec the MCP sources are read from. */
 export interface McpSpec {
   workspace: string;
-  config: { mcp?: Record<string, unknown> };
   mcp: SessionMcp;
 }
 
 /** The session's sources, blocked project servers switched off. */
 export function mcpSources(spec: McpSpec): McpSourceOptions {
-  const servers = { ...(spec.config.mcp ?? {}) } as Record<string, McpServerInput>;
+  const servers = { ...(spec.mcp.userServers ?? {}) } as Record<string, McpServerInput>;
   for (const name of spec.mcp.blocked) servers[name] = { ...servers[name], enabled: false };
   const project = spec.mcp.project;
   return {

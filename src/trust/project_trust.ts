@@ -335,7 +335,10 @@ export function findTrustSubjects(
  * and are blocked in an untrusted one. Blocked names go into
  * `spec.mcp.blocked`, each with a warning saying how to allow it.
  */
-export function decideProjectServers(spec: EngineSpec, servers: ProjectServer[]): void {
+export function decideProjectServers(
+  spec: TrustSpec & Pick<EngineSpec, "projectTrusted" | "mcp" | "warnings">,
+  servers: ProjectServer[],
+): void {
   for (const server of servers) {
     const verdict = userVerdict(spec, server.name);
     if (verdict === "allow" || (verdict !== "deny" && spec.projectTrusted)) continue;

@@ -9,7 +9,7 @@ export function testSpec(overrides: Partial<EngineSpec> = {}): EngineSpec {
     workspace: "/work/project",
     dataDir: "/tmp/skiff-data",
     configDir: "/tmp/skiff-config",
-    config: {},
+    settings: {},
     permissionLayers: [],
     model: "m",
     agent: "build",

@@ -107,7 +107,7 @@ Deno.test("the Worker may no longer read the user's agent folders, only their sk
     workspace: "/work/project",
     dataDir: "/tmp/skiff-data",
     configDir: "/tmp/skiff-config",
-    config: {},
+    settings: {},
     permissionLayers: [],
     model: "m",
     agent: "build",

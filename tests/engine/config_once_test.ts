@@ -35,11 +35,11 @@ Deno.test("prepare reads the project file once and keeps to that reading", async
   const saved = Deno.env.get("SKIFF_CONFIG_DIR");
   Deno.env.set("SKIFF_CONFIG_DIR", configDir);
   try {
-    const { spec } = await prepare({ dir: workspace }, false, undefined, { readTextFile });
+    const { spec, config } = await prepare({ dir: workspace }, false, undefined, { readTextFile });
     assertEquals(reads.filter((file) => file === projectFile).length, 1);
     assertEquals(spec.model, "first-model");
     // Untrusted: the allow is gone, the deny stays, and the user is told.
-    assertEquals(spec.config.permission, { bash: { "rm *": "deny" } });
+    assertEquals(config.permission, { bash: { "rm *": "deny" } });
     assertEquals(spec.projectTrusted, false);
     assertStringIncludes(spec.warnings.join("\n"), "bash(git *)");
   } finally {

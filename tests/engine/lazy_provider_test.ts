@@ -11,7 +11,7 @@ import type { EngineSpec } from "../../src/engine/types.ts";
 import type { ChatProvider } from "../../src/provider/types.ts";
 
 function specFor(agent: string, baseURL = "http://127.0.0.1:9/v1"): EngineSpec {
-  return { agent, provider: { baseURL }, config: {} } as unknown as EngineSpec;
+  return { agent, provider: { baseURL }, settings: {} } as unknown as EngineSpec;
 }
 
 /** Stand-in modules: counts loads and clients made; `fail` makes construction throw. */

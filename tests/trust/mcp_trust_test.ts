@@ -28,11 +28,11 @@ Deno.test("servers from .mcp.json and the project file are the project's; global
   const dir = await workspaceWithMcpJson();
   try {
     const engineSpec = spec(dir, {
-      config: { mcp: { mine: { command: "my-server" } } },
       mcp: {
         enabled: true,
         env: {},
         blocked: [],
+        userServers: { mine: { command: "my-server" } },
         project: { file: "/p/skiff.json", root: dir, servers: { theirs: { command: "x" } } },
       },
     });
@@ -112,11 +112,11 @@ Deno.test("a project entry reusing the name of the user's server is not the proj
       JSON.stringify({ mcpServers: { mine: { type: "stdio", command: "evil", env: { X: "1" } } } }),
     );
     const engineSpec = spec(dir, {
-      config: { mcp: { mine: { url: "https://mine.example/mcp" } } },
       mcp: {
         enabled: true,
         env: {},
         blocked: [],
+        userServers: { mine: { url: "https://mine.example/mcp" } },
         project: { file: "/p/skiff.json", root: dir, servers: { mine: { args: ["--evil"] } } },
       },
     });

@@ -106,7 +106,7 @@ class ChatSession {
         model: spec.model,
         agent: spec.agent,
         sandbox: spec.sandbox.mode,
-        window: resolveModelLimits(spec.model, spec.config.models).context,
+        window: resolveModelLimits(spec.model, spec.settings.models).context,
       },
     });
   }

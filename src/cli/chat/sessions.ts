@@ -17,7 +17,11 @@ export function resumeHint(sessionId: string): string {
 }
 
 /** The user and assistant text of a session, as a transcript to print; "" when empty. */
-export function earlierMessages(spec: EngineSpec, sessionId: string, keep = 40): string {
+export function earlierMessages(
+  spec: Pick<EngineSpec, "dataDir">,
+  sessionId: string,
+  keep = 40,
+): string {
   const messages = withStore(
     (store) => store.loadHistory(sessionId),
     spec.dataDir,
@@ -101,7 +105,7 @@ export function pickerLines(
  * person ended the question (Ctrl-D). A number not on the list is asked again.
  */
 export function pickSession(
-  spec: EngineSpec,
+  spec: Pick<EngineSpec, "dataDir" | "workspace">,
   ask: (question: string) => string | null = prompt,
 ): SessionSelector | undefined {
   const sessions = folderSessions(spec, 20);

@@ -60,12 +60,14 @@ export function protectPatterns(patterns: readonly string[] = []): string[] {
  * folder, as `sandbox.protect` matches), and `sandbox.protect`, whose command
  * guard puts back what a command changed there and reports it refused.
  */
-export function applyProtect(spec: EngineSpec, patterns: readonly string[]): void {
+export function applyProtect(
+  spec: Pick<EngineSpec, "sandbox" | "flags">,
+  patterns: readonly string[],
+): void {
   if (!patterns.length) return;
-  const sandbox = spec.config.sandbox ?? {};
-  spec.config.sandbox = {
-    ...sandbox,
-    protect: [...new Set([...(sandbox.protect ?? []), ...patterns])],
+  spec.sandbox = {
+    ...spec.sandbox,
+    protect: [...new Set([...(spec.sandbox.protect ?? []), ...patterns])],
   };
   const rules = patterns.flatMap((pattern) => [`edit(${pattern})`, `edit(*/${pattern})`]);
   spec.flags = { ...spec.flags, deny: [...spec.flags.deny, ...rules] };

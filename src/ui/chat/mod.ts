@@ -4,94 +4,12 @@
  * bottom region (the todo checklist while one is open, the input area and the
  * status line) is erased and redrawn. The input side (keys, history,
  * completion, slash commands) lives in `ui/chat/input/` and `cli/chat/chat.ts` and
- * talks to the screen only through the `ChatRenderer` below.
+ * talks to the screen only through `ChatRenderer` (types.ts).
  *
  * Everything that came from the model or a tool passes `neutraliseControls`
  * before skiff adds its own colours, so a model cannot move the cursor,
  * retitle the window or hide a command behind a carriage return.
  */
-import type { SkiffEvent } from "../../contracts/events.ts";
-
-/** Where the renderer writes; `Deno.stdout` in the program, a capture in tests. */
-export interface ChatOutput {
-  writeSync(data: Uint8Array): number;
-}
-
-export interface ChatRendererOptions {
-  /** @default Deno.stdout */
-  output?: ChatOutput;
-  /** Terminal width in cells. @default 80 */
-  columns?: number;
-  /** Terminal height in rows; the bottom region never takes more than a third of it. @default 24 */
-  rows?: number;
-  /**
-   * ANSI colour and styles. Plain text (no escape sequence at all except the
-   * ones that redraw the bottom region) when false.
-   * @default `chatColour()`: off when NO_COLOR is set or TERM is dumb
-   */
-  color?: boolean;
-  /**
-   * Whether the bottom region may be redrawn with cursor movement. Off for
-   * TERM=dumb: then nothing is ever erased, the status is printed as a line
-   * when it changes, and the input is left to the terminal's own echo.
-   * @default TERM is not "dumb"
-   */
-  redraw?: boolean;
-  /** What the status line names before `session.started` says otherwise. */
-  status?: Partial<StatusInfo>;
-  /** Milliseconds since the epoch; injectable for tests (spinner, durations). @default Date.now */
-  now?: () => number;
-  /** How often the spinner frame advances while working (ms); 0 turns the timer off. @default 120 */
-  spinnerEveryMs?: number;
-}
-
-/** What the status line shows. */
-export interface StatusInfo {
-  model: string;
-  agent: string;
-  /** The sandbox mode: read-only, workspace-write, full-access. */
-  sandbox: string;
-  /** The model's context window in tokens; 0 when unknown (then no % is shown). */
-  window: number;
-  /** Tokens in the last request sent (how full the context is). */
-  contextTokens: number;
-  /** Tokens this session, input + output. */
-  totalTokens: number;
-  /** Cost this session in US dollars; undefined when the model has no price. */
-  costUsd?: number;
-}
-
-export interface ChatRenderer {
-  /** Render one engine event: markdown for the answer, a line per tool call, the status. */
-  event(event: SkiffEvent): void;
-  /**
-   * Redraw the bottom region with this input text (may hold newlines) and the
-   * cursor at `cursor` (a UTF-16 index into `text`). `hint` is one dim line
-   * under the input (a completion list, "Esc to stop"), or absent.
-   */
-  setInput(text: string, cursor: number, hint?: string): void;
-  /** Change what the status line shows (model after `/model`, cost after a turn…). */
-  setStatus(info: Partial<StatusInfo>): void;
-  /**
-   * Write text into the scrollback above the bottom region (a `/help` page, a
-   * `!command`'s output). Control characters are shown, not obeyed, so it
-   * takes plain text only (no colours of its own).
-   */
-  print(text: string): void;
-  /** Expand the tool call with this id (or the last one when absent): its whole output or diff. */
-  expandTool(callId?: string): void;
-  /** The terminal was resized: the bottom region is redrawn at the new width. */
-  resize(columns: number, rows?: number): void;
-  /**
-   * Erase the bottom region and stop redrawing it, so a prompt (an approval,
-   * a picker) can use the terminal. Streaming text still goes to the scrollback.
-   */
-  suspend(): void;
-  /** Draw the bottom region again after `suspend()`. */
-  resume(): void;
-  /** Erase the bottom region, stop the spinner, leave the cursor on a fresh line. */
-  dispose(): void;
-}
-
+export type { ChatOutput, ChatRenderer, ChatRendererOptions, StatusInfo } from "./types.ts";
 export { createChatRenderer } from "./renderer.ts";
 export { chatColour } from "./style.ts";

@@ -11,7 +11,7 @@ import { neutraliseControls } from "../safe_text.ts";
 import { highlight } from "./highlight.ts";
 import { inputRows } from "./input_view.ts";
 import { loadMarkdown, markdownLexer, type MarkdownOptions, MarkdownStream } from "./markdown.ts";
-import type { ChatRenderer, ChatRendererOptions, StatusInfo } from "./mod.ts";
+import type { ChatRenderer, ChatRendererOptions, StatusInfo } from "./types.ts";
 import { type RegionCursor, Screen } from "./screen.ts";
 import { formatStatusLine, formatTokens } from "./status_line.ts";
 import { canRedraw, chatColour, makeStyle } from "./style.ts";

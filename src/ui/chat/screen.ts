@@ -11,7 +11,7 @@
  * out again from each row's width before erasing. On a dumb terminal nothing
  * is ever erased: text is only appended.
  */
-import type { ChatOutput } from "./mod.ts";
+import type { ChatOutput } from "./types.ts";
 import { textWidth, truncate } from "./width.ts";
 
 const encoder = new TextEncoder();

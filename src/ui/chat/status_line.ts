@@ -6,7 +6,7 @@
  * go first (cost, then tokens, agent, sandbox), and the model name is cut last.
  */
 import { neutraliseControls } from "../safe_text.ts";
-import type { StatusInfo } from "./mod.ts";
+import type { StatusInfo } from "./types.ts";
 import type { Style } from "./style.ts";
 import { textWidth, truncate } from "./width.ts";
 

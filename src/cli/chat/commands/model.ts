@@ -84,7 +84,7 @@ export function sessionAgents(spec: EngineSpec): AgentDefinition[] {
   return (spec.resolvedAgents ?? loadAgents({
     workspace: spec.workspace,
     configDir: spec.configDir,
-    configAgents: spec.config.agent,
+    configAgents: spec.configAgents,
     untrustedProject: spec.projectTrusted === false,
   })).agents;
 }
