@@ -57,9 +57,7 @@ export const ALLOWED: Readonly<Record<string, string>> = {
  */
 export const KNOWN_CYCLES: readonly string[] = [
   "engine/engine.ts ↔ engine/handle.ts ↔ engine/run_outcome.ts ↔ engine/select_session.ts ↔ engine/verify/done_criteria.ts",
-  "permission/code_path_check.ts ↔ permission/evaluate.ts",
   "sandbox/writer/confined_writer.ts ↔ sandbox/writer/confined_writer_worker.ts",
-  "tools/files/file_ledger.ts ↔ tools/tool.ts",
   "ui/chat/input_view.ts ↔ ui/chat/mod.ts ↔ ui/chat/renderer.ts ↔ ui/chat/screen.ts ↔ ui/chat/status_line.ts",
 ];
 

@@ -5,7 +5,7 @@
  */
 import type { Denial } from "../contracts/events.ts";
 import type { Access } from "../contracts/tool_call.ts";
-import type { Decision } from "./evaluate.ts";
+import type { Decision } from "./decision.ts";
 import { type AllowHint, type AlwaysRule, shellLine } from "./hints.ts";
 
 /**

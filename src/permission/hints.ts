@@ -10,7 +10,8 @@
 import * as path from "../lib/path.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import { alwaysPatternFor } from "./always.ts";
-import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
+import type { Decision } from "./decision.ts";
+import { evaluate, type PolicyContext } from "./evaluate.ts";
 import { mergeRule, type RuleLayer } from "./rules.ts";
 
 /** The rules an "always" answer would add, per key. */
