@@ -21,7 +21,6 @@ import { gitCodeExecutionReason } from "./shell/git_code_rules.ts";
 import { protectedCommandReason } from "./shell/protected_commands.ts";
 import { namesHostAndPort, URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
 import {
-  type Action,
   describeRule,
   flattenLayer,
   type Rule,
