@@ -8,14 +8,13 @@
  * event. A deny never reaches the broker, so neither a person's click nor
  * `--yes` can override it; the unsandboxed question is a person's alone.
  */
-import * as path from "../lib/path.ts";
 import type { Denial, EventBodies } from "../contracts/events.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import { ToolError } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
-import { alwaysPatternFor } from "./always.ts";
+import { alwaysRulesFor } from "./always.ts";
 import { ensureShellParser } from "./shell/shell_parser.ts";
-import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
+import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
 import { approves, denialMessage, denialReason } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
 import type { Check, Decision } from "./decision.ts";
@@ -102,40 +101,6 @@ export type UnattendedVerdict =
  */
 export function ruleVerdict(layers: RuleLayer[], key: string, subject: string): Check {
   return checkSubject(layers, key, subject);
-}
-
-const SEARCH_KEYS = new Set(["glob", "grep", "list"]);
-
-/**
- * What "always" approves outside the workspace: a searched folder and all
- * under it, or the folder holding a file. Never a top-level `/*`, which
- * would approve the whole disk.
- */
-function externalPatterns(key: string, real: string): string[] {
-  if (SEARCH_KEYS.has(key)) return [real, path.join(real, "*")];
-  const folder = path.dirname(real);
-  return folder === path.dirname(folder) ? [real] : [path.join(folder, "*")];
-}
-
-/** The rules an "always" answer adds, from the checks that asked. */
-export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[] {
-  const byKey = new Map<string, Set<string>>();
-  const add = (key: string, pattern: string | null) => {
-    if (!pattern || (key === "bash" && pattern.trim() === "*")) return;
-    if (!byKey.has(key)) byKey.set(key, new Set());
-    byKey.get(key)!.add(pattern);
-  };
-  for (const check of decision.checks) {
-    if (check.action !== "ask") continue;
-    if (check.key === "bash") add("bash", alwaysPatternFor(check.subject));
-    else if (check.key === "external_directory") {
-      for (const pattern of externalPatterns(access.key, check.subject)) add(check.key, pattern);
-    } else if (check.key === "doom_loop") add(check.key, check.subject);
-    else if (check.key === access.key && access.always?.length) {
-      for (const pattern of access.always) add(check.key, pattern);
-    } else add(check.key, check.subject || "*");
-  }
-  return [...byKey].map(([key, patterns]) => ({ key, patterns: [...patterns] }));
 }
 
 export class PermissionGate {
