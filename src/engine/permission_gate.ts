@@ -1,32 +1,28 @@
 /**
- * The loop's permission gate, assembled: the tool declares what the call
- * would touch, the policy table judges it (defaults → global → project →
- * agent → flags → this session's "always" answers), and an ask goes to the
- * broker — a person, `--yes`, or the headless refusal. Decisions become
- * permission events. When no OS sandbox exists, commands need an explicit
- * yes to run unsandboxed; a headless run refuses them.
+ * The session's permission judge, assembled from the session's settings:
+ * the tool declares what the call would touch and the one judge
+ * (src/permission/gate.ts) decides — the rule layers, the task's `owns`,
+ * and whether commands may run with no OS sandbox — asking through the one
+ * broker: a person, `--yes`, or the headless refusal. Here its questions
+ * and verdicts become permission events.
  */
-import type { ToolCallGate } from "./loop/tool_call.ts";
-import type { Denial, EventBodies, EventType } from "../contracts/events.ts";
+import type { GateCall, ToolCallGate } from "./loop/tool_call.ts";
+import type { EventBodies, EventType } from "../contracts/events.ts";
 import {
   type ApprovalBroker,
   type ApprovalRequest,
-  approves,
-  denialReason,
   HeadlessBroker,
   YesBroker,
 } from "../permission/broker.ts";
-import { PermissionGate } from "../permission/gate.ts";
+import { PermissionGate, ruleVerdict } from "../permission/gate.ts";
 import { flagsLayer } from "../permission/flags.ts";
 import { buildLayers } from "../permission/layers.ts";
 import type { RuleLayer } from "../permission/rules.ts";
-import { isWithin } from "../sandbox/paths.ts";
 import type { Access, Tool } from "../tools/tool.ts";
 import { saveProjectRule } from "../permission/project_rules.ts";
 import { HostWriteRefused } from "../sandbox/writer/host_write.ts";
 import type { PermissionConfig } from "../permission/rules.ts";
 import { type ReadVerdict, type ToolContext, ToolError } from "../tools/tool.ts";
-import { checkSubject } from "../permission/evaluate.ts";
 import { withoutAllows } from "../config/project_allows.ts";
 import type { EngineIO, EngineSpec } from "./types.ts";
 import type { SandboxState } from "./launcher.ts";
@@ -40,6 +36,7 @@ export type UnattendedCommand =
 
 /** The session's gate: the loop's, and the same rules for what runs after a turn. */
 export interface SessionGate extends ToolCallGate {
+  authorize(call: GateCall, access: Access): Promise<void>;
   /**
    * Would this call run with nobody to ask? Judged by the same rules, owns
    * and sandbox as a call of the model's, but asks no one and records
@@ -62,6 +59,11 @@ function brokerFor(spec: EngineSpec, io: EngineIO): {
   return { broker: new HeadlessBroker(), source: "headless" };
 }
 
+/**
+ * The session's gate: the judge built from the spec's rule layers, `owns`
+ * and sandbox state, with its broker (a person through `io`, `--yes`, or
+ * the headless refusal) and its questions and verdicts sent out as events.
+ */
 export function buildGate(
   spec: EngineSpec,
   io: EngineIO,
@@ -98,7 +100,14 @@ export function buildGate(
       },
     },
     brokerSource: source,
-    noSandbox: () => Boolean(sandbox.refusal && !sandbox.approved),
+    attended: spec.interactive,
+    owns: { paths: spec.owns, commandsConfined: sandbox.name === "bwrap" },
+    unsandboxed: {
+      refusal: () => sandbox.approved ? undefined : sandbox.refusal,
+      approve: () => {
+        sandbox.approved = true;
+      },
+    },
     saveProjectRule: async (key, patterns) => {
       let saved;
       try {
@@ -116,114 +125,46 @@ export function buildGate(
       return saved;
     },
   });
-  const unsandboxed: Denial[] = [];
 
   /**
-   * One access of one call, judged: the call's declared access, and then
-   * whatever the tool asks for mid-call through `ctx.authorize` (a
-   * redirect), on the same rules, broker and events. Throws when refused.
+   * One access of one call, judged: the call's declared access, or more
+   * asked for by the running call (a redirect), on the same judge, broker
+   * and events. Throws when refused.
    */
   const judge = async (
-    { tool, input, callId, turn }: { tool: Tool; input: unknown; callId: string; turn: number },
+    { tool, input, callId, turn }: GateCall,
     access: Access,
     followUp: boolean,
   ): Promise<void> => {
-    const outsideOwns = ownsViolation(spec, access, sandbox);
-    if (outsideOwns) {
-      unsandboxed.push({
-        tool: tool.name,
-        key: access.key,
-        patterns: access.patterns,
-        reason: outsideOwns,
-      });
-      throw new ToolError(
-        "denied",
-        outsideOwns,
-        "Only change the paths this task owns; report anything else back.",
-      );
-    }
     turns.set(callId, turn);
     let result;
     try {
-      result = await gate.check(tool.name, input, access, callId, { followUp });
+      result = await gate.check(tool.name, input, access, callId, {
+        followUp,
+        decided: (decision, source) =>
+          emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source }),
+      });
     } finally {
       turns.delete(callId);
     }
-    const decided = (
-      decision: "allow" | "deny",
-      source: EventBodies["permission.decided"]["source"],
-    ) => emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source });
-    if (result.asked || !result.allowed) {
-      decided(result.allowed ? "allow" : "deny", result.source);
-    }
     if (!result.allowed) throw result.error;
-    if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
-      // No OS sandbox: running this would be unsandboxed. Never silently.
-      const asking = spec.interactive && !spec.flags.yes;
-      const request: ApprovalRequest = {
-        tool: tool.name,
-        callId,
-        access: {
-          ...access,
-          preview: `${sandbox.refusal.warning}\n\n${access.commands.join("\n")}`,
-        },
-        decision: { action: "ask", reason: "no sandbox available: run unsandboxed?", checks: [] },
-        always: [],
-      };
-      if (asking) announce(request, turn);
-      const answer = asking ? await io.ask(request) : "deny";
-      if (answer === "interrupt") {
-        throw interruptedAtPrompt(request, emit, new Map([[callId, turn]]));
-      }
-      if (!approves(answer)) {
-        unsandboxed.push({
-          tool: tool.name,
-          key: access.key,
-          patterns: access.patterns,
-          reason: sandbox.refusal.message,
-          allow_with: ["--sandbox", "full-access"],
-        });
-        decided("deny", asking ? "user" : spec.interactive ? "rule" : "headless");
-        const reason = denialReason(answer);
-        throw new ToolError(
-          "denied",
-          reason === undefined ? sandbox.refusal.message : `The user denied this: ${reason}`,
-          "Do not retry commands in this session; tell the user how to enable the sandbox.",
-        );
-      }
-      decided("allow", "user");
-      sandbox.approved = true;
-    }
   };
 
   return {
     async check(call, ctx) {
       await judge(call, await call.tool.declare(call.input, ctx), false);
-      // The one way a running call asks for more: the same gate, call and turn.
-      ctx.authorize = (access) => judge(call, access, true);
       return { allowed: true };
     },
-    denials: () => [...gate.denials(), ...unsandboxed],
+    authorize: (call, access) => judge(call, access, true),
+    denials: () => gate.denials(),
     async unattended({ tool, input }, ctx, options = {}) {
-      const access = await tool.declare(input, ctx);
-      const outsideOwns = ownsViolation(spec, access, sandbox);
-      if (outsideOwns) return { allowed: false, reason: outsideOwns };
-      const verdict = await gate.unattended(access, options);
-      if (!verdict.allowed) {
-        return {
-          allowed: false,
-          reason: verdict.decision.reason,
-          ...(verdict.allow.kind === "flags" ? { allowWith: verdict.allow.args } : {}),
-        };
-      }
-      if (access.commands?.length && sandbox.refusal && !sandbox.approved) {
-        return {
-          allowed: false,
-          reason: sandbox.refusal.message,
-          allowWith: ["--sandbox", "full-access"],
-        };
-      }
-      return { allowed: true };
+      const verdict = await gate.unattended(await tool.declare(input, ctx), options);
+      if (verdict.allowed) return { allowed: true };
+      return {
+        allowed: false,
+        reason: verdict.decision.reason,
+        ...(verdict.allow.kind === "flags" ? { allowWith: verdict.allow.args } : {}),
+      };
     },
   };
 }
@@ -267,23 +208,6 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
   });
 }
 
-/** Why this call breaks the subagent's `owns` narrowing, or null. */
-function ownsViolation(spec: EngineSpec, access: Access, sandbox: SandboxState): string | null {
-  if (!spec.owns.length) return null;
-  const outside = (access.writes ?? []).filter(
-    (written) => !spec.owns.some((owned) => isWithin(owned, written)),
-  );
-  if (outside.length) {
-    return `this subagent may only write ${spec.owns.join(", ")}; ${
-      outside.join(", ")
-    } is not among them`;
-  }
-  if (access.commands?.length && sandbox.name !== "bwrap") {
-    return "this subagent owns only some paths, and without bubblewrap its commands could write anywhere, so it may not run commands";
-  }
-  return null;
-}
-
 /**
  * The read rules' verdict on one file, for search tools (grep leaves out
  * what is not "allow"). Only the `read` key of the rule table is asked —
@@ -297,7 +221,7 @@ export function readVerdictFor(
   let layers: RuleLayer[] | undefined;
   return (_real, display) => {
     layers ??= ruleLayers(spec, agentPermission);
-    const check = checkSubject(layers, "read", display);
+    const check = ruleVerdict(layers, "read", display);
     return { action: check.action, reason: check.reason, pattern: check.rule?.pattern };
   };
 }

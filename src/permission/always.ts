@@ -2,9 +2,18 @@
  * What an "always allow" answer stores. For a command, its prefix of plain
  * words plus ` *` (`git log -n5` → `git log *`, `npm run build` →
  * `npm run build *`), one per simple command; never `*` alone, which would
- * approve everything.
+ * approve everything. For the rest, the rules a question's checks call for.
  */
+import * as path from "../lib/path.ts";
+import type { Access } from "../contracts/tool_call.ts";
+import type { Decision } from "./decision.ts";
 import { shellWords, splitCommand } from "./shell/bash_split.ts";
+
+/** The rules an "always" answer would add, per key. */
+export interface AlwaysRule {
+  key: string;
+  patterns: string[];
+}
 
 const PLAIN_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]*$/;
 const MAX_PREFIX_WORDS = 3;
@@ -29,4 +38,38 @@ export function alwaysPatterns(command: string): string[] {
     .map(alwaysPatternFor)
     .filter((pattern): pattern is string => pattern !== null && pattern !== "*");
   return [...new Set(patterns)];
+}
+
+const SEARCH_KEYS = new Set(["glob", "grep", "list"]);
+
+/**
+ * What "always" approves outside the workspace: a searched folder and all
+ * under it, or the folder holding a file. Never a top-level `/*`, which
+ * would approve the whole disk.
+ */
+function externalPatterns(key: string, real: string): string[] {
+  if (SEARCH_KEYS.has(key)) return [real, path.join(real, "*")];
+  const folder = path.dirname(real);
+  return folder === path.dirname(folder) ? [real] : [path.join(folder, "*")];
+}
+
+/** The rules an "always" answer adds, from the checks that asked. */
+export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[] {
+  const byKey = new Map<string, Set<string>>();
+  const add = (key: string, pattern: string | null) => {
+    if (!pattern || (key === "bash" && pattern.trim() === "*")) return;
+    if (!byKey.has(key)) byKey.set(key, new Set());
+    byKey.get(key)!.add(pattern);
+  };
+  for (const check of decision.checks) {
+    if (check.action !== "ask") continue;
+    if (check.key === "bash") add("bash", alwaysPatternFor(check.subject));
+    else if (check.key === "external_directory") {
+      for (const pattern of externalPatterns(access.key, check.subject)) add(check.key, pattern);
+    } else if (check.key === "doom_loop") add(check.key, check.subject);
+    else if (check.key === access.key && access.always?.length) {
+      for (const pattern of access.always) add(check.key, pattern);
+    } else add(check.key, check.subject || "*");
+  }
+  return [...byKey].map(([key, patterns]) => ({ key, patterns: [...patterns] }));
 }

@@ -5,8 +5,9 @@
  */
 import type { Denial } from "../contracts/events.ts";
 import type { Access } from "../contracts/tool_call.ts";
-import type { Decision } from "./evaluate.ts";
-import { type AllowHint, type AlwaysRule, shellLine } from "./hints.ts";
+import type { Decision } from "./decision.ts";
+import type { AlwaysRule } from "./always.ts";
+import { type AllowHint, shellLine } from "./hints.ts";
 
 /**
  * "interrupt": the person pressed Ctrl-C (or Esc) at the question. The call
@@ -34,7 +35,7 @@ export function denialReason(answer: ApprovalAnswer): string | undefined {
   return typeof answer.deny === "string" ? answer.deny : undefined;
 }
 
-export type { AlwaysRule } from "./hints.ts";
+export type { AlwaysRule } from "./always.ts";
 
 /** Everything a broker needs; plain data, so it crosses a Worker boundary. */
 export interface ApprovalRequest {

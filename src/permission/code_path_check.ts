@@ -9,7 +9,7 @@
 import * as path from "../lib/path.ts";
 import { codePathPatterns, matchingCodePath } from "../sandbox/code_paths.ts";
 import { isWithin, realpathLenient } from "../sandbox/paths.ts";
-import type { Check } from "./evaluate.ts";
+import type { Check } from "./decision.ts";
 import type { Rule } from "./rules.ts";
 
 /** A rule someone wrote for particular paths, not the built-in default nor a bare wildcard. */

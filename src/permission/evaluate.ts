@@ -13,6 +13,7 @@ import type { SandboxMode } from "../sandbox/modes.ts";
 import { resolveWorkspacePath } from "../sandbox/paths.ts";
 import { isToolWriteProtected } from "../sandbox/protected.ts";
 import { codePathCheck } from "./code_path_check.ts";
+import type { Check, Decision } from "./decision.ts";
 import { analyzeCommand } from "./shell/bash_split.ts";
 import { keyDefault, PATH_KEYS } from "./defaults.ts";
 import { mcpRuleKeyMatches } from "./mcp_rule_keys.ts";
@@ -20,7 +21,6 @@ import { gitCodeExecutionReason } from "./shell/git_code_rules.ts";
 import { protectedCommandReason } from "./shell/protected_commands.ts";
 import { namesHostAndPort, URL_KEYS, urlPatternMatch } from "./url_pattern.ts";
 import {
-  type Action,
   describeRule,
   flattenLayer,
   type Rule,
@@ -28,6 +28,8 @@ import {
   stricter,
   wildcardMatch,
 } from "./rules.ts";
+
+export type { Check, Decision } from "./decision.ts";
 
 export interface PolicyContext {
   /** Layers in precedence order: defaults, global, project, agent, flags, session. */
@@ -42,27 +44,6 @@ export interface PolicyContext {
   protect?: readonly string[];
   /** True when this exact call is the third in a row (see DoomLoopTracker). */
   repeated?: boolean;
-}
-
-/** One thing a rule had to approve, and what it got. */
-export interface Check {
-  key: string;
-  subject: string;
-  action: Action;
-  reason: string;
-  rule?: Rule;
-  /** For a refusal of the sandbox mode (no rule): the setting that lifts it. */
-  fix?: { sandbox: SandboxMode } | { addDir: string };
-}
-
-export interface Decision {
-  action: Action;
-  /** Why, in words fit for a person and for the model. */
-  reason: string;
-  /** The rule behind the deciding check, when a rule (not a default) decided. */
-  rule?: Rule;
-  /** Every check made; the deciding one is the strictest. */
-  checks: Check[];
 }
 
 function subjectMatches(rule: Rule, key: string, subject: string): boolean {

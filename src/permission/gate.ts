@@ -1,22 +1,26 @@
 /**
- * The permission gate the session loop calls before every tool runs: it
- * evaluates the call, asks the broker when the table says "ask", remembers
- * "always" answers, and keeps every denial for the final event. A deny from
- * the table never reaches the broker, so neither a person's click nor
- * `--yes` can override it.
+ * The permission judge: every call the model makes, and every access a
+ * running call asks for, is judged here, on one evaluation — the rule table
+ * (defaults → global → project → agent → flags → this session's "always"
+ * answers), a task's `owns` narrowing, and, when no OS sandbox can contain
+ * commands, the question whether to run them unsandboxed. An ask goes to
+ * the one broker; every refusal lands in the one denial list for the final
+ * event. A deny never reaches the broker, so neither a person's click nor
+ * `--yes` can override it; the unsandboxed question is a person's alone.
  */
-import * as path from "../lib/path.ts";
-import type { Denial } from "../contracts/events.ts";
+import type { Denial, EventBodies } from "../contracts/events.ts";
 import type { Access } from "../contracts/tool_call.ts";
 import { ToolError } from "../contracts/tool_call.ts";
 import type { SandboxMode } from "../sandbox/modes.ts";
-import { alwaysPatternFor } from "./always.ts";
+import { alwaysRulesFor } from "./always.ts";
 import { ensureShellParser } from "./shell/shell_parser.ts";
-import type { AlwaysRule, ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
+import type { ApprovalAnswer, ApprovalBroker, ApprovalRequest } from "./broker.ts";
 import { approves, denialMessage, denialReason } from "./broker.ts";
 import { DoomLoopTracker } from "./doom_loop.ts";
-import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
+import type { Check, Decision } from "./decision.ts";
+import { checkSubject, evaluate, type PolicyContext } from "./evaluate.ts";
 import { type AllowHint, allowHint } from "./hints.ts";
+import { type OwnsRule, ownsViolation } from "./owns.ts";
 import type { RuleLayer } from "./rules.ts";
 import { SessionRules } from "./session_rules.ts";
 
@@ -35,8 +39,42 @@ export interface GateOptions {
   brokerSource?: "user" | "headless" | "yes";
   sessionRules?: SessionRules;
   doomLoop?: DoomLoopTracker;
-  /** True while commands would be refused for want of an OS sandbox (hints then add full-access). */
-  noSandbox?: () => boolean;
+  /** A subagent's or batch task's `owns`: the only paths its calls may write. */
+  owns?: OwnsRule;
+  /** Set when no OS sandbox can contain commands: they run only on a person's yes. */
+  unsandboxed?: UnsandboxedRule;
+  /**
+   * A person is at the terminal, even where the broker is `--yes`: a refused
+   * unsandboxed run nobody was asked about is then the rule's doing, not a
+   * headless run's.
+   */
+  attended?: boolean;
+}
+
+/**
+ * No OS sandbox can contain commands in this mode. Each command is a
+ * question for a person (`--yes` does not answer it, a headless run refuses
+ * it); one yes holds for the rest of the session.
+ */
+export interface UnsandboxedRule {
+  /** Why commands cannot be contained, until a person says yes; undefined from then on. */
+  refusal(): { message: string; warning: string } | undefined;
+  /** A person said yes: later commands run without asking again. */
+  approve(): void;
+}
+
+/** Where a verdict came from, as `permission.decided` names it. */
+export type DecisionSource = EventBodies["permission.decided"]["source"];
+
+/** How one access of one call is judged. */
+export interface CheckOptions {
+  /**
+   * More access asked for by a call already running (a redirect): judged
+   * the same way, but not counted as another call.
+   */
+  followUp?: boolean;
+  /** Told of each refusal and each answered question, in the order they happen. */
+  decided?: (decision: "allow" | "deny", source: DecisionSource) => void;
 }
 
 export type GateResult =
@@ -55,38 +93,14 @@ export type UnattendedVerdict =
   | { allowed: true; decision: Decision }
   | { allowed: false; decision: Decision; allow: AllowHint };
 
-const SEARCH_KEYS = new Set(["glob", "grep", "list"]);
-
 /**
- * What "always" approves outside the workspace: a searched folder and all
- * under it, or the folder holding a file. Never a top-level `/*`, which
- * would approve the whole disk.
+ * The rule table's verdict on one key and subject under `layers`, asking no
+ * one and recording nothing: for what needs the rules' word outside a call
+ * (a search tool's verdict on each file it would open, the user's own rules
+ * on a project's MCP server).
  */
-function externalPatterns(key: string, real: string): string[] {
-  if (SEARCH_KEYS.has(key)) return [real, path.join(real, "*")];
-  const folder = path.dirname(real);
-  return folder === path.dirname(folder) ? [real] : [path.join(folder, "*")];
-}
-
-/** The rules an "always" answer adds, from the checks that asked. */
-export function alwaysRulesFor(access: Access, decision: Decision): AlwaysRule[] {
-  const byKey = new Map<string, Set<string>>();
-  const add = (key: string, pattern: string | null) => {
-    if (!pattern || (key === "bash" && pattern.trim() === "*")) return;
-    if (!byKey.has(key)) byKey.set(key, new Set());
-    byKey.get(key)!.add(pattern);
-  };
-  for (const check of decision.checks) {
-    if (check.action !== "ask") continue;
-    if (check.key === "bash") add("bash", alwaysPatternFor(check.subject));
-    else if (check.key === "external_directory") {
-      for (const pattern of externalPatterns(access.key, check.subject)) add(check.key, pattern);
-    } else if (check.key === "doom_loop") add(check.key, check.subject);
-    else if (check.key === access.key && access.always?.length) {
-      for (const pattern of access.always) add(check.key, pattern);
-    } else add(check.key, check.subject || "*");
-  }
-  return [...byKey].map(([key, patterns]) => ({ key, patterns: [...patterns] }));
+export function ruleVerdict(layers: RuleLayer[], key: string, subject: string): Check {
+  return checkSubject(layers, key, subject);
 }
 
 export class PermissionGate {
@@ -109,16 +123,37 @@ export class PermissionGate {
   }
 
   /**
-   * Judge one call; `input` feeds the doom-loop tracker. A `followUp` is more
-   * access asked for by a call already running (a redirect): judged the same
-   * way, but not counted as another call.
+   * Judge one call (or, with `followUp`, more access for one already
+   * running); `input` feeds the doom-loop tracker. The `owns` narrowing
+   * first, then the rule table and its question, then the unsandboxed
+   * question for a command.
    */
   async check(
     tool: string,
     input: unknown,
     access: Access,
     callId?: string,
-    options: { followUp?: boolean } = {},
+    options: CheckOptions = {},
+  ): Promise<GateResult> {
+    const outsideOwns = ownsViolation(this.options.owns, access);
+    if (outsideOwns) return this.#refuseOutsideOwns(tool, access, outsideOwns);
+    const result = await this.#byRules(tool, input, access, callId, options);
+    if (result.asked || !result.allowed) {
+      options.decided?.(result.allowed ? "allow" : "deny", result.source);
+    }
+    if (!result.allowed || !access.commands?.length) return result;
+    const refusal = this.options.unsandboxed?.refusal();
+    if (!refusal) return result;
+    return await this.#runUnsandboxed(tool, access, callId, refusal, options);
+  }
+
+  /** The rule table's verdict, with its question to the broker when the table says "ask". */
+  async #byRules(
+    tool: string,
+    input: unknown,
+    access: Access,
+    callId: string | undefined,
+    options: CheckOptions,
   ): Promise<GateResult> {
     const repeated = !options.followUp && this.#doomLoop.record(tool, input);
     // Loaded on the first command, not at start-up; a load failure makes commands ask.
@@ -169,8 +204,31 @@ export class PermissionGate {
    * would allow it, proved as a denial's are. For work skiff does on the
    * model's word after its turn (a proposed done criterion). `byRule`: only
    * an allow rule will do, not `--yes` (for commands a repository supplied).
+   * The `owns` narrowing and a missing sandbox refuse as they do a call.
    */
   async unattended(access: Access, options: { byRule?: boolean } = {}): Promise<UnattendedVerdict> {
+    const outsideOwns = ownsViolation(this.options.owns, access);
+    if (outsideOwns) {
+      return {
+        allowed: false,
+        decision: refusedBy(access, outsideOwns),
+        allow: { kind: "blocked", reason: outsideOwns },
+      };
+    }
+    const verdict = await this.#unattendedByRules(access, options);
+    const refusal = access.commands?.length ? this.options.unsandboxed?.refusal() : undefined;
+    if (!verdict.allowed || !refusal) return verdict;
+    return {
+      allowed: false,
+      decision: refusedBy(access, refusal.message),
+      allow: { kind: "flags", args: [...UNSANDBOXED_FLAGS] },
+    };
+  }
+
+  async #unattendedByRules(
+    access: Access,
+    options: { byRule?: boolean },
+  ): Promise<UnattendedVerdict> {
     if (access.key === "bash") await ensureShellParser();
     const context = this.#context(false);
     const decision = evaluate(access, context);
@@ -183,13 +241,79 @@ export class PermissionGate {
       access,
       context,
       (decided) => alwaysRulesFor(access, decided),
-      { noSandbox: this.options.noSandbox?.() },
+      { noSandbox: this.#noSandbox() },
     );
     // Where only --yes would do, and --yes does not count, no flag allows it.
     if (options.byRule && allow.kind === "flags" && allow.args.includes("--yes")) {
       return { allowed: false, decision, allow: { kind: "blocked", reason: decision.reason } };
     }
     return { allowed: false, decision, allow };
+  }
+
+  /** True while commands would be refused for want of an OS sandbox (hints then add full-access). */
+  #noSandbox(): boolean {
+    return this.options.unsandboxed?.refusal() !== undefined;
+  }
+
+  /**
+   * A command the rules allowed, with no OS sandbox to contain it: never run
+   * silently. A person is asked; `--yes` does not stand in for them, and
+   * with nobody to ask the command is refused, with the way out.
+   */
+  async #runUnsandboxed(
+    tool: string,
+    access: Access,
+    callId: string | undefined,
+    refusal: { message: string; warning: string },
+    options: CheckOptions,
+  ): Promise<GateResult> {
+    const request: ApprovalRequest = {
+      tool,
+      callId,
+      access: { ...access, preview: `${refusal.warning}\n\n${access.commands!.join("\n")}` },
+      decision: { action: "ask", reason: "no sandbox available: run unsandboxed?", checks: [] },
+      always: [],
+    };
+    const asking = (this.options.brokerSource ?? "user") === "user";
+    const answer: ApprovalAnswer = asking ? await this.options.broker.ask(request) : "deny";
+    if (approves(answer)) {
+      options.decided?.("allow", "user");
+      this.options.unsandboxed!.approve();
+      return { allowed: true, asked: true, source: "user", decision: request.decision };
+    }
+    this.#denials.push({
+      tool,
+      key: access.key,
+      patterns: access.patterns,
+      reason: refusal.message,
+      allow_with: [...UNSANDBOXED_FLAGS],
+    });
+    const source = asking ? "user" : this.options.attended ? "rule" : "headless";
+    options.decided?.("deny", source);
+    const userReason = denialReason(answer);
+    const error = new ToolError(
+      "denied",
+      userReason === undefined ? refusal.message : `The user denied this: ${userReason}`,
+      "Do not retry commands in this session; tell the user how to enable the sandbox.",
+    );
+    return { allowed: false, asked: asking, source, decision: request.decision, error };
+  }
+
+  /** A write outside what the task owns: refused, and no one is asked. */
+  #refuseOutsideOwns(tool: string, access: Access, reason: string): GateResult {
+    this.#denials.push({ tool, key: access.key, patterns: access.patterns, reason });
+    const error = new ToolError(
+      "denied",
+      reason,
+      "Only change the paths this task owns; report anything else back.",
+    );
+    return {
+      allowed: false,
+      asked: false,
+      source: "rule",
+      decision: refusedBy(access, reason),
+      error,
+    };
   }
 
   /** What the policy table judges a call against, now. */
@@ -209,7 +333,7 @@ export class PermissionGate {
       request.access,
       context,
       (decision) => alwaysRulesFor(request.access, decision),
-      { noSandbox: this.options.noSandbox?.() },
+      { noSandbox: this.#noSandbox() },
     );
     this.#denials.push({
       tool: request.tool,
@@ -228,4 +352,16 @@ export class PermissionGate {
     });
     return { allowed: false, asked, source, decision: request.decision, error };
   }
+}
+
+/** The flags that let a command run where no OS sandbox exists. */
+const UNSANDBOXED_FLAGS = ["--sandbox", "full-access"];
+
+/** A refusal no rule of the table made (the `owns` narrowing, no sandbox), as a decision. */
+function refusedBy(access: Access, reason: string): Decision {
+  return {
+    action: "deny",
+    reason,
+    checks: [{ key: access.key, subject: "", action: "deny", reason }],
+  };
 }

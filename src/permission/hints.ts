@@ -9,15 +9,10 @@
  */
 import * as path from "../lib/path.ts";
 import type { Access } from "../contracts/tool_call.ts";
-import { alwaysPatternFor } from "./always.ts";
-import { type Decision, evaluate, type PolicyContext } from "./evaluate.ts";
+import { alwaysPatternFor, type AlwaysRule } from "./always.ts";
+import type { Decision } from "./decision.ts";
+import { evaluate, type PolicyContext } from "./evaluate.ts";
 import { mergeRule, type RuleLayer } from "./rules.ts";
-
-/** The rules an "always" answer would add, per key. */
-export interface AlwaysRule {
-  key: string;
-  patterns: string[];
-}
 
 /** Flags that would let a call through, or why none would. */
 export type AllowHint =

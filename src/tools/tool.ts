@@ -86,8 +86,9 @@ export interface ToolContext {
   /**
    * Put more than the call declared to the same permission gate, mid-call
    * (webfetch: each redirect's new URL). Resolves when allowed, throws a
-   * ToolError "denied" otherwise. The gate sets it on allowing the call;
-   * where it is absent, nothing beyond the declared access is allowed.
+   * ToolError "denied" otherwise. Present in the context of a call the gate
+   * allowed (src/engine/loop/tool_call.ts); where it is absent, nothing
+   * beyond the declared access is allowed.
    */
   authorize?: (access: Access) => Promise<void>;
 }

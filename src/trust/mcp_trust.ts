@@ -11,7 +11,7 @@
  */
 import { resolveMcpServers } from "../mcp/config.ts";
 import { mcpSources, type McpSpec } from "../mcp/sources.ts";
-import { checkSubject } from "../permission/evaluate.ts";
+import { ruleVerdict } from "../permission/gate.ts";
 import { flagsLayer } from "../permission/flags.ts";
 import type { PermissionConfig } from "../permission/rules.ts";
 import type { EngineSpec } from "../engine/types.ts";
@@ -53,5 +53,5 @@ export function userVerdict(
       : []),
     flagsLayer(spec.flags),
   ];
-  return checkSubject(layers, MCP_SERVER_KEY, name).action;
+  return ruleVerdict(layers, MCP_SERVER_KEY, name).action;
 }

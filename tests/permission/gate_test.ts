@@ -237,3 +237,76 @@ Deno.test("a local URL: only a rule naming its host and port allows it; --yes is
   ).check("webfetch", {}, local);
   assert(!denied.allowed);
 });
+
+Deno.test("owns: a write outside the owned paths is refused by the same judge, with no one asked", async () => {
+  const owned = path.join(workspace, "mine");
+  const write = (file: string): Access => ({
+    key: "edit",
+    patterns: [file],
+    writes: [path.join(workspace, file)],
+  });
+  const broker = new ScriptedBroker(["once", "once"]);
+  const gate = new PermissionGate({
+    layers: buildLayers({ global: { edit: "allow", bash: "allow" } }),
+    workspace,
+    broker,
+    owns: { paths: [owned], commandsConfined: false },
+  });
+  assert((await gate.check("edit", {}, write("mine/a.ts"))).allowed);
+  const outside = await gate.check("edit", {}, write("theirs/b.ts"));
+  assert(!outside.allowed);
+  assertStringIncludes(outside.error.message, "may only write");
+  // Without bubblewrap a command could write anywhere: none runs.
+  const command = await gate.check("bash", {}, bash("ls"));
+  assert(!command.allowed);
+  assertStringIncludes(command.error.message, "may not run commands");
+  assertEquals(broker.asked.length, 0, "no answer lifts the owns narrowing");
+  assertEquals(gate.denials().map((denial) => denial.key), ["edit", "bash"]);
+  const unattended = await gate.unattended(write("theirs/b.ts"));
+  assert(!unattended.allowed);
+  assertEquals(unattended.allow.kind, "blocked");
+});
+
+Deno.test("no OS sandbox: a command the rules allow is a person's question, asked through the broker", async () => {
+  let approved = false;
+  const unsandboxed = {
+    refusal: () =>
+      approved ? undefined : { message: "install bubblewrap", warning: "No sandbox is available." },
+    approve: () => {
+      approved = true;
+    },
+  };
+  const layers = buildLayers({ global: { bash: "allow" } });
+  const person = new ScriptedBroker(["once"]);
+  const decided: string[] = [];
+  const gate = new PermissionGate({ layers, workspace, broker: person, unsandboxed });
+  const first = await gate.check("bash", {}, bash("ls"), "c1", {
+    decided: (decision, source) => decided.push(`${decision}/${source}`),
+  });
+  assert(first.allowed);
+  assertEquals(person.asked.length, 1);
+  assertStringIncludes(person.asked[0].access.preview ?? "", "No sandbox is available.");
+  assertEquals(decided, ["allow/user"]);
+  assert(approved, "one yes holds for the session");
+  assert((await gate.check("bash", {}, bash("pwd"))).allowed);
+  assertEquals(person.asked.length, 1, "asked once");
+
+  // --yes does not stand in for the person, and a headless run has nobody to ask.
+  for (
+    const [broker, brokerSource] of [[new YesBroker(), "yes"], [
+      new HeadlessBroker(),
+      "headless",
+    ]] as const
+  ) {
+    approved = false;
+    const refusing = new PermissionGate({ layers, workspace, broker, brokerSource, unsandboxed });
+    const refused = await refusing.check("bash", {}, bash("ls"));
+    assert(!refused.allowed, `${brokerSource} ran a command unsandboxed`);
+    assertStringIncludes(refused.error.message, "install bubblewrap");
+    assertEquals(refusing.denials()[0].allow_with, ["--sandbox", "full-access"]);
+    const unattended = await refusing.unattended(bash("ls"));
+    assert(!unattended.allowed);
+    assertEquals(unattended.allow, { kind: "flags", args: ["--sandbox", "full-access"] });
+    assertEquals(approved, false);
+  }
+});

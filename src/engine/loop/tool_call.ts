@@ -9,17 +9,31 @@
  * call runs together through `executeToolCall`.
  */
 import type { ToolCall } from "../../provider/types.ts";
-import type { Tool, ToolContext } from "../../tools/tool.ts";
+import type { Access, Tool, ToolContext } from "../../tools/tool.ts";
 import { ToolError } from "../../tools/tool.ts";
 import type { Denial, EventBodies, EventType, ToolErrorPayload } from "../../contracts/events.ts";
 import { resultText, type StoredPart } from "./history.ts";
 
+/** One call as the gate sees it. */
+export interface GateCall {
+  tool: Tool;
+  input: unknown;
+  callId: string;
+  turn: number;
+}
+
 /** The policy seen from a call: one call in, a verdict out (it may ask a person). */
 export interface ToolCallGate {
   check(
-    call: { tool: Tool; input: unknown; callId: string; turn: number },
+    call: GateCall,
     ctx: ToolContext,
   ): Promise<{ allowed: true } | { allowed: false; reason: string }>;
+  /**
+   * More than an allowed call declared, asked for while it runs (webfetch:
+   * each redirect's new URL), judged as the call was. Resolves when allowed,
+   * throws a ToolError "denied" otherwise. Absent: nothing more is allowed.
+   */
+  authorize?(call: GateCall, access: Access): Promise<void>;
   denials(): Denial[];
 }
 
@@ -28,7 +42,7 @@ export type ToolResultPart = Extract<StoredPart, { type: "tool_result" }>;
 export interface ToolCallDeps {
   /** The session's tools by name. */
   tools: ReadonlyMap<string, Tool>;
-  gate: Pick<ToolCallGate, "check">;
+  gate: Pick<ToolCallGate, "check" | "authorize">;
   emit<K extends EventType>(type: K, body: EventBodies[K]): void;
   /** A ToolContext for one call. */
   context(callId: string, signal: AbortSignal): ToolContext;
@@ -92,12 +106,30 @@ export async function admitToolCall(
     // What the call will need (a sandbox) starts now, beside the policy's work.
     tool.prepare?.(ctx);
     input = deps.parseInput(tool, call.arguments);
-    const verdict = await deps.gate.check({ tool, input, callId: call.id, turn }, ctx);
+    const gateCall: GateCall = { tool, input, callId: call.id, turn };
+    const verdict = await deps.gate.check(gateCall, ctx);
     if (!verdict.allowed) throw new ToolError("denied", verdict.reason);
-    return { call: { call, turn, tool, input, ctx, signal } };
+    return {
+      call: { call, turn, tool, input, ctx: runningContext(deps.gate, gateCall, ctx), signal },
+    };
   } catch (error) {
     return { result: await finish(deps, call, turn, started, error) };
   }
+}
+
+/**
+ * The context an allowed call runs with: the one it was judged with, and
+ * the way to put more to the same gate, for this call and turn. A new
+ * object: the context the gate saw is left as it was.
+ */
+function runningContext(
+  gate: Pick<ToolCallGate, "authorize">,
+  call: GateCall,
+  ctx: ToolContext,
+): ToolContext {
+  const authorize = gate.authorize;
+  if (!authorize) return ctx;
+  return { ...ctx, authorize: (access) => authorize.call(gate, call, access) };
 }
 
 /** Runs an admitted call, then truncates, records and reports its result. */

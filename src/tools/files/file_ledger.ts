@@ -4,7 +4,7 @@
  * files a prompt changed (snapshots for undo), and one lock per file so two
  * edits of the same file never interleave.
  */
-import { ToolError } from "../tool.ts";
+import { ToolError } from "../../contracts/tool_call.ts";
 import { hashContent, type SnapshotSink } from "../../contracts/snapshot_sink.ts";
 
 export { hashContent, type SnapshotSink };

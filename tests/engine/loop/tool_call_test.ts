@@ -13,7 +13,12 @@ import {
   type ToolCallDeps,
   type ToolResultPart,
 } from "../../../src/engine/loop/tool_call.ts";
-import { type Tool, ToolError, type ToolResult } from "../../../src/tools/tool.ts";
+import {
+  type Tool,
+  type ToolContext,
+  ToolError,
+  type ToolResult,
+} from "../../../src/tools/tool.ts";
 import { parseToolInput } from "../../../src/tools/registry.ts";
 import { truncateOutput } from "../../../src/tools/truncate.ts";
 import type { ToolCall } from "../../../src/provider/types.ts";
@@ -277,4 +282,38 @@ Deno.test("a call's tool is prepared with the call's context before the policy i
   assertEquals([part.ok, part.output], [true, "said hi"]);
   assertEquals(order, ["prepare", "policy"]);
   assert(contexts[0] !== undefined && contexts[0] === contexts[1], "not the call's own context");
+});
+
+Deno.test("the gate's context is left as it was; the running call puts more to the gate through its own", async () => {
+  const judged: unknown[] = [];
+  let running: ToolContext | undefined;
+  const tool: Tool = {
+    ...echoTool(),
+    execute: async (_input, ctx) => {
+      running = ctx;
+      await ctx.authorize?.({ key: "webfetch", patterns: ["https://example.com/next"] });
+      return { output: "fetched" };
+    },
+  };
+  const { deps } = fakes([tool]);
+  let seen: ToolContext | undefined;
+  deps.gate = {
+    check: (_call, ctx) => {
+      seen = ctx;
+      return Promise.resolve({ allowed: true });
+    },
+    authorize: (gateCall, access) => {
+      judged.push([gateCall.callId, gateCall.turn, access.patterns[0]]);
+      return Promise.resolve();
+    },
+  };
+  const part = await runToolCall(deps, call("echo", { text: "hi" }), 3, live());
+  assert(part.ok);
+  assertEquals(judged, [["call_1", 3, "https://example.com/next"]]);
+  assertEquals(
+    seen?.authorize,
+    undefined,
+    "the gate wrote nothing into the context it judged with",
+  );
+  assert(running && running !== seen);
 });
