@@ -1,8 +1,8 @@
 /**
  * The command line: parses argv with commander and hands each command to its
  * own module (src/cli/command_loader.ts), loaded only when that command runs.
- * Loaded by src/cli/main.ts once the likely command's module has started
- * loading, so the two load side by side.
+ * Loaded by src/cli/main.ts for any command line the plain reading of `run`
+ * and `tool` (src/cli/engine_options.ts) leaves to it.
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";

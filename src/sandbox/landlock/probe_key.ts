@@ -23,13 +23,15 @@ const USERNS_LIMITS = [
 
 /**
  * The step's own code: main.ts dispatches to sandbox/landlock/exec.ts, which uses
- * these (the entry's URL from src/contracts/entry.ts).
+ * these. Named from the entry (src/contracts/entry.ts), not from this module: the
+ * step always runs from the sources, and in the bundle this module is a chunk
+ * elsewhere, where these paths would name nothing and no key could be made.
  */
 const STEP_MODULES = [
   ENTRY_URL,
-  new URL("./exec.ts", import.meta.url),
-  new URL("./landlock.ts", import.meta.url),
-  new URL("./read_rules.ts", import.meta.url),
+  new URL("src/sandbox/landlock/exec.ts", ENTRY_URL),
+  new URL("src/sandbox/landlock/landlock.ts", ENTRY_URL),
+  new URL("src/sandbox/landlock/read_rules.ts", ENTRY_URL),
 ];
 
 /** A file's identity: path, size and mtime. */
