@@ -211,7 +211,7 @@ function spyStep(marker: string, real: string): string {
   return `export async function runStep(args: string[]): Promise<number> {\n` +
     `  const kind = JSON.parse(args[0] ?? "{}").probe ? "probe" : "command";\n` +
     `  Deno.writeTextFileSync(${JSON.stringify(marker)}, kind + "\\n", { append: true });\n` +
-    `  const step = await import(${JSON.stringify(`file://${real}/landlock_exec.ts`)});\n` +
+    `  const step = await import(${JSON.stringify(`file://${real}/exec.ts`)});\n` +
     `  return step.runStep(args);\n}\n`;
 }
 
@@ -278,8 +278,8 @@ Deno.test({
       // The step is hidden: its module has no runStep, so it cannot restrict anything.
       await Deno.writeTextFile(broken, "export {};\n");
       const poison =
-        `import { landlockProbeKey } from "file://${SANDBOX_DIR}/landlock_probe_key.ts";\n` +
-        `import { writeCachedLandlockProbe } from "file://${SANDBOX_DIR}/landlock_probe_cache.ts";\n` +
+        `import { landlockProbeKey } from "file://${SANDBOX_DIR}/probe_key.ts";\n` +
+        `import { writeCachedLandlockProbe } from "file://${SANDBOX_DIR}/probe_cache.ts";\n` +
         `const key = landlockProbeKey();\nif (!key) throw new Error("no key");\n` +
         `writeCachedLandlockProbe({ dataDir: "${sandbox.dataDir}", key }, 7);\n`;
       const output = await inNamespace(
