@@ -1,13 +1,13 @@
 /**
  * The command line's entry, loaded lazily by main.ts. `skiff run` and `skiff
  * tool` in their plain forms are read without commander
- * (src/cli/engine_options.ts); any other command line goes to the parser,
+ * (src/boot/engine_options.ts); any other command line goes to the parser,
  * src/cli/program.ts (commander), loaded by a computed specifier. Returns the
  * exit code; the entry point exits with it.
  */
 import { mark, reportTimings } from "../boot/timings.ts";
 import { runEngineCommand } from "./engine_commands.ts";
-import { parseEngineCommand } from "./engine_options.ts";
+import { parseEngineCommand } from "../boot/engine_options.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { importLazy } from "../boot/lazy_import.ts";
 

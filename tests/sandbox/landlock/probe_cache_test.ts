@@ -277,8 +277,7 @@ Deno.test({
       const broken = path.join(sandbox.root, "broken_exec.ts");
       // The step is hidden: its module has no runStep, so it cannot restrict anything.
       await Deno.writeTextFile(broken, "export {};\n");
-      const poison =
-        `import { landlockProbeKey } from "file://${SANDBOX_DIR}/probe_key.ts";\n` +
+      const poison = `import { landlockProbeKey } from "file://${SANDBOX_DIR}/probe_key.ts";\n` +
         `import { writeCachedLandlockProbe } from "file://${SANDBOX_DIR}/probe_cache.ts";\n` +
         `const key = landlockProbeKey();\nif (!key) throw new Error("no key");\n` +
         `writeCachedLandlockProbe({ dataDir: "${sandbox.dataDir}", key }, 7);\n`;
