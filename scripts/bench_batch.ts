@@ -1,5 +1,5 @@
 /**
- * The batch bench of issue 14 (`deno task bench` runs it): `skiff batch`
+ * The batch bench (`deno task bench` runs it): `skiff batch`
  * with 200 small tasks at `-j 8` against the scripted mock (each task reads
  * its file, writes it, answers: three model turns), and, in the same run,
  * one `skiff run` of the same task as the baseline. Reports skiff's own

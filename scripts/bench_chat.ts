@@ -1,5 +1,5 @@
 /**
- * The chat's bench (issue 12): time from `skiff` to a ready input prompt, as
+ * The chat's bench: time from `skiff` to a ready input prompt, as
  * a ratio to an empty `deno run` on the same machine (median of 5 each, in
  * one run), and the resident memory of the chat process after 10 and after
  * 200 scripted messages (each a prompt and its streamed answer) against the

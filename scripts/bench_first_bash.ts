@@ -1,7 +1,7 @@
 /**
  * A model's first bash call of a process, as a real model sends it: the
- * mock streams the call's arguments piece by piece (25 ms apart, about as a
- * hosted model writes them), and `skiff run --json` runs it in a small git
+ * mock streams the call's arguments piece by piece (paced about as a hosted
+ * model writes them), and `skiff run --json` runs it in a small git
  * workspace, sandboxed. Reported: the wait from `tool.started` (the call
  * complete) to `tool.completed`, which is what the preparation while the
  * arguments stream (the shell parser, the session sandbox) takes off, and

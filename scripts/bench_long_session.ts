@@ -1,5 +1,5 @@
 /**
- * The long-session bench of issue 11 (`deno task bench` runs it): a scripted
+ * The long-session bench (`deno task bench` runs it): a scripted
  * 300-turn session through `skiff run` against the mock, 32k-token window,
  * each turn reading a ~20 KB log and every tenth writing a file. Reports the
  * per-turn overhead of the first and last 50 turns (medians), the peak RSS

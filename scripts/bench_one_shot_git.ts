@@ -2,7 +2,7 @@
  * One-shot `skiff run` against the mock in a git workspace, interleaved with
  * an empty `deno run` of the same flags. The system prompt's git summary runs
  * git contained (the read-only sandbox), which a workspace without git never
- * pays; its phases show where it lands (issue 15; docs/performance.md).
+ * pays; its phases show where it lands (docs/performance.md).
  * `SKIFF_BENCH_MAIN=<tree>/main.ts` measures another tree.
  */
 import * as path from "node:path";

@@ -4,7 +4,7 @@
  * difference goes, measured in one run with the phases interleaved so a
  * noisy machine hits every figure alike:
  * - the whole bash-tool path (guard around `startGroup`) for `true` and
- *   `echo hi`, sandboxed and not: the bar is sandboxed ≤ unsandboxed + 5 ms;
+ *   `echo hi`, sandboxed and not, against its bar (docs/performance.md);
  * - its parts: building the bwrap argv (`prepare`), starting bubblewrap
  *   alone, the root `pids` cgroup step, the command guard's survey before
  *   and after, and the shell parser the policy runs on the command text.

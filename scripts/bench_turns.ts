@@ -1,5 +1,5 @@
 /**
- * The per-turn bench of issue 15 (`deno task bench` runs it): a scripted
+ * The per-turn bench (`deno task bench` runs it): a scripted
  * 100-turn session through `skiff run` against the mock, each turn a `read`
  * of its own ~20 KB file, in a window large enough that nothing is compacted,
  * so the history grows to ~2 MB. Reports skiff's own overhead per turn

@@ -121,14 +121,13 @@ const CHAT_CHUNK = /^chat-[\w]+\.js$/;
  * Deno loads every written-out `import()` with the module graph, in a
  * bundle as in the sources, so the chunks' are made computed, each loaded
  * when first run: start.js would otherwise load every command's chunk, the
- * inline engine and the model client's (~5 MB, ~30 ms) before anything
- * runs, and the engine's Worker the MCP client, the HTML converter and the
- * shell parser's WebAssembly (~15 ms). The engine's Worker may read its
- * bundle's folder for that (src/host/worker_client.ts `permissionsFor`).
- * `keep`: files whose imports stay written out. The chat's do: with its
- * slash-command registry's import computed, `skiff` at a TERM=dumb terminal
- * lost its prompt line (tmux test, 3 of 3; the other three of its imports
- * made no difference), so its terminal code keeps the sources' timing.
+ * inline engine and the model client's before anything runs, and the
+ * engine's Worker the MCP client, the HTML converter and the shell parser's
+ * WebAssembly. The engine's Worker may read its bundle's folder for that
+ * (src/host/worker_client.ts `permissionsFor`). `keep`: files whose imports
+ * stay written out. The chat's do: with its slash-command registry's import
+ * computed, `skiff` at a TERM=dumb terminal loses its prompt line (the tmux
+ * test), so its terminal code keeps the sources' timing.
  */
 async function computedImports(dir: string, keep: RegExp = /^$/): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
@@ -149,8 +148,8 @@ const EAGER_REQUIRE =
   "var __require = __deno_internal_createRequire(import.meta.url);";
 /**
  * The same `require()`, for Node's built-in modules only (every other module
- * is in the bundle), resolved when first called. `node:module` evaluated at
- * the bundle's start costs ~25 ms; only lazily loaded packages call it.
+ * is in the bundle), resolved when first called: `node:module` evaluated at
+ * the bundle's start would cost every start; only lazily loaded packages call it.
  */
 const LAZY_REQUIRE = "var __require = (id) => {\n" +
   "  const builtin = globalThis.process.getBuiltinModule(id);\n" +
@@ -178,7 +177,7 @@ const GLUE_NOT_NODE = "var ENVIRONMENT_IS_NODE = false;";
 /**
  * The shell parser's glue (web-tree-sitter) takes Deno, whose `process` says
  * Node, for Node, and loads `node:module`, `fs`, `path` and `url` at its
- * first bash call (~30 ms in the engine's Worker) to read files it is never
+ * first bash call (in the engine's Worker) to read files it is never
  * asked for: shell_parser.ts hands it both WebAssembly modules as bytes. In
  * the bundle it is told it is not Node. A glue whose check reads otherwise
  * (a new version) fails the build, so the rewrite is never silently lost.
@@ -211,9 +210,9 @@ const CHUNK_EXPORTS = /^export \{[^}]*\};$/m;
 /**
  * The shell parser's two WebAssembly modules (src/permission/shell/_shell_wasm.ts)
  * as files imported as bytes, as in the sources. esbuild writes them into
- * the chunk as base64 (2 MB of JavaScript) decoded by a loop in JavaScript:
- * loading that chunk cost ~55 ms of the engine's thread at a process's
- * first bash call; the two files imported as bytes cost ~16 ms. The bytes
+ * the chunk as base64 (2 MB of JavaScript) decoded by a loop in JavaScript,
+ * which a process's first bash call would wait for; imported as bytes, the
+ * two files load several times faster (docs/performance.md). The bytes
  * are the chunk's own, decoded here. A chunk that holds anything else (a
  * new esbuild) fails the build.
  */

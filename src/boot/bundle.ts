@@ -5,7 +5,7 @@
  * (dist/bundle/start.js, what main.ts loads; the stamp is beside it) and the
  * engine's Worker (dist/engine/worker_main.js).
  *
- * Loading ~300 source modules and ~100 npm ones costs a start far more than
+ * Loading hundreds of source and npm modules costs a start far more than
  * loading the same code from a handful of bundled files (docs/performance.md).
  * The bundle is the same code: it is used only while every source it was
  * built from has the size and modification time recorded in its stamp, so
@@ -101,7 +101,7 @@ const DECIDED = Symbol.for("skiff.bundle-state");
 
 /**
  * This process's decision: the build's state, or absent when SKIFF_BUNDLE
- * is "0". Made once (the first call checks ~300 files, ~4 ms) and shared by
+ * is "0". Made once (the first call stats every source of the stamp) and shared by
  * every copy of this module.
  */
 export function buildState(): BundleState {

@@ -83,10 +83,10 @@ export function engineCommandOf(args: readonly string[]): EngineCommand | undefi
 /**
  * Starts the engine's Worker for `args` with the permissions remembered for
  * this command in this folder, if any. Does nothing for SKIFF_ENGINE=inline,
- * or SKIFF_PREWARM=0 (the bench's "before"); any failure leaves the engine
+ * or SKIFF_PREWARM=0 (what the bench compares with); any failure leaves the engine
  * to start as it would without this. `module`: the engine's module; by
  * default the bundle's when a build is there, before main.ts has checked it
- * (~5 ms that the Worker's start need not wait for; `settlePrewarm` after).
+ * (the Worker's start need not wait for that check; `settlePrewarm` after).
  * The bundled engine may read the bundle's folder, so its permissions are
  * remembered apart from the sources'.
  */
@@ -108,7 +108,7 @@ export function prewarmEngine(
     if (permissions === undefined) return;
     state.warm = startWarm(module, permissions, command, dataDir);
   } catch {
-    // No env or cwd, no --unstable-worker-options: the engine starts as before.
+    // No env or cwd, no --unstable-worker-options: the engine starts when the command asks.
   }
 }
 
@@ -116,7 +116,7 @@ export function prewarmEngine(
  * What a key ends with: the engine module it is for. The bundled engine's
  * permissions differ (it reads its folder), and so do two copies of skiff's
  * (a checkout and an installed one, say): each keeps its own entry, where a
- * shared one made every start of the other discard its Worker (~25 ms).
+ * shared one made every start of the other discard its Worker and build a new one.
  */
 export function keySuffix(module: URL): string {
   return `\n${module.href}`;

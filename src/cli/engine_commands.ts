@@ -1,10 +1,10 @@
 /**
  * Running `skiff run` or `skiff tool` once their command line is read, by
  * commander's action (src/cli/program.ts) or without commander
- * (`parseEngineCommand`, src/cli/engine_options.ts): the same call either way.
+ * (`parseEngineCommand`, src/boot/engine_options.ts): the same call either way.
  */
 import { loadCommandModule as load } from "./command_loader.ts";
-import type { ParsedEngineCommand } from "./engine_options.ts";
+import type { ParsedEngineCommand } from "../boot/engine_options.ts";
 
 /** Loads the command's module and runs it; returns its exit code. */
 export async function runEngineCommand(parsed: ParsedEngineCommand): Promise<number> {

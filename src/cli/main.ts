@@ -1,16 +1,13 @@
 /**
  * The command line's entry, loaded lazily by main.ts. `skiff run` and `skiff
  * tool` in their plain forms are read without commander
- * (src/cli/engine_options.ts); any other command line goes to the parser,
- * src/cli/program.ts (commander), loaded by a computed specifier after the
- * likely command's module has started loading, so the two load side by side
- * (src/cli/command_loader.ts). Returns the exit code; the entry point exits
- * with it.
+ * (src/boot/engine_options.ts); any other command line goes to the parser,
+ * src/cli/program.ts (commander), loaded by a computed specifier. Returns the
+ * exit code; the entry point exits with it.
  */
 import { mark, reportTimings } from "../boot/timings.ts";
-import { preloadCommandModule } from "./command_loader.ts";
 import { runEngineCommand } from "./engine_commands.ts";
-import { parseEngineCommand } from "./engine_options.ts";
+import { parseEngineCommand } from "../boot/engine_options.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { importLazy } from "../boot/lazy_import.ts";
 
@@ -35,9 +32,8 @@ export async function main(args: string[]): Promise<number> {
       reportTimings();
     }
   }
-  preloadCommandModule(args);
   // Computed (importLazy), like the commands' modules: a written-out `import()`
-  // is loaded with this module's graph, before the command's starts loading.
+  // is loaded with this module's graph, whatever the command line.
   const program = await importLazy<typeof import("./program.ts")>("src/cli/program.ts");
   return await program.runProgram(args);
 }

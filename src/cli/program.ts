@@ -1,8 +1,8 @@
 /**
  * The command line: parses argv with commander and hands each command to its
  * own module (src/cli/command_loader.ts), loaded only when that command runs.
- * Loaded by src/cli/main.ts once the likely command's module has started
- * loading, so the two load side by side.
+ * Loaded by src/cli/main.ts for any command line the plain reading of `run`
+ * and `tool` (src/boot/engine_options.ts) leaves to it.
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
@@ -10,12 +10,12 @@ import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { mark, reportTimings } from "../boot/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
-import { type OptionSpec, RUN_OPTIONS, SANDBOX_OPTIONS } from "./engine_options.ts";
+import { type OptionSpec, RUN_OPTIONS, SANDBOX_OPTIONS } from "../boot/engine_options.ts";
 import { runEngineCommand } from "./engine_commands.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** Adds `specs` (src/cli/engine_options.ts) to `command`, in order. */
+/** Adds `specs` (src/boot/engine_options.ts) to `command`, in order. */
 function addOptions(command: Command, specs: readonly OptionSpec[]): Command {
   for (const spec of specs) {
     const option = new Option(spec.flags, spec.description);

@@ -1,7 +1,7 @@
 /**
  * skiff's own POSIX path functions, so that neither the terminal side nor the engine's Worker
  * imports `node:path` or `node:url`: the first of those evaluates Deno's Node compatibility
- * internals (~12 ms per isolate, twice per start). skiff runs on Linux and macOS only, so there
+ * internals in each isolate that loads it (docs/performance.md). skiff runs on Linux and macOS only, so there
  * is one flavour: "/" separates, nothing else does. Each function returns exactly what Node's
  * `path.posix` (and `url.fileURLToPath` on a POSIX system) returns, quirks included, for the
  * functions skiff uses; tests/lib/path_test.ts compares them with `node:path`. This

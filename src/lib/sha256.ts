@@ -2,7 +2,7 @@
  * SHA-256 (FIPS 180-4), synchronous, in plain TypeScript. The engine's
  * Worker hashes every file it reads or writes (the file ledger, undo
  * snapshots), and `node:crypto` would start Deno's Node compatibility layer
- * in it (~25–45 ms of its start, docs/performance.md); WebCrypto's digest is
+ * in it (a large part of its start, docs/performance.md); WebCrypto's digest is
  * asynchronous only. Same digests as `createHash("sha256")`; strings are
  * hashed as UTF-8. Content of 4 MB or more goes to `node:crypto` after all
  * (NATIVE_FROM_BYTES): there the Node layer's start costs less than hashing
@@ -120,8 +120,8 @@ function compress(state: Int32Array, bytes: Uint8Array, start: number, end: numb
 
 /**
  * From this size up the native digest is worth starting Deno's Node layer
- * for: this code hashes ~100–150 MB/s, `node:crypto` ~1 GB/s, and the
- * layer's start costs once what ~4 MB cost here (~30–45 ms).
+ * for: it hashes several times faster than this code, and the layer's start
+ * costs once about what hashing this much costs here.
  */
 export const NATIVE_FROM_BYTES = 4 * 1024 * 1024;
 

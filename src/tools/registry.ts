@@ -19,7 +19,7 @@ import { SESSION_TOOL_SCHEMAS, todoReadTool, todoWriteTool } from "./session/mod
 import { webfetchTool } from "./web/mod.ts";
 import { type Tool, ToolError } from "./tool.ts";
 import { issueProblems } from "../config/errors.ts";
-import { GENERATED_TOOL_PARAMETERS } from "./generated_tool_parameters.ts";
+import { GENERATED_TOOL_PARAMETERS } from "../boot/generated_tool_parameters.ts";
 
 /** Every tool that needs nothing but a ToolContext (task, skill and MCP tools are added by the app). */
 export function builtinTools(): Tool[] {

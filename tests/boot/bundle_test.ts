@@ -2,9 +2,11 @@
  * When a start runs the bundle (src/boot/bundle.ts): only
  * while every source of the stamp has its recorded size and mtime, and the
  * same Deno built it; a stamp that is missing, of another format or
- * malformed means no bundle; a compiled binary trusts a present build.
+ * malformed means no bundle; a compiled binary trusts a present build. And
+ * what a start from the bundle keeps: the sandbox probe's answer.
  */
-import { assertEquals } from "../support/assert.ts";
+import { assert, assertEquals } from "../support/assert.ts";
+import { makeSandbox, runSkiff } from "../support/cli.ts";
 import {
   BUNDLE_DIR,
   BUNDLE_STAMP,
@@ -13,6 +15,7 @@ import {
   ENGINE_BUNDLE_DIR,
   STAMP_FORMAT,
 } from "../../src/boot/bundle.ts";
+import { BWRAP_PROBE_CACHE_FILE } from "../../src/sandbox/bwrap/probe_cache.ts";
 
 async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "skiff-bundle-state-" });
@@ -115,4 +118,32 @@ Deno.test("bundleState: no stamp, another format or a malformed one is no build 
     await Deno.writeTextFile(`${dir}/${BUNDLE_DIR}/${BUNDLE_STAMP}`, "{ not json");
     assertEquals(bundleState(root, true), { kind: "absent" });
   });
+});
+
+const bwrapWorks = Deno.build.os === "linux" &&
+  (await new Deno.Command("bwrap", {
+    args: ["--ro-bind", "/", "/", "--unshare-net", "--", "true"],
+    stdout: "null",
+    stderr: "null",
+  }).output().then((out) => out.success, () => false));
+
+Deno.test({
+  name: "a start from the bundle keeps bubblewrap's probe answer for the next start",
+  ignore: !bwrapWorks || bundleState().kind !== "fresh",
+  async fn() {
+    // The probe's key stamps the exec step's sources: named from the bundle's own chunk, they
+    // named nothing, no key was made, and every bundled start ran bubblewrap again.
+    const sandbox = await makeSandbox();
+    try {
+      await Deno.writeTextFile(`${sandbox.workspace}/a.txt`, "a\n");
+      const result = await runSkiff(["tool", "read", '{"file_path":"a.txt"}'], sandbox);
+      assertEquals(result.code, 0, result.stderr);
+      const kept = await Deno.stat(`${sandbox.dataDir}/${BWRAP_PROBE_CACHE_FILE}`).catch(() =>
+        null
+      );
+      assert(kept?.isFile, "no bwrap-probe.json after a bundled start");
+    } finally {
+      await sandbox.cleanup();
+    }
+  },
 });

@@ -1,5 +1,5 @@
 /**
- * `skiff run` and `skiff tool` read without commander (src/cli/engine_options.ts)
+ * `skiff run` and `skiff tool` read without commander (src/boot/engine_options.ts)
  * get exactly what commander's action would get: every command line here goes
  * through both, and whatever the short reader accepts, commander accepts with
  * the same arguments and options; everything else is left to commander.
@@ -10,7 +10,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, type Sandbox } from "../support/cli.ts";
 import { poisonedImportMap, readsWithPoison, runPoisoned } from "../support/poisoned_imports.ts";
-import { parseEngineCommand } from "../../src/cli/engine_options.ts";
+import { parseEngineCommand } from "../../src/boot/engine_options.ts";
 import { buildProgram } from "../../src/cli/program.ts";
 
 const LINES: string[][] = [

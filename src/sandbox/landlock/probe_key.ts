@@ -23,7 +23,9 @@ const USERNS_LIMITS = [
 
 /**
  * The step's own code: main.ts dispatches to sandbox/landlock/exec.ts, which uses
- * these (the entry's URL from src/contracts/entry.ts).
+ * these. Named from the entry (src/contracts/entry.ts), not from this module: the
+ * step always runs from the sources, and in the bundle this module is a chunk
+ * elsewhere, where these paths would name nothing and no key could be made.
  */
 const STEP_MODULES = [
   ENTRY_URL,

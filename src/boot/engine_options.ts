@@ -3,11 +3,11 @@
  * builds commander's options from them (help, errors, every other command),
  * and `parseEngineCommand` reads a command line of those two commands without
  * loading commander, whose module graph (with Deno's Node modules for child
- * processes, files and events) was the largest part of their start
- * (docs/performance.md, "Start-up"). It reads only the plain forms; anything
- * else (help, `--`, joined short flags, an unknown flag, a missing or refused
- * value, too many arguments) is left to commander, which answers it as
- * before. tests/cli/startup_args_test.ts holds the two side by side.
+ * processes, files and events) would be the largest part of their start
+ * (docs/performance.md). It reads only the plain forms; anything else (help,
+ * `--`, joined short flags, an unknown flag, a missing or refused value, too
+ * many arguments) is left to commander, which answers it.
+ * tests/cli/startup_args_test.ts holds the two side by side.
  */
 
 /** One option, as commander's `new Option(flags, description)` takes it. */

@@ -1,6 +1,6 @@
 /**
  * The built-in and session tools' parameters are converted ahead of time
- * (src/tools/generated_tool_parameters.ts, written by
+ * (src/boot/generated_tool_parameters.ts, written by
  * scripts/gen_tool_parameters.ts): what the model is sent must stay byte for
  * byte what zod's converter makes of each tool's schema today.
  */
@@ -14,7 +14,7 @@ import {
   parseToolInput,
   toolSchemas,
 } from "../../src/tools/registry.ts";
-import { GENERATED_TOOL_PARAMETERS } from "../../src/tools/generated_tool_parameters.ts";
+import { GENERATED_TOOL_PARAMETERS } from "../../src/boot/generated_tool_parameters.ts";
 import {
   createDoneProposeTool,
   createHarnessTools,
