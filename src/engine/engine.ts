@@ -37,7 +37,7 @@ import { compactSession, describeCompaction } from "./compact_session.ts";
 import type { McpServerStatus } from "../mcp/manager.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { VerificationSummary } from "../contracts/events.ts";
-import { runGateCommand, stopBackground, untilGate } from "./verify/verify.ts";
+import { runCheckCommand, stopBackground, untilChecks } from "./verify/verify.ts";
 import { runCycles } from "./verify/cycles.ts";
 import { measureProposals, projectCheckRefusal } from "./verify/done_criteria.ts";
 import { bashTool } from "../tools/process/bash.ts";
@@ -239,13 +239,13 @@ export class Engine {
         };
         return this.#finish(opened, outcome, request.exitCodes);
       }
-      // Each cycle of a gated run is its own prompt (src/engine/verify/cycles.ts).
+      // Each cycle of a checked run is its own prompt (src/engine/verify/cycles.ts).
       let number = run.prompt;
       let cycled: Awaited<ReturnType<typeof runCycles>>;
       try {
         cycled = await runCycles(
           {
-            gate: untilGate(request.until, request.maxCycles),
+            until: untilChecks(request.until, request.maxCycles),
             firstPrompt: run.prompt,
             prompt: request.prompt,
             signal: run.signal,
@@ -258,7 +258,7 @@ export class Engine {
               this.#rememberCheck(session.id, summary);
             },
             runCommand: (command, callId, signal) =>
-              runGateCommand(command, parts.context(callId, signal)),
+              runCheckCommand(command, parts.context(callId, signal)),
             beforeChecks: async () => {
               const stopped = await stopBackground(parts.context("verify", run.signal).background);
               if (stopped) emit("warning", { message: stopped });
@@ -336,7 +336,7 @@ export class Engine {
             context,
           );
           return verdict.allowed
-            ? await runGateCommand(command, context)
+            ? await runCheckCommand(command, context)
             : { notRun: verdict.reason, allowWith: verdict.allowWith };
         })
         : undefined;

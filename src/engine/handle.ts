@@ -59,9 +59,9 @@ export interface EngineHandle {
   collect?(): void;
 }
 
-/** The SharedArrayBuffer of a batch's rate gate (src/provider/rate_limiter.ts), when the spec carries one. */
-function rateGateOf(spec: EngineSpec): SharedArrayBuffer | undefined {
-  return (spec.provider as { rateGate?: SharedArrayBuffer }).rateGate;
+/** The SharedArrayBuffer of a batch's rate limiter (src/provider/rate_limiter.ts), when the spec carries one. */
+function rateLimiterOf(spec: EngineSpec): SharedArrayBuffer | undefined {
+  return (spec.provider as { rateLimiter?: SharedArrayBuffer }).rateLimiter;
 }
 
 /** The engine's own modules, and the model client's, loaded when needed. */
@@ -109,7 +109,7 @@ export function lazyProvider(
   const load = () => modules ??= loadModules();
   let client: Promise<ChatProvider> | undefined;
   const made = () =>
-    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateGate }]) =>
+    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateLimiter }]) =>
       createOpenAIProvider({
         baseURL: spec.provider.baseURL,
         apiKey: spec.provider.apiKey,
@@ -117,7 +117,7 @@ export function lazyProvider(
         maxRetries: spec.provider.maxRetries,
         connectTimeoutMs: spec.provider.connectTimeoutMs,
         // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
-        gate: rateGateOf(spec) ? new RateGate(rateGateOf(spec)) : undefined,
+        limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.settings.models)?.price,
       })
     );

@@ -5,7 +5,7 @@
  * end's table (src/cli/exit_codes.ts), handed in with the run request.
  */
 import type { Denial, VerificationSummary } from "../contracts/events.ts";
-import { gateFailureMessage } from "./verify/verify.ts";
+import { checksFailedMessage } from "./verify/verify.ts";
 import type { DoneFile } from "./verify/done_criteria.ts";
 import { attributeFailure } from "./attribution.ts";
 import type { LoopOutcome } from "./loop/loop.ts";
@@ -21,7 +21,7 @@ export interface RunResult {
   exitCode: number;
   sessionId: string;
   text: string;
-  /** A gated run's last check (`--until`, `--done`). */
+  /** A checked run's last check (`--until`, `--done`). */
   verification?: VerificationSummary;
   /** Criteria the plan agent proposed, measured once: the host writes them to .skiff/done.json. */
   done?: DoneFile;
@@ -58,16 +58,16 @@ export function reportOutcome(
   verification?: VerificationSummary,
 ): RunResult {
   const { session, emit } = report;
-  // The agent's word is not the result: a gate that never passed fails the run.
-  const gateFailed = outcome.kind === "completed" && verification && !verification.passed;
-  const kind = gateFailed ? "failed" : outcomeKind(outcome, denials);
+  // The agent's word is not the result: checks that never passed fails the run.
+  const checksFailed = outcome.kind === "completed" && verification && !verification.passed;
+  const kind = checksFailed ? "failed" : outcomeKind(outcome, denials);
   const exitCode = report.exitCodes[kind];
   // Everything so far is stored: say how to pick the work up again.
   const resume = report.resumable ? `. Continue with: skiff run --session ${session.id} "…"` : "";
-  const error = gateFailed
+  const error = checksFailed
     ? {
       code: "verification",
-      message: gateFailureMessage(verification, session.id, report.resumable),
+      message: checksFailedMessage(verification, session.id, report.resumable),
     }
     : errorOf(outcome);
   if (error) {
@@ -75,7 +75,7 @@ export function reportOutcome(
     const hint = error.code === "limit" || error.code === "interrupted" ? resume : "";
     emit("error", { ...error, message: `${error.message}${hint}`, exit_code: exitCode });
   }
-  report.store.updateSession(session.id, { status: gateFailed ? "failed" : outcome.kind });
+  report.store.updateSession(session.id, { status: checksFailed ? "failed" : outcome.kind });
   emit("session.completed", {
     text: outcome.text,
     usage: outcome.usage,

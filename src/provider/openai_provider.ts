@@ -36,7 +36,7 @@ import {
 } from "./types.ts";
 import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
-import type { RateGate } from "./rate_limiter.ts";
+import type { RateLimiter } from "./rate_limiter.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -83,7 +83,7 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   /** Checks whether a silent endpoint accepts TCP connections at all. @default tcpConnectProbe */
   probe?: ConnectProbe;
   /** The endpoint's pace shared with other sessions (a batch's tasks; src/provider/rate_limiter.ts). */
-  gate?: RateGate;
+  limiter?: RateLimiter;
 }
 
 /** Our caller's onText threw: their bug, not the network's, so it is never retried. */
@@ -249,7 +249,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     const started = now();
     for (let retry = 0;; retry++) {
       throwIfAborted(signal);
-      await options.gate?.wait(sleep, signal);
+      await options.limiter?.wait(sleep, signal);
       const assembler = new StreamAssembler(newCallId, (name) => {
         try {
           handlers.onToolName?.(name);
@@ -269,7 +269,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         throwIfAborted(signal);
         // [DONE] without a finish_reason is how some servers end a whole answer.
         if (assembler.finishReason !== null || sawDone) {
-          options.gate?.succeeded();
+          options.limiter?.succeeded();
           const toolCalls = assembler.toolCalls();
           return {
             text: assembler.text,
@@ -317,7 +317,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       const backoff = backoffDelayMs(retry + 1, random, options);
       const delayMs = Math.max(failure.retryAfterMs ?? 0, backoff);
       const outOfConnectBudget = failure.connection && now() - started + delayMs > connectTimeoutMs;
-      options.gate?.failed(failure, delayMs);
+      options.limiter?.failed(failure, delayMs);
       if (!failure.retryable || retry >= maxRetries || outOfConnectBudget) {
         const message = describeFailure(failure, {
           endpoint: baseURL,

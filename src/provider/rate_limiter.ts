@@ -16,18 +16,18 @@ const SLOTS = 3;
 /** Failures in a row (across all tasks) after which the endpoint counts as down. @default 6 */
 export const DOWN_AFTER_FAILURES = 6;
 
-/** What one failed attempt tells the gate (a subset of retry_policy's AttemptFailure). */
-export interface GateFailure {
+/** What one failed attempt tells the limiter (a subset of retry_policy's AttemptFailure). */
+export interface LimiterFailure {
   status?: number;
   connection: boolean;
   retryAfterMs?: number;
 }
 
-export class RateGate {
+export class RateLimiter {
   readonly buffer: SharedArrayBuffer;
   readonly #state: BigInt64Array;
 
-  /** A new gate, or a view of one another thread made (`new RateGate(buffer)`). */
+  /** A new limiter, or a view of one another thread made (`new RateLimiter(buffer)`). */
   constructor(buffer?: SharedArrayBuffer, private readonly now: () => number = Date.now) {
     this.buffer = buffer ?? new SharedArrayBuffer(SLOTS * 8);
     this.#state = new BigInt64Array(this.buffer);
@@ -51,7 +51,7 @@ export class RateGate {
    * Record a failed attempt that will be retried after `delayMs`. A rate
    * limit (429, or any Retry-After) holds every task for that long.
    */
-  failed(failure: GateFailure, delayMs: number): void {
+  failed(failure: LimiterFailure, delayMs: number): void {
     if (failure.status === 429 || failure.retryAfterMs !== undefined) {
       const until = BigInt(Math.round(this.now() + delayMs));
       for (;;) {

@@ -32,7 +32,7 @@ function fakeModules(fail?: Error) {
         },
       },
       { priceFor: () => undefined },
-      { RateGate: class {} },
+      { RateLimiter: class {} },
     ] as unknown as ProviderModules);
   };
   return { counts, load, client };

@@ -7,7 +7,7 @@
  */
 import { assertEquals } from "../support/assert.ts";
 import { bwrapSessionLauncher, type ClosableLauncher } from "../../src/sandbox/bwrap/session.ts";
-import type { BwrapPool } from "../../src/sandbox/pool/pool.ts";
+import type { SandboxPool } from "../../src/sandbox/pool/pool.ts";
 import type { SandboxMode } from "../../src/sandbox/modes.ts";
 import { BWRAP, type CommandResult, type Layout } from "./_harness.ts";
 
@@ -44,7 +44,7 @@ if (sessionSandboxMissing) {
 }
 
 /** A launcher with a session sandbox (sandbox/bwrap/session.ts, sandbox/landlock/session.ts). */
-type SessionLauncher = ClosableLauncher & { pool: BwrapPool };
+type SessionLauncher = ClosableLauncher & { pool: SandboxPool };
 
 async function leased(
   launcher: SessionLauncher,

@@ -1,7 +1,7 @@
 /**
  * `skiff batch`: many tasks in one process, `-j N` at once, each its own
  * session linked to a stored batch record (resumable with `--resume`), with
- * one rate gate for the endpoint, progress on stderr, `--json` events tagged
+ * one rate limiter for the endpoint, progress on stderr, `--json` events tagged
  * with their task, a summary and `--report`. `--shard K/N` runs a stable
  * part for a CI matrix; `skiff batch merge` joins the shards' reports
  * (docs/batch.md).
@@ -10,7 +10,7 @@ import * as path from "../../lib/path.ts";
 import type { CommonOptions } from "../../host/setup.ts";
 import { prepare, resolveWorkspace } from "../../host/setup.ts";
 import type { EngineSpec } from "../../engine/types.ts";
-import { DOWN_AFTER_FAILURES, RateGate } from "../../provider/rate_limiter.ts";
+import { DOWN_AFTER_FAILURES, RateLimiter } from "../../provider/rate_limiter.ts";
 import type { Store } from "../../store/store.ts";
 import { withStore } from "../store_access.ts";
 import { ExitCode, UsageError } from "../exit_codes.ts";
@@ -221,7 +221,7 @@ async function execute(
     const status = rows.get(task.id)?.status;
     return status === "pending" || status === "running";
   });
-  const gate = new RateGate();
+  const limiter = new RateLimiter();
   const specs = new Map<string, EngineSpec>();
   const specFor = async (task: BatchTask): Promise<EngineSpec> => {
     const key = JSON.stringify([task.dir, task.agent, task.model]);
@@ -234,8 +234,8 @@ async function execute(
         ...(task.model ? { model: task.model } : {}),
       };
       const prepared = await prepare(common, true);
-      // The gate's buffer rides on the provider settings into each task's Worker (engine/handle.ts).
-      const provider = { ...prepared.spec.provider, rateGate: gate.buffer };
+      // The limiter's buffer rides on the provider settings into each task's Worker (engine/handle.ts).
+      const provider = { ...prepared.spec.provider, rateLimiter: limiter.buffer };
       spec = { ...prepared.spec, provider };
       for (const warning of spec.warnings) printErrorLine(`skiff: warning: ${warning}`);
       spec = { ...spec, warnings: [] };
@@ -279,7 +279,7 @@ async function execute(
     pool = await runPool(todo, {
       jobs: stored.jobs,
       stopReason: () =>
-        interrupted ? "interrupted" : gate.down()
+        interrupted ? "interrupted" : limiter.down()
           // The threshold, as docs/batch.md promises; the count may have gone past it since.
           ? `the endpoint failed ${DOWN_AFTER_FAILURES} times in a row`
           : undefined,
@@ -363,7 +363,7 @@ async function execute(
   const stoppedBecause = pool.stoppedBecause ?? (interrupted ? "interrupted" : undefined);
   const exitCode = stoppedBecause && interrupted
     ? ExitCode.interrupted
-    : stoppedBecause && gate.down()
+    : stoppedBecause && limiter.down()
     ? ExitCode.provider
     : reportFailed && batchExitCode(report) === ExitCode.ok
     ? ExitCode.failed

@@ -20,7 +20,7 @@ import { priceFor } from "../../provider/cost.ts";
 import type { Config } from "../../config/schema.ts";
 import { GLOBAL_CONFIG_FILE } from "../../config/locations.ts";
 import { RunSummary } from "./summary.ts";
-import { applyProtect, type GateFlags, gateFromFlags, protectPatterns } from "./until_checks.ts";
+import { applyProtect, protectPatterns, type UntilFlags, untilFromFlags } from "./until_checks.ts";
 import type { DoneFile } from "../../engine/verify/done_criteria.ts";
 import { shellLine } from "../../permission/hints.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
@@ -34,7 +34,7 @@ import {
 } from "../../sandbox/writer/host_write.ts";
 import { redactSecrets } from "../../contracts/redact.ts";
 
-export interface RunOptions extends CommonOptions, GateFlags {
+export interface RunOptions extends CommonOptions, UntilFlags {
   maxTurns?: string;
   maxTime?: string;
   maxCost?: string;
@@ -125,8 +125,8 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
     const refused = within === undefined ? null : hostWriteRefusal(file, within);
     if (refused) throw refused;
   }
-  // The gate and the protected paths (docs/verification.md), settled before the engine starts.
-  const gate = gateFromFlags(options, spec.workspace);
+  // The `--until` checks and the protected paths (docs/verification.md), settled before the engine starts.
+  const until = untilFromFlags(options, spec.workspace);
   applyProtect(spec, protect);
 
   const render = options.json ? jsonlRenderer() : textRenderer({ quiet: options.quiet });
@@ -195,7 +195,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
         maxCostUsd,
         maxTokens,
         deadline,
-        ...gate,
+        ...until,
       });
       if (result.done && result.doneFile && !options.quiet) {
         doneNotice(result.done, result.doneFile);

@@ -1,6 +1,6 @@
 /**
  * `skiff run`'s verification flags (docs/verification.md): `--until` and
- * `--done` (the gate, through RunRequest.until), `--max-cycles`, and
+ * `--done` (the checks, through RunRequest.until), `--max-cycles`, and
  * `--protect` (paths the agent may not change this run). Parsing is kept
  * apart from the run so it can be checked before anything is spent.
  */
@@ -12,16 +12,16 @@ import { DEFAULT_MAX_CYCLES } from "../../engine/verify/defaults.ts";
 import { UsageError } from "../exit_codes.ts";
 import { numberFlag } from "../number_flags.ts";
 
-export interface GateFlags {
+export interface UntilFlags {
   until?: string;
   maxCycles?: string;
   done?: boolean;
   protect?: string[];
 }
 
-/** The run request's gate from the flags; undefined until: no gate. */
-export function gateFromFlags(
-  flags: GateFlags,
+/** The run request's until from the flags; undefined until: no until. */
+export function untilFromFlags(
+  flags: UntilFlags,
   workspace: string,
 ): { until?: string | VerifyCheck[]; maxCycles: number } {
   if (flags.until !== undefined && flags.done) {

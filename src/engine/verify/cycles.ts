@@ -1,5 +1,5 @@
 /**
- * The cycles of a gated run (`--until`, `--done`): the agent's loop, then
+ * The cycles of a checked run (`--until`, `--done`): the agent's loop, then
  * the checks, then — while they fail and attempts are left — the loop again
  * with the failure as its prompt. Each cycle is its own prompt number, so
  * undo can take back one attempt. The engine supplies the loop and the
@@ -13,7 +13,7 @@ import {
   type CommandRun,
   feedbackMessage,
   runChecks,
-  type UntilGate,
+  type UntilChecks,
 } from "./verify.ts";
 
 export interface CycleHooks {
@@ -34,7 +34,7 @@ export interface CycleHooks {
 }
 
 export interface CycleRun {
-  gate?: UntilGate;
+  until?: UntilChecks;
   /** The prompt number of the first cycle. */
   firstPrompt: number;
   prompt: string;
@@ -49,21 +49,21 @@ export async function runCycles(
   run: CycleRun,
   hooks: CycleHooks,
 ): Promise<{ outcome: LoopOutcome; verification?: VerificationSummary }> {
-  const { gate } = run;
+  const { until } = run;
   let prompt = run.prompt;
   let spent: LoopOutcome | undefined;
   let verification: VerificationSummary | undefined;
   for (let cycle = 1;; cycle++) {
     const number = run.firstPrompt + cycle - 1;
-    if (gate) hooks.markCycle(number, cycle);
+    if (until) hooks.markCycle(number, cycle);
     const outcome = await hooks.runLoop(prompt, number, spent?.turns ?? 0);
     spent = spent ? addCycle(spent, outcome) : outcome;
-    if (!gate || outcome.kind !== "completed" || run.signal.aborted) break;
+    if (!until || outcome.kind !== "completed" || run.signal.aborted) break;
     await hooks.beforeChecks();
     let check = 0;
     const stop = checkSignal(run.signal, run.deadline);
     const result = await runChecks(
-      gate,
+      until,
       cycle,
       (command) => hooks.runCommand(command, `verify_${number}_${++check}`, stop.signal),
     ).finally(() => stop.dispose());
@@ -72,7 +72,7 @@ export async function runCycles(
     // A Ctrl-C or --max-time that cut the check ends the run as it would the loop.
     const cut = stop.outcome(spent);
     if (cut) spent = cut;
-    if (cut || verification.passed || cycle >= gate.maxCycles) break;
+    if (cut || verification.passed || cycle >= until.maxCycles) break;
     prompt = feedbackMessage(verification, result.outputs);
   }
   return { outcome: spent, verification };

@@ -1,6 +1,6 @@
 /**
- * The gate's defaults, apart from src/engine/verify/verify.ts so that the terminal side
- * can check `--max-cycles` without evaluating the gate itself (the bash tool
+ * The defaults of `--until`, apart from src/engine/verify/verify.ts so that the terminal side
+ * can check `--max-cycles` without evaluating the checks themselves (the bash tool
  * and zod come with it).
  */
 

@@ -2,7 +2,7 @@
  * The definition of done: criteria the plan agent proposed with the
  * `done_propose` tool, measured once by the harness (how each stands before
  * the work) and kept in `.skiff/done.json`, which `skiff run --done` uses as
- * its gate. The tool writes nothing; the engine measures after the plan turn
+ * its checks. The tool writes nothing; the engine measures after the plan turn
  * and the front end writes the file, outside the read-only plan sandbox.
  * The model chose those commands: one is measured only when the rules that
  * judge the agent's `bash` calls would run it unasked; the others are
@@ -106,7 +106,7 @@ export async function measureProposals(
 }
 
 /**
- * Why a run may not start, when a check of its gate came from the
+ * Why a run may not start, when a check of its checks came from the
  * repository (`fromProject`, read from this file) in a project the person
  * has not trusted: each such command needs a rule among those that judge
  * the agent's `bash` calls (`judge`: the session gate's unattended verdict,
@@ -143,7 +143,7 @@ export async function writeDoneFile(workspace: string, done: DoneFile): Promise<
 }
 
 /**
- * The gate `--done` runs, from `.skiff/done.json`; throws a message saying
+ * The checks `--done` runs, from `.skiff/done.json`; throws a message saying
  * what to do. Whoever wrote the file (this plan run, or the repository's
  * author), its checks are project content (`fromProject`).
  */

@@ -1,5 +1,5 @@
 /**
- * The gate a run must pass before its result counts (`--until`, `--done`):
+ * The checks a run must pass before its result counts (`--until`, `--done`):
  * when the agent says it is done, each check's command runs in the session's
  * sandbox, through the same launcher as the bash tool but not through the
  * permission rules (the user wrote it; `--done`'s come from the repository
@@ -36,7 +36,7 @@ export interface VerifyCheck {
 }
 
 /** What a run is held to. */
-export interface UntilGate {
+export interface UntilChecks {
   checks: VerifyCheck[];
   /** Attempts the agent gets, its first included. @default 3 */
   maxCycles: number;
@@ -45,13 +45,13 @@ export interface UntilGate {
 export { DEFAULT_MAX_CYCLES };
 
 /**
- * The gate of a run request: `until` is a command (`--until 'npm test'`) or
- * a list of criteria (`--done`, a batch task's own); none, no gate.
+ * The checks of a run request: `until` is a command (`--until 'npm test'`) or
+ * a list of criteria (`--done`, a batch task's own); none, no checks.
  */
-export function untilGate(
+export function untilChecks(
   until: string | VerifyCheck[] | undefined,
   maxCycles = DEFAULT_MAX_CYCLES,
-): UntilGate | undefined {
+): UntilChecks | undefined {
   if (until === undefined) return undefined;
   const checks = typeof until === "string" ? [{ name: until, command: until }] : until;
   if (!checks.length) return undefined;
@@ -67,7 +67,7 @@ export interface CommandRun {
 }
 
 /** Runs `command` like the bash tool (sandboxed, spilled), without the rules and without undo snapshots. */
-export async function runGateCommand(command: string, ctx: ToolContext): Promise<CommandRun> {
+export async function runCheckCommand(command: string, ctx: ToolContext): Promise<CommandRun> {
   // A check's own writes (caches, reports) are not the agent's work: no undo snapshots.
   const context: ToolContext = { ...ctx, commandUndo: undefined };
   try {
@@ -111,15 +111,15 @@ export async function stopBackground(background: BackgroundTable): Promise<strin
     "while the work is judged. A check that needs a server should start it itself.";
 }
 
-/** Runs every check once and says where the gate stands. */
+/** Runs every check once and says where the checks stand. */
 export async function runChecks(
-  gate: UntilGate,
+  until: UntilChecks,
   cycle: number,
   run: (command: string) => Promise<CommandRun>,
 ): Promise<{ summary: VerificationSummary; outputs: string[] }> {
   const checks: VerificationCheck[] = [];
   const outputs: string[] = [];
-  for (const check of gate.checks) {
+  for (const check of until.checks) {
     const ran = await run(check.command);
     checks.push(judge(check, ran));
     outputs.push(ran.output);
@@ -128,7 +128,7 @@ export async function runChecks(
   return {
     summary: {
       cycle,
-      max_cycles: gate.maxCycles,
+      max_cycles: until.maxCycles,
       passed: checks.every((check) => check.passed),
       command: leading.command,
       exit_code: leading.exit_code,
@@ -176,8 +176,8 @@ export function feedbackMessage(summary: VerificationSummary, outputs: string[])
   ].join("\n\n");
 }
 
-/** The run's closing message when its gate never passed. */
-export function gateFailureMessage(
+/** The run's closing message when its checks never passed. */
+export function checksFailedMessage(
   summary: VerificationSummary,
   sessionId: string,
   resumable: boolean,

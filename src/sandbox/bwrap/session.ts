@@ -1,12 +1,12 @@
 /**
  * The session's bubblewrap launcher: the bash tool's commands run in the
- * sandboxes of a `BwrapPool` (sandbox/pool/pool.ts), kept up for the session;
+ * sandboxes of a `SandboxPool` (sandbox/pool/pool.ts), kept up for the session;
  * every other command, and any the pool cannot take, in a bwrap of its own
  * (bwrap.ts) — never without a sandbox.
  */
 import type { ProcessLauncher } from "../../contracts/process_launcher.ts";
 import { bwrapLauncher, type BwrapOptions, sandboxEnv, sandboxHidden } from "./bwrap.ts";
-import { BwrapPool, bwrapStarter, type Sandbox } from "../pool/pool.ts";
+import { bwrapStarter, type Sandbox, SandboxPool } from "../pool/pool.ts";
 import type { SandboxSettings } from "../modes.ts";
 
 /** A launcher that also stops its sandboxes when the session closes. */
@@ -23,7 +23,7 @@ export interface ClosableLauncher extends ProcessLauncher {
  * run inside the lease, after every process of the command is gone.
  */
 export function pooledLauncher(
-  pool: BwrapPool,
+  pool: SandboxPool,
   perCommand: ProcessLauncher,
   env: () => Record<string, string>,
   guard?: { before(): () => string | null },
@@ -92,10 +92,10 @@ export function bwrapSessionLauncher(
     holderShell?: string;
   } = {},
   guard?: { before(): () => string | null },
-): ClosableLauncher & { pool: BwrapPool } {
+): ClosableLauncher & { pool: SandboxPool } {
   const root = (options.uid === undefined ? Deno.uid() : options.uid) === 0;
   const env = () => sandboxEnv(settings, options.getEnv);
-  const pool = new BwrapPool({
+  const pool = new SandboxPool({
     starter: bwrapStarter(settings, {
       bwrapPath: options.bwrapPath ?? "bwrap",
       shell: options.shell ?? "sh",

@@ -8,7 +8,7 @@
  * What sharing one domain across a session's commands changes is in
  * docs/security.md ("The Landlock backend").
  */
-import { BwrapPool, type SandboxStarter } from "../pool/pool.ts";
+import { SandboxPool, type SandboxStarter } from "../pool/pool.ts";
 import { type ClosableLauncher, pooledLauncher } from "../bwrap/session.ts";
 import {
   COMMAND_MARK_ENV,
@@ -83,8 +83,8 @@ export function landlockSessionLauncher(
   settings: SandboxSettings,
   options: LandlockSessionOptions,
   guard?: { before(): () => string | null },
-): ClosableLauncher & { pool: BwrapPool } {
-  const pool = new BwrapPool({
+): ClosableLauncher & { pool: SandboxPool } {
+  const pool = new SandboxPool({
     starter: landlockStarter(settings, options),
     maxSandboxes: options.maxSandboxes,
     onStartFailed: options.onStartFailed,

@@ -126,7 +126,7 @@ const CLEAN_WAIT_MS = 250;
 /** Why the pool cannot be used here; set once, after the first start. */
 type Availability = { usable: true } | { usable: false; reason: string };
 
-export class BwrapPool {
+export class SandboxPool {
   readonly #options: PoolOptions;
   readonly #sandboxes = new Set<Sandbox>();
   #starting = 0;

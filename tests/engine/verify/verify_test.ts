@@ -1,19 +1,19 @@
 /**
- * The gate's pieces without a model: how a check is judged (exit code, and
+ * The --until checks' pieces without a model: how a check is judged (exit code, and
  * output text when asked), which check leads the summary, what the agent is
- * told after a failed cycle, what the user is told when the gate never
+ * told after a failed cycle, what the user is told when the checks never
  * passed, how the cycles' usage adds up, and the definition-of-done file.
  */
 import * as path from "node:path";
 import { assertEquals, assertStringIncludes, assertThrows } from "../../support/assert.ts";
 import {
   addCycle,
+  checksFailedMessage,
   type CommandRun,
   feedbackMessage,
-  gateFailureMessage,
   judge,
   runChecks,
-  untilGate,
+  untilChecks,
 } from "../../../src/engine/verify/verify.ts";
 import {
   measureProposals,
@@ -26,14 +26,14 @@ import { type CycleHooks, runCycles } from "../../../src/engine/verify/cycles.ts
 
 const ran = (exitCode: number | null, output = ""): CommandRun => ({ exitCode, output });
 
-Deno.test("untilGate: a command is one check, no gate without one, at least one cycle", () => {
-  assertEquals(untilGate(undefined), undefined);
-  assertEquals(untilGate([]), undefined);
-  assertEquals(untilGate("npm test"), {
+Deno.test("untilChecks: a command is one check, no checks without one, at least one cycle", () => {
+  assertEquals(untilChecks(undefined), undefined);
+  assertEquals(untilChecks([]), undefined);
+  assertEquals(untilChecks("npm test"), {
     checks: [{ name: "npm test", command: "npm test" }],
     maxCycles: 3,
   });
-  assertEquals(untilGate("make", 0)?.maxCycles, 1);
+  assertEquals(untilChecks("make", 0)?.maxCycles, 1);
 });
 
 Deno.test("judge: the exit code must match, and the output must hold the expected text", () => {
@@ -60,14 +60,14 @@ Deno.test("judge: the summary is the output's last lines, short; the spill file 
 });
 
 Deno.test("runChecks: every check runs; the first failing one leads the summary", async () => {
-  const gate = untilGate([
+  const until = untilChecks([
     { name: "lint", command: "lint" },
     { name: "test", command: "test" },
     { name: "build", command: "build" },
   ], 3)!;
   const exits: Record<string, number> = { lint: 0, test: 1, build: 2 };
   const seen: string[] = [];
-  const { summary, outputs } = await runChecks(gate, 2, (command) => {
+  const { summary, outputs } = await runChecks(until, 2, (command) => {
     seen.push(command);
     return Promise.resolve(ran(exits[command], `${command} said ${exits[command]}`));
   });
@@ -86,21 +86,21 @@ Deno.test("runChecks: every check runs; the first failing one leads the summary"
   assertEquals(message.includes("lint said"), false, "a passing check is not sent back");
 });
 
-Deno.test("gateFailureMessage: names the command, its exit, the cycles, the output file and how to go on", async () => {
-  const gate = untilGate("npm test", 3)!;
+Deno.test("checksFailedMessage: names the command, its exit, the cycles, the output file and how to go on", async () => {
+  const until = untilChecks("npm test", 3)!;
   const { summary } = await runChecks(
-    gate,
+    until,
     3,
     () => Promise.resolve({ exitCode: 1, output: "FAIL", fullOutputPath: "/d/out.txt" }),
   );
-  const message = gateFailureMessage(summary, "ses_1", true);
+  const message = checksFailedMessage(summary, "ses_1", true);
   assertStringIncludes(
     message,
     "the agent said it was done, but `npm test` still fails (exit 1) after 3 cycles; its full output is in /d/out.txt.",
   );
   assertStringIncludes(message, "skiff run --session ses_1 --until 'npm test'");
   assertStringIncludes(message, "skiff undo --cycle");
-  const quiet = gateFailureMessage(summary, "ses_1", false);
+  const quiet = checksFailedMessage(summary, "ses_1", false);
   assertEquals(
     quiet.includes("skiff run --session"),
     false,
@@ -130,7 +130,7 @@ Deno.test("addCycle: the run reports the last cycle's outcome with every cycle's
   assertEquals(first.usage.input_tokens, 10, "the earlier outcome is not changed");
 });
 
-Deno.test("done criteria: measured once as they stand, written, and read back as the --done gate", async () => {
+Deno.test("done criteria: measured once as they stand, written, and read back as the --done checks", async () => {
   const workspace = await Deno.makeTempDir();
   try {
     const done = await measureProposals(
@@ -212,7 +212,12 @@ function fakeCycles(outcomes: LoopOutcome["kind"][], exits: (number | null)[]) {
 Deno.test("runCycles: fails twice, passes the third time; each cycle a prompt of its own", async () => {
   const fake = fakeCycles(["completed", "completed", "completed"], [1, 1, 0]);
   const { outcome, verification } = await runCycles(
-    { gate: untilGate("t"), firstPrompt: 4, prompt: "do it", signal: new AbortController().signal },
+    {
+      until: untilChecks("t"),
+      firstPrompt: 4,
+      prompt: "do it",
+      signal: new AbortController().signal,
+    },
     fake.hooks,
   );
   assertEquals(fake.marks, [[4, 1], [5, 2], [6, 3]]);
@@ -230,10 +235,15 @@ Deno.test("runCycles: fails twice, passes the third time; each cycle a prompt of
   assertEquals(outcome.turns, 6);
 });
 
-Deno.test("runCycles: stops at maxCycles, on a loop that did not complete, and without a gate", async () => {
+Deno.test("runCycles: stops at maxCycles, on a loop that did not complete, and without checks", async () => {
   const never = fakeCycles(["completed", "completed"], [1, 1]);
   const stopped = await runCycles(
-    { gate: untilGate("t", 2), firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
+    {
+      until: untilChecks("t", 2),
+      firstPrompt: 1,
+      prompt: "p",
+      signal: new AbortController().signal,
+    },
     never.hooks,
   );
   assertEquals(stopped.verification?.passed, false);
@@ -242,7 +252,7 @@ Deno.test("runCycles: stops at maxCycles, on a loop that did not complete, and w
 
   const limited = fakeCycles(["limit"], []);
   const limit = await runCycles(
-    { gate: untilGate("t"), firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
+    { until: untilChecks("t"), firstPrompt: 1, prompt: "p", signal: new AbortController().signal },
     limited.hooks,
   );
   assertEquals(limit.outcome.kind, "limit");
@@ -254,7 +264,7 @@ Deno.test("runCycles: stops at maxCycles, on a loop that did not complete, and w
     plain.hooks,
   );
   assertEquals(ungated.outcome.kind, "completed");
-  assertEquals(plain.marks, [], "a prompt without a gate is not a cycle");
+  assertEquals(plain.marks, [], "a prompt without checks is not a cycle");
   assertEquals(plain.log, ["loop 1 after 0 turns: p"]);
 });
 
@@ -268,7 +278,7 @@ Deno.test("runCycles: a Ctrl-C during the check ends the run interrupted, with t
     return runCommand(command, callId, signal);
   };
   const { outcome, verification } = await runCycles(
-    { gate: untilGate("t"), firstPrompt: 1, prompt: "p", signal: interrupt.signal },
+    { until: untilChecks("t"), firstPrompt: 1, prompt: "p", signal: interrupt.signal },
     fake.hooks,
   );
   assertEquals(outcome.kind, "interrupted");
