@@ -55,15 +55,6 @@ export const ALLOWED: Readonly<Record<string, string>> = {
   "contracts/entry.ts → engine/worker_main.ts": "the engine's Worker, started by URL",
 };
 
-/**
- * File-level import cycles that exist today, each a strongly connected group
- * of modules (members sorted, joined by " ↔ "). A new cycle, or one that
- * grows or changes, fails the check; an entry no longer found fails too, so
- * this list only shrinks. Type-only imports count: a cycle of types is still
- * two files that cannot be read one without the other.
- */
-export const KNOWN_CYCLES: readonly string[] = [];
-
 export interface Violation {
   from: string;
   to: string;
@@ -287,8 +278,6 @@ async function main(root: string): Promise<number> {
   const stale = Object.keys(ALLOWED).filter((k) => !used.has(k));
   const reaches = findPrivateReaches(files);
   const cycles = findCycles(files);
-  const newCycles = cycles.filter((cycle) => !KNOWN_CYCLES.includes(cycle));
-  const goneCycles = KNOWN_CYCLES.filter((cycle) => !cycles.includes(cycle));
   const packages = [...files].filter(([file]) => layerOf(file) === "contracts")
     .flatMap(([file, source]) => packageImports(source).map((name) => `src/${file} → ${name}`));
   for (const layer of unknown) {
@@ -311,14 +300,10 @@ async function main(root: string): Promise<number> {
       } (a \`_\` module is its folder's own: export what others need from the folder's entry module)`,
     );
   }
-  for (const cycle of newCycles) {
+  // Type-only imports count: a cycle of types is still two files that cannot be read one without the other.
+  for (const cycle of cycles) {
     console.error(
       `import cycle: ${cycle} (break it: move what both need into a module neither imports)`,
-    );
-  }
-  for (const cycle of goneCycles) {
-    console.error(
-      `known cycle no longer exists as listed: ${cycle} (update KNOWN_CYCLES in scripts/check_layers.ts)`,
     );
   }
   for (const p of packages) {
@@ -326,7 +311,7 @@ async function main(root: string): Promise<number> {
   }
   if (
     unknown.length || blocking.length || stale.length || reaches.length || packages.length ||
-    newCycles.length || goneCycles.length
+    cycles.length
   ) {
     console.error(
       `layers: ${blocking.length} import(s) against the layer order; ` +
@@ -341,7 +326,7 @@ async function main(root: string): Promise<number> {
       ` (${
         LAYERS.join(" < ")
       }): none goes up${allowed}; no \`_\` module is used outside its folder; ` +
-      `no new import cycle (${KNOWN_CYCLES.length} known, listed to shrink)`,
+      "no import cycle",
   );
   return 0;
 }
