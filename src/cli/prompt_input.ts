@@ -80,7 +80,7 @@ export function isNullDevice(
  * (`<notes.md`) or the null device (`</dev/null`, what a CI runner often
  * gives). Undefined for a pipe, a socket or any other device: those are read
  * as a stream, with the notice when nothing comes. Read this way, a start
- * loads neither Deno's streams nor its timers (~10–20 ms, docs/performance.md).
+ * loads neither Deno's streams nor its timers (docs/performance.md).
  */
 export function readStdinNow(limit: number, system: StdinNow = SYSTEM): Read | undefined {
   try {

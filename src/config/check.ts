@@ -70,7 +70,7 @@ export function acceptedWithoutSchema(data: Record<string, unknown>): boolean {
 /**
  * `data` as the schema returns it, or a `ConfigError` naming `source`. The
  * schema (and zod) is imported only when `data` needs it: evaluating them
- * costs the terminal side ~40–60 ms (docs/performance.md, "Start-up").
+ * costs the terminal side a measurable part of a start (docs/performance.md).
  */
 export async function checkConfigLayer(
   data: Record<string, unknown>,

@@ -35,7 +35,7 @@ export interface EngineHandle {
    * `ending`: the thread (a Worker) ends right after, and its end closes the
    * store: everything is committed by then, and only SQLite's last checkpoint
    * is left, which then runs on the ending thread, not on the way to the
-   * answer (3–4 ms; docs/performance.md). A process that exits meanwhile
+   * answer (docs/performance.md). A process that exits meanwhile
    * leaves the write-ahead log to the next opener, as after any exit.
    */
   close(options?: { keepHold?: boolean; ending?: boolean }): Promise<void>;
@@ -98,7 +98,7 @@ const computedModules: EngineModules = {
  * made: `skiff tool` and `skiff mcp serve` (agent "tool") never make one, so
  * they never load it; a run with a model starts loading it at once, beside
  * the engine's own modules, and makes the client as soon as it is loaded
- * (the SDK's first construction costs 6-22 ms), not when the session opens.
+ * (the SDK's first construction is costly), not when the session opens.
  * A client that cannot be made is reported by `ready()` and the first request.
  */
 export function lazyProvider(
@@ -135,7 +135,7 @@ let ahead: { dataDir: string; store: Store } | undefined;
 /**
  * Opens `dataDir`'s store now, for the engine this thread starts next: the
  * pre-started Worker does this while it waits for its spec (prewarm.ts), so
- * the ~5–8 ms of opening is not on the way to the session. A failure is left
+ * the opening is not on the way to the session. A failure is left
  * for that start's own opening to meet and report.
  */
 export function openStoreAhead(dataDir: string): Store | undefined {

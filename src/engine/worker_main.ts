@@ -66,14 +66,14 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       // are in, what the session's opening would do first is done while `init` is awaited.
       void modules.engine().then(() => {
         if (data.dataDir) openStoreAhead(data.dataDir);
-        // Deno loads its process API at first use (3–5 ms): a model run's commands
+        // Deno loads its process API at first use: a model run's commands
         // come while the model is asked. A `skiff tool` call that runs none skips it.
         if (data.provider) void Deno.Command;
       }, () => {});
       if (data.provider) void modules.provider().then(warmModelRequest, () => {});
       break;
     case "warm-tool":
-      // The call parses its input first thing: its schema is built (~5 ms) before init comes,
+      // The call parses its input first thing: its schema is built before init comes,
       // and what the tool needs loaded (bash: the shell parser) starts loading.
       prepareOnce(data.name);
       break;
@@ -136,7 +136,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
 
 /**
  * What a model run's first request loads on its way, loaded while the Worker
- * waits for its spec: fetch's own code (~10 ms at a thread's first fetch: a
+ * waits for its spec: fetch's own code (loaded at a thread's first fetch; a
  * `data:` URL, so nothing leaves the process and no permission is asked).
  * The request's timers are background ones (lib/background_ticks.ts),
  * which load nothing. Measured in docs/performance.md ("Start-up").

@@ -80,7 +80,7 @@ export function sessionHold(
     async open(selector, openEngine) {
       // A new session is held by the engine as it creates it; the heartbeat
       // starts here, and opens this side's store at its first beat. It is no
-      // timer: a process's first one costs 9-16 ms (Deno loads its timers then).
+      // timer: a process's first one loads Deno's timers.
       const names = selector.sessionId !== undefined || selector.continueLatest === true;
       if (names) store ??= await openStoreHere(spec.dataDir);
       const existing = store ? selectSession(store, spec.workspace, selector) : undefined;
@@ -124,7 +124,7 @@ export function sessionHold(
 
 /**
  * The store, loaded at its first use on this side: a `skiff tool` call needs
- * none here, and loading SQLite costs the terminal side 2–4 ms.
+ * none here, and loading SQLite costs the terminal side time (docs/performance.md).
  */
 async function openStoreHere(dataDir: string): Promise<Store> {
   const { openStore } = await import("../store/store.ts");

@@ -2,7 +2,7 @@
  * Timers for work in the background (a run's heartbeat, a model request's
  * watchdogs): they do not keep the process alive, and they do not load
  * Deno's timers. A thread's first `setTimeout` or `setInterval` loads Deno's
- * Node-compatible timers, 9–16 ms; a `skiff tool` call needs no other timer
+ * Node-compatible timers (docs/performance.md); a `skiff tool` call needs no other timer
  * on the terminal side, and a model run's request none in the engine. These
  * wait on a private cell with `Atomics.waitAsync`, which V8 times out on its
  * own and Deno's event loop wakes for, and which never counts as pending

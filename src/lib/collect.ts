@@ -116,7 +116,7 @@ export class HeapGrowthCollector {
  * or streaming. In the 300-turn bench (scripts/bench_long_session.ts) a
  * collection at the turn's start was followed by ~43 deoptimisations of
  * optimised code ("embedded weak objects cleared", mostly the web streams
- * the answers arrive through); 20 ms later, ~10 (docs/performance.md).
+ * the answers arrive through); soon after, far fewer (docs/performance.md).
  */
 export const ENGINE_COLLECTION_DELAY_MS = 20;
 

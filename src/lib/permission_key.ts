@@ -14,7 +14,7 @@ export function permissionKey(permissions: Deno.PermissionOptionsObject): string
     .filter(([, value]) => value !== undefined)
     .map(([name, value]) => [name, Array.isArray(value) ? value.map(String).sort() : value])
     // Plain code-unit order: the first localeCompare of a process loads ICU's collator
-    // (10-35 ms here), on the start's critical path.
+    // (docs/performance.md), on the start's critical path.
     .sort(([a], [b]) => (String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0));
   return JSON.stringify(entries);
 }

@@ -3,7 +3,7 @@
  * decoder and error classes (`openai/core/streaming`, `openai/core/error`),
  * without its client. The client's module graph holds every resource of the
  * API (audio, files, vector stores, realtime…, ~1 MB); evaluating it cost a
- * model run's engine ~70 ms at each start (docs/performance.md), and skiff
+ * model run's engine a large part of each start (docs/performance.md), and skiff
  * uses one endpoint of it, with retries, timeouts and error bodies of its own
  * (openai_provider.ts). What the client did for that request is done here the
  * same way: the URL (a base's own query kept), the headers, which error a

@@ -179,7 +179,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     // No bytes for requestTimeoutMs: give up. Each chunk only stamps the time, and
     // the watch looks again when its wait ends. Its waits, and the probe's, are
     // background timers (lib/background_ticks.ts): the request in flight keeps
-    // the process alive, and a run's first request loads no timers module (10–12 ms).
+    // the process alive, and a run's first request loads no timers module (docs/performance.md).
     let lastBytes = now();
     let stopIdleWatch = () => {};
     const watchIdle = (wait: number) => {

@@ -2,7 +2,7 @@
  * The JSON text of a chat request, assembled from pieces serialised once.
  * A session sends its whole history with every request, and the history
  * only grows at its end: serialising all of it each turn made a turn's cost
- * grow with the session (~10 ms a MB). Here each message's wire JSON is
+ * grow with the session (docs/performance.md). Here each message's wire JSON is
  * kept against the message object and the body is joined from the pieces,
  * so a turn serialises only the messages it added.
  *

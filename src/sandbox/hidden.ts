@@ -193,8 +193,8 @@ export function hiddenAround(hidden: readonly string[], workDirs: readonly strin
  * on any filesystem (both absolute: lowercasing keeps every `/` and segment
  * where it is): when not, `isWithin` need not ask how the entry's filesystem
  * treats case (two stats of a path the engine's Worker may not read, each a
- * thrown error: ~10 ms for the default list, at session open and at the
- * first file tool call). `foldedTarget` is the target lowercased.
+ * thrown error, for every entry of the default list, at session open and at
+ * the first file tool call; docs/performance.md). `foldedTarget` is the target lowercased.
  */
 function couldHold(entry: FoldedEntry, foldedTarget: string, plainTarget: boolean): boolean {
   if (plainTarget && entry.plain) {

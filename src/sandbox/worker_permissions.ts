@@ -65,8 +65,7 @@ const USUALLY_THERE: ReadonlySet<string> = new Set(["/bin/bash", "/usr/bin/bash"
  * ~/.claude/skills…): their folders' listings pass them over without the
  * failing calls. `present` (the workspace, the data folder) and the bash
  * paths are usually there, in folders that can be large (/tmp, /usr/bin):
- * a listing of those costs more than the one call it would save (4–5 ms
- * each, measured: docs/performance.md), so they are resolved directly.
+ * a listing of those costs more than the one call it would save (docs/performance.md), so they are resolved directly.
  */
 function unique(paths: string[], present: readonly string[] = []): string[] {
   const listings: Listings = new Map();

@@ -2,7 +2,7 @@
  * Where skiff keeps its data, worked out from the environment alone and with
  * no module of its own: the engine's Worker is started before the CLI loads
  * (src/boot/prewarm.ts), and Deno's Node layer (`node:path`) would cost that
- * start ~15 ms. POSIX paths, as everywhere skiff's sandboxes run.
+ * start time (docs/performance.md). POSIX paths, as everywhere skiff's sandboxes run.
  */
 
 /**

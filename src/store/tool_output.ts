@@ -47,9 +47,8 @@ export interface PruneOptions {
   now?: () => number;
   /**
    * Skip the pruning when the last one (by this option) was less than this
-   * long ago: measuring the folders lstat's every spilled file, 17–27 ms for
-   * 200 sessions' folders and ~70 ms for 1000, which every session start
-   * paid. The time is kept as the mtime of `PRUNED_MARK` in the data folder.
+   * long ago: measuring the folders lstat's every spilled file, a cost that grows
+   * with the sessions kept and that every session start paid (docs/performance.md). The time is kept as the mtime of `PRUNED_MARK` in the data folder.
    * @default undefined (always prune)
    */
   everyMs?: number;
@@ -120,7 +119,7 @@ export function pruneToolOutput(dataDir: string, options: PruneOptions = {}): st
   const entries: Entry[] = [];
   try {
     // Until a session spills output there is no folder: the data folder's few names tell,
-    // where listing the missing folder would build an error (~1 ms at a process's start).
+    // where listing the missing folder would build an error at a process's start.
     const names = entryNames(dataDir);
     if (!names.has(path.basename(root))) return [];
     if (options.everyMs !== undefined) {

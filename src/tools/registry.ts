@@ -56,7 +56,7 @@ export function parametersOf(tool: Tool): Record<string, unknown> {
     delete schema.$schema;
     return schema;
   }
-  // A built-in or session tool's, converted ahead (zod's converter costs ~5-20 ms per start); a copy.
+  // A built-in or session tool's, converted ahead (zod's converter is costly at each start); a copy.
   const converted = generatedParameters().get(tool.schema);
   return converted ? structuredClone(converted) : convertParameters(tool);
 }
@@ -86,8 +86,8 @@ export function generatedToolSchemas(): (readonly [string, Tool["schema"]])[] {
 /**
  * Builds the input schema of the built-in or session tool `name` now, and
  * runs its parser once on nothing. The schemas are lazy: a process builds
- * only those it uses (~5 ms for the first, most of it compiling zod's code;
- * 15–20 ms for all). Then starts the tool's own `prepare` (bash: the shell
+ * only those it uses (the first costs most, compiling zod's code;
+ * docs/performance.md). Then starts the tool's own `prepare` (bash: the shell
  * parser). The engine's Worker calls this for `skiff tool <name>` while it
  * waits for the session, so the call does not pay it.
  */

@@ -209,7 +209,7 @@ async function runOrThrow(promptArgs: string[], options: RunOptions): Promise<nu
     return await writeOutputs(outputs, finished, summary);
   } finally {
     // Only a watchdog that exists: even `clearTimeout(undefined)` loads Deno's timers
-    // (12–15 ms) in a process that started none.
+    // in a process that started none.
     if (watchdog !== undefined) clearTimeout(watchdog);
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);

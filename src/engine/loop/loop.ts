@@ -129,7 +129,7 @@ export async function runLoop(deps: LoopDeps, options: LoopOptions): Promise<Loo
       interrupt: options.signal,
     });
   } finally {
-    // `clearTimeout(undefined)` would load Deno's timers (10–15 ms) in a run that set none.
+    // `clearTimeout(undefined)` would load Deno's timers in a run that set none.
     if (timer !== undefined) clearTimeout(timer);
   }
 }

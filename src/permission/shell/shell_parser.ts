@@ -28,7 +28,7 @@ async function load(): Promise<void> {
     const ready = new Parser();
     ready.setLanguage(await Language.load(wasm.grammar));
     // V8 compiles WebAssembly lazily, function by function: the first parse compiles the
-    // grammar's lexer (30–40 ms), the next takes 0.3 ms. Done here, it runs with the load,
+    // grammar's lexer, the next is cheap (docs/performance.md). Done here, it runs with the load,
     // while a call's arguments still stream, instead of when the policy judges the command.
     ready.parse(WARM_UP)?.delete();
     parser = ready;

@@ -2,8 +2,8 @@
  * The read rules of a Landlock ruleset (sandbox/landlock/rules.ts): all of `/`
  * except the hidden paths. Built by the exec step (sandbox/landlock/exec.ts) at each
  * command's start, so this module imports nothing but landlock.ts: loading
- * `node:path` would cost the step about 15 ms of Node compatibility layer,
- * more than the rest of its work. Paths here are absolute and normalised
+ * `node:path` would load Node's compatibility layer, which costs the step
+ * more than the rest of its work (docs/performance.md). Paths here are absolute and normalised
  * (real paths from the plan, joined with names read from the folders).
  */
 import { FsAccess } from "./landlock.ts";

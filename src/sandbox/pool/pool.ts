@@ -1,6 +1,6 @@
 /**
  * A sandbox that stays up for the session: starting bubblewrap with skiff's
- * arguments costs 10–30 ms per command on a quiet machine; a command in one
+ * arguments costs a start per command (docs/performance.md); a command in one
  * that is already up costs one fork and its shell inside
  * (docs/performance.md). The pool holds sandboxes built with exactly the
  * per-command bwrap argv (same mounts, hidden paths, namespaces, network

@@ -22,8 +22,8 @@ import type { WriterInit, WriterOut, WriterReply, WriterRequest } from "./writer
  * What carries a client's requests to the writer and its replies back: the
  * writer's Worker here, or the engine Worker's own channel to the terminal
  * side (worker_main.ts), which passes them on. No MessagePort is handed
- * across: Deno loads its Web Streams at a process's first transfer, 3–6 ms
- * on the way to every session.
+ * across: Deno loads its Web Streams at a process's first transfer, on
+ * the way to every session (docs/performance.md).
  */
 export interface WriterLink {
   send(request: WriterRequest): void;

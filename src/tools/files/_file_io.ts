@@ -51,7 +51,7 @@ export function notRegularFile(shown: string): ToolError {
 
 /**
  * `stat` that answers null for a missing path instead of throwing, without
- * the thread pool's round trip (~0.1 ms) of the async call: the resolver has
+ * the thread pool's round trip of the async call: the resolver has
  * just resolved the same path with a synchronous realpath.
  */
 export function statOrNullSync(file: string): Deno.FileInfo | null {

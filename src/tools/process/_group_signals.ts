@@ -6,7 +6,7 @@
  * reads of /proc tell a live member from a zombie). One `sh`
  * per thread is started at the first signal and kept: each signal is a line
  * on its stdin and its answer a line on its stdout, a pipe's round trip
- * instead of a program's start (2–4 ms, docs/performance.md) after every
+ * instead of a program's start (docs/performance.md) after every
  * command. The helper ends when this process does (its stdin closes).
  */
 

@@ -117,9 +117,8 @@ export function sessionLeaderProgram(): string | null | undefined {
 /**
  * Spawns `argv` as the leader of a new session (so of its own process group,
  * with no terminal). Deno's `detached` does that with a fork of this whole
- * process, whose cost grows with its memory: 4 ms for a small process, 19 ms
- * with 100 MB more, 33 ms with 300 MB (docs/performance.md) — the engine's
- * is that large. Through the `setsid` program Deno spawns without a fork of
+ * process, whose cost grows with its memory (docs/performance.md), and the
+ * engine's is large. Through the `setsid` program Deno spawns without a fork of
  * its own (the child, not a group leader, makes its session and execs the
  * command: its pid stays the group's); `detached` stays where there is none.
  */

@@ -54,8 +54,8 @@ export const bashTool = defineTool({
     "- Long output is cut to its beginning and end; the full text is saved to a file named in the output.",
   ].join("\n"),
   schema,
-  // The policy judges every command with the shell parser, whose first load costs 60–100 ms;
-  // a session sandbox takes 20–40 ms to start (bubblewrap's, or a Landlock holder), and the
+  // The policy judges every command with the shell parser, whose first load is slow;
+  // a session sandbox takes a while to start (bubblewrap's, or a Landlock holder), and the
   // session's first undo snapshot three git runs.
   prepare: (ctx) => {
     void ensureShellParser();
