@@ -71,9 +71,10 @@ function assertRoundTrip(server: ResponsesServer, stdout: string, refusals: stri
 
   const events = parseJsonLines(stdout);
   const completed = events.at(-1)!;
-  assertEquals(completed.type, "run.completed");
-  assert(JSON.stringify(completed).includes("The note says: port 8080."), JSON.stringify(completed));
-  const usage = completed.usage as Record<string, number>;
+  assertEquals(completed.type, "session.completed");
+  const data = (completed.data ?? completed) as Record<string, unknown>;
+  assertEquals(data.text, "The note says: port 8080.");
+  const usage = data.usage as Record<string, number>;
   assertEquals(usage.input_tokens, 2400);
   assertEquals(usage.output_tokens, 600);
   assertEquals(usage.cached_input_tokens, 2048);
