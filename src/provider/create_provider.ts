@@ -57,6 +57,13 @@ export function createProvider(options: ProviderOptions): ChatProvider {
         return await chatClient().stream(request, handlers, signal);
       } catch (error) {
         if (!(error instanceof ProviderError) || !refusedForResponses(error)) throw error;
+        handlers.onRetry?.({
+          attempt: 1,
+          delayMs: 0,
+          reason: `${baseURL}/chat/completions does not serve ${request.model} (${error.status}): ` +
+            `asking the Responses API (${baseURL}/responses) instead; set "wire": "responses" ` +
+            `for it in the provider config to go there at once`,
+        });
         let answer;
         try {
           answer = await responsesClient().stream(request, handlers, signal);
@@ -66,12 +73,6 @@ export function createProvider(options: ProviderOptions): ChatProvider {
           throw second;
         }
         switched.add(request.model);
-        handlers.onRetry?.({
-          attempt: 1,
-          delayMs: 0,
-          reason: `${request.model} is served only by the Responses API: switched to ${baseURL}/responses ` +
-            `(set "wire": "responses" for it in the provider config to skip the first request)`,
-        });
         return answer;
       }
     },

@@ -119,7 +119,7 @@ Deno.test("a model served only on /responses: skiff switches once, says so, and 
     assertEquals(server.paths, ["/v1/chat/completions", "/v1/responses", "/v1/responses"]);
     const notices = parseJsonLines(result.stdout).filter((event) => event.type === "provider.retry");
     assertEquals(notices.length, 1, JSON.stringify(notices));
-    assert(JSON.stringify(notices[0]).includes("served only by the Responses API"), JSON.stringify(notices[0]));
+    assert(JSON.stringify(notices[0]).includes("asking the Responses API"), JSON.stringify(notices[0]));
   });
 });
 
