@@ -55,7 +55,9 @@ export const ProviderSchema = z.strictObject({
   /** Extra headers on every model request. */
   headers: z.record(
     z.string().regex(HEADER_NAME, { error: "expected an HTTP header name" }),
-    z.string().refine((value) => !/[\r\n\0]/.test(value), { error: "a header value has no line breaks" }),
+    z.string().refine((value) => !/[\r\n\0]/.test(value), {
+      error: "a header value has no line breaks",
+    }),
   ).optional(),
 });
 

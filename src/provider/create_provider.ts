@@ -60,7 +60,8 @@ export function createProvider(options: ProviderOptions): ChatProvider {
         handlers.onRetry?.({
           attempt: 1,
           delayMs: 0,
-          reason: `${baseURL}/chat/completions does not serve ${request.model} (${error.status}): ` +
+          reason:
+            `${baseURL}/chat/completions does not serve ${request.model} (${error.status}): ` +
             `asking the Responses API (${baseURL}/responses) instead; set "wire": "responses" ` +
             `for it in the provider config to go there at once`,
         });
@@ -126,7 +127,9 @@ export function isAzureHost(baseURL: string): boolean {
  * the `api-version` query. An `api-key` header (set here or by the user)
  * replaces the bearer token (chat_post.ts).
  */
-function withAuth(options: ProviderOptions): Pick<OpenAIProviderOptions, "baseURL" | "headers" | "apiKey"> {
+function withAuth(
+  options: ProviderOptions,
+): Pick<OpenAIProviderOptions, "baseURL" | "headers" | "apiKey"> {
   const auth = options.auth ?? (isAzureHost(options.baseURL) ? "api-key" : "bearer");
   const headers = { ...options.headers };
   if (auth === "api-key" && options.apiKey) headers["api-key"] = options.apiKey;

@@ -178,13 +178,19 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
 }
 
 /** Whether headers other than the project's own would go to a base URL only the project chose. */
-function headersWouldLeave(config: Config, project: Config, userBaseURL: string | undefined): boolean {
+function headersWouldLeave(
+  config: Config,
+  project: Config,
+  userBaseURL: string | undefined,
+): boolean {
   const chosen = project.provider?.baseURL;
   if (chosen === undefined || config.provider?.baseURL !== chosen || userBaseURL === chosen) {
     return false;
   }
   const own = project.provider?.headers ?? {};
-  return Object.entries(config.provider?.headers ?? {}).some(([name, value]) => own[name] !== value);
+  return Object.entries(config.provider?.headers ?? {}).some(([name, value]) =>
+    own[name] !== value
+  );
 }
 
 /** Whether the merged config would send a key other than the project's own to a base URL only the project chose. */

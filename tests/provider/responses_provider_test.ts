@@ -20,7 +20,8 @@ const ask: ChatRequest = {
 };
 
 function sse(events: Record<string, unknown>[]): Response {
-  const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join("");
+  const text = events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
+    .join("");
   return new Response(text, { headers: { "content-type": "text/event-stream" } });
 }
 
@@ -49,11 +50,26 @@ function scripted(answers: (() => Response)[]) {
 Deno.test("whole items without deltas make the same answer", async () => {
   const { provider, sent } = scripted([() =>
     sse([
-      { type: "response.output_item.done", item: { id: "msg_1", type: "message", content: [{ type: "output_text", text: "Reading." }] } },
-      { type: "response.output_item.done", item: { id: "fc_1", type: "function_call", call_id: "call_1", name: "read", arguments: '{"file_path":"a"}' } },
+      {
+        type: "response.output_item.done",
+        item: {
+          id: "msg_1",
+          type: "message",
+          content: [{ type: "output_text", text: "Reading." }],
+        },
+      },
+      {
+        type: "response.output_item.done",
+        item: {
+          id: "fc_1",
+          type: "function_call",
+          call_id: "call_1",
+          name: "read",
+          arguments: '{"file_path":"a"}',
+        },
+      },
       completed([], { input_tokens: 10, output_tokens: 5, total_tokens: 15 }),
-    ])
-  ]);
+    ])]);
   const answer = await provider.stream(ask, {});
   assertEquals(answer.text, "Reading.");
   assertEquals(answer.toolCalls, [{ id: "call_1", name: "read", arguments: '{"file_path":"a"}' }]);
@@ -63,7 +79,13 @@ Deno.test("whole items without deltas make the same answer", async () => {
   assertEquals(sent[0].body.instructions, "be brief");
   assertEquals(sent[0].body.input, [{ role: "user", content: "hi" }]);
   assertEquals(sent[0].body.tools, [
-    { type: "function", name: "read", description: "read a file", parameters: { type: "object" }, strict: false },
+    {
+      type: "function",
+      name: "read",
+      description: "read a file",
+      parameters: { type: "object" },
+      strict: false,
+    },
   ]);
   assertEquals("stream_options" in sent[0].body, false);
 });
@@ -78,13 +100,14 @@ Deno.test("one JSON response instead of a stream is read as the answer", async (
         { id: "msg_1", type: "message", content: [{ type: "output_text", text: "Hello." }] },
       ],
       usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5 },
-    })
-  ]);
+    })]);
   const answer = await provider.stream(ask, {});
   assertEquals(answer.text, "Hello.");
   assertEquals(answer.finishReason, "stop");
   assertEquals(answer.providerData, {
-    responses: { reasoning: [{ id: "rs_1", type: "reasoning", summary: [], encrypted_content: "enc" }] },
+    responses: {
+      reasoning: [{ id: "rs_1", type: "reasoning", summary: [], encrypted_content: "enc" }],
+    },
   });
 });
 
@@ -92,9 +115,11 @@ Deno.test("an answer cut by the output limit finishes with length", async () => 
   const { provider, sent } = scripted([() =>
     sse([
       { type: "response.output_text.delta", item_id: "msg_1", delta: "Part" },
-      { type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } } },
-    ])
-  ]);
+      {
+        type: "response.incomplete",
+        response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } },
+      },
+    ])]);
   const answer = await provider.stream({ ...ask, maxOutputTokens: 50 }, {});
   assertEquals([answer.text, answer.finishReason], ["Part", "length"]);
   assertEquals(sent[0].body.max_output_tokens, 50);
@@ -107,7 +132,13 @@ Deno.test("a failure event is retried, and the text already shown is not repeate
     () =>
       sse([
         { type: "response.output_text.delta", item_id: "msg_1", delta: "Hel" },
-        { type: "response.failed", response: { status: "failed", error: { code: "server_error", message: "The server had an error" } } },
+        {
+          type: "response.failed",
+          response: {
+            status: "failed",
+            error: { code: "server_error", message: "The server had an error" },
+          },
+        },
       ]),
     () =>
       sse([
@@ -115,7 +146,10 @@ Deno.test("a failure event is retried, and the text already shown is not repeate
         completed(),
       ]),
   ]);
-  const answer = await provider.stream(ask, { onText: (d) => shown.push(d), onRetry: (r) => retries.push(r.reason) });
+  const answer = await provider.stream(ask, {
+    onText: (d) => shown.push(d),
+    onRetry: (r) => retries.push(r.reason),
+  });
   assertEquals(answer.text, "Hello.");
   assertEquals(shown.join(""), "Hello.");
   assertEquals(sent.length, 2);
@@ -126,7 +160,10 @@ Deno.test("a model that refuses the reasoning field is asked again without it, o
   const { provider, sent } = scripted([
     () =>
       Response.json({
-        error: { message: "Unsupported parameter: 'reasoning.summary' is not supported with this model.", type: "invalid_request_error" },
+        error: {
+          message: "Unsupported parameter: 'reasoning.summary' is not supported with this model.",
+          type: "invalid_request_error",
+        },
       }, { status: 400 }),
     () => sse([{ type: "response.output_text.delta", item_id: "m", delta: "ok" }, completed()]),
     () => sse([{ type: "response.output_text.delta", item_id: "m", delta: "again" }, completed()]),
@@ -138,7 +175,10 @@ Deno.test("a model that refuses the reasoning field is asked again without it, o
 
 Deno.test("reasoning streams to onReasoning and its encrypted items go back, from a new client too", async () => {
   const server = startResponsesServer([
-    { reasoning: "Look at the file.", toolCalls: [{ name: "read", arguments: { file_path: "a" } }] },
+    {
+      reasoning: "Look at the file.",
+      toolCalls: [{ name: "read", arguments: { file_path: "a" } }],
+    },
     { text: "done" },
   ]);
   try {
@@ -152,13 +192,23 @@ Deno.test("reasoning streams to onReasoning and its encrypted items go back, fro
     // The session stores the answer with its providerData; a resumed session's client has no memory of it.
     const history: ChatMessage[] = [
       ...ask.messages,
-      { role: "assistant", content: null, tool_calls: first.toolCalls, providerData: first.providerData },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: first.toolCalls,
+        providerData: first.providerData,
+      },
       { role: "tool", tool_call_id: first.toolCalls[0].id, content: "file a" },
     ];
-    const second = await createResponsesProvider({ baseURL: server.url }).stream({ ...ask, messages: history }, {});
+    const second = await createResponsesProvider({ baseURL: server.url }).stream({
+      ...ask,
+      messages: history,
+    }, {});
     assertEquals(second.text, "done");
     assertEquals(server.refusals, []);
-    const sentBack = (server.requests[1].input as Record<string, unknown>[]).find((item) => item.type === "reasoning");
+    const sentBack = (server.requests[1].input as Record<string, unknown>[]).find((item) =>
+      item.type === "reasoning"
+    );
     assert(String(sentBack?.encrypted_content).startsWith("gAAAA"));
   } finally {
     await server.close();

@@ -55,19 +55,31 @@ function assertRoundTrip(server: ResponsesServer, stdout: string, refusals: stri
   assertEquals(first.store, false);
   assertEquals(first.stream, true);
   assertEquals(first.include, ["reasoning.encrypted_content"]);
-  assertEquals((first.tools as Item[]).some((tool) => tool.type === "function" && tool.name === "read"), true);
-  assert(typeof first.instructions === "string" && first.instructions.length > 0, "system prompt as instructions");
+  assertEquals(
+    (first.tools as Item[]).some((tool) => tool.type === "function" && tool.name === "read"),
+    true,
+  );
+  assert(
+    typeof first.instructions === "string" && first.instructions.length > 0,
+    "system prompt as instructions",
+  );
 
   const items = inputOf(second);
   const types = items.map((item) => item.type ?? item.role);
   assertEquals(types, ["user", "reasoning", "function_call", "function_call_output"]);
   const reasoning = items[1];
-  assert(String(reasoning.encrypted_content).startsWith("gAAAA"), "encrypted reasoning passed back");
+  assert(
+    String(reasoning.encrypted_content).startsWith("gAAAA"),
+    "encrypted reasoning passed back",
+  );
   const call = items[2];
   assertEquals(call.name, "read");
   assertEquals(JSON.parse(String(call.arguments)), { file_path: "notes.txt" });
   assertEquals(items[3].call_id, call.call_id);
-  assert(String(items[3].output).includes("port 8080"), `the tool's output went back: ${items[3].output}`);
+  assert(
+    String(items[3].output).includes("port 8080"),
+    `the tool's output went back: ${items[3].output}`,
+  );
 
   const events = parseJsonLines(stdout);
   const completed = events.at(-1)!;
@@ -80,7 +92,7 @@ function assertRoundTrip(server: ResponsesServer, stdout: string, refusals: stri
   assertEquals(usage.cached_input_tokens, 2048);
 }
 
-Deno.test("wire \"responses\": a tool call round trip sends the encrypted reasoning back", async () => {
+Deno.test('wire "responses": a tool call round trip sends the encrypted reasoning back', async () => {
   await withResponsesServer(
     ROUND_TRIP,
     { provider: { model: "gpt-5-codex", wire: "responses" } },
@@ -89,7 +101,11 @@ Deno.test("wire \"responses\": a tool call round trip sends the encrypted reason
       const result = await runSkiff(["run", "--json", "What does notes.txt say?"], sandbox);
       assertEquals(result.code, 0, result.stderr + result.stdout);
       assertRoundTrip(server, result.stdout);
-      assertEquals(server.paths, ["/v1/responses", "/v1/responses"], "never asked Chat Completions");
+      assertEquals(
+        server.paths,
+        ["/v1/responses", "/v1/responses"],
+        "never asked Chat Completions",
+      );
       assert(!result.stdout.includes("sk-test-key") && !result.stderr.includes("sk-test-key"));
     },
   );
@@ -98,7 +114,9 @@ Deno.test("wire \"responses\": a tool call round trip sends the encrypted reason
 Deno.test("a per-model wire in provider.models is used for that model", async () => {
   await withResponsesServer(
     [{ text: "hello" }],
-    { provider: { model: "gpt-5.1-codex-mini", models: { "gpt-5*-codex*": { wire: "responses" } } } },
+    {
+      provider: { model: "gpt-5.1-codex-mini", models: { "gpt-5*-codex*": { wire: "responses" } } },
+    },
     async (sandbox, server) => {
       const result = await runSkiff(["run", "--json", "hi"], sandbox);
       assertEquals(result.code, 0, result.stderr + result.stdout);
@@ -108,19 +126,28 @@ Deno.test("a per-model wire in provider.models is used for that model", async ()
 });
 
 Deno.test("a model served only on /responses: skiff switches once, says so, and the round trip works", async () => {
-  await withResponsesServer(ROUND_TRIP, { provider: { model: "gpt-5-codex" } }, async (sandbox, server) => {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "notes.txt"), "port 8080\n");
-    const result = await runSkiff(["run", "--json", "What does notes.txt say?"], sandbox);
-    assertEquals(result.code, 0, result.stderr + result.stdout);
-    assertRoundTrip(server, result.stdout, [
-      "404 This model is only supported in v1/responses and not in v1/chat/completions.",
-    ]);
-    // Refused once on Chat Completions, then only /responses: the switch is remembered.
-    assertEquals(server.paths, ["/v1/chat/completions", "/v1/responses", "/v1/responses"]);
-    const notices = parseJsonLines(result.stdout).filter((event) => event.type === "provider.retry");
-    assertEquals(notices.length, 1, JSON.stringify(notices));
-    assert(JSON.stringify(notices[0]).includes("asking the Responses API"), JSON.stringify(notices[0]));
-  });
+  await withResponsesServer(
+    ROUND_TRIP,
+    { provider: { model: "gpt-5-codex" } },
+    async (sandbox, server) => {
+      await Deno.writeTextFile(path.join(sandbox.workspace, "notes.txt"), "port 8080\n");
+      const result = await runSkiff(["run", "--json", "What does notes.txt say?"], sandbox);
+      assertEquals(result.code, 0, result.stderr + result.stdout);
+      assertRoundTrip(server, result.stdout, [
+        "404 This model is only supported in v1/responses and not in v1/chat/completions.",
+      ]);
+      // Refused once on Chat Completions, then only /responses: the switch is remembered.
+      assertEquals(server.paths, ["/v1/chat/completions", "/v1/responses", "/v1/responses"]);
+      const notices = parseJsonLines(result.stdout).filter((event) =>
+        event.type === "provider.retry"
+      );
+      assertEquals(notices.length, 1, JSON.stringify(notices));
+      assert(
+        JSON.stringify(notices[0]).includes("asking the Responses API"),
+        JSON.stringify(notices[0]),
+      );
+    },
+  );
 });
 
 Deno.test("a 404 that /responses repeats is reported as the first refusal, naming the base URL", async () => {
@@ -139,13 +166,23 @@ Deno.test("a 404 that /responses repeats is reported as the first refusal, namin
 });
 
 Deno.test("the test server refuses a follow-up whose call lost its reasoning, as OpenAI does", async () => {
-  const server = startResponsesServer([{ reasoning: "think", toolCalls: [{ name: "read", arguments: {} }] }]);
+  const server = startResponsesServer([{
+    reasoning: "think",
+    toolCalls: [{ name: "read", arguments: {} }],
+  }]);
   try {
     const post = (body: unknown) =>
       fetch(`${server.url}/responses`, { method: "POST", body: JSON.stringify(body) });
-    const first = await post({ model: "m", input: [{ role: "user", content: "hi" }], store: false, stream: true });
+    const first = await post({
+      model: "m",
+      input: [{ role: "user", content: "hi" }],
+      store: false,
+      stream: true,
+    });
     const text = await first.text();
-    const done = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)))
+    const done = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+      JSON.parse(line.slice(6))
+    )
       .find((event) => event.type === "response.completed");
     const call = done.response.output.find((item: Item) => item.type === "function_call");
     const followUp = await post({

@@ -38,7 +38,11 @@ function serve(answer: (request: Request) => Response) {
 }
 
 async function run(baseURL: string, config: Record<string, unknown> = {}, key = "sk-local") {
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: key, SKIFF_MODEL: "m" });
+  const sandbox = await makeSandbox({
+    OPENAI_BASE_URL: baseURL,
+    OPENAI_API_KEY: key,
+    SKIFF_MODEL: "m",
+  });
   try {
     await Deno.writeTextFile(path.join(sandbox.configDir, "config.json"), JSON.stringify(config));
     const result = await runSkiff(["run", "--json", "hi"], sandbox);
@@ -50,12 +54,16 @@ async function run(baseURL: string, config: Record<string, unknown> = {}, key = 
 
 function failureText(stdout: string): string {
   const events = parseJsonLines(stdout);
-  return JSON.stringify(events.filter((event) => event.type === "error" || event.type === "session.completed"));
+  return JSON.stringify(
+    events.filter((event) => event.type === "error" || event.type === "session.completed"),
+  );
 }
 
 Deno.test("LM Studio without /v1: asked once, and the message says to add /v1", async () => {
   const server = serve((request) =>
-    Response.json({ error: `Unexpected endpoint or method. (POST ${new URL(request.url).pathname})` })
+    Response.json({
+      error: `Unexpected endpoint or method. (POST ${new URL(request.url).pathname})`,
+    })
   );
   try {
     const result = await run(server.origin);
@@ -97,13 +105,18 @@ Deno.test("Azure OpenAI: the key goes as api-key (never as Bearer), with api-ver
       }, { status: 401 });
     }
     if (url.searchParams.get("api-version") !== "2024-10-21") {
-      return Response.json({ error: { code: "404", message: "Resource not found" } }, { status: 404 });
+      return Response.json({ error: { code: "404", message: "Resource not found" } }, {
+        status: 404,
+      });
     }
     const chunk = (delta: unknown, finish: string | null) =>
       `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-    return new Response(chunk({ content: "hello from azure" }, null) + chunk({}, "stop") + "data: [DONE]\n\n", {
-      headers: { "content-type": "text/event-stream" },
-    });
+    return new Response(
+      chunk({ content: "hello from azure" }, null) + chunk({}, "stop") + "data: [DONE]\n\n",
+      {
+        headers: { "content-type": "text/event-stream" },
+      },
+    );
   });
   const sandbox = await makeSandbox({
     OPENAI_BASE_URL: `${server.origin}/openai/deployments/gpt-4o`,
@@ -114,7 +127,11 @@ Deno.test("Azure OpenAI: the key goes as api-key (never as Bearer), with api-ver
     await Deno.writeTextFile(
       path.join(sandbox.configDir, "config.json"),
       JSON.stringify({
-        provider: { auth: "api-key", apiVersion: "2024-10-21", headers: { "x-ms-client-request-id": "skiff-test" } },
+        provider: {
+          auth: "api-key",
+          apiVersion: "2024-10-21",
+          headers: { "x-ms-client-request-id": "skiff-test" },
+        },
       }),
     );
     const result = await runSkiff(["run", "--json", "hi"], sandbox);

@@ -245,7 +245,13 @@ export function startResponsesServer(
       const index = output.length;
       send("response.output_item.added", {
         output_index: index,
-        item: { id: itemId, type: "message", status: "in_progress", role: "assistant", content: [] },
+        item: {
+          id: itemId,
+          type: "message",
+          status: "in_progress",
+          role: "assistant",
+          content: [],
+        },
       });
       send("response.content_part.added", {
         item_id: itemId,
@@ -270,8 +276,19 @@ export function startResponsesServer(
         logprobs: [],
       });
       const part = { type: "output_text", text: turn.text, annotations: [] };
-      send("response.content_part.done", { item_id: itemId, output_index: index, content_index: 0, part });
-      const item = { id: itemId, type: "message", status: "completed", role: "assistant", content: [part] };
+      send("response.content_part.done", {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        part,
+      });
+      const item = {
+        id: itemId,
+        type: "message",
+        status: "completed",
+        role: "assistant",
+        content: [part],
+      };
       send("response.output_item.done", { output_index: index, item });
       output.push(item);
     }
@@ -282,12 +299,27 @@ export function startResponsesServer(
       if (reasoningId) reasoningOfCall.set(callId, reasoningId);
       const index = output.length;
       const args = JSON.stringify(call.arguments);
-      const item = { id: itemId, type: "function_call", status: "in_progress", arguments: "", call_id: callId, name: call.name };
+      const item = {
+        id: itemId,
+        type: "function_call",
+        status: "in_progress",
+        arguments: "",
+        call_id: callId,
+        name: call.name,
+      };
       send("response.output_item.added", { output_index: index, item });
       for (const piece of pieces(args)) {
-        send("response.function_call_arguments.delta", { item_id: itemId, output_index: index, delta: piece });
+        send("response.function_call_arguments.delta", {
+          item_id: itemId,
+          output_index: index,
+          delta: piece,
+        });
       }
-      send("response.function_call_arguments.done", { item_id: itemId, output_index: index, arguments: args });
+      send("response.function_call_arguments.done", {
+        item_id: itemId,
+        output_index: index,
+        arguments: args,
+      });
       const done = { ...item, status: "completed", arguments: args };
       send("response.output_item.done", { output_index: index, item: done });
       output.push(done);

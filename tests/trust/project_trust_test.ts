@@ -74,11 +74,18 @@ Deno.test("the user's provider.headers are withheld from a base URL only the pro
       headers: { "x-api-token": "user-secret", "x-project": "p" },
     },
   };
-  const projectConfig = { provider: { baseURL: "https://evil.example/v1", headers: { "x-project": "p" } } };
+  const projectConfig = {
+    provider: { baseURL: "https://evil.example/v1", headers: { "x-project": "p" } },
+  };
   const limited = limitProjectConfig({ config: merged, project: project(projectConfig), user: {} });
   assertEquals(limited.config.provider?.headers, { "x-project": "p" });
   assertStringIncludes(limited.warnings.join("\n"), "provider.headers");
-  const trusted = limitProjectConfig({ config: merged, project: project(projectConfig), trusted: true, user: {} });
+  const trusted = limitProjectConfig({
+    config: merged,
+    project: project(projectConfig),
+    trusted: true,
+    user: {},
+  });
   assertEquals(trusted.config.provider?.headers, merged.provider.headers);
 });
 

@@ -165,7 +165,9 @@ export class ResponsesTranslator {
     if (item.type === "message" && !this.#textItems.has(String(item.id))) {
       this.#textItems.add(String(item.id));
       const text = (Array.isArray(item.content) ? item.content : [])
-        .map((part) => (part?.type === "output_text" && typeof part.text === "string" ? part.text : ""))
+        .map((
+          part,
+        ) => (part?.type === "output_text" && typeof part.text === "string" ? part.text : ""))
         .join("");
       return text ? [chunk({ content: text })] : [];
     }
@@ -185,11 +187,20 @@ export class ResponsesTranslator {
     const reason = event.response?.incomplete_details?.reason;
     const finish = event.type === "response.incomplete"
       ? reason === "max_output_tokens" ? "length" : reason ?? "stop"
-      : this.#calls.size ? "tool_calls" : "stop";
+      : this.#calls.size
+      ? "tool_calls"
+      : "stop";
     const usage = event.response?.usage;
     return [
-      JSON.stringify({ object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: finish }] }),
-      ...(usage ? [JSON.stringify({ object: "chat.completion.chunk", choices: [], usage: chatUsage(usage) })] : []),
+      JSON.stringify({
+        object: "chat.completion.chunk",
+        choices: [{ index: 0, delta: {}, finish_reason: finish }],
+      }),
+      ...(usage
+        ? [
+          JSON.stringify({ object: "chat.completion.chunk", choices: [], usage: chatUsage(usage) }),
+        ]
+        : []),
       "[DONE]",
     ];
   }
@@ -205,7 +216,11 @@ function chatUsage(usage: ResponsesUsage): Record<string, unknown> {
       ? { prompt_tokens_details: { cached_tokens: usage.input_tokens_details.cached_tokens } }
       : {}),
     ...(usage.output_tokens_details?.reasoning_tokens !== undefined
-      ? { completion_tokens_details: { reasoning_tokens: usage.output_tokens_details.reasoning_tokens } }
+      ? {
+        completion_tokens_details: {
+          reasoning_tokens: usage.output_tokens_details.reasoning_tokens,
+        },
+      }
       : {}),
   };
 }
@@ -240,6 +255,8 @@ export async function* serverSentData(body: ReadableStream<Uint8Array>): AsyncGe
       }
     }
   }
-  if (buffered.startsWith("data:")) data.push(buffered.slice(buffered.startsWith("data: ") ? 6 : 5));
+  if (buffered.startsWith("data:")) {
+    data.push(buffered.slice(buffered.startsWith("data: ") ? 6 : 5));
+  }
   if (data.length) yield data.join("\n");
 }
