@@ -8,6 +8,7 @@
  * does not repeat), the client switches to the Responses API for that model,
  * says so once, and stays there.
  */
+import { authStyle } from "./auth_headers.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "./openai_provider.ts";
 import { createResponsesProvider } from "./responses/responses_provider.ts";
 import { type ChatProvider, ProviderError } from "./types.ts";
@@ -116,28 +117,19 @@ function wireOf(model: string, wires: Record<string, Wire> | undefined): Wire | 
   return best?.[1];
 }
 
-/** Azure OpenAI's hosts, which take the key in an `api-key` header. */
-export function isAzureHost(baseURL: string): boolean {
-  const host = URL.parse(baseURL)?.hostname ?? "";
-  return /\.openai\.azure\.com$|\.cognitiveservices\.azure\.com$/i.test(host);
-}
-
 /**
  * The base URL and headers that carry the key as `options.auth` says, and
  * the `api-version` query. An `api-key` header (set here or by the user)
  * replaces the bearer token (chat_post.ts).
  */
-function withAuth(
-  options: ProviderOptions,
-): Pick<OpenAIProviderOptions, "baseURL" | "headers" | "apiKey"> {
-  const auth = options.auth ?? (isAzureHost(options.baseURL) ? "api-key" : "bearer");
+function withAuth(options: ProviderOptions): Pick<OpenAIProviderOptions, "baseURL" | "headers"> {
   const headers = { ...options.headers };
-  if (auth === "api-key" && options.apiKey) headers["api-key"] = options.apiKey;
+  if (authStyle(options) === "api-key" && options.apiKey) headers["api-key"] = options.apiKey;
   let baseURL = options.baseURL;
   if (options.apiVersion) {
     const url = new URL(baseURL);
     url.searchParams.set("api-version", options.apiVersion);
     baseURL = url.toString();
   }
-  return { baseURL, headers, apiKey: options.apiKey };
+  return { baseURL, headers };
 }
