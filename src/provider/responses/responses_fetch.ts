@@ -19,8 +19,8 @@ export interface ResponsesFetchOptions {
   onReasoning?(delta: string): void;
   /** Told each attempt's translator, so the caller reads the reasoning of the one that answered. */
   onAttempt?(translator: ResponsesTranslator): void;
-  /** Shared across the requests of one provider: set once a server refused the `reasoning` field. */
-  state: { reasoningRefused: boolean };
+  /** Shared across the requests of one provider: "<model> <field>" for each optional field refused. */
+  state: { refused: Set<string> };
 }
 
 /** Wraps `options.fetch` (default: the global one) as described above. */
@@ -31,20 +31,22 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
     url.pathname = url.pathname.replace(/\/chat\/completions$/, "/responses");
     const chat = JSON.parse(await new Response(init?.body).text()) as Record<string, unknown>;
     const model = String(chat.model ?? "");
-    const send = (askReasoning: boolean) => {
-      const body = responsesRequest(chat, { reasoningFor: options.reasoningFor, askReasoning });
+    const refused = options.state.refused;
+    const send = () => {
+      const body = responsesRequest(chat, {
+        reasoningFor: options.reasoningFor,
+        askReasoning: reasonsAloud(model) && !refused.has(`${model} reasoning`),
+        askEncrypted: !refused.has(`${model} include`),
+      });
       return base(url, { ...init, body: JSON.stringify(body) });
     };
-    const askReasoning = !options.state.reasoningRefused && reasonsAloud(model);
-    let response = await send(askReasoning);
-    if (askReasoning && response.status === 400) {
-      const text = await response.clone().text();
-      if (/\breasoning\b/i.test(text) && /unsupported|not supported/i.test(text)) {
-        // A model we took for a reasoning one is not: ask again without the field.
-        options.state.reasoningRefused = true;
-        await response.body?.cancel();
-        response = await send(false);
-      }
+    let response = await send();
+    const field = response.status === 400 ? refusedField(await response.clone().text()) : undefined;
+    if (field && !refused.has(`${model} ${field}`)) {
+      // A server (or a model) without this optional field: ask again at once without it.
+      refused.add(`${model} ${field}`);
+      await response.body?.cancel();
+      response = await send();
     }
     if (!response.ok || !response.body) return response;
     const translator = new ResponsesTranslator(options.onReasoning);
@@ -60,6 +62,19 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
     }
     return eventStream(response, translate(response.body, translator));
   };
+}
+
+/**
+ * The optional field a 400 names as not supported: `reasoning` (a model we
+ * took for a reasoning one) or `include` (a server without encrypted reasoning).
+ */
+function refusedField(text: string): "reasoning" | "include" | undefined {
+  if (!/unsupported|not supported|unknown|unrecognized|not allowed|invalid/i.test(text)) {
+    return undefined;
+  }
+  if (/\binclude\b/i.test(text)) return "include";
+  if (/\breasoning\b/i.test(text)) return "reasoning";
+  return undefined;
 }
 
 /** Models that take `reasoning: {summary}`: OpenAI's reasoning families and the codex models. */

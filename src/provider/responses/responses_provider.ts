@@ -27,7 +27,7 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
   const baseURL = options.baseURL.replace(/\/+$/, "");
   // Call id → the reasoning items of the answer that made the call.
   const kept = new Map<string, ReasoningItem[]>();
-  const state = { reasoningRefused: false };
+  const state = { refused: new Set<string>() };
 
   return {
     baseURL,

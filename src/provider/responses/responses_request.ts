@@ -40,6 +40,8 @@ export interface ResponsesRequestOptions {
   reasoningFor(callId: string): ReasoningItem[] | undefined;
   /** Ask for a reasoning summary: only reasoning models accept the `reasoning` field. */
   askReasoning: boolean;
+  /** Ask for the reasoning's encrypted content, to pass it back. @default true */
+  askEncrypted?: boolean;
 }
 
 /** The Responses API body for a Chat Completions body (`chat`, already parsed). */
@@ -82,7 +84,7 @@ export function responsesRequest(
       : {}),
     stream: true,
     store: false,
-    include: ["reasoning.encrypted_content"],
+    ...(options.askEncrypted !== false ? { include: ["reasoning.encrypted_content"] } : {}),
     ...(options.askReasoning ? { reasoning: { summary: "auto" } } : {}),
     ...(typeof limit === "number" ? { max_output_tokens: limit } : {}),
     ...(typeof chat.temperature === "number" ? { temperature: chat.temperature } : {}),

@@ -76,6 +76,7 @@ export class ResponsesTranslator {
   event(event: ResponsesEvent): string[] {
     switch (event.type) {
       case "response.output_text.delta":
+      case "response.refusal.delta": // the model declining is its answer too
         if (typeof event.delta !== "string" || !event.delta) return [];
         if (event.item_id) this.#textItems.add(event.item_id);
         return [chunk({ content: event.delta })];
