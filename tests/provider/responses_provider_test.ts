@@ -214,3 +214,16 @@ Deno.test("reasoning streams to onReasoning and its encrypted items go back, fro
     await server.close();
   }
 });
+
+Deno.test("a server without encrypted reasoning (include refused) is asked again without it", async () => {
+  const { provider, sent } = scripted([
+    () =>
+      Response.json({
+        error: { message: "Unknown parameter: 'include'.", type: "invalid_request_error" },
+      }, { status: 400 }),
+    () => sse([{ type: "response.output_text.delta", item_id: "m", delta: "ok" }, completed()]),
+  ]);
+  assertEquals((await provider.stream({ ...ask, model: "gpt-oss-20b" }, {})).text, "ok");
+  assertEquals(sent.map((request) => "include" in request.body), [true, false]);
+  assertEquals(sent.map((request) => "reasoning" in request.body), [false, false]);
+});
