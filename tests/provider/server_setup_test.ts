@@ -145,13 +145,25 @@ Deno.test("Azure OpenAI: the key goes as api-key (never as Bearer), with api-ver
     assert(result.stdout.includes("hello from azure"));
     // The key is in no event and nowhere in the data folder (the session store).
     assert(!result.stdout.includes(key) && !result.stderr.includes(key));
-    for await (const entry of Deno.readDir(sandbox.dataDir)) {
-      if (!entry.isFile) continue;
-      const bytes = await Deno.readFile(path.join(sandbox.dataDir, entry.name));
-      assert(!new TextDecoder().decode(bytes).includes(key), `the key is in ${entry.name}`);
+    const files = await filesUnder(sandbox.dataDir);
+    assert(files.length > 0, "the run wrote its session");
+    for (const file of files) {
+      const bytes = await Deno.readFile(file);
+      assert(!new TextDecoder().decode(bytes).includes(key), `the key is in ${file}`);
     }
   } finally {
     await server.close();
     await sandbox.cleanup();
   }
 });
+
+/** Every file under `dir`, at any depth. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory) found.push(...await filesUnder(full));
+    else if (entry.isFile) found.push(full);
+  }
+  return found;
+}
