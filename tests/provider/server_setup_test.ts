@@ -20,6 +20,9 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import * as path from "node:path";
 import { makeSandbox, parseJsonLines, runSkiff } from "../support/cli.ts";
 
+/** A header value that is a credential too: like the key, it is stored nowhere. */
+const GATEWAY_TOKEN = "gw-secret-4242";
+
 interface Seen {
   url: string;
   headers: Record<string, string>;
@@ -130,7 +133,7 @@ Deno.test("Azure OpenAI: the key goes as api-key (never as Bearer), with api-ver
         provider: {
           auth: "api-key",
           apiVersion: "2024-10-21",
-          headers: { "x-ms-client-request-id": "skiff-test" },
+          headers: { "x-ms-client-request-id": "skiff-test", "x-gateway-token": GATEWAY_TOKEN },
         },
       }),
     );
@@ -142,14 +145,18 @@ Deno.test("Azure OpenAI: the key goes as api-key (never as Bearer), with api-ver
     assertEquals(headers["api-key"], key);
     assertEquals(headers.authorization, undefined, "no bearer token beside the api-key");
     assertEquals(headers["x-ms-client-request-id"], "skiff-test");
+    assertEquals(headers["x-gateway-token"], GATEWAY_TOKEN);
     assert(result.stdout.includes("hello from azure"));
-    // The key is in no event and nowhere in the data folder (the session store).
-    assert(!result.stdout.includes(key) && !result.stderr.includes(key));
+    // The key and the headers are in no event and nowhere in the data folder (the session store).
+    for (const secret of [key, GATEWAY_TOKEN]) {
+      assert(!result.stdout.includes(secret) && !result.stderr.includes(secret));
+    }
     const files = await filesUnder(sandbox.dataDir);
     assert(files.length > 0, "the run wrote its session");
     for (const file of files) {
       const bytes = await Deno.readFile(file);
-      assert(!new TextDecoder().decode(bytes).includes(key), `the key is in ${file}`);
+      const text = new TextDecoder().decode(bytes);
+      assert(!text.includes(key) && !text.includes(GATEWAY_TOKEN), `a secret is in ${file}`);
     }
   } finally {
     await server.close();
