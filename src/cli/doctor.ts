@@ -13,6 +13,7 @@ import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
 import type { LandlockProbeCache } from "../sandbox/landlock/probe_cache.ts";
 import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
 import { commandShell } from "../sandbox/shell.ts";
+import { endpointHeaders } from "../provider/auth_headers.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { VERSION } from "../version.ts";
@@ -178,7 +179,8 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   let endpoint: DoctorFacts["endpoint"];
   try {
     const response = await (deps.fetch ?? fetch)(`${baseURL}/models`, {
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      // As a session sends it: a bearer token, or Azure's api-key, and provider.headers.
+      headers: endpointHeaders({ ...config.provider, baseURL, apiKey }),
       signal: AbortSignal.timeout(deps.timeoutMs ?? 3000),
     });
     await response.body?.cancel();

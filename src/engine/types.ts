@@ -66,6 +66,13 @@ export interface EngineSpec {
     requestTimeoutMs?: number;
     maxRetries?: number;
     connectTimeoutMs?: number;
+    /** The wire protocol, for all models and by model id (src/provider/create_provider.ts). */
+    wire?: "chat" | "responses" | "auto";
+    modelWires?: Record<string, "chat" | "responses">;
+    auth?: "bearer" | "api-key";
+    apiVersion?: string;
+    /** Extra headers on every model request; like the key, never written to events or the store. */
+    headers?: Record<string, string>;
   };
   settings: EngineSettings;
 }
