@@ -35,6 +35,8 @@ export const ProviderSchema = z.strictObject({
   requestTimeoutMs: positiveInt().optional(),
   maxRetries: z.int().min(0).max(100).optional(),
   connectTimeoutMs: positiveInt().optional(),
+  /** The server's history rules (docs/models.md): "auto" tells them by the base URL's host. */
+  dialect: z.enum(["auto", "standard", "mistral"]).optional(),
 });
 
 /** US dollars per million tokens (docs/config.md). */

@@ -116,6 +116,7 @@ export function lazyProvider(
         requestTimeoutMs: spec.provider.requestTimeoutMs,
         maxRetries: spec.provider.maxRetries,
         connectTimeoutMs: spec.provider.connectTimeoutMs,
+        dialect: spec.provider.dialect,
         // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
         limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.settings.models)?.price,

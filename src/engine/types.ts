@@ -66,6 +66,8 @@ export interface EngineSpec {
     requestTimeoutMs?: number;
     maxRetries?: number;
     connectTimeoutMs?: number;
+    /** The server's history rules (src/provider/dialects/dialect.ts). */
+    dialect?: "auto" | "standard" | "mistral";
   };
   settings: EngineSettings;
 }

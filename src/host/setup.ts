@@ -230,6 +230,7 @@ export async function prepare(
       requestTimeoutMs: provider.requestTimeoutMs,
       maxRetries: provider.maxRetries,
       connectTimeoutMs: provider.connectTimeoutMs,
+      dialect: provider.dialect,
     },
     settings: {
       models: config.models,

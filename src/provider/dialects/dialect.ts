@@ -1,0 +1,25 @@
+/**
+ * What a server accepts in the history it is sent, beyond the Chat
+ * Completions shape every server shares. The store keeps messages as they
+ * were; a history is fitted to its server only on the wire (request_body.ts),
+ * so a session begun on one provider continues on another.
+ */
+
+/** "standard": as stored; "mistral": Mistral's rules (mistral.ts). */
+export type Dialect = "standard" | "mistral";
+
+/** The setting `provider.dialect`: a dialect, or "auto" to tell by the base URL's host. */
+export type DialectSetting = Dialect | "auto";
+
+/** Hosts whose dialect is known. */
+const HOSTS: Record<string, Dialect> = {
+  "api.mistral.ai": "mistral",
+  "codestral.mistral.ai": "mistral",
+};
+
+/** The dialect for an endpoint: the configured one, else the one its host is known to speak. */
+export function dialectFor(baseURL: string, setting: DialectSetting = "auto"): Dialect {
+  if (setting !== "auto") return setting;
+  const host = URL.parse(baseURL)?.hostname.toLowerCase() ?? "";
+  return HOSTS[host] ?? "standard";
+}
