@@ -17,7 +17,8 @@ export function withReadableErrors(base: typeof fetch = globalThis.fetch): typeo
     const text = await response.text();
     const message = explainErrorBody(text);
     const upstream = message === undefined ? withUpstreamMessage(text) : undefined;
-    const body = upstream ?? (message === undefined ? text : JSON.stringify({ error: { message } }));
+    const body = upstream ??
+      (message === undefined ? text : JSON.stringify({ error: { message } }));
     const headers = new Headers(response.headers);
     if (message !== undefined) headers.set("content-type", "application/json");
     headers.delete("content-length");
@@ -43,6 +44,10 @@ export function explainErrorBody(text: string): string | undefined {
     return shorten(/^\s*</.test(trimmed) ? htmlText(trimmed) : trimmed);
   }
   if (typeof data === "string") return shorten(data);
+  // Google's endpoints answer an error as a one-element array of the error object.
+  if (Array.isArray(data) && typeof data[0]?.error?.message === "string") {
+    return shorten(data[0].error.message);
+  }
   if (data === null || typeof data !== "object" || Array.isArray(data)) return shorten(trimmed);
   const record = data as Record<string, unknown>;
   if (record.error !== undefined && record.error !== null) return undefined;

@@ -279,7 +279,12 @@ async function loop(
       if (stop || error instanceof ProviderError) {
         // What the person saw is kept, marked unfinished, so a resumed
         // session's history still alternates user and assistant.
-        deps.recorder.assistantMessage(shown, [], true, thought ? { reasoning: thought } : undefined);
+        deps.recorder.assistantMessage(
+          shown,
+          [],
+          true,
+          thought ? { reasoning: thought } : undefined,
+        );
       }
       if (stop) return stop;
       if (isContextOverflow(error)) {
