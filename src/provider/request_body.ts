@@ -109,8 +109,9 @@ export function toWireMessage(
   message: ChatMessage,
   target: WireTarget = { origin: "" },
 ): Record<string, unknown> {
-  const callId = target.dialect === "mistral" ? mistralCallId : (id: string) => id;
-  if (message.role === "tool") {
+  const mistral = target.dialect === "mistral";
+  const callId = mistral ? mistralCallId : (id: string) => id;
+  if (message.role === "tool" && mistral) {
     return { role: "tool", tool_call_id: callId(message.tool_call_id), content: message.content };
   }
   if (message.role !== "assistant") return message;

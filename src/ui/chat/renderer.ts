@@ -46,8 +46,8 @@ class InlineChatRenderer implements ChatRenderer {
   /** Answer text that arrived before `marked` had loaded. */
   #unlexed = "";
   #live: string[] = [];
-  /** The reasoning streaming now: its line count and its newest line. */
-  #thinking: { lines: number; tail: string } | undefined;
+  /** The reasoning streaming now: its line count, its last whole line and the line growing. */
+  #thinking: { lines: number; tail: string; partial: string } | undefined;
   #inputs = new Map<string, unknown>();
   #running = new Map<string, Running>();
   #finished = new Map<string, { event: EventOf<"tool.completed">; input: unknown }>();
@@ -240,13 +240,16 @@ class InlineChatRenderer implements ChatRenderer {
   }
 
   #think(text: string): void {
-    const thinking = this.#thinking ??= { lines: 1, tail: "" };
+    const thinking = this.#thinking ??= { lines: 1, tail: "", partial: "" };
     const lines = text.split("\n");
-    thinking.lines += lines.length - 1;
-    const last = lines.findLast((line) => line.trim() !== "");
-    if (last !== undefined) {
-      thinking.tail = lines.length > 1 ? last : thinking.tail + last;
+    if (lines.length === 1) {
+      thinking.partial += text;
+      return;
     }
+    thinking.lines += lines.length - 1;
+    const whole = [thinking.partial + lines[0], ...lines.slice(1, -1)];
+    thinking.tail = whole.findLast((line) => line.trim() !== "") ?? thinking.tail;
+    thinking.partial = lines.at(-1)!;
   }
 
   /** The reasoning is over: one collapsed line goes to the scrollback. */
@@ -378,8 +381,9 @@ class InlineChatRenderer implements ChatRenderer {
     const bottom: string[] = [];
     let cursor: RegionCursor | undefined;
     if (this.#thinking) {
-      const { lines, tail } = this.#thinking;
-      const summary = `thinking… ${lines} line${lines === 1 ? "" : "s"}  ${tail.trim()}`;
+      const { lines, tail, partial } = this.#thinking;
+      const newest = partial.trim() || tail.trim();
+      const summary = `thinking… ${lines} line${lines === 1 ? "" : "s"}  ${newest}`;
       bottom.push(truncate(this.#style.dim(neutraliseControls(summary)), width));
     }
     for (const call of this.#running.values()) {
