@@ -271,3 +271,15 @@ Deno.test("text mode sums the reasoning up on one line of stderr", async () => {
     assert(!result.stdout.includes("read it first"));
   });
 });
+
+Deno.test("--json: a secret in the reasoning, split over streamed pieces, is still taken out", async () => {
+  const token = `ghp_${"a1B2c3D4e5".repeat(3)}xYz987`;
+  const reasoning = `The file holds ${token} which I must not repeat.`;
+  await withDialect("vllm", [{ reasoning, text: "Done." }], async (sandbox) => {
+    const result = await run(sandbox, ["Check the file."]);
+    assertEquals(result.code, 0, result.stderr);
+    // Joined again, as a reader of the lines would: the pieces must not add up to the token.
+    assert(!reasoningOf(result.events).includes(token), "the token never reaches stdout");
+    assert(reasoningOf(result.events).includes("which I must not repeat."));
+  });
+});
