@@ -57,6 +57,9 @@ interface ToolFragment {
   } | null;
 }
 
+/** The fields every server's tool-call fragments share; any other is provider data. */
+const STANDARD_CALL_FIELDS = new Set(["index", "id", "type", "function"]);
+
 /** Where legacy `function_call` fragments gather: apart from any real index. */
 const LEGACY_CALL_INDEX = -1;
 
@@ -149,8 +152,11 @@ export class StreamAssembler {
     }
     const call = this.#calls[slot!];
     if (fragment.id && !call.id) call.id = fragment.id;
-    if (fragment.extra_content && typeof fragment.extra_content === "object") {
-      call.extra = { ...call.extra, extra_content: fragment.extra_content };
+    // Any field beyond the standard ones is the server's own (Gemini's `extra_content`
+    // with its thought signature): kept as it came, to be sent back with the call.
+    for (const [key, value] of Object.entries(fragment)) {
+      if (STANDARD_CALL_FIELDS.has(key) || value === null || value === undefined) continue;
+      (call.extra ??= {})[key] = value;
     }
     // Some servers repeat the whole name in every fragment; only a new piece is added.
     if (name && name !== call.name) call.name += name;

@@ -134,3 +134,24 @@ Deno.test("Google's array-shaped error body is read for its message", () => {
   }]);
   assertEquals(explainErrorBody(text), "Function call is missing a thought_signature");
 });
+
+Deno.test("a tool call's own fields, whatever their name, are kept under its id; the standard ones are not", () => {
+  const assembler = new StreamAssembler(() => "made_id");
+  assembler.add(delta({
+    tool_calls: [{
+      index: 0,
+      type: "function",
+      function: { name: "read", arguments: "{}" },
+      extra_content: { google: { thought_signature: "sig" } },
+      provider_specific_fields: { note: 1 },
+    }],
+  }));
+  const calls = assembler.toolCalls();
+  assertEquals(calls, [{ id: "made_id", name: "read", arguments: "{}" }]);
+  assertEquals(assembler.providerData("o")?.calls, {
+    made_id: {
+      extra_content: { google: { thought_signature: "sig" } },
+      provider_specific_fields: { note: 1 },
+    },
+  });
+});
