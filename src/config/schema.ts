@@ -36,7 +36,7 @@ export const ProviderSchema = z.strictObject({
   maxRetries: z.int().min(0).max(100).optional(),
   connectTimeoutMs: positiveInt().optional(),
   /** The server's history rules (docs/models.md): "auto" tells them by the base URL's host. */
-  dialect: z.enum(["auto", "standard", "mistral"]).optional(),
+  dialect: z.enum(["auto", "standard", "mistral", "deepseek"]).optional(),
 });
 
 /** US dollars per million tokens (docs/config.md). */

@@ -67,7 +67,7 @@ export interface EngineSpec {
     maxRetries?: number;
     connectTimeoutMs?: number;
     /** The server's history rules (src/provider/dialects/dialect.ts). */
-    dialect?: "auto" | "standard" | "mistral";
+    dialect?: "auto" | "standard" | "mistral" | "deepseek";
   };
   settings: EngineSettings;
 }

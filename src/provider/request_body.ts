@@ -123,6 +123,9 @@ export function toWireMessage(
   if (own?.reasoningField && message.reasoning && calls.length) {
     wire[own.reasoningField] = message.reasoning;
   }
+  if (target.dialect === "deepseek" && calls.length && wire.reasoning_content === undefined) {
+    wire.reasoning_content = "";
+  }
   if (own?.fields) Object.assign(wire, own.fields);
   if (calls.length) {
     wire.tool_calls = calls.map((call) => ({

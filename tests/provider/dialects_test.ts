@@ -146,6 +146,22 @@ Deno.test("Gemini: each call's thought signature goes back with it", async () =>
   });
 });
 
+Deno.test("Gemini: a session begun elsewhere continues (only the current turn's calls need signatures)", async () => {
+  await withDialect("vllm", [{ call: READ_CALL }, { text: "42." }], async (sandbox) => {
+    const first = await run(sandbox, ["What do the notes say?"]);
+    assertEquals(first.code, 0, first.stderr);
+    const gemini = startDialectServer("gemini", [{ call: READ_CALL }, { text: "Still 42." }]);
+    try {
+      const env = { OPENAI_BASE_URL: gemini.url };
+      const second = await runSkiff(["run", "--json", "--continue", "Again?"], sandbox, { env });
+      assertEquals(second.code, 0, second.stdout + gemini.answers.join("\n"));
+      assertEquals(gemini.answers, ["ok", "ok"], "its own call of this turn went back signed");
+    } finally {
+      await gemini.close();
+    }
+  });
+});
+
 Deno.test("OpenRouter: reasoning_details go back unchanged; its cost is the one reported", async () => {
   const turns = [{ reasoning: THINKING, call: READ_CALL }, { text: "It says 42." }];
   await withDialect("openrouter", turns, async (sandbox, server) => {
@@ -160,7 +176,7 @@ Deno.test("OpenRouter: reasoning_details go back unchanged; its cost is the one 
   });
 });
 
-Deno.test("a session begun on OpenRouter and continued on DeepSeek sends no OpenRouter fields", async () => {
+Deno.test("a session begun on OpenRouter continues on DeepSeek: no OpenRouter fields, an empty reasoning_content", async () => {
   const router = startDialectServer("openrouter", [{ reasoning: THINKING, call: READ_CALL }, {
     text: "42.",
   }]);
@@ -170,17 +186,26 @@ Deno.test("a session begun on OpenRouter and continued on DeepSeek sends no Open
     await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "the answer is 42\n");
     const first = await run(sandbox, ["What do the notes say?"]);
     assertEquals(first.code, 0, first.stderr);
-    const second = await runSkiff(["run", "--json", "--continue", "And now?"], sandbox, {
-      env: { OPENAI_BASE_URL: deepseek.url },
-    });
+    const env = { OPENAI_BASE_URL: deepseek.url };
+    // Without DeepSeek's dialect, DeepSeek refuses the call that came from elsewhere.
+    const refused = await runSkiff(["run", "--json", "--continue", "And now?"], sandbox, { env });
     const messages = deepseek.requests[0]?.messages as Record<string, unknown>[] | undefined;
-    assert(messages, second.stderr);
+    assert(messages, refused.stderr);
     const assistant = messages.find((message) => message.tool_calls)!;
     assertEquals(assistant.reasoning_details, undefined, "another provider's field is left out");
     assertEquals(assistant.reasoning, undefined);
-    // DeepSeek itself refuses a call without reasoning_content, as it would from any other origin.
-    assertEquals(second.code, 4, second.stdout);
-    assert(second.stdout.includes("Missing `reasoning_content` field"), second.stdout);
+    assertEquals(refused.code, 4, refused.stdout);
+    assert(refused.stdout.includes("Missing `reasoning_content` field"), refused.stdout);
+    // With it (a base URL at api.deepseek.com, or the setting), the session goes on.
+    await Deno.writeTextFile(
+      `${sandbox.configDir}/config.json`,
+      JSON.stringify({ provider: { dialect: "deepseek" } }),
+    );
+    const accepted = await runSkiff(["run", "--json", "--continue", "And now?"], sandbox, { env });
+    assertEquals(accepted.code, 0, accepted.stdout + deepseek.answers.join("\n"));
+    const sent = (deepseek.requests.at(-1)!.messages as Record<string, unknown>[])
+      .find((message) => message.tool_calls)!;
+    assertEquals(sent.reasoning_content, "");
   } finally {
     await router.close();
     await deepseek.close();

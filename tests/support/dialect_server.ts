@@ -9,8 +9,9 @@
  *   index N". Usage with `prompt_cache_hit_tokens` and reasoning tokens.
  *   https://api-docs.deepseek.com/guides/thinking_mode#tool-calls
  * - gemini: each tool call carries `extra_content.google.thought_signature`;
- *   a call sent back without it is refused (400, an array body) "Function
- *   call is missing a thought_signature in functionCall parts…".
+ *   a call of the current turn (after the last user message) sent back
+ *   without one is refused (400, an array body) "Function call is missing a
+ *   thought_signature in functionCall parts…"; earlier turns are not checked.
  *   https://ai.google.dev/gemini-api/docs/thought-signatures and
  *   https://ai.google.dev/gemini-api/docs/openai
  * - openrouter: reasoning in `delta.reasoning` and, in pieces,
@@ -88,6 +89,7 @@ function refuse(
   messages: Message[],
   issued: Issued,
 ): { body: unknown; said: string } | undefined {
+  const currentTurn = messages.findLastIndex((message) => message.role === "user");
   for (const [index, message] of messages.entries()) {
     const calls = (message.tool_calls ?? []) as {
       id: string;
@@ -111,10 +113,11 @@ function refuse(
         };
       }
     }
-    if (dialect === "gemini" && message.role === "assistant") {
+    if (dialect === "gemini" && message.role === "assistant" && index > currentTurn) {
       for (const call of calls) {
         const expected = issued.signatures.get(call.id);
-        if (expected && call.extra_content?.google?.thought_signature !== expected) {
+        const sent = call.extra_content?.google?.thought_signature;
+        if (expected ? sent !== expected : !sent) {
           const said =
             `Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${call.function.name}\` , position ${
               index + 1

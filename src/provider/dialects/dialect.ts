@@ -5,8 +5,14 @@
  * so a session begun on one provider continues on another.
  */
 
-/** "standard": as stored; "mistral": Mistral's rules (mistral.ts). */
-export type Dialect = "standard" | "mistral";
+/**
+ * "standard": as stored; "mistral": Mistral's rules (mistral.ts);
+ * "deepseek": every assistant message with tool calls carries a
+ * `reasoning_content`, empty when the message has none of DeepSeek's own
+ * (a session begun elsewhere), since thinking mode refuses the field missing.
+ * https://api-docs.deepseek.com/guides/thinking_mode#tool-calls
+ */
+export type Dialect = "standard" | "mistral" | "deepseek";
 
 /** The setting `provider.dialect`: a dialect, or "auto" to tell by the base URL's host. */
 export type DialectSetting = Dialect | "auto";
@@ -15,6 +21,7 @@ export type DialectSetting = Dialect | "auto";
 const HOSTS: Record<string, Dialect> = {
   "api.mistral.ai": "mistral",
   "codestral.mistral.ai": "mistral",
+  "api.deepseek.com": "deepseek",
 };
 
 /** The dialect for an endpoint: the configured one, else the one its host is known to speak. */
