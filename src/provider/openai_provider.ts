@@ -37,7 +37,7 @@ import {
 import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
 import type { RateLimiter } from "./rate_limiter.ts";
-import { dialectFor, type DialectSetting } from "./dialects/dialect.ts";
+import { dialectFor, type DialectSetting, originOf } from "./dialects/dialect.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -147,8 +147,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   // Each message's JSON is made once and reused by every later request (request_body.ts).
+  const origin = originOf(baseURL);
   const bodies = new RequestBodyWriter({
-    origin: baseURL,
+    origin,
     dialect: dialectFor(baseURL, options.dialect),
   });
 
@@ -291,7 +292,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         if (assembler.finishReason !== null || sawDone) {
           options.limiter?.succeeded();
           const toolCalls = assembler.toolCalls();
-          const providerData = assembler.providerData(baseURL);
+          const providerData = assembler.providerData(origin);
           return {
             text: assembler.text,
             toolCalls,

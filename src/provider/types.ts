@@ -34,7 +34,7 @@ export interface AssistantMessage {
  * refuse the next request without them), left out for any other.
  */
 export interface ProviderData {
-  /** The endpoint that wrote them: its base URL. */
+  /** The endpoint that wrote them: its base URL, without credentials or query. */
   origin: string;
   /** The message field the reasoning came in, sent back under the same name. */
   reasoningField?: "reasoning_content" | "reasoning";

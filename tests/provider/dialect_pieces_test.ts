@@ -7,7 +7,7 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import { mapUsage, StreamAssembler } from "../../src/provider/stream_assembler.ts";
 import { mergeReasoningDetails } from "../../src/provider/reasoning_details.ts";
 import { mistralCallId } from "../../src/provider/dialects/mistral.ts";
-import { dialectFor } from "../../src/provider/dialects/dialect.ts";
+import { dialectFor, originOf } from "../../src/provider/dialects/dialect.ts";
 import { RequestBodyWriter, toWireMessage } from "../../src/provider/request_body.ts";
 import { explainErrorBody } from "../../src/provider/error_body.ts";
 import { withCost } from "../../src/provider/cost.ts";
@@ -74,6 +74,14 @@ Deno.test("Mistral ids: valid ones kept, others mapped to 9 letters or digits, t
   assert(/^[a-zA-Z0-9]{9}$/.test(mapped), mapped);
   assertEquals(mistralCallId("call_0fypS1hVX"), mapped);
   assert(mistralCallId("call_0fypS1hVY") !== mapped);
+});
+
+Deno.test("an endpoint's origin keeps no credentials or query", () => {
+  assertEquals(
+    originOf("https://user:sk-secret@proxy.example/v1/?key=abc"),
+    "https://proxy.example/v1",
+  );
+  assertEquals(originOf("http://127.0.0.1:8080/v1"), "http://127.0.0.1:8080/v1");
 });
 
 Deno.test("the dialect: the configured one, else by host", () => {

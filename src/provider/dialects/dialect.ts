@@ -24,6 +24,16 @@ const HOSTS: Record<string, Dialect> = {
   "api.deepseek.com": "deepseek",
 };
 
+/**
+ * The name fields from an endpoint are kept under (ProviderData.origin): its
+ * base URL without credentials or query, which must never be stored.
+ */
+export function originOf(baseURL: string): string {
+  const url = URL.parse(baseURL);
+  if (!url) return baseURL;
+  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, "");
+}
+
 /** The dialect for an endpoint: the configured one, else the one its host is known to speak. */
 export function dialectFor(baseURL: string, setting: DialectSetting = "auto"): Dialect {
   if (setting !== "auto") return setting;
