@@ -308,3 +308,30 @@ Deno.test("--json: a secret in the reasoning, split over streamed pieces, is sti
     assert(reasoningOf(result.events).includes("which I must not repeat."));
   });
 });
+
+for (
+  const [dialect, field] of [
+    ["vllm", "reasoning"],
+    ["ollama", "reasoning"],
+    ["llamacpp", "reasoning_content"],
+    ["lmstudio", "reasoning_content"],
+  ] as const
+) {
+  Deno.test(`${dialect}: reasoning in delta.${field} is shown, stored and goes back under its name`, async () => {
+    await withDialect(dialect, [{ reasoning: THINKING, call: READ_CALL }, { text: "42." }], async (
+      sandbox,
+      server,
+    ) => {
+      const result = await run(sandbox, ["What do the notes say?"]);
+      assertEquals(result.code, 0, result.stderr);
+      assertEquals(server.answers, ["ok", "ok"]);
+      assertEquals(reasoningOf(result.events), THINKING);
+      assertEquals((result.completed!.usage as Record<string, number>).reasoning_tokens, 7);
+      const sent = (server.requests[1].messages as Record<string, unknown>[])
+        .find((message) => message.tool_calls)!;
+      assertEquals(sent[field], THINKING);
+      const { messages } = await exported(sandbox, String(result.events[0].session_id));
+      assert(messages.some((message) => message.parts.some((part) => part.type === "reasoning")));
+    });
+  });
+}

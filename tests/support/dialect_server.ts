@@ -26,9 +26,26 @@
  *   https://docs.mistral.ai/capabilities/function_calling/
  * - vllm: reasoning in `delta.reasoning` (its name since `reasoning_content`
  *   was renamed). https://docs.vllm.ai/en/latest/features/reasoning_outputs.html
+ * - ollama: reasoning in `delta.reasoning` on its OpenAI-compatible endpoint.
+ *   https://docs.ollama.com/api/openai-compatibility
+ * - llamacpp, lmstudio: reasoning in `delta.reasoning_content` (llama.cpp's
+ *   `--reasoning-format deepseek`, its default; LM Studio's separated
+ *   reasoning). https://github.com/ggml-org/llama.cpp/tree/master/tools/server
+ *   and https://lmstudio.ai/docs/app/api/endpoints/openai
  */
 
-export type DialectName = "deepseek" | "gemini" | "openrouter" | "mistral" | "vllm";
+export type DialectName =
+  | "deepseek"
+  | "gemini"
+  | "openrouter"
+  | "mistral"
+  | "vllm"
+  | "ollama"
+  | "llamacpp"
+  | "lmstudio";
+
+/** Servers that stream reasoning as DeepSeek names it. */
+const REASONING_CONTENT: readonly DialectName[] = ["deepseek", "llamacpp", "lmstudio"];
 
 /** One answer: optional reasoning, then text or one tool call. */
 export interface DialectTurn {
@@ -192,7 +209,7 @@ function stream(dialect: DialectName, turn: DialectTurn, number: number, issued:
   if (turn.reasoning) {
     const pieces = turn.reasoning.match(/[\s\S]{1,12}/g) ?? [];
     for (const piece of pieces) {
-      if (dialect === "deepseek") delta({ reasoning_content: piece, content: null });
+      if (REASONING_CONTENT.includes(dialect)) delta({ reasoning_content: piece, content: null });
       else if (dialect === "openrouter") {
         delta({
           reasoning: piece,
