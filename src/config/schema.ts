@@ -59,6 +59,8 @@ export const ProviderSchema = z.strictObject({
       error: "a header value has no line breaks",
     }),
   ).optional(),
+  /** The server's history rules (docs/models.md): "auto" tells them by the base URL's host. */
+  dialect: z.enum(["auto", "standard", "mistral", "deepseek"]).optional(),
 });
 
 /** US dollars per million tokens (docs/config.md). */

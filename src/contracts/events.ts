@@ -11,19 +11,28 @@ export interface Usage {
   total_tokens: number;
   /** Of `input_tokens`, those the endpoint served from its prompt cache; absent when it did not say. */
   cached_input_tokens?: number;
-  /** US dollars, when the model's price is known (docs/context.md); never an estimate without one. */
+  /** Of `output_tokens`, those spent reasoning; absent when the endpoint did not say. */
+  reasoning_tokens?: number;
+  /**
+   * US dollars: the endpoint's own figure when it reports one (OpenRouter's
+   * `usage.cost`), else the model's price times the tokens when the price is
+   * known (docs/context.md); never an estimate without one.
+   */
   cost_usd?: number;
 }
 
 export const emptyUsage = (): Usage => ({ input_tokens: 0, output_tokens: 0, total_tokens: 0 });
 
-/** Adds `more` into `into`; cached tokens and cost are summed once either side reports them. */
+/** Adds `more` into `into`; cached and reasoning tokens and cost are summed once either side reports them. */
 export function addUsage(into: Usage, more: Usage): Usage {
   into.input_tokens += more.input_tokens;
   into.output_tokens += more.output_tokens;
   into.total_tokens += more.total_tokens;
   if (more.cached_input_tokens !== undefined) {
     into.cached_input_tokens = (into.cached_input_tokens ?? 0) + more.cached_input_tokens;
+  }
+  if (more.reasoning_tokens !== undefined) {
+    into.reasoning_tokens = (into.reasoning_tokens ?? 0) + more.reasoning_tokens;
   }
   if (more.cost_usd !== undefined) into.cost_usd = (into.cost_usd ?? 0) + more.cost_usd;
   return into;
@@ -107,6 +116,8 @@ export interface EventBodies {
   };
   "turn.started": { turn: number };
   "message.delta": { turn: number; text: string };
+  /** What the model thinks before it answers, as it streams (not stored as an event; the message keeps it whole). */
+  "reasoning.delta": { turn: number; text: string };
   "message.completed": { turn: number; text: string };
   "tool.started": { turn: number; call_id: string; tool: string; input: unknown };
   "tool.completed": {

@@ -122,6 +122,7 @@ export function lazyProvider(
         auth: spec.provider.auth,
         apiVersion: spec.provider.apiVersion,
         headers: spec.provider.headers,
+        dialect: spec.provider.dialect,
         // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
         limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.settings.models)?.price,

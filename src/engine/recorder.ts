@@ -4,7 +4,7 @@
  * kept per request and summed per session. Each write commits on its own, so a killed process loses at
  * most the part in flight.
  */
-import type { ToolCall } from "../provider/types.ts";
+import type { ProviderData, ToolCall } from "../provider/types.ts";
 import type { SkiffEvent, Usage } from "../contracts/events.ts";
 import type { SessionRecorder } from "./loop/loop.ts";
 import type { CompactionPart, StoredPart } from "./loop/history.ts";
@@ -19,8 +19,16 @@ export function storeRecorder(store: Store, sessionId: string): SessionRecorder 
       store.appendPart(sessionId, id, "text", { type: "text", text });
       return id;
     },
-    assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean) {
+    assistantMessage(
+      text: string,
+      calls: ToolCall[],
+      interrupted?: boolean,
+      extra?: { reasoning?: string; providerData?: ProviderData },
+    ) {
       const id = store.appendMessage(sessionId, "assistant");
+      if (extra?.reasoning) {
+        store.appendPart(sessionId, id, "reasoning", { type: "reasoning", text: extra.reasoning });
+      }
       if (interrupted) {
         store.appendPart(sessionId, id, "text", { type: "text", text, interrupted: true });
       } else if (text) store.appendPart(sessionId, id, "text", { type: "text", text });
@@ -32,6 +40,10 @@ export function storeRecorder(store: Store, sessionId: string): SessionRecorder 
           arguments: call.arguments,
         };
         store.appendPart(sessionId, id, "tool_call", part);
+      }
+      if (extra?.providerData) {
+        const part: StoredPart = { type: "provider_data", data: extra.providerData };
+        store.appendPart(sessionId, id, "provider_data", part);
       }
       return id;
     },
@@ -61,7 +73,10 @@ export function recordCompaction(store: Store, sessionId: string, part: Compacti
   store.appendPart(sessionId, id, "compaction", part);
 }
 
-/** Events that are stored. Deltas are not: message.completed carries the whole text. */
+/**
+ * Events that are stored. Deltas are not: message.completed carries the
+ * whole text, and the message's reasoning part the whole reasoning.
+ */
 export function isStoredEvent(event: SkiffEvent): boolean {
-  return event.type !== "message.delta";
+  return event.type !== "message.delta" && event.type !== "reasoning.delta";
 }

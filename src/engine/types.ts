@@ -73,6 +73,8 @@ export interface EngineSpec {
     apiVersion?: string;
     /** Extra headers on every model request; like the key, never written to events or the store. */
     headers?: Record<string, string>;
+    /** The server's history rules (src/provider/dialects/dialect.ts). */
+    dialect?: "auto" | "standard" | "mistral" | "deepseek";
   };
   settings: EngineSettings;
 }

@@ -235,6 +235,7 @@ export async function prepare(
       auth: provider.auth,
       apiVersion: provider.apiVersion,
       headers: provider.headers,
+      dialect: provider.dialect,
     },
     settings: {
       models: config.models,

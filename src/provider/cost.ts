@@ -39,8 +39,13 @@ export function costOf(usage: Usage, price: ModelPrice): number {
   return dollars / 1_000_000;
 }
 
-/** `usage` with its cost added when the price is known; unchanged otherwise. */
+/**
+ * `usage` with its cost added when the price is known; unchanged otherwise,
+ * and when the endpoint reported its own charge (what was billed beats what
+ * a table says).
+ */
 export function withCost(usage: Usage, price: ModelPrice | undefined): Usage {
+  if (usage.cost_usd !== undefined) return usage;
   return price ? { ...usage, cost_usd: costOf(usage, price) } : usage;
 }
 

@@ -16,7 +16,9 @@ export function withReadableErrors(base: typeof fetch = globalThis.fetch): typeo
     if (response.ok || !response.body) return response;
     const text = await response.text();
     const message = explainErrorBody(text);
-    const body = message === undefined ? text : JSON.stringify({ error: { message } });
+    const upstream = message === undefined ? withUpstreamMessage(text) : undefined;
+    const body = upstream ??
+      (message === undefined ? text : JSON.stringify({ error: { message } }));
     const headers = new Headers(response.headers);
     if (message !== undefined) headers.set("content-type", "application/json");
     headers.delete("content-length");
@@ -42,6 +44,10 @@ export function explainErrorBody(text: string): string | undefined {
     return shorten(/^\s*</.test(trimmed) ? htmlText(trimmed) : trimmed);
   }
   if (typeof data === "string") return shorten(data);
+  // Google's endpoints answer an error as a one-element array of the error object.
+  if (Array.isArray(data) && typeof data[0]?.error?.message === "string") {
+    return shorten(data[0].error.message);
+  }
   if (data === null || typeof data !== "object" || Array.isArray(data)) return shorten(trimmed);
   const record = data as Record<string, unknown>;
   if (record.error !== undefined && record.error !== null) return undefined;
@@ -59,6 +65,41 @@ export function explainErrorBody(text: string): string | undefined {
     }
   }
   return shorten(trimmed);
+}
+
+/**
+ * A router's error that carries the upstream server's own words (OpenRouter:
+ * `error.metadata.raw`, with `provider_name`) rewritten so that they are in
+ * `error.message`, which is all the user is shown; undefined for any other body.
+ * https://openrouter.ai/docs/api-reference/errors
+ */
+export function withUpstreamMessage(text: string): string | undefined {
+  let data: { error?: { message?: unknown; metadata?: Record<string, unknown> } };
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = data?.error;
+  const raw = error?.metadata?.raw;
+  if (!error || typeof error !== "object" || raw === undefined || raw === null) return undefined;
+  const rawText = typeof raw === "string" ? raw : JSON.stringify(raw);
+  const said = (typeof raw === "string" ? explainErrorBody(rawText) : undefined) ??
+    innerMessage(rawText) ?? shorten(rawText);
+  const provider = error.metadata?.provider_name;
+  const from = typeof provider === "string" && provider ? `${provider} said` : "upstream";
+  const own = typeof error.message === "string" ? error.message : "error";
+  return JSON.stringify({ ...data, error: { ...error, message: `${own} (${from}: ${said})` } });
+}
+
+/** `error.message` of a JSON error body, the one shape explainErrorBody leaves to the library. */
+function innerMessage(text: string): string | undefined {
+  try {
+    const message = JSON.parse(text)?.error?.message;
+    return typeof message === "string" ? shorten(message) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The readable text of an HTML page: no head, scripts or styles, tags dropped. */

@@ -37,6 +37,7 @@ import {
 import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
 import type { RateLimiter } from "./rate_limiter.ts";
+import { dialectFor, type DialectSetting, originOf } from "./dialects/dialect.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -73,6 +74,11 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   price?: (model: string) => ModelPrice | undefined;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * The history rules of the server (dialects/dialect.ts); "auto" tells
+   * them by the base URL's host. @default "auto"
+   */
+  dialect?: DialectSetting;
   fetch?: typeof fetch;
   /** Wait between retries; must reject (or resolve early) when `signal` aborts. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -141,7 +147,11 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
   }
 
   // Each message's JSON is made once and reused by every later request (request_body.ts).
-  const bodies = new RequestBodyWriter();
+  const origin = originOf(baseURL);
+  const bodies = new RequestBodyWriter({
+    origin,
+    dialect: dialectFor(baseURL, options.dialect),
+  });
 
   /** The request's fields but the messages and tools, which `bodies` adds to its text. */
   function requestBody(request: ChatRequest): Record<string, unknown> {
@@ -164,6 +174,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     body: Blob,
     assembler: StreamAssembler,
     guard: TextDeliveryGuard,
+    reasoningGuard: TextDeliveryGuard,
     signal: AbortSignal | undefined,
     connectDeadline: number,
   ): Promise<{ sawDone: boolean }> {
@@ -215,7 +226,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       armIdleTimer();
       for await (const chunk of stream) {
         armIdleTimer();
+        const thought = assembler.reasoning.length;
         if (assembler.add(chunk as StreamChunk) !== "") guard.offer(assembler.text);
+        if (assembler.reasoning.length !== thought) reasoningGuard.offer(assembler.reasoning);
       }
     } catch (error) {
       if (gaveUp) throw new GaveUp(gaveUp);
@@ -246,6 +259,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         throw new HandlerFailed(error);
       }
     });
+    const reasoningGuard = new TextDeliveryGuard((delta) => {
+      try {
+        handlers.onReasoning?.(delta);
+      } catch (error) {
+        throw new HandlerFailed(error);
+      }
+    });
     const started = now();
     for (let retry = 0;; retry++) {
       throwIfAborted(signal);
@@ -263,6 +283,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           json,
           assembler,
           guard,
+          reasoningGuard,
           signal,
           started + connectTimeoutMs,
         );
@@ -271,6 +292,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         if (assembler.finishReason !== null || sawDone) {
           options.limiter?.succeeded();
           const toolCalls = assembler.toolCalls();
+          const providerData = assembler.providerData(origin);
           return {
             text: assembler.text,
             toolCalls,
@@ -279,6 +301,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
             usage: assembler.usage
               ? withCost(assembler.usage, options.price?.(request.model))
               : emptyUsage(),
+            ...(assembler.reasoning ? { reasoning: assembler.reasoning } : {}),
+            ...(providerData ? { providerData } : {}),
           };
         }
         failure = {

@@ -11,8 +11,14 @@
  * which has no piece yet. A message edited in place is caught too: a piece
  * is reused only while the message still holds the very content and calls it
  * was made from.
+ *
+ * Each message is written for the server it goes to: what another server
+ * wrote for itself (ProviderData) goes back only to that server, and the
+ * dialect's rules (dialects/) apply.
  */
 import type { ChatMessage, ToolSchema } from "./types.ts";
+import type { Dialect } from "./dialects/dialect.ts";
+import { BRIDGE_AFTER_TOOLS, mistralCallId } from "./dialects/mistral.ts";
 
 interface Piece {
   content: string | null;
@@ -23,10 +29,25 @@ interface Piece {
 
 const COMMA = new Blob([","]);
 
+/** Where the requests go. */
+export interface WireTarget {
+  /** The endpoint's base URL: fields a message got from it are sent back to it alone. */
+  origin: string;
+  /** @default "standard" */
+  dialect?: Dialect;
+}
+
 export class RequestBodyWriter {
   #messages = new WeakMap<ChatMessage, Piece>();
   #tools = new WeakMap<readonly ToolSchema[], { schemas: ToolSchema[]; json: string }>();
   #serialised = 0;
+  readonly #target: WireTarget;
+  readonly #bridge: Blob;
+
+  constructor(target: WireTarget = { origin: "" }) {
+    this.#target = target;
+    this.#bridge = new Blob([JSON.stringify(BRIDGE_AFTER_TOOLS)]);
+  }
 
   /** Messages serialised so far (a message sent in many requests counts once). */
   get serialised(): number {
@@ -38,7 +59,7 @@ export class RequestBodyWriter {
     const calls = message.role === "assistant" ? message.tool_calls : undefined;
     const cached = this.#messages.get(message);
     if (cached && cached.content === message.content && cached.calls === calls) return cached.json;
-    const json = new Blob([JSON.stringify(toWireMessage(message))]);
+    const json = new Blob([JSON.stringify(toWireMessage(message, this.#target))]);
     this.#serialised++;
     this.#messages.set(message, { content: message.content, calls, json });
     return json;
@@ -51,8 +72,12 @@ export class RequestBodyWriter {
    */
   body(fields: Record<string, unknown>, messages: readonly ChatMessage[], tools: ToolSchema[]) {
     const parts: BlobPart[] = ['{"messages":['];
+    const mistral = this.#target.dialect === "mistral";
     messages.forEach((message, index) => {
       if (index > 0) parts.push(COMMA);
+      if (mistral && message.role === "user" && messages[index - 1]?.role === "tool") {
+        parts.push(this.#bridge, COMMA);
+      }
       parts.push(this.message(message));
     });
     const rest = JSON.stringify(fields);
@@ -76,16 +101,39 @@ export class RequestBodyWriter {
   }
 }
 
-/** Our message shape → the wire shape (tool calls nest under `function`). */
-export function toWireMessage(message: ChatMessage): Record<string, unknown> {
-  if (message.role !== "assistant" || !message.tool_calls?.length) return message;
-  return {
-    role: "assistant",
-    content: message.content,
-    tool_calls: message.tool_calls.map((call) => ({
-      id: call.id,
+/**
+ * Our message shape → the wire shape for `target` (tool calls nest under
+ * `function`; a server's own fields go back to it alone).
+ */
+export function toWireMessage(
+  message: ChatMessage,
+  target: WireTarget = { origin: "" },
+): Record<string, unknown> {
+  const mistral = target.dialect === "mistral";
+  const callId = mistral ? mistralCallId : (id: string) => id;
+  if (message.role === "tool" && mistral) {
+    return { role: "tool", tool_call_id: callId(message.tool_call_id), content: message.content };
+  }
+  if (message.role !== "assistant") return message;
+  const own = message.providerData?.origin === target.origin ? message.providerData : undefined;
+  const calls = message.tool_calls ?? [];
+  const wire: Record<string, unknown> = { role: "assistant", content: message.content };
+  // Reasoning goes back where it is needed: with the calls it led to (DeepSeek
+  // refuses the next request without it); elsewhere servers ignore it.
+  if (own?.reasoningField && message.reasoning && calls.length) {
+    wire[own.reasoningField] = message.reasoning;
+  }
+  if (target.dialect === "deepseek" && calls.length && wire.reasoning_content === undefined) {
+    wire.reasoning_content = "";
+  }
+  if (own?.fields) Object.assign(wire, own.fields);
+  if (calls.length) {
+    wire.tool_calls = calls.map((call) => ({
+      id: callId(call.id),
       type: "function",
       function: { name: call.name, arguments: call.arguments },
-    })),
-  };
+      ...own?.calls?.[call.id],
+    }));
+  }
+  return wire;
 }

@@ -1,11 +1,13 @@
 /**
- * Builds one answer out of streamed Chat Completions chunks: text, tool calls
- * (several at once, each assembled from argument fragments by its index),
- * the finish reason and usage. One assembler per attempt; what the user has
+ * Builds one answer out of streamed Chat Completions chunks: text, reasoning,
+ * tool calls (several at once, each assembled from argument fragments by its
+ * index), the fields a server wants back (request_body.ts sends them), the finish
+ * reason and usage. One assembler per attempt; what the user has
  * already seen across attempts is tracked by `TextDeliveryGuard`.
  */
 import type { Usage } from "../contracts/events.ts";
-import type { ToolCall } from "./types.ts";
+import type { ProviderData, ToolCall } from "./types.ts";
+import { mergeReasoningDetails, type ReasoningDetail } from "./reasoning_details.ts";
 
 /** The parts of a streamed chunk we read; servers vary, so every field is optional. */
 export interface StreamChunk {
@@ -19,6 +21,12 @@ export interface StreamChunk {
           | null;
         /** The legacy single-call form, still sent by a few servers. */
         function_call?: ToolFragment["function"];
+        /** Reasoning as DeepSeek, llama.cpp, LM Studio and older vLLM stream it. */
+        reasoning_content?: string | null;
+        /** Reasoning as vLLM, Ollama and OpenRouter stream it. */
+        reasoning?: string | null;
+        /** OpenRouter's structured reasoning, to be passed back unchanged. */
+        reasoning_details?: ReasoningDetail[] | null;
       } | null;
       finish_reason?: string | null;
     }>
@@ -29,18 +37,28 @@ export interface StreamChunk {
     total_tokens?: number | null;
     /** OpenAI's report of the prompt tokens served from its cache. */
     prompt_tokens_details?: { cached_tokens?: number | null } | null;
+    /** DeepSeek's report of the same. */
+    prompt_cache_hit_tokens?: number | null;
+    completion_tokens_details?: { reasoning_tokens?: number | null } | null;
+    /** OpenRouter's charge for the request, in its credits (US dollars). */
+    cost?: number | null;
   } | null;
 }
 
 interface ToolFragment {
   index?: number;
   id?: string | null;
+  /** Gemini's per-call data (`google.thought_signature`), to be passed back with the call. */
+  extra_content?: Record<string, unknown> | null;
   function?: {
     name?: string | null;
     /** A string fragment; a few servers send the whole arguments as an object. */
     arguments?: string | Record<string, unknown> | null;
   } | null;
 }
+
+/** The fields every server's tool-call fragments share; any other is provider data. */
+const STANDARD_CALL_FIELDS = new Set(["index", "id", "type", "function"]);
 
 /** Where legacy `function_call` fragments gather: apart from any real index. */
 const LEGACY_CALL_INDEX = -1;
@@ -49,10 +67,16 @@ interface PartialCall {
   id: string;
   name: string;
   arguments: string;
+  extra?: Record<string, unknown>;
 }
 
 export class StreamAssembler {
   text = "";
+  /** The reasoning streamed so far ("" when none). */
+  reasoning = "";
+  /** The message field the reasoning came in, to send it back under the same name. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  #reasoningDetails: ReasoningDetail[] = [];
   finishReason: string | null = null;
   usage: Usage | null = null;
   #calls: PartialCall[] = [];
@@ -68,7 +92,7 @@ export class StreamAssembler {
     private readonly onToolName?: (name: string) => void,
   ) {}
 
-  /** Absorb one chunk; returns the text it added (possibly ""). */
+  /** Absorb one chunk; returns the text it added (possibly ""). Reasoning grows `reasoning`. */
   add(chunk: StreamChunk): string {
     if (chunk.usage) this.usage = mapUsage(chunk.usage);
     let added = "";
@@ -79,6 +103,7 @@ export class StreamAssembler {
         this.text += delta.content;
         added += delta.content;
       }
+      if (delta) this.#addReasoning(delta);
       for (const fragment of delta?.tool_calls ?? []) this.#addToolFragment(fragment);
       if (delta?.function_call) {
         this.#addToolFragment({ index: LEGACY_CALL_INDEX, function: delta.function_call });
@@ -86,6 +111,22 @@ export class StreamAssembler {
       if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     return added;
+  }
+
+  #addReasoning(delta: NonNullable<NonNullable<StreamChunk["choices"]>[number]["delta"]>): void {
+    // A server in a renaming period sends the same text under both names: one is read.
+    const field = typeof delta.reasoning_content === "string" && delta.reasoning_content
+      ? "reasoning_content"
+      : typeof delta.reasoning === "string" && delta.reasoning
+      ? "reasoning"
+      : undefined;
+    if (field) {
+      this.reasoning += delta[field];
+      this.reasoningField ??= field;
+    }
+    if (Array.isArray(delta.reasoning_details)) {
+      this.#reasoningDetails.push(...delta.reasoning_details);
+    }
   }
 
   #addToolFragment(fragment: ToolFragment): void {
@@ -111,6 +152,12 @@ export class StreamAssembler {
     }
     const call = this.#calls[slot!];
     if (fragment.id && !call.id) call.id = fragment.id;
+    // Any field beyond the standard ones is the server's own (Gemini's `extra_content`
+    // with its thought signature): kept as it came, to be sent back with the call.
+    for (const [key, value] of Object.entries(fragment)) {
+      if (STANDARD_CALL_FIELDS.has(key) || value === null || value === undefined) continue;
+      (call.extra ??= {})[key] = value;
+    }
     // Some servers repeat the whole name in every fragment; only a new piece is added.
     if (name && name !== call.name) call.name += name;
     const args = fragment.function?.arguments;
@@ -122,16 +169,37 @@ export class StreamAssembler {
     }
   }
 
-  /** Finished tool calls, in the order the model began them. */
+  /** Finished tool calls, in the order the model began them. Ids are settled by the first call. */
   toolCalls(): ToolCall[] {
     return this.#calls
       .filter((call) => call.name !== "")
-      .map((call) => ({
-        id: call.id || this.makeId(),
-        name: call.name,
-        // An empty argument string is "no arguments"; the tool layer parses JSON.
-        arguments: call.arguments === "" ? "{}" : call.arguments,
-      }));
+      .map((call) => {
+        call.id ||= this.makeId();
+        return {
+          id: call.id,
+          name: call.name,
+          // An empty argument string is "no arguments"; the tool layer parses JSON.
+          arguments: call.arguments === "" ? "{}" : call.arguments,
+        };
+      });
+  }
+
+  /**
+   * What this answer asks to have sent back to `origin` (the endpoint's base
+   * URL), or undefined when nothing. Call after `toolCalls()`, which settles
+   * the ids the per-call fields are kept under.
+   */
+  providerData(origin: string): ProviderData | undefined {
+    const data: ProviderData = { origin };
+    if (this.reasoning && this.reasoningField) data.reasoningField = this.reasoningField;
+    if (this.#reasoningDetails.length) {
+      data.fields = { reasoning_details: mergeReasoningDetails(this.#reasoningDetails) };
+    }
+    for (const call of this.#calls) {
+      if (!call.extra || call.name === "" || !call.id) continue;
+      (data.calls ??= {})[call.id] = call.extra;
+    }
+    return data.reasoningField || data.fields || data.calls ? data : undefined;
   }
 }
 
@@ -147,19 +215,24 @@ function isCompleteJson(text: string): boolean {
 }
 
 /**
- * The endpoint's usage as counts. What an endpoint sends is not trusted to
+ * The endpoint's usage as counts, and its charge when it reports one. What an endpoint sends is not trusted to
  * be what the API says: a field that is not a finite, non-negative number
  * (null, a string, an object) counts as not reported.
  */
 export function mapUsage(usage: NonNullable<StreamChunk["usage"]>): Usage {
   const input = tokenCount(usage.prompt_tokens) ?? 0;
   const output = tokenCount(usage.completion_tokens) ?? 0;
-  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens);
+  const cached = tokenCount(usage.prompt_tokens_details?.cached_tokens) ??
+    tokenCount(usage.prompt_cache_hit_tokens);
+  const reasoning = tokenCount(usage.completion_tokens_details?.reasoning_tokens);
+  const cost = usage.cost;
   return {
     input_tokens: input,
     output_tokens: output,
     total_tokens: tokenCount(usage.total_tokens) ?? input + output,
     ...(cached !== undefined ? { cached_input_tokens: cached } : {}),
+    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
+    ...(typeof cost === "number" && Number.isFinite(cost) && cost >= 0 ? { cost_usd: cost } : {}),
   };
 }
 

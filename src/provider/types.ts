@@ -15,21 +15,34 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | {
-    role: "assistant";
-    content: string | null;
-    tool_calls?: ToolCall[];
-    /** What the provider that wrote this answer needs back (ProviderData); never sent to another. */
-    providerData?: ProviderData;
-  }
+  | AssistantMessage
   | { role: "tool"; tool_call_id: string; content: string };
 
+export interface AssistantMessage {
+  role: "assistant";
+  content: string | null;
+  tool_calls?: ToolCall[];
+  /** What the model thought before answering, as the server streamed it. */
+  reasoning?: string;
+  /** What only the server that wrote this message reads back (see ProviderData). */
+  providerData?: ProviderData;
+}
+
 /**
- * Opaque data a wire protocol keeps with an answer and needs in later
- * requests, keyed by that protocol ("responses": the encrypted reasoning
- * items the Responses API wants passed back). Others ignore it.
+ * Fields a server put on an assistant message that only it understands,
+ * kept as they came: sent back with the message to the same server (some
+ * refuse the next request without them), left out for any other.
  */
-export type ProviderData = Record<string, unknown>;
+export interface ProviderData {
+  /** The endpoint that wrote them: its base URL, without credentials or query. */
+  origin: string;
+  /** The message field the reasoning came in, sent back under the same name. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Other fields of the message, e.g. OpenRouter's `reasoning_details`. */
+  fields?: Record<string, unknown>;
+  /** Fields of each tool call by its id, e.g. Gemini's `extra_content` (its thought signature). */
+  calls?: Record<string, Record<string, unknown>>;
+}
 
 export interface ToolSchema {
   name: string;
@@ -51,16 +64,16 @@ export interface ChatResponse {
   toolCalls: ToolCall[];
   finishReason: string | null;
   usage: Usage;
-  /** What the model showed of its reasoning (a summary, or the text itself), when it streamed any. */
+  /** The reasoning the server streamed beside the answer; absent when none. */
   reasoning?: string;
-  /** See `ProviderData`: kept on the assistant message and sent back to the same provider. */
+  /** Fields to send back with this answer to the same server; absent when none. */
   providerData?: ProviderData;
 }
 
 export interface StreamHandlers {
   /** New text. Never repeats text already delivered, even across retries. */
   onText?(delta: string): void;
-  /** New reasoning text (a summary or the model's own), apart from the answer. */
+  /** New reasoning text, shown apart from the answer; never repeated across retries. */
   onReasoning?(delta: string): void;
   onRetry?(info: { attempt: number; delayMs: number; reason: string }): void;
   /**

@@ -18,12 +18,12 @@ export function writeAll(target: { writeSync(data: Uint8Array): number }, text: 
   while (offset < bytes.length) offset += target.writeSync(bytes.subarray(offset));
 }
 
-type DeltaEvent = Extract<SkiffEvent, { type: "message.delta" }>;
+type DeltaEvent = Extract<SkiffEvent, { type: "message.delta" | "reasoning.delta" }>;
 
 /**
  * Writes each event as a line. A model's streamed text comes in pieces of a
- * few characters, so a token could be split over two `message.delta` lines
- * and pass the redaction: the text after the last space is held back and
+ * few characters, so a token could be split over two `message.delta` (or
+ * `reasoning.delta`) lines and pass the redaction: the text after the last space is held back and
  * goes out with the next piece (or before the next other event), so a word
  * is never split between lines.
  */
@@ -35,12 +35,15 @@ export function jsonlRenderer(out = Deno.stdout): (event: SkiffEvent) => void {
     held = null;
   };
   return (event) => {
-    if (event.type !== "message.delta") {
+    if (event.type !== "message.delta" && event.type !== "reasoning.delta") {
       release();
       line(event);
       return;
     }
-    if (held && (held.session_id !== event.session_id || held.turn !== event.turn)) release();
+    if (
+      held &&
+      (held.type !== event.type || held.session_id !== event.session_id || held.turn !== event.turn)
+    ) release();
     const text = (held?.text ?? "") + event.text;
     const first: DeltaEvent = held ?? event;
     const cut = Math.max(text.search(/\s\S*$/) + 1, 0);

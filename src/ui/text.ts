@@ -2,7 +2,8 @@
  * Text mode for `skiff run`: the answer streams to stdout, and each tool call
  * becomes one compact line on stderr (`✓ read src/app.ts (120 lines)`), so a
  * script can take stdout as the answer and a person still sees the work.
- * Everything written passes through `neutraliseControls`: the answer, titles,
+ * The model's reasoning is not printed: one line on stderr says how long it
+ * was (`thought for 12 lines`). Everything written passes through `neutraliseControls`: the answer, titles,
  * commands and error messages come from the model and its tools.
  */
 import type { Denial, EventBodies, SkiffEvent } from "../contracts/events.ts";
@@ -51,11 +52,26 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
       note(`… ${call.tool}${summary ? ` ${summary}` : ""} (running ${seconds}s)\n`);
     }
   };
+  // Lines of reasoning streamed since the answer or a call last appeared.
+  let thoughtLines = 0;
+  const endThinking = () => {
+    if (thoughtLines === 0) return;
+    if (!options.quiet) {
+      endLine();
+      note(`… thought for ${thoughtLines} line${thoughtLines === 1 ? "" : "s"}\n`);
+    }
+    thoughtLines = 0;
+  };
   const stopTicker = () => {
     if (ticker !== undefined) clearInterval(ticker);
     ticker = undefined;
   };
   return (event) => {
+    if (event.type === "reasoning.delta") {
+      thoughtLines = Math.max(thoughtLines, 1) + (event.text.match(/\n/g)?.length ?? 0);
+      return;
+    }
+    if (event.type !== "provider.retry") endThinking();
     switch (event.type) {
       case "tool.started":
         inputs.set(event.call_id, event.input);

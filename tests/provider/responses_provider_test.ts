@@ -8,7 +8,10 @@
  * resumed session) when the history carries them.
  */
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { createResponsesProvider } from "../../src/provider/responses/responses_provider.ts";
+import {
+  createResponsesProvider,
+  responsesOrigin,
+} from "../../src/provider/responses/responses_provider.ts";
 import type { ChatMessage, ChatRequest } from "../../src/provider/types.ts";
 import { startResponsesServer } from "../support/responses_server.ts";
 
@@ -105,7 +108,9 @@ Deno.test("one JSON response instead of a stream is read as the answer", async (
   assertEquals(answer.text, "Hello.");
   assertEquals(answer.finishReason, "stop");
   assertEquals(answer.providerData, {
-    responses: {
+    // Filed under the Responses API's own origin: a Chat Completions request never carries it.
+    origin: responsesOrigin(provider.baseURL),
+    fields: {
       reasoning: [{ id: "rs_1", type: "reasoning", summary: [], encrypted_content: "enc" }],
     },
   });

@@ -189,6 +189,12 @@ export function renderMarkdown(
         lines.push(`## ${message.role === "user" ? "User" : "Assistant"}`, "", part.text, "");
       } else if (part.type === "compaction") {
         lines.push(...compactionMarker(part));
+      } else if (part.type === "reasoning") {
+        // What the model thought before answering: apart from the answer, as the chat dims it.
+        lines.push(`## Assistant (reasoning)`, "", fencedBlock(part.text), "");
+      } else if (part.type === "provider_data") {
+        // Opaque fields for the server that wrote them: in the JSON export only.
+        continue;
       } else if (part.type === "tool_call") {
         lines.push(`### Tool call: ${part.name}`, "", fencedBlock(part.arguments, "json"), "");
         pending.push({ callId: part.call_id, name: part.name });

@@ -4,12 +4,16 @@
  * results; those get a synthetic result so the history stays valid and the
  * model knows the call did not finish.
  */
-import type { ChatMessage, ToolCall } from "../../provider/types.ts";
+import type { ChatMessage, ProviderData, ToolCall } from "../../provider/types.ts";
 
 /** The payloads the loop stores, one per part. */
 export type StoredPart =
   /** `interrupted`: an answer cut off mid-stream (Ctrl-C, a time limit, a failed connection). */
   | { type: "text"; text: string; interrupted?: boolean }
+  /** What the model thought before answering (shown dimmed, exported, sent back where needed). */
+  | { type: "reasoning"; text: string }
+  /** Fields only the server that wrote the message reads, sent back to it alone (ProviderData). */
+  | { type: "provider_data"; data: ProviderData }
   | { type: "tool_call"; call_id: string; name: string; arguments: string }
   | {
     type: "tool_result";
@@ -131,10 +135,15 @@ export function toChatHistory(
     // An empty answer (out of tokens before any text) says nothing, and
     // endpoints refuse an assistant message with neither content nor calls.
     if (!text && !calls.length) continue;
+    const reasoning = message.parts.filter((part) => part.type === "reasoning")
+      .map((part) => part.text).join("");
+    const providerData = message.parts.find((part) => part.type === "provider_data")?.data;
     push({
       role: "assistant",
       content: text || null,
       ...(calls.length ? { tool_calls: calls } : {}),
+      ...(reasoning ? { reasoning } : {}),
+      ...(providerData ? { providerData } : {}),
     }, message.id);
     pending = [...calls];
   }

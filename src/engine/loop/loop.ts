@@ -4,7 +4,13 @@
  * is reached. Every step becomes an event; persistence and rendering happen
  * behind the injected sinks, so this file never touches a terminal or a table.
  */
-import type { ChatMessage, ChatProvider, ToolCall, ToolSchema } from "../../provider/types.ts";
+import type {
+  ChatMessage,
+  ChatProvider,
+  ProviderData,
+  ToolCall,
+  ToolSchema,
+} from "../../provider/types.ts";
 import { ProviderError } from "../../provider/types.ts";
 import type { Tool, ToolContext } from "../../tools/tool.ts";
 import { addUsage, emptyUsage } from "../../contracts/events.ts";
@@ -29,8 +35,16 @@ import {
 export interface SessionRecorder {
   /** Returns the stored message's id, when it has one. */
   userMessage(text: string): string | void;
-  /** `interrupted`: the answer stopped mid-stream; `text` is what had been shown. Returns its id. */
-  assistantMessage(text: string, calls: ToolCall[], interrupted?: boolean): string | void;
+  /**
+   * `interrupted`: the answer stopped mid-stream; `text` is what had been
+   * shown. `extra`: its reasoning and the fields its server wants back. Returns its id.
+   */
+  assistantMessage(
+    text: string,
+    calls: ToolCall[],
+    interrupted?: boolean,
+    extra?: { reasoning?: string; providerData?: ProviderData },
+  ): string | void;
   toolResult(part: Extract<StoredPart, { type: "tool_result" }>): void;
   stepUsage(usage: Usage): void;
   /** A request made to write a compaction's summary (not a turn): stored as a usage row. */
@@ -216,6 +230,7 @@ async function loop(
     if (!ready.ok) return stopped() ?? full(ready.reason);
     let response;
     let shown = "";
+    let thought = "";
     const request = () =>
       deps.provider.stream(
         {
@@ -229,6 +244,10 @@ async function loop(
           onText: (text) => {
             shown += text;
             deps.emit("message.delta", { turn, text });
+          },
+          onReasoning: (text) => {
+            thought += text;
+            deps.emit("reasoning.delta", { turn, text });
           },
           // Loading what a call needs (the shell parser for bash, a sandbox) while its arguments
           // stream; the context serves that preparation only (its call id is not known yet).
@@ -260,7 +279,12 @@ async function loop(
       if (stop || error instanceof ProviderError) {
         // What the person saw is kept, marked unfinished, so a resumed
         // session's history still alternates user and assistant.
-        deps.recorder.assistantMessage(shown, [], true);
+        deps.recorder.assistantMessage(
+          shown,
+          [],
+          true,
+          thought ? { reasoning: thought } : undefined,
+        );
       }
       if (stop) return stop;
       if (isContextOverflow(error)) {
@@ -280,12 +304,17 @@ async function loop(
     addUsage(usage, response.usage);
     deps.recorder.stepUsage(response.usage);
     const calls = response.toolCalls;
+    const extra = {
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+      ...(response.providerData ? { providerData: response.providerData } : {}),
+    };
     const answer: ChatMessage = {
       role: "assistant",
       content: response.text || null,
       ...(calls.length ? { tool_calls: calls } : {}),
+      ...extra,
     };
-    remember(answer, deps.recorder.assistantMessage(response.text, calls));
+    remember(answer, deps.recorder.assistantMessage(response.text, calls, false, extra));
     history.push(answer);
     if (response.text) {
       lastText = response.text;

@@ -15,8 +15,6 @@ export interface ResponsesFetchOptions {
   fetch?: typeof fetch;
   /** The reasoning items kept for the call with this id. */
   reasoningFor(callId: string): ReasoningItem[] | undefined;
-  /** Each piece of reasoning text as it streams. */
-  onReasoning?(delta: string): void;
   /** Told each attempt's translator, so the caller reads the reasoning of the one that answered. */
   onAttempt?(translator: ResponsesTranslator): void;
   /** Shared across the requests of one provider: "<model> <field>" for each optional field refused. */
@@ -49,7 +47,7 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
       response = await send();
     }
     if (!response.ok || !response.body) return response;
-    const translator = new ResponsesTranslator(options.onReasoning);
+    const translator = new ResponsesTranslator();
     options.onAttempt?.(translator);
     const type = response.headers.get("content-type") ?? "";
     if (/\bjson\b/i.test(type) && !/event-stream/i.test(type)) {

@@ -4,19 +4,27 @@
  * text guard, usage and cost), given a fetch that speaks this protocol
  * (responses_fetch.ts). What only this protocol has is kept here: the
  * encrypted reasoning items of each answer, sent back with the calls they
- * led to. They come back on the answer as `providerData.responses` (for the
- * session to store and send again, even after a restart) and are remembered
- * by call id for as long as the provider lives.
+ * led to. They come back on the answer as its `providerData` (for the
+ * session to store and send again, even after a restart), under an origin
+ * of this protocol's own so a Chat Completions request to the same server
+ * never carries them, and are remembered by call id for as long as the
+ * provider lives.
  */
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../openai_provider.ts";
 import type { ChatMessage, ChatProvider, ChatResponse, ProviderData } from "../types.ts";
 import type { ReasoningItem } from "./responses_request.ts";
 import { responsesFetch } from "./responses_fetch.ts";
 import type { ResponsesTranslator } from "./responses_stream.ts";
+import { originOf } from "../dialects/dialect.ts";
 
-/** What this protocol keeps in `ProviderData`, under the key "responses". */
+/** What this protocol keeps in `ProviderData.fields`. */
 export interface ResponsesData {
   reasoning: ReasoningItem[];
+}
+
+/** The origin this protocol's data is filed under: the endpoint's, marked as the Responses API's. */
+export function responsesOrigin(baseURL: string): string {
+  return `${originOf(baseURL)}#responses`;
 }
 
 /**
@@ -28,11 +36,12 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
   // Call id → the reasoning items of the answer that made the call.
   const kept = new Map<string, ReasoningItem[]>();
   const state = { refused: new Set<string>() };
+  const origin = responsesOrigin(baseURL);
 
   return {
     baseURL,
     async stream(request, handlers, signal): Promise<ChatResponse> {
-      const carried = carriedReasoning(request.messages);
+      const carried = carriedReasoning(request.messages, origin);
       let answered: ResponsesTranslator | undefined;
       // One client per request: the fetch it is given knows this request's reasoning and handlers.
       const client = createOpenAIProvider({
@@ -42,13 +51,6 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
         fetch: responsesFetch({
           fetch: options.fetch,
           reasoningFor: (id) => carried.get(id) ?? kept.get(id),
-          onReasoning: handlers.onReasoning && ((delta) => {
-            try {
-              handlers.onReasoning?.(delta);
-            } catch {
-              // Showing the reasoning is not the answer: a failure there must not fail it.
-            }
-          }),
           onAttempt: (translator) => answered = translator,
           state,
         }),
@@ -56,11 +58,18 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
       const response = await client.stream(request, handlers, signal);
       const capture = answered?.capture ?? { reasoning: "", items: [] };
       for (const call of response.toolCalls) kept.set(call.id, capture.items);
+      // The inner client's providerData names the Chat Completions origin: this answer's is ours alone.
+      const { providerData: _chat, ...answer } = response;
       return {
-        ...response,
+        ...answer,
         ...(capture.reasoning ? { reasoning: capture.reasoning } : {}),
         ...(capture.items.length
-          ? { providerData: { responses: { reasoning: capture.items } satisfies ResponsesData } }
+          ? {
+            providerData: {
+              origin,
+              fields: { reasoning: capture.items } satisfies ResponsesData,
+            },
+          }
           : {}),
       };
     },
@@ -68,18 +77,26 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
 }
 
 /** The reasoning items the history carries on its assistant messages, by call id. */
-function carriedReasoning(messages: readonly ChatMessage[]): Map<string, ReasoningItem[]> {
+function carriedReasoning(
+  messages: readonly ChatMessage[],
+  origin: string,
+): Map<string, ReasoningItem[]> {
   const found = new Map<string, ReasoningItem[]>();
   for (const message of messages) {
     if (message.role !== "assistant" || !message.tool_calls?.length) continue;
-    const items = responsesDataOf(message.providerData)?.reasoning;
+    const items = responsesDataOf(message.providerData, origin)?.reasoning;
     if (!items?.length) continue;
     for (const call of message.tool_calls) found.set(call.id, items);
   }
   return found;
 }
 
-function responsesDataOf(data: ProviderData | undefined): ResponsesData | undefined {
-  const value = data?.responses as Partial<ResponsesData> | undefined;
+/** This protocol's data on a message, when this endpoint's Responses API wrote it. */
+function responsesDataOf(
+  data: ProviderData | undefined,
+  origin: string,
+): ResponsesData | undefined {
+  if (data?.origin !== origin) return undefined;
+  const value = data.fields as Partial<ResponsesData> | undefined;
   return Array.isArray(value?.reasoning) ? value as ResponsesData : undefined;
 }

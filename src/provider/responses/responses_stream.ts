@@ -55,8 +55,8 @@ interface CallState {
 
 /**
  * Turns Responses events into Chat Completions chunks (each a JSON text, or
- * "[DONE]"), keeping the reasoning in `capture`. `onReasoning` hears each
- * piece of reasoning text as it comes.
+ * "[DONE]"), keeping the reasoning in `capture`; reasoning text goes out as
+ * `delta.reasoning`, which the stream assembler hands to `onReasoning`.
  */
 export class ResponsesTranslator {
   readonly capture: ResponsesCapture = { reasoning: "", items: [] };
@@ -64,8 +64,6 @@ export class ResponsesTranslator {
   #textItems = new Set<string>();
   #lastSummary = "";
   #ended = false;
-
-  constructor(private readonly onReasoning?: (delta: string) => void) {}
 
   /** True once the answer ended (completed, incomplete or failed). */
   get ended(): boolean {
@@ -120,7 +118,6 @@ export class ResponsesTranslator {
       : event.delta;
     this.#lastSummary = part;
     this.capture.reasoning += text;
-    this.onReasoning?.(text);
     return [chunk({ reasoning: text })];
   }
 

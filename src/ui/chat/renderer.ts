@@ -3,7 +3,9 @@
  * draws. Finished things (markdown blocks of the answer, tool lines, notes)
  * go to the scrollback once; the growing block of the answer, calls still
  * running, the todo list, the input and the status line make up the bottom
- * region, rebuilt and redrawn whenever one of them changes.
+ * region, rebuilt and redrawn whenever one of them changes. The model's
+ * reasoning stays collapsed: one dimmed line while it streams, then one line
+ * in the scrollback (the whole of it is in `skiff sessions export`).
  */
 import type { EventOf, SkiffEvent } from "../../contracts/events.ts";
 import type { Todo } from "../../contracts/todo.ts";
@@ -44,6 +46,8 @@ class InlineChatRenderer implements ChatRenderer {
   /** Answer text that arrived before `marked` had loaded. */
   #unlexed = "";
   #live: string[] = [];
+  /** The reasoning streaming now: its line count, its last whole line and the line growing. */
+  #thinking: { lines: number; tail: string; partial: string } | undefined;
   #inputs = new Map<string, unknown>();
   #running = new Map<string, Running>();
   #finished = new Map<string, { event: EventOf<"tool.completed">; input: unknown }>();
@@ -93,14 +97,21 @@ class InlineChatRenderer implements ChatRenderer {
       case "turn.started":
         this.#startWorking();
         break;
+      case "reasoning.delta":
+        this.#startWorking();
+        this.#think(event.text);
+        break;
       case "message.delta":
+        this.#endThinking();
         this.#startWorking();
         this.#answer(event.text);
         break;
       case "message.completed":
+        this.#endThinking();
         this.#endAnswer();
         break;
       case "tool.started":
+        this.#endThinking();
         this.#endAnswer();
         this.#toolStarted(event);
         break;
@@ -122,6 +133,7 @@ class InlineChatRenderer implements ChatRenderer {
         );
         break;
       case "turn.completed":
+        this.#endThinking();
         this.#status.totalTokens += event.usage.total_tokens;
         if (event.usage.cost_usd !== undefined) {
           this.#status.costUsd = (this.#status.costUsd ?? 0) + event.usage.cost_usd;
@@ -136,11 +148,13 @@ class InlineChatRenderer implements ChatRenderer {
         this.#note(this.#style.yellow(`warning: ${neutraliseControls(event.message)}`));
         break;
       case "error":
+        this.#endThinking();
         this.#endAnswer();
         this.#stopWorking();
         this.#note(this.#style.red(`skiff: ${neutraliseControls(event.message)}`));
         break;
       case "session.completed":
+        this.#endThinking();
         this.#endAnswer();
         this.#stopWorking();
         break;
@@ -223,6 +237,27 @@ class InlineChatRenderer implements ChatRenderer {
     const step = this.#stream.push(text);
     if (step.done.length) this.#screen.scroll(step.done.join("\n") + "\n");
     this.#live = step.live;
+  }
+
+  #think(text: string): void {
+    const thinking = this.#thinking ??= { lines: 1, tail: "", partial: "" };
+    const lines = text.split("\n");
+    if (lines.length === 1) {
+      thinking.partial += text;
+      return;
+    }
+    thinking.lines += lines.length - 1;
+    const whole = [thinking.partial + lines[0], ...lines.slice(1, -1)];
+    thinking.tail = whole.findLast((line) => line.trim() !== "") ?? thinking.tail;
+    thinking.partial = lines.at(-1)!;
+  }
+
+  /** The reasoning is over: one collapsed line goes to the scrollback. */
+  #endThinking(): void {
+    if (!this.#thinking) return;
+    const lines = this.#thinking.lines;
+    this.#thinking = undefined;
+    this.#note(this.#style.dim(`✻ thought for ${lines} line${lines === 1 ? "" : "s"}`));
   }
 
   #endAnswer(): void {
@@ -345,6 +380,12 @@ class InlineChatRenderer implements ChatRenderer {
     const budget = this.#screen.rows - 1;
     const bottom: string[] = [];
     let cursor: RegionCursor | undefined;
+    if (this.#thinking) {
+      const { lines, tail, partial } = this.#thinking;
+      const newest = partial.trim() || tail.trim();
+      const summary = `thinking… ${lines} line${lines === 1 ? "" : "s"}  ${newest}`;
+      bottom.push(truncate(this.#style.dim(neutraliseControls(summary)), width));
+    }
     for (const call of this.#running.values()) {
       const seconds = Math.floor((this.#now() - call.since) / 1000);
       bottom.push(

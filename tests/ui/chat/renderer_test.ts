@@ -294,3 +294,20 @@ Deno.test("the status line adds up tokens and cost over turns, and follows a com
   assertEquals(rows.at(-1), "gpt-4o · build · workspace-write · ctx 12% · 51k tok · $0.75");
   renderer.dispose();
 });
+
+Deno.test("reasoning shows as one dimmed line while it streams, then one collapsed line above the answer", async () => {
+  const { terminal, renderer, emit } = await setup();
+  renderer.setInput("", 0);
+  emit("turn.started", { turn: 1 });
+  for (const text of ["First I look", " at the file.\n", "Then I answer."]) {
+    emit("reasoning.delta", { turn: 1, text });
+  }
+  const streaming = terminal.text();
+  assertStringIncludes(streaming, "thinking… 2 lines  Then I answer.");
+  assert(!streaming.includes("First I look at the file."), "the reasoning itself stays collapsed");
+  emit("message.delta", { turn: 1, text: "The answer.\n" });
+  emit("message.completed", { turn: 1, text: "The answer.\n" });
+  const text = terminal.text();
+  assertStringIncludes(text, "✻ thought for 2 lines\nThe answer.");
+  assert(!text.includes("thinking…"), "the streaming line is gone");
+});
