@@ -48,6 +48,13 @@ export const ModelLimitsSchema = z.strictObject({
   context: positiveInt().optional(),
   output: positiveInt().optional(),
   cost: ModelCostSchema.optional(),
+  /**
+   * Tool calls the model writes as text (src/provider/text_tool_calls.ts):
+   * read in any known format, in one, or never. @default the family's, else "auto"
+   */
+  textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
+  /** The tool-schema dialect sent (src/provider/schema_dialect.ts). @default by the endpoint's host */
+  toolSchemas: z.enum(["openai", "gemini"]).optional(),
 });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -74,6 +74,7 @@ export type ProviderModules = [
   typeof import("../provider/openai_provider.ts"),
   typeof import("../provider/cost.ts"),
   typeof import("../provider/rate_limiter.ts"),
+  typeof import("../provider/model_dialect.ts"),
 ];
 
 /**
@@ -90,6 +91,7 @@ const computedModules: EngineModules = {
       importLazy<ProviderModules[0]>("src/provider/openai_provider.ts"),
       importLazy<ProviderModules[1]>("src/provider/cost.ts"),
       importLazy<ProviderModules[2]>("src/provider/rate_limiter.ts"),
+      importLazy<ProviderModules[3]>("src/provider/model_dialect.ts"),
     ]),
 };
 
@@ -109,17 +111,20 @@ export function lazyProvider(
   const load = () => modules ??= loadModules();
   let client: Promise<ChatProvider> | undefined;
   const made = () =>
-    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateLimiter }]) =>
-      createOpenAIProvider({
-        baseURL: spec.provider.baseURL,
-        apiKey: spec.provider.apiKey,
-        requestTimeoutMs: spec.provider.requestTimeoutMs,
-        maxRetries: spec.provider.maxRetries,
-        connectTimeoutMs: spec.provider.connectTimeoutMs,
-        // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
-        limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
-        price: (model) => priceFor(model, spec.settings.models)?.price,
-      })
+    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateLimiter }, dialect]) =>
+      dialect.withModelDialect(
+        createOpenAIProvider({
+          baseURL: spec.provider.baseURL,
+          apiKey: spec.provider.apiKey,
+          requestTimeoutMs: spec.provider.requestTimeoutMs,
+          maxRetries: spec.provider.maxRetries,
+          connectTimeoutMs: spec.provider.connectTimeoutMs,
+          // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
+          limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
+          price: (model) => priceFor(model, spec.settings.models)?.price,
+        }),
+        spec.settings.models,
+      )
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure
   const provider: ChatProvider = {
