@@ -27,7 +27,7 @@ export const LAZY_LOADED_MODULES = [
   "src/cli/undo.ts",
   "src/cli/sessions/usage.ts",
   "src/engine/engine.ts",
-  "src/provider/openai_provider.ts",
+  "src/provider/create_provider.ts",
   "src/provider/cost.ts",
   "src/provider/rate_limiter.ts",
   "src/provider/model_dialect.ts",

@@ -22,6 +22,7 @@ import { normalize, resolveDataDir } from "../store/data_dir_path.ts";
 import { permissionKey } from "../lib/permission_key.ts";
 import { mark } from "./timings.ts";
 import { bundleCandidate, engineWorkerModule, SOURCE_ENGINE_WORKER } from "./bundle.ts";
+import { writeFileAtomicSync } from "../lib/atomic_write.ts";
 
 /** The file, in the data folder, of the permissions last derived per command and folder. */
 export const PERMISSIONS_FILE = "engine-permissions.json";
@@ -256,17 +257,7 @@ function remember(wanted: Intent, permissions: Deno.PermissionOptionsObject): vo
     { key: wanted.key, permissions },
     ...readRemembered(wanted.file).filter((entry) => entry.key !== wanted.key),
   ].slice(0, MAX_ENTRIES);
-  const temporary = `${wanted.file}.${Deno.pid}.tmp`;
   try {
-    // createNew: never through a link or a file left at that name (removed below for next time).
-    Deno.writeTextFileSync(temporary, JSON.stringify({ entries }), {
-      createNew: true,
-      mode: 0o600,
-    });
-    Deno.renameSync(temporary, wanted.file);
-  } catch {
-    try {
-      Deno.removeSync(temporary);
-    } catch { /* never written */ }
-  }
+    writeFileAtomicSync(wanted.file, new TextEncoder().encode(JSON.stringify({ entries })), 0o600);
+  } catch { /* not remembered: the next start asks again */ }
 }

@@ -15,6 +15,7 @@ import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
 import type { LandlockProbeCache } from "../sandbox/landlock/probe_cache.ts";
 import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
 import { commandShell } from "../sandbox/shell.ts";
+import { endpointHeaders } from "../provider/auth_headers.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
 import { VERSION } from "../version.ts";
@@ -25,9 +26,8 @@ import { reportFatal } from "./report_fatal.ts";
 import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
 import { type ModelFacts, modelLines, modelWouldFail } from "./doctor_model.ts";
 import { probeEndpoint } from "../provider/endpoint_probe.ts";
-import { textToolCallSetting } from "../provider/model_families.ts";
 import { resolveModelLimits } from "../provider/model_limits.ts";
-import { schemaDialectFor } from "../provider/schema_dialect.ts";
+import { modelDialect } from "../provider/model_dialect.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
 export interface DoctorFacts {
@@ -190,7 +190,8 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   let endpoint: DoctorFacts["endpoint"];
   try {
     const response = await (deps.fetch ?? fetch)(`${baseURL}/models`, {
-      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      // As a session sends it: a bearer token, or Azure's api-key, and provider.headers.
+      headers: endpointHeaders({ ...config.provider, baseURL, apiKey }),
       signal: AbortSignal.timeout(deps.timeoutMs ?? 3000),
     });
     await response.body?.cancel();
@@ -235,14 +236,11 @@ async function probeModel(
   fetch?: typeof globalThis.fetch,
 ): Promise<ModelFacts> {
   const probe = await probeEndpoint({ baseURL, model: id, apiKey, fetch });
-  const models = config.models ?? {};
-  const entry = models[id] ?? models[id.slice(id.lastIndexOf("/") + 1)];
-  const limits = resolveModelLimits(id, models);
+  const limits = resolveModelLimits(id, config.models);
   return {
     id,
     probe,
-    textToolCalls: textToolCallSetting(id, models),
-    toolSchemas: schemaDialectFor(baseURL, entry?.toolSchemas),
+    ...modelDialect(id, baseURL, config.provider?.models),
     assumedContext: { tokens: limits.context, source: limits.source },
   };
 }

@@ -12,7 +12,6 @@ import * as path from "../lib/path.ts";
 import { readConfigText } from "./regular_file.ts";
 import { ConfigError, type ConfigProblem } from "./errors.ts";
 import { checkConfigLayer } from "./check.ts";
-import { JsoncSyntaxError, parseJsonc } from "./jsonc.ts";
 import {
   type EnvMap,
   expandTilde,
@@ -209,6 +208,8 @@ export async function readJsoncFile(
     throw new ConfigError(file, [{ keyPath: "", message: unreadable(file, error) }]);
   }
   if (text.trim() === "") return {};
+  // The parser loads with the first file found: a start with no config file never evaluates it.
+  const { JsoncSyntaxError, parseJsonc } = await import("./jsonc.ts");
   let data: unknown;
   try {
     data = parseJsonc(text);

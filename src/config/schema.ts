@@ -28,6 +28,12 @@ export const PermissionSchema = z.record(z.string(), PermissionRuleSchema).super
   },
 );
 
+/** The wire protocol a model is spoken to in (docs/models.md). */
+export const WireSchema = z.enum(["chat", "responses"]);
+
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 export const ProviderSchema = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
@@ -35,6 +41,36 @@ export const ProviderSchema = z.strictObject({
   requestTimeoutMs: positiveInt().optional(),
   maxRetries: z.int().min(0).max(100).optional(),
   connectTimeoutMs: positiveInt().optional(),
+  /**
+   * Chat Completions, the Responses API, or "auto": Chat Completions,
+   * switching to the Responses API for a model the server serves only there.
+   */
+  wire: z.union([WireSchema, z.literal("auto")]).optional(),
+  /** Settings of particular models at this provider, by id or pattern (`*` matches any text). */
+  models: z.record(
+    z.string().min(1),
+    z.strictObject({
+      wire: WireSchema.optional(),
+      /**
+       * Tool calls the model writes as text (src/provider/text_tool_calls.ts):
+       * read in any known format, in one, or never. @default the family's, else "auto"
+       */
+      textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
+      /** The tool-schema dialect sent (src/provider/schema_dialect.ts). @default by the endpoint's host */
+      toolSchemas: z.enum(["openai", "gemini"]).optional(),
+    }),
+  ).optional(),
+  /** How the key is sent: a bearer token, or Azure OpenAI's `api-key` header. */
+  auth: z.enum(["bearer", "api-key"]).optional(),
+  /** Azure OpenAI's `api-version` query parameter. */
+  apiVersion: z.string().min(1).optional(),
+  /** Extra headers on every model request. */
+  headers: z.record(
+    z.string().regex(HEADER_NAME, { error: "expected an HTTP header name" }),
+    z.string().refine((value) => !/[\r\n\0]/.test(value), {
+      error: "a header value has no line breaks",
+    }),
+  ).optional(),
 });
 
 /** US dollars per million tokens (docs/config.md). */
@@ -48,13 +84,6 @@ export const ModelLimitsSchema = z.strictObject({
   context: positiveInt().optional(),
   output: positiveInt().optional(),
   cost: ModelCostSchema.optional(),
-  /**
-   * Tool calls the model writes as text (src/provider/text_tool_calls.ts):
-   * read in any known format, in one, or never. @default the family's, else "auto"
-   */
-  textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
-  /** The tool-schema dialect sent (src/provider/schema_dialect.ts). @default by the endpoint's host */
-  toolSchemas: z.enum(["openai", "gemini"]).optional(),
 });
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -6,7 +6,6 @@
  * (src/config/jsonc.ts), which keeps the file's comments.
  */
 import * as path from "../lib/path.ts";
-import { editConfigFile } from "./jsonc.ts";
 import type { Config } from "./schema.ts";
 
 /** The real path of a folder, or the path itself when it cannot be resolved. */
@@ -31,6 +30,7 @@ export function isTrustedProject(global: Config | undefined, root: string): bool
  * write access to the config folder.
  */
 export async function rememberTrustedProject(globalFile: string, root: string): Promise<void> {
+  const { editConfigFile } = await import("./jsonc.ts");
   await editConfigFile(globalFile, (config) => {
     const listed = Array.isArray(config.trustedProjects) ? config.trustedProjects : [];
     const wanted = real(root);

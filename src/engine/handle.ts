@@ -71,7 +71,7 @@ export interface EngineModules {
 }
 
 export type ProviderModules = [
-  typeof import("../provider/openai_provider.ts"),
+  typeof import("../provider/create_provider.ts"),
   typeof import("../provider/cost.ts"),
   typeof import("../provider/rate_limiter.ts"),
   typeof import("../provider/model_dialect.ts"),
@@ -88,7 +88,7 @@ const computedModules: EngineModules = {
   engine: () => importLazy("src/engine/engine.ts"),
   provider: () =>
     Promise.all([
-      importLazy<ProviderModules[0]>("src/provider/openai_provider.ts"),
+      importLazy<ProviderModules[0]>("src/provider/create_provider.ts"),
       importLazy<ProviderModules[1]>("src/provider/cost.ts"),
       importLazy<ProviderModules[2]>("src/provider/rate_limiter.ts"),
       importLazy<ProviderModules[3]>("src/provider/model_dialect.ts"),
@@ -111,19 +111,26 @@ export function lazyProvider(
   const load = () => modules ??= loadModules();
   let client: Promise<ChatProvider> | undefined;
   const made = () =>
-    client ??= load().then(([{ createOpenAIProvider }, { priceFor }, { RateLimiter }, dialect]) =>
+    client ??= load().then(([{ createProvider }, { priceFor }, { RateLimiter }, dialect]) =>
+      // Each model's tool-schema dialect and text tool calls (src/provider/model_dialect.ts).
       dialect.withModelDialect(
-        createOpenAIProvider({
+        createProvider({
           baseURL: spec.provider.baseURL,
           apiKey: spec.provider.apiKey,
           requestTimeoutMs: spec.provider.requestTimeoutMs,
           maxRetries: spec.provider.maxRetries,
           connectTimeoutMs: spec.provider.connectTimeoutMs,
+          // Which wire protocol each model is spoken to in, and how the key is sent.
+          wire: spec.provider.wire,
+          modelWires: spec.provider.modelWires,
+          auth: spec.provider.auth,
+          apiVersion: spec.provider.apiVersion,
+          headers: spec.provider.headers,
           // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
           limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
           price: (model) => priceFor(model, spec.settings.models)?.price,
         }),
-        spec.settings.models,
+        spec.provider.modelDialects,
       )
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure

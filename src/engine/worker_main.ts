@@ -24,7 +24,7 @@ const modules: EngineModules = {
   engine: () => import("./engine.ts"),
   provider: () =>
     Promise.all([
-      import("../provider/openai_provider.ts"),
+      import("../provider/create_provider.ts"),
       import("../provider/cost.ts"),
       import("../provider/rate_limiter.ts"),
       import("../provider/model_dialect.ts"),

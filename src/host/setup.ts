@@ -230,6 +230,12 @@ export async function prepare(
       requestTimeoutMs: provider.requestTimeoutMs,
       maxRetries: provider.maxRetries,
       connectTimeoutMs: provider.connectTimeoutMs,
+      wire: provider.wire,
+      modelWires: modelWires(provider.models),
+      modelDialects: provider.models,
+      auth: provider.auth,
+      apiVersion: provider.apiVersion,
+      headers: provider.headers,
     },
     settings: {
       models: config.models,
@@ -285,4 +291,14 @@ function projectMcp(config: Config, loaded: LoadedConfig, workspace: string): En
     project,
     projectVariables: [...allowedEnvNames(config.sandbox?.env ?? []), "NODE_EXTRA_CA_CERTS"],
   };
+}
+
+/** The wire protocol set for each model in `provider.models`. */
+function modelWires(
+  models: NonNullable<Config["provider"]>["models"],
+): Record<string, "chat" | "responses"> | undefined {
+  const wires = Object.entries(models ?? {}).flatMap(([id, settings]) =>
+    settings.wire ? [[id, settings.wire] as const] : []
+  );
+  return wires.length ? Object.fromEntries(wires) : undefined;
 }

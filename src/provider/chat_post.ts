@@ -22,7 +22,10 @@ export interface ChatPost {
   /** The endpoint's base (`http://127.0.0.1:8080/v1`), without trailing slashes. */
   baseURL: string;
   apiKey: string;
-  /** Sent with every request; may replace `Accept` and `Authorization`. */
+  /**
+   * Sent with every request; may replace `Accept` and `Authorization`. With
+   * an `api-key` header (Azure OpenAI's way), no bearer token is sent.
+   */
   headers?: Record<string, string>;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -71,11 +74,12 @@ export async function postChatCompletions(
 ): Promise<AsyncIterable<ChatCompletionChunk>> {
   const signal = post.controller.signal;
   if (signal.aborted) throw userAbort(signal);
-  const headers = new Headers({
-    Accept: "application/json",
-    Authorization: `Bearer ${post.apiKey}`,
-  });
+  const headers = new Headers({ Accept: "application/json" });
   for (const [name, value] of Object.entries(post.headers ?? {})) headers.set(name, value);
+  // A key sent as `api-key` (Azure OpenAI) is not sent a second time as a bearer token.
+  if (!headers.has("authorization") && !headers.has("api-key")) {
+    headers.set("authorization", `Bearer ${post.apiKey}`);
+  }
   headers.set("content-type", "application/json");
   let response: Response;
   try {

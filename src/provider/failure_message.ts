@@ -38,7 +38,11 @@ export function describeFailure(failure: AttemptFailure, context: FailureContext
     return `${
       capitalise(at)
     } answered with ${failure.reason}, not the model API. Check ${CHECK_URL}; ` +
-      `it usually ends in /v1 (for example http://127.0.0.1:8080/v1).`;
+      `${withV1(context.endpoint)}.`;
+  }
+  if (failure.setupFix) {
+    return `${capitalise(at)} refused the request (${failure.reason}${detail(failure)}). ` +
+      `It was not retried: ${failure.setupFix}`;
   }
   if (failure.connection) {
     return `Cannot reach ${at} (${failure.reason})${tries(context)}. ` +
@@ -80,6 +84,16 @@ export function describeFailure(failure: AttemptFailure, context: FailureContext
   }
   return `The answer from ${at} failed (${failure.reason}${detail(failure)})${tries(context)}. ` +
     `Check the network and that the server is running and healthy, then try again.`;
+}
+
+/** The fix for a base URL that misses its API version: the same URL with /v1, when it has none. */
+function withV1(endpoint: string): string {
+  const url = URL.parse(endpoint);
+  if (url && !/\/v\d+\/?$/.test(url.pathname)) {
+    url.pathname = url.pathname.replace(/\/*$/, "/v1");
+    return `add /v1 to it: ${url.toString()}`;
+  }
+  return "it usually ends in /v1 (for example http://127.0.0.1:8080/v1)";
 }
 
 function capitalise(text: string): string {

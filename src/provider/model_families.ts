@@ -2,7 +2,7 @@
  * What skiff knows of a model family before the config says anything: how
  * its calls look when a server leaves them as text, which vLLM parser reads
  * them, and whether text calls are looked for at all. A model's own entry in
- * the config (`models["<id>"]`) wins over this table; context windows and
+ * the config (`provider.models["<id>"]`) wins over this table; context windows and
  * output limits are in model_limits.ts.
  */
 
@@ -81,19 +81,13 @@ export function familyOf(model: string): ModelFamily | undefined {
   return FAMILIES.find(([pattern]) => pattern.test(name))?.[1];
 }
 
-/** As written in config: `"models": { "<id>": { "textToolCalls": "hermes" } }`. */
-export interface ConfiguredModelSettings {
-  textToolCalls?: TextToolCallSetting;
-}
-
 /**
- * How text calls are read for `model`: its config entry (exact name, then
- * the name without "vendor/"), else its family's default, else "auto".
+ * How text calls are read for `model`: as `configured` (its entry in
+ * `provider.models`), else its family's default, else "auto".
  */
 export function textToolCallSetting(
   model: string,
-  configured: Record<string, ConfiguredModelSettings | undefined> = {},
+  configured?: TextToolCallSetting,
 ): TextToolCallSetting {
-  const entry = configured[model] ?? configured[baseName(model)];
-  return entry?.textToolCalls ?? familyOf(model)?.textToolCalls ?? "auto";
+  return configured ?? familyOf(model)?.textToolCalls ?? "auto";
 }

@@ -26,6 +26,31 @@ export interface AttemptFailure {
   connection: boolean;
   /** What answered is not a model API: the base URL points at the wrong place. */
   wrongEndpoint?: boolean;
+  /** The server is set up without something the request needs: what to change, for the user. */
+  setupFix?: string;
+}
+
+/**
+ * Answers that no retry changes, read from the server's own words: a wrong
+ * path (LM Studio answers any unknown path with 200 and this error, so a base
+ * URL without /v1 reaches no model), or a server started without what the
+ * request needs (llama.cpp's llama-server refuses tools without --jinja).
+ */
+function setupProblem(
+  serverMessage: string | undefined,
+): Pick<AttemptFailure, "wrongEndpoint" | "setupFix" | "reason"> | undefined {
+  if (!serverMessage) return undefined;
+  if (/^Unexpected endpoint or method\b/i.test(serverMessage)) {
+    return { wrongEndpoint: true, reason: `an error for an unknown path ("${serverMessage}")` };
+  }
+  if (/requires --jinja/i.test(serverMessage)) {
+    return {
+      reason: "tool calls switched off on the server",
+      setupFix: "Start llama-server with --jinja (tool calls need its chat template), " +
+        "or use a build where it is the default.",
+    };
+  }
+  return undefined;
 }
 
 export interface BackoffOptions {
@@ -181,6 +206,16 @@ export function classifyFailure(
   }
   if (error instanceof APIError) {
     const serverMessage = serverMessageOf(error);
+    const setup = setupProblem(serverMessage);
+    if (setup) {
+      return {
+        retryable: false,
+        ...setup,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        serverMessage,
+        connection: false,
+      };
+    }
     if (error.status === undefined) {
       // An error event inside a 200 stream: the server failed while answering.
       // Its own code, when it gives one, says whether trying again can help.

@@ -320,7 +320,8 @@ export function unreadableMessage(
 ): string {
   const parser = familyOf(model)?.vllmParser ?? "hermes";
   const otherFormat = setting !== "auto" && setting !== "off"
-    ? ` Or let skiff read every format it knows: "models": {"${model}": {"textToolCalls": "auto"}}.`
+    ? ` Or let skiff read every format it knows: "provider": {"models": {"${model}": ` +
+      `{"textToolCalls": "auto"}}}.`
     : "";
   return `the model wrote a tool call as text (${reading.looksLike}) that skiff could not read: ` +
     `${reading.reason}. The server is not parsing the model's tool calls: start llama.cpp's ` +

@@ -15,8 +15,21 @@ export interface ToolCall {
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | {
+    role: "assistant";
+    content: string | null;
+    tool_calls?: ToolCall[];
+    /** What the provider that wrote this answer needs back (ProviderData); never sent to another. */
+    providerData?: ProviderData;
+  }
   | { role: "tool"; tool_call_id: string; content: string };
+
+/**
+ * Opaque data a wire protocol keeps with an answer and needs in later
+ * requests, keyed by that protocol ("responses": the encrypted reasoning
+ * items the Responses API wants passed back). Others ignore it.
+ */
+export type ProviderData = Record<string, unknown>;
 
 export interface ToolSchema {
   name: string;
@@ -38,11 +51,17 @@ export interface ChatResponse {
   toolCalls: ToolCall[];
   finishReason: string | null;
   usage: Usage;
+  /** What the model showed of its reasoning (a summary, or the text itself), when it streamed any. */
+  reasoning?: string;
+  /** See `ProviderData`: kept on the assistant message and sent back to the same provider. */
+  providerData?: ProviderData;
 }
 
 export interface StreamHandlers {
   /** New text. Never repeats text already delivered, even across retries. */
   onText?(delta: string): void;
+  /** New reasoning text (a summary or the model's own), apart from the answer. */
+  onReasoning?(delta: string): void;
   onRetry?(info: { attempt: number; delayMs: number; reason: string }): void;
   /**
    * The model is writing a call to this tool (its name is whole; its

@@ -163,7 +163,34 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
       `${file} points the provider at ${project.config.provider?.baseURL}; your API key is not sent there because the project is not trusted. Pass --trust-project, or set OPENAI_BASE_URL or provider.baseURL in your global config to that address.`,
     );
   }
+  if (!input.trusted && headersWouldLeave(config, project.config, user.baseURL)) {
+    // Extra headers may carry a credential too (provider.headers): only the project's own go there.
+    const provider = { ...config.provider };
+    const own = project.config.provider?.headers;
+    if (own === undefined) delete provider.headers;
+    else provider.headers = own;
+    config.provider = provider;
+    warnings.push(
+      `${file} points the provider at ${project.config.provider?.baseURL}; the provider.headers of your own config are not sent there because the project is not trusted. Pass --trust-project to send them.`,
+    );
+  }
   return { config, withholdApiKey, warnings };
+}
+
+/** Whether headers other than the project's own would go to a base URL only the project chose. */
+function headersWouldLeave(
+  config: Config,
+  project: Config,
+  userBaseURL: string | undefined,
+): boolean {
+  const chosen = project.provider?.baseURL;
+  if (chosen === undefined || config.provider?.baseURL !== chosen || userBaseURL === chosen) {
+    return false;
+  }
+  const own = project.provider?.headers ?? {};
+  return Object.entries(config.provider?.headers ?? {}).some(([name, value]) =>
+    own[name] !== value
+  );
 }
 
 /** Whether the merged config would send a key other than the project's own to a base URL only the project chose. */

@@ -1,7 +1,8 @@
 /**
  * Start-up loads only what the command needs (docs/performance.md, "Start-up"):
  * `skiff tool` never evaluates the openai SDK nor the MCP SDK, and a run with
- * no MCP server configured never evaluates the MCP SDK. Each check runs skiff
+ * no MCP server configured never evaluates the MCP SDK, and a start with no
+ * config file never evaluates the JSONC parser. Each check runs skiff
  * with an import map that points the package at a poisoned stand-in, which
  * fails any run that evaluates it; a control run that needs the package
  * proves the poison bites.
@@ -80,6 +81,22 @@ Deno.test("a run with no MCP server configured does not evaluate the MCP SDK", a
     assertStringIncludes(result.stdout, "answer without mcp");
   } finally {
     await mock.close();
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a start with no config file does not evaluate the JSONC parser; one with a file does", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    const map = await poisonedImportMap(sandbox.root, ["jsonc-parser"]);
+    await readsWithPoison(sandbox, map);
+    // Control: a config file to read makes the start evaluate the parser, and the poison bites.
+    await Deno.writeTextFile(path.join(sandbox.configDir, "config.json"), "{ // a comment\n}\n");
+    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
+    const withFile = await runPoisoned(sandbox, map, ["tool", "read", '{"file_path":"one.txt"}']);
+    assert(withFile.code !== 0, "a start that reads a config file should evaluate the parser");
+    assertStringIncludes(withFile.stderr, "jsonc-parser");
+  } finally {
     await sandbox.cleanup();
   }
 });

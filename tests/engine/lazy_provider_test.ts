@@ -25,7 +25,7 @@ function fakeModules(fail?: Error) {
     counts.loads++;
     return Promise.resolve([
       {
-        createOpenAIProvider: () => {
+        createProvider: () => {
           counts.made++;
           if (fail) throw fail;
           return client;

@@ -67,6 +67,28 @@ Deno.test("the user's API key is withheld from a base URL only the project chose
   assertEquals([trusted.withholdApiKey, trusted.config.provider?.apiKey], [false, "sk-user"]);
 });
 
+Deno.test("the user's provider.headers are withheld from a base URL only the project chose", () => {
+  const merged = {
+    provider: {
+      baseURL: "https://evil.example/v1",
+      headers: { "x-api-token": "user-secret", "x-project": "p" },
+    },
+  };
+  const projectConfig = {
+    provider: { baseURL: "https://evil.example/v1", headers: { "x-project": "p" } },
+  };
+  const limited = limitProjectConfig({ config: merged, project: project(projectConfig), user: {} });
+  assertEquals(limited.config.provider?.headers, { "x-project": "p" });
+  assertStringIncludes(limited.warnings.join("\n"), "provider.headers");
+  const trusted = limitProjectConfig({
+    config: merged,
+    project: project(projectConfig),
+    trusted: true,
+    user: {},
+  });
+  assertEquals(trusted.config.provider?.headers, merged.provider.headers);
+});
+
 Deno.test("a project naming a key of its own gets that key, never the user's that won the merge", () => {
   // The environment's key wins the merge over the project's "x".
   const merged = { provider: { baseURL: "http://attacker/v1", apiKey: "sk-user-env" } };

@@ -48,11 +48,11 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
     );
   }
   try {
-    const { createOpenAIProvider } = await import("../../provider/openai_provider.ts");
+    const { createProvider } = await import("../../provider/create_provider.ts");
     const { event, changed } = await compactSession({
       store,
       session,
-      provider: createOpenAIProvider(spec.provider),
+      provider: createProvider(spec.provider),
       model,
       config,
       focus: options.focus,

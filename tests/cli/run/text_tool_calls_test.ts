@@ -70,7 +70,7 @@ Deno.test("textToolCalls off: the markup stays text, and the run ends with it as
   await withMockSandbox([{ text: HERMES_WRITE }], async (sandbox) => {
     await Deno.writeTextFile(
       `${sandbox.configDir}/config.json`,
-      '{ "models": { "mock-model": { "textToolCalls": "off" } } }',
+      '{ "provider": { "models": { "mock-model": { "textToolCalls": "off" } } } }',
     );
     const result = await runSkiff(["run", "--json", "create hello.txt"], sandbox);
     assertEquals(result.code, 0, result.stderr);
@@ -85,7 +85,7 @@ Deno.test("toolSchemas gemini: schemas in Gemini's subset, which its endpoint ac
   await withMockSandbox([], async (sandbox, mock) => {
     await Deno.writeTextFile(
       `${sandbox.configDir}/config.json`,
-      '{ "models": { "mock-model": { "toolSchemas": "gemini" } } }',
+      '{ "provider": { "models": { "mock-*": { "toolSchemas": "gemini" } } } }',
     );
     const result = await runSkiff(["run", "--json", "hi"], sandbox);
     assertEquals(result.code, 0, result.stderr);

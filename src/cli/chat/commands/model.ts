@@ -9,6 +9,7 @@ import { loadAgents } from "../../../definitions/agents/load.ts";
 import type { AgentDefinition } from "../../../definitions/agents/types.ts";
 import { neutraliseControls } from "../../../ui/safe_text.ts";
 import type { SessionControls } from "./controls.ts";
+import { endpointHeaders } from "../../../provider/auth_headers.ts";
 
 type Command = SlashCommand<SessionControls>;
 
@@ -24,7 +25,7 @@ export async function listModels(
   const url = `${provider.baseURL.replace(/\/+$/, "")}/models`;
   try {
     const response = await fetchImpl(url, {
-      headers: provider.apiKey ? { authorization: `Bearer ${provider.apiKey}` } : {},
+      headers: endpointHeaders(provider),
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!response.ok) {

@@ -1,0 +1,129 @@
+/**
+ * A fetch that speaks the Responses API for a client written for Chat
+ * Completions: the request to `…/chat/completions` goes to `…/responses`
+ * (the base's query kept, so Azure's `api-version` stays), its body
+ * rewritten (responses_request.ts), and the answer's events read back as
+ * chunks (responses_stream.ts). Failed answers pass through untouched: both
+ * APIs report errors as `{"error": {"message": …}}`, so the client reads,
+ * retries and explains them as it does any other.
+ */
+import { outputLimitField } from "../model_limits.ts";
+import { type ReasoningItem, responsesRequest } from "./responses_request.ts";
+import { ResponsesTranslator, serverSentData } from "./responses_stream.ts";
+
+export interface ResponsesFetchOptions {
+  fetch?: typeof fetch;
+  /** The reasoning items kept for the call with this id. */
+  reasoningFor(callId: string): ReasoningItem[] | undefined;
+  /** Each piece of reasoning text as it streams. */
+  onReasoning?(delta: string): void;
+  /** Told each attempt's translator, so the caller reads the reasoning of the one that answered. */
+  onAttempt?(translator: ResponsesTranslator): void;
+  /** Shared across the requests of one provider: "<model> <field>" for each optional field refused. */
+  state: { refused: Set<string> };
+}
+
+/** Wraps `options.fetch` (default: the global one) as described above. */
+export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
+  const base = options.fetch ?? globalThis.fetch;
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    url.pathname = url.pathname.replace(/\/chat\/completions$/, "/responses");
+    const chat = JSON.parse(await new Response(init?.body).text()) as Record<string, unknown>;
+    const model = String(chat.model ?? "");
+    const refused = options.state.refused;
+    const send = () => {
+      const body = responsesRequest(chat, {
+        reasoningFor: options.reasoningFor,
+        askReasoning: reasonsAloud(model) && !refused.has(`${model} reasoning`),
+        askEncrypted: !refused.has(`${model} include`),
+      });
+      return base(url, { ...init, body: JSON.stringify(body) });
+    };
+    let response = await send();
+    const field = response.status === 400 ? refusedField(await response.clone().text()) : undefined;
+    if (field && !refused.has(`${model} ${field}`)) {
+      // A server (or a model) without this optional field: ask again at once without it.
+      refused.add(`${model} ${field}`);
+      await response.body?.cancel();
+      response = await send();
+    }
+    if (!response.ok || !response.body) return response;
+    const translator = new ResponsesTranslator(options.onReasoning);
+    options.onAttempt?.(translator);
+    const type = response.headers.get("content-type") ?? "";
+    if (/\bjson\b/i.test(type) && !/event-stream/i.test(type)) {
+      // One response object instead of a stream (a proxy ignoring `stream`).
+      const whole = await response.json() as { error?: unknown };
+      const chunks = whole.error
+        ? [JSON.stringify({ error: whole.error })]
+        : translator.response(whole as Parameters<ResponsesTranslator["response"]>[0]);
+      return eventStream(response, toStream(chunks));
+    }
+    return eventStream(response, translate(response.body, translator));
+  };
+}
+
+/**
+ * The optional field a 400 names as not supported: `reasoning` (a model we
+ * took for a reasoning one) or `include` (a server without encrypted reasoning).
+ */
+function refusedField(text: string): "reasoning" | "include" | undefined {
+  if (!/unsupported|not supported|unknown|unrecognized|not allowed|invalid/i.test(text)) {
+    return undefined;
+  }
+  if (/\binclude\b/i.test(text)) return "include";
+  if (/\breasoning\b/i.test(text)) return "reasoning";
+  return undefined;
+}
+
+/** Models that take `reasoning: {summary}`: OpenAI's reasoning families and the codex models. */
+function reasonsAloud(model: string): boolean {
+  return outputLimitField(model) === "max_completion_tokens" || /codex/i.test(model);
+}
+
+async function* translate(
+  body: ReadableStream<Uint8Array>,
+  translator: ResponsesTranslator,
+): AsyncGenerator<string> {
+  for await (const data of serverSentData(body)) {
+    let event;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      continue; // Not an event we can read; the end event decides whether the answer is whole.
+    }
+    yield* translator.event(event);
+    if (translator.ended) return;
+  }
+}
+
+function* toStream(chunks: string[]): Generator<string> {
+  yield* chunks;
+}
+
+/** A 200 event stream of `payloads`, with the original answer's headers otherwise. */
+function eventStream(
+  original: Response,
+  payloads: AsyncIterable<string> | Iterable<string>,
+): Response {
+  const encoder = new TextEncoder();
+  const iterator = (Symbol.asyncIterator in payloads)
+    ? (payloads as AsyncIterable<string>)[Symbol.asyncIterator]()
+    : (payloads as Iterable<string>)[Symbol.iterator]();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(`data: ${next.value}\n\n`));
+    },
+    async cancel(reason) {
+      await iterator.return?.(reason);
+      await original.body?.cancel(reason).catch(() => {});
+    },
+  });
+  const headers = new Headers(original.headers);
+  headers.set("content-type", "text/event-stream");
+  headers.delete("content-length");
+  return new Response(body, { status: 200, headers });
+}
