@@ -1,13 +1,13 @@
 /**
  * `skiff run --json` against servers that leave a model's tool calls in its
- * text. vLLM started without `--enable-auto-tool-choice --tool-call-parser`
- * streams what the model writes as plain `delta.content`, `tool_calls` empty
- * and finish_reason "stop": a Qwen model's `<tool_call>{…}</tool_call>`
- * (vllm-project/vllm#17161; the Hermes format is documented at
- * https://docs.vllm.ai/en/latest/features/tool_calling/), and so does
- * llama.cpp's server without `--jinja`. The test server below answers in
- * exactly that stream (tests/support/mock_server.ts sends `text` as content
- * deltas). Gemini's endpoint refuses a tool schema outside its subset with
+ * text: the calls stream as plain `delta.content`, `tool_calls` empty and
+ * finish_reason "stop". vLLM does so under a tool-call parser that does not
+ * match the model (vllm-project/vllm#21571: Qwen3-Coder's
+ * `<tool_call><function=…>` under `--tool-call-parser hermes`; #17161), and
+ * local servers whose chat template does not parse the model's calls. The
+ * Hermes format is documented at https://docs.vllm.ai/en/latest/features/tool_calling/.
+ * The test server below answers in exactly that stream
+ * (tests/support/mock_server.ts sends `text` as content * deltas). Gemini's endpoint refuses a tool schema outside its subset with
  * 400 INVALID_ARGUMENT "Unknown name \"exclusiveMinimum\" at
  * 'tools[0].function_declarations[…]'" (https://ai.google.dev/api/caching#Schema
  * lists the subset; the refusal text as users quote it).
