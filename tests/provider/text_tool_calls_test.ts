@@ -165,7 +165,11 @@ Deno.test("unreadable markup fails the request naming the server setting that fi
   assertEquals(error instanceof ProviderError, true);
   const message = (error as Error).message;
   for (
-    const fix of ["--jinja", "--enable-auto-tool-choice --tool-call-parser hermes", "docs/models.md"]
+    const fix of [
+      "--jinja",
+      "--enable-auto-tool-choice --tool-call-parser hermes",
+      "docs/models.md",
+    ]
   ) {
     assertEquals(message.includes(fix), true, message);
   }
