@@ -284,10 +284,15 @@ function jsonEnd(text: string, start: number): number {
   return -1;
 }
 
-/** Markdown code in `text`: fenced blocks and inline spans, as [from, to) ranges. */
+/**
+ * Where markup is not a call, as [from, to) ranges: Markdown code (fenced
+ * blocks, inline spans), and a `<think>` block a server left in the text (a
+ * model drafts calls there before it makes them).
+ */
 function codeRanges(text: string): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
-  for (const match of text.matchAll(/```[\s\S]*?(?:```|$)|`[^`\n]+`/g)) {
+  const pattern = /<think>[\s\S]*?(?:<\/think>|$)|```[\s\S]*?(?:```|$)|`[^`\n]+`/g;
+  for (const match of text.matchAll(pattern)) {
     ranges.push([match.index, match.index + match[0].length]);
   }
   return ranges;
@@ -434,11 +439,22 @@ export function withTextToolCalls(
         return provider.stream(request, handlers, signal);
       }
       const hold = new MarkupHold((text) => handlers.onText?.(text));
-      const response = await provider.stream(
-        request,
-        { ...handlers, onText: (delta) => hold.offer(delta) },
-        signal,
-      );
+      let response;
+      try {
+        response = await provider.stream(
+          request,
+          { ...handlers, onText: (delta) => hold.offer(delta) },
+          signal,
+        );
+      } catch (error) {
+        // An answer cut short (stopped, failed) shows all it said, as without this reading.
+        try {
+          hold.release();
+        } catch {
+          // The failure that ended the answer is the one to report.
+        }
+        throw error;
+      }
       if (response.toolCalls.length) {
         hold.release();
         return response;

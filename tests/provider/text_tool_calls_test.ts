@@ -96,6 +96,16 @@ Deno.test("DeepSeek V3 and V3.1 markup", () => {
   });
 });
 
+Deno.test("a call drafted in a <think> block left in the text is not run; the one after it is", () => {
+  const call = '<tool_call>{"name": "read", "arguments": {"file_path": "a.ts"}}</tool_call>';
+  const drafted = '<tool_call>{"name": "bash", "arguments": {"command": "rm -rf x"}}</tool_call>';
+  assertEquals(calls(`<think>maybe ${drafted}? no.</think>\n${call}`), {
+    format: "hermes",
+    text: `<think>maybe ${drafted}? no.</think>`,
+    calls: [["read", { file_path: "a.ts" }]],
+  });
+});
+
 Deno.test("markup that cannot be read, or of another format, is unreadable; code and off are text", () => {
   assertEquals(
     calls('<tool_call>\n{"name": "read", "arguments": {file_path: a}}\n</tool_call>'),
