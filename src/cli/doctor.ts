@@ -235,7 +235,9 @@ async function probeModel(
   config: Awaited<ReturnType<typeof loadConfig>>["config"],
   fetch?: typeof globalThis.fetch,
 ): Promise<ModelFacts> {
-  const probe = await probeEndpoint({ baseURL, model: id, apiKey, fetch });
+  // The key as a session sends it (a bearer token, or Azure's api-key), and provider.headers.
+  const headers = endpointHeaders({ ...config.provider, baseURL, apiKey });
+  const probe = await probeEndpoint({ baseURL, model: id, headers, fetch });
   const limits = resolveModelLimits(id, config.models);
   return {
     id,
