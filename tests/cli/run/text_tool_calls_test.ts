@@ -108,3 +108,16 @@ Deno.test("toolSchemas gemini: schemas in Gemini's subset, which its endpoint ac
     },
   });
 });
+
+Deno.test("Qwen3-Coder's XML call as vLLM's hermes parser leaves it (closing tags cut) runs", async () => {
+  // The content quoted in vllm-project/vllm#21571, with this session's tool.
+  const xml = "<tool_call>\n<function=write>\n<parameter=file_path>\nnotes.txt\n" +
+    "<parameter=content>\nfirst line\n\n\n</tool_call>";
+  await withMockSandbox([{ text: xml }, { text: "Done." }], async (sandbox) => {
+    const result = await runSkiff(["run", "--json", "write notes.txt"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(await Deno.readTextFile(`${sandbox.workspace}/notes.txt`), "first line");
+    const texts = events(result.stdout, "message.completed").map((event) => event.text);
+    assertEquals(texts, ["Done."]);
+  });
+});
