@@ -111,27 +111,26 @@ export function lazyProvider(
   const load = () => modules ??= loadModules();
   let client: Promise<ChatProvider> | undefined;
   const made = () =>
-    client ??= load().then(([{ createProvider }, { priceFor }, { RateLimiter }, dialect]) =>
+    client ??= load().then(([{ createProvider }, { priceFor }, { RateLimiter }]) =>
+      createProvider({
+        baseURL: spec.provider.baseURL,
+        apiKey: spec.provider.apiKey,
+        requestTimeoutMs: spec.provider.requestTimeoutMs,
+        maxRetries: spec.provider.maxRetries,
+        connectTimeoutMs: spec.provider.connectTimeoutMs,
+        // Which wire protocol each model is spoken to in, and how the key is sent.
+        wire: spec.provider.wire,
+        modelWires: spec.provider.modelWires,
+        auth: spec.provider.auth,
+        apiVersion: spec.provider.apiVersion,
+        headers: spec.provider.headers,
+        // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
+        limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
+        price: (model) => priceFor(model, spec.settings.models)?.price,
+      })
+    ).then(async (base) =>
       // Each model's tool-schema dialect and text tool calls (src/provider/model_dialect.ts).
-      dialect.withModelDialect(
-        createProvider({
-          baseURL: spec.provider.baseURL,
-          apiKey: spec.provider.apiKey,
-          requestTimeoutMs: spec.provider.requestTimeoutMs,
-          maxRetries: spec.provider.maxRetries,
-          connectTimeoutMs: spec.provider.connectTimeoutMs,
-          // Which wire protocol each model is spoken to in, and how the key is sent.
-          wire: spec.provider.wire,
-          modelWires: spec.provider.modelWires,
-          auth: spec.provider.auth,
-          apiVersion: spec.provider.apiVersion,
-          headers: spec.provider.headers,
-          // A batch's shared endpoint pace (src/cli/batch/batch.ts); shared, not copied, into the Worker.
-          limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
-          price: (model) => priceFor(model, spec.settings.models)?.price,
-        }),
-        spec.provider.modelDialects,
-      )
+      (await load())[3].withModelDialect(base, spec.provider.modelDialects)
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure
   const provider: ChatProvider = {
