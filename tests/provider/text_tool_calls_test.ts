@@ -184,3 +184,28 @@ Deno.test("unreadable markup fails the request naming the server setting that fi
     assertEquals(message.includes(fix), true, message);
   }
 });
+
+Deno.test("an answer with structured calls is left as it is, its text shown whole", async () => {
+  const text = 'See <tool_call>{"name": "bash", "arguments": {}}</tool_call>';
+  const structured = { id: "call_s", name: "read", arguments: '{"file_path":"a.ts"}' };
+  const inner: ChatProvider = {
+    baseURL: "http://127.0.0.1:1/v1",
+    stream(_request, handlers) {
+      handlers.onText?.(text);
+      return Promise.resolve({
+        text,
+        toolCalls: [structured],
+        finishReason: "tool_calls",
+        usage: emptyUsage(),
+      });
+    },
+  };
+  let shown = "";
+  const response = await withTextToolCalls(inner, () => "auto").stream(
+    { model: "qwen", messages: [], tools: TOOLS },
+    { onText: (delta) => shown += delta },
+  );
+  assertEquals(response.toolCalls, [structured]);
+  assertEquals(response.text, text);
+  assertEquals(shown, text);
+});
