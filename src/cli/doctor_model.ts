@@ -33,7 +33,8 @@ function wireLine(probe: EndpointProbe, model: string): string {
   const refusal = chat.refusal ? `: ${chat.refusal}` : "";
   if (probe.responses && probe.responses.status < 400) {
     return `  wire: Chat Completions not found (HTTP ${chat.status}); the Responses API answers ` +
-      `(HTTP ${probe.responses.status}): this model is served on /responses`;
+      `(HTTP ${probe.responses.status}): the model is served on /responses, where skiff switches ` +
+      `(provider "wire": "auto", or set "responses")`;
   }
   const hint = /jinja/i.test(chat.refusal ?? "")
     ? " — start llama.cpp's server with --jinja"
