@@ -9,13 +9,15 @@
  *   `{"error":{"code":500,"message":"tools param requires --jinja flag","type":"server_error"}}`
  *   (as users quote it, e.g. containers/ramalama#988), `meta.n_ctx_train` on /v1/models.
  * - a server that parses calls: `delta.tool_calls`.
+ * - OpenAI for a model served only on the Responses API: 404 "This model is only
+ *   supported in v1/responses and not in v1/chat/completions."
  */
 import { assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
 import { modelWouldFail } from "../../src/cli/doctor_model.ts";
 import { assertEquals } from "../support/assert.ts";
 
-type Server = "vllm-no-parser" | "llama-no-jinja" | "structured";
+type Server = "vllm-no-parser" | "llama-no-jinja" | "structured" | "responses-only";
 
 function sse(chunks: Record<string, unknown>[]): Response {
   const text = chunks.map((chunk) =>
@@ -49,6 +51,20 @@ function serve(kind: Server) {
         }
         : { id: "Qwen/Qwen3-8B", object: "model", owned_by: "vllm", max_model_len: 40960 };
       return Response.json({ object: "list", data: [entry] });
+    }
+    if (kind === "responses-only") {
+      // OpenAI's answer for a model it serves only on the Responses API.
+      if (url.pathname === "/v1/responses") {
+        return Response.json({ id: "resp_1", status: "completed" });
+      }
+      return Response.json({
+        error: {
+          message: "This model is only supported in v1/responses and not in v1/chat/completions.",
+          type: "invalid_request_error",
+          param: "model",
+          code: null,
+        },
+      }, { status: 404 });
     }
     if (kind === "llama-no-jinja") {
       return Response.json(
@@ -136,4 +152,13 @@ Deno.test("doctor --model fails a model whose text calls a run would take as its
   };
   assertEquals(modelWouldFail({ ...facts, textToolCalls: "auto" }), false);
   assertEquals(modelWouldFail({ ...facts, textToolCalls: "off" }), true);
+});
+
+Deno.test("doctor --model: a model served only on the Responses API", async () => {
+  const { stdout } = await doctor("responses-only", "gpt-5-codex");
+  assertStringIncludes(
+    stdout,
+    "wire: Chat Completions not found (HTTP 404); the Responses API answers (HTTP 200)",
+  );
+  assertStringIncludes(stdout, '"wire": "auto"');
 });
