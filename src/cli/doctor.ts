@@ -3,8 +3,10 @@
  * commands here and why the others do not (each is probed with a tiny
  * command), the shell commands get, the Deno, bubblewrap and ripgrep
  * versions, the config and data folders, and whether the endpoint answers
- * (a short timeout; how to configure it when it does not). Exit 0 when a
- * sandbox backend works, 1 when none does (commands would be refused).
+ * (a short timeout; how to configure it when it does not). With `--model`,
+ * what the endpoint does with that model and what skiff will do about it
+ * (doctor_model.ts). Exit 0 when a sandbox backend works (and the model
+ * would work), 1 otherwise.
  */
 import { loadConfig } from "../config/load.ts";
 import { DEFAULT_BASE_URL } from "../host/setup.ts";
@@ -22,6 +24,10 @@ import { output } from "../lib/spawn.ts";
 import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../boot/bundle.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
+import { type ModelFacts, modelLines, modelWouldFail } from "./doctor_model.ts";
+import { probeEndpoint } from "../provider/endpoint_probe.ts";
+import { resolveModelLimits } from "../provider/model_limits.ts";
+import { modelDialect } from "../provider/model_dialect.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
 export interface DoctorFacts {
@@ -42,6 +48,8 @@ export interface DoctorFacts {
   uid?: number | null;
   /** Yama's `ptrace_scope`; null where the kernel has no Yama. */
   ptraceScope?: number | null;
+  /** `--model`: what the endpoint does with that model. */
+  model?: ModelFacts;
 }
 
 export interface DoctorDeps {
@@ -52,6 +60,8 @@ export interface DoctorDeps {
   env?: Record<string, string | undefined>;
   /** @default 3000 */
   timeoutMs?: number;
+  /** Probe this model at the endpoint (`--model`). */
+  model?: string;
 }
 
 async function firstVersionLine(program: string): Promise<string | null> {
@@ -151,6 +161,7 @@ export function doctorReport(facts: DoctorFacts): string[] {
     `  data: ${facts.dataDir}`,
     "",
     `Endpoint ${facts.baseURL}: ${endpoint}`,
+    ...(facts.model ? ["", ...modelLines(facts.model)] : []),
   ];
 }
 
@@ -191,7 +202,11 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
       error: name === "TimeoutError" ? "no answer within the timeout" : (error as Error).message,
     };
   }
+  const model = deps.model
+    ? await probeModel(deps.model, baseURL, apiKey, config, deps.fetch)
+    : undefined;
   return {
+    ...(model ? { model } : {}),
     platform: Deno.build.os,
     sandboxes,
     backend: env.SKIFF_SANDBOX_BACKEND || loaded.config.sandbox?.backend || "auto",
@@ -212,13 +227,34 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   };
 }
 
+/** What the endpoint does with `id`, and the settings skiff would use for it. */
+async function probeModel(
+  id: string,
+  baseURL: string,
+  apiKey: string | undefined,
+  config: Awaited<ReturnType<typeof loadConfig>>["config"],
+  fetch?: typeof globalThis.fetch,
+): Promise<ModelFacts> {
+  // The key as a session sends it (a bearer token, or Azure's api-key), and provider.headers.
+  const headers = endpointHeaders({ ...config.provider, baseURL, apiKey });
+  const probe = await probeEndpoint({ baseURL, model: id, headers, fetch });
+  const limits = resolveModelLimits(id, config.models);
+  return {
+    id,
+    probe,
+    ...modelDialect(id, baseURL, config.provider?.models),
+    assumedContext: { tokens: limits.context, source: limits.source },
+  };
+}
+
 export async function doctorCommand(deps: DoctorDeps = {}): Promise<number> {
   try {
     const facts = await gatherFacts(deps);
     // Reasons and URLs come from outside: shown, not obeyed.
     const text = doctorReport(facts).map((line) => neutraliseControls(line)).join("\n") + "\n";
     await Deno.stdout.write(new TextEncoder().encode(text));
-    return chosenBackend(facts).startsWith("none") ? ExitCode.failed : ExitCode.ok;
+    const modelFails = facts.model !== undefined && modelWouldFail(facts.model);
+    return chosenBackend(facts).startsWith("none") || modelFails ? ExitCode.failed : ExitCode.ok;
   } catch (error) {
     return reportFatal(error);
   }

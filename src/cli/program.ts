@@ -142,9 +142,10 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     .description(
       "what works here: sandbox backends, versions, folders, whether the endpoint answers",
     )
-    .action(async () => {
+    .option("--model <id>", "also probe this model: wire, tool calls, reasoning, window")
+    .action(async (options: { model?: string }) => {
       const { doctorCommand } = await load<typeof import("./doctor.ts")>("./doctor.ts");
-      setExit(await doctorCommand());
+      setExit(await doctorCommand(options.model ? { model: options.model } : {}));
     });
 
   const memory = program.command("memory")

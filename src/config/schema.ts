@@ -47,7 +47,19 @@ export const ProviderSchema = z.strictObject({
    */
   wire: z.union([WireSchema, z.literal("auto")]).optional(),
   /** Settings of particular models at this provider, by id or pattern (`*` matches any text). */
-  models: z.record(z.string().min(1), z.strictObject({ wire: WireSchema.optional() })).optional(),
+  models: z.record(
+    z.string().min(1),
+    z.strictObject({
+      wire: WireSchema.optional(),
+      /**
+       * Tool calls the model writes as text (src/provider/text_tool_calls.ts):
+       * read in any known format, in one, or never. @default the family's, else "auto"
+       */
+      textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
+      /** The tool-schema dialect sent (src/provider/schema_dialect.ts). @default by the endpoint's host */
+      toolSchemas: z.enum(["openai", "gemini"]).optional(),
+    }),
+  ).optional(),
   /** How the key is sent: a bearer token, or Azure OpenAI's `api-key` header. */
   auth: z.enum(["bearer", "api-key"]).optional(),
   /** Azure OpenAI's `api-version` query parameter. */

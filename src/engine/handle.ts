@@ -74,6 +74,7 @@ export type ProviderModules = [
   typeof import("../provider/create_provider.ts"),
   typeof import("../provider/cost.ts"),
   typeof import("../provider/rate_limiter.ts"),
+  typeof import("../provider/model_dialect.ts"),
 ];
 
 /**
@@ -90,6 +91,7 @@ const computedModules: EngineModules = {
       importLazy<ProviderModules[0]>("src/provider/create_provider.ts"),
       importLazy<ProviderModules[1]>("src/provider/cost.ts"),
       importLazy<ProviderModules[2]>("src/provider/rate_limiter.ts"),
+      importLazy<ProviderModules[3]>("src/provider/model_dialect.ts"),
     ]),
 };
 
@@ -127,6 +129,9 @@ export function lazyProvider(
         limiter: rateLimiterOf(spec) ? new RateLimiter(rateLimiterOf(spec)) : undefined,
         price: (model) => priceFor(model, spec.settings.models)?.price,
       })
+    ).then(async (base) =>
+      // Each model's tool-schema dialect and text tool calls (src/provider/model_dialect.ts).
+      (await load())[3].withModelDialect(base, spec.provider.modelDialects)
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure
   const provider: ChatProvider = {

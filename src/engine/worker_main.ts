@@ -27,6 +27,7 @@ const modules: EngineModules = {
       import("../provider/create_provider.ts"),
       import("../provider/cost.ts"),
       import("../provider/rate_limiter.ts"),
+      import("../provider/model_dialect.ts"),
     ]),
 };
 let starting: Promise<EngineHandle> | undefined;

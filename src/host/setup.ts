@@ -232,6 +232,7 @@ export async function prepare(
       connectTimeoutMs: provider.connectTimeoutMs,
       wire: provider.wire,
       modelWires: modelWires(provider.models),
+      modelDialects: provider.models,
       auth: provider.auth,
       apiVersion: provider.apiVersion,
       headers: provider.headers,

@@ -33,6 +33,7 @@ function fakeModules(fail?: Error) {
       },
       { priceFor: () => undefined },
       { RateLimiter: class {} },
+      { withModelDialect: (provider: ChatProvider) => provider },
     ] as unknown as ProviderModules);
   };
   return { counts, load, client };
