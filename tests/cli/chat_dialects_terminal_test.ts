@@ -8,7 +8,7 @@
  * table of servers, one loop; every wait is on the screen, against a deadline.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox } from "../support/cli.ts";
+import { makeSandbox, runSkiff } from "../support/cli.ts";
 import {
   hasTmux,
   newSession,
@@ -197,14 +197,16 @@ async function ask(session: string, prompt: string, answer: string): Promise<str
   return await shows(session, answer, WAIT);
 }
 
-/** Once the turn is over, Ctrl-D, then the exit status the shell printed. */
-async function leave(session: string): Promise<void> {
+/** Once the turn is over, Ctrl-D, then the exit status the shell printed; the pane then. */
+async function leave(session: string): Promise<string> {
   await waitFor(session, (screen) => !screen.includes("working…"), "the turn's end", {
     ...WAIT,
     history: 0,
   });
   await press(session, "C-d");
-  assertStringIncludes(await shows(session, "SKIFF_EXIT=", WAIT), "SKIFF_EXIT=0");
+  const pane = await shows(session, "SKIFF_EXIT=", WAIT);
+  assertStringIncludes(pane, "SKIFF_EXIT=0");
+  return pane;
 }
 
 for (const each of CASES) {
@@ -233,7 +235,18 @@ for (const each of CASES) {
         // The follow-up carries what the tool read.
         assertStringIncludes(JSON.stringify(served.requests[1]), "the answer is 42");
         each.sent?.(served);
-        await leave(first);
+        const left = await leave(first);
+        // Stored: the session's export holds the reasoning of both answers.
+        const id = /skiff --resume (ses_\w+)/.exec(left)?.[1];
+        assert(id, left);
+        const exported = await runSkiff(["sessions", "export", id], sandbox);
+        assertEquals(exported.code, 0, exported.stderr);
+        const { messages } = JSON.parse(exported.stdout) as {
+          messages: { parts: { type: string; text?: string }[] }[];
+        };
+        const stored = messages.flatMap((message) => message.parts)
+          .filter((part) => part.type === "reasoning").map((part) => part.text);
+        assertEquals(stored, SCRIPT.reasoning.slice(0, 2));
 
         if (each.config && each.then) await configure();
         const on = later ?? served;
