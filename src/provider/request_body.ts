@@ -37,7 +37,20 @@ export interface WireTarget {
   dialect?: Dialect;
 }
 
-export class RequestBodyWriter {
+/** A request's JSON text: a Blob of pieces, or UTF-8 bytes. */
+export type RequestBody = Blob | Uint8Array<ArrayBuffer>;
+
+/** What writes a request's JSON text from its parts. */
+export interface RequestBodyBuilder {
+  /** The JSON of `fields` (model, stream, limits…) with the messages and the tools. */
+  body(
+    fields: Record<string, unknown>,
+    messages: readonly ChatMessage[],
+    tools: ToolSchema[],
+  ): RequestBody;
+}
+
+export class RequestBodyWriter implements RequestBodyBuilder {
   #messages = new WeakMap<ChatMessage, Piece>();
   #tools = new WeakMap<readonly ToolSchema[], { schemas: ToolSchema[]; json: string }>();
   #serialised = 0;
