@@ -16,6 +16,7 @@
  * reasoning it was made from.
  */
 import { outputLimitField } from "../model_limits.ts";
+import { ToolSchemasJson } from "../request_body.ts";
 import type { AssistantMessage, ChatMessage, ToolSchema } from "../types.ts";
 
 /** A reasoning output item as the server sent it, passed back unchanged. */
@@ -57,7 +58,13 @@ const COMMA = encoder.encode(",");
 /** Writes Responses API bodies for one provider, keeping each message's piece between requests. */
 export class ResponsesRequestWriter {
   #pieces = new WeakMap<ChatMessage, Piece>();
-  #tools = new WeakMap<readonly ToolSchema[], { schemas: ToolSchema[]; json: string }>();
+  #tools = new ToolSchemasJson((tool) => ({
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
   #written = new WeakMap<Uint8Array, Written>();
   /** "<model> <field>" for each optional field a server refused: not asked for again. */
   #refused = new Set<string>();
@@ -107,7 +114,7 @@ export class ResponsesRequestWriter {
       ...(typeof limit === "number" ? { max_output_tokens: limit } : {}),
       ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
     };
-    const toolsText = tools.length ? `,"tools":${this.#toolsJson(tools)}` : "";
+    const toolsText = tools.length ? `,"tools":${this.#tools.json(tools)}` : "";
     parts.push(encoder.encode(`]${toolsText},${JSON.stringify(rest).slice(1)}`));
     // One buffer copied from the pieces: a copy is cheap beside reading a Blob of hundreds of parts.
     const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
@@ -157,23 +164,6 @@ export class ResponsesRequestWriter {
     const json = encoder.encode(items.map((item) => JSON.stringify(item)).join(","));
     this.#serialised++;
     this.#pieces.set(message, { content: message.content, calls, reasoning, json });
-    return json;
-  }
-
-  /** The tool schemas are the same array every turn of a session: serialised while unchanged. */
-  #toolsJson(tools: readonly ToolSchema[]): string {
-    const cached = this.#tools.get(tools);
-    const same = cached?.schemas.length === tools.length &&
-      cached.schemas.every((schema, index) => schema === tools[index]);
-    if (cached && same) return cached.json;
-    const json = JSON.stringify(tools.map((tool) => ({
-      type: "function",
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-      strict: false,
-    })));
-    this.#tools.set(tools, { schemas: [...tools], json });
     return json;
   }
 }
