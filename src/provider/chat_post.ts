@@ -17,6 +17,7 @@ import {
   APIUserAbortError,
 } from "openai/core/error";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { RequestBody } from "./request_body.ts";
 
 export interface ChatPost {
   /** The endpoint's base (`http://127.0.0.1:8080/v1`), without trailing slashes. */
@@ -30,7 +31,7 @@ export interface ChatPost {
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
   /** The request's JSON. */
-  body: Blob;
+  body: RequestBody;
   /** Aborting it ends the request, or the stream of an answered one. */
   controller: AbortController;
 }

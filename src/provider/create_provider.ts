@@ -9,6 +9,7 @@
  * says so once, and stays there.
  */
 import { authStyle } from "./auth_headers.ts";
+import { modelEntry } from "./model_settings.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "./openai_provider.ts";
 import { createResponsesProvider } from "./responses/responses_provider.ts";
 import { type ChatProvider, ProviderError } from "./types.ts";
@@ -41,7 +42,7 @@ export function createProvider(options: ProviderOptions): ChatProvider {
   const baseURL = chatClient().baseURL;
 
   function chosenWire(model: string): Wire | undefined {
-    const configured = wireOf(model, options.modelWires) ??
+    const configured = modelEntry(model, options.modelWires) ??
       (options.wire && options.wire !== "auto" ? options.wire : undefined);
     if (configured) return configured;
     if (switched.has(model)) return "responses";
@@ -102,19 +103,6 @@ function servedOnlyOnResponses(baseURL: string, model: string): boolean {
   const host = URL.parse(baseURL)?.hostname ?? "";
   if (host !== "api.openai.com") return false;
   return /codex|^o\d-pro|^gpt-5(\.\d+)?-pro|deep-research|computer-use/i.test(model);
-}
-
-/** The wire set for `model` in `wires`: its own id first, then the longest pattern (`*` any text) matching it. */
-function wireOf(model: string, wires: Record<string, Wire> | undefined): Wire | undefined {
-  if (!wires) return undefined;
-  if (wires[model]) return wires[model];
-  let best: [string, Wire] | undefined;
-  for (const [pattern, wire] of Object.entries(wires)) {
-    if (!pattern.includes("*") || (best && pattern.length <= best[0].length)) continue;
-    const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-    if (new RegExp(`^${source.join(".*")}$`).test(model)) best = [pattern, wire];
-  }
-  return best?.[1];
 }
 
 /**

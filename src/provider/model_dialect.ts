@@ -6,6 +6,7 @@
  * the built-in family table (model_families.ts).
  */
 import { type TextToolCallSetting, textToolCallSetting } from "./model_families.ts";
+import { modelEntry } from "./model_settings.ts";
 import { type SchemaDialect, schemaDialectFor, withSchemaDialect } from "./schema_dialect.ts";
 import { withTextToolCalls } from "./text_tool_calls.ts";
 import type { ChatProvider } from "./types.ts";
@@ -14,21 +15,6 @@ import type { ChatProvider } from "./types.ts";
 export interface ModelDialectSettings {
   textToolCalls?: TextToolCallSetting;
   toolSchemas?: SchemaDialect;
-}
-
-/**
- * The entry for `model` in `models`: its id, else the longest pattern (`*`
- * matches any text) that matches it, as for the entries' `wire`.
- */
-export function modelEntry<T>(model: string, models: Record<string, T> = {}): T | undefined {
-  if (Object.hasOwn(models, model)) return models[model];
-  let best: string | undefined;
-  for (const pattern of Object.keys(models)) {
-    if (!pattern.includes("*") || (best && pattern.length <= best.length)) continue;
-    const source = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-    if (new RegExp(`^${source.join(".*")}$`).test(model)) best = pattern;
-  }
-  return best === undefined ? undefined : models[best];
 }
 
 /** The settings skiff uses for `model` at `baseURL`: its entry's, else the defaults. */

@@ -25,7 +25,7 @@ import {
   type BackoffOptions,
   classifyFailure,
 } from "./retry_policy.ts";
-import { RequestBodyWriter } from "./request_body.ts";
+import { type RequestBody, type RequestBodyBuilder, RequestBodyWriter } from "./request_body.ts";
 import { StreamAssembler, type StreamChunk, TextDeliveryGuard } from "./stream_assembler.ts";
 import {
   type ChatProvider,
@@ -67,6 +67,12 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
   /** Ask for usage in the final chunk (stream_options.include_usage). @default true */
   streamUsage?: boolean;
+  /**
+   * Writes each request's JSON from its fields, messages and tools: another
+   * protocol's body (the Responses API's) sent through this client.
+   * @default Chat Completions, each message serialised once (request_body.ts)
+   */
+  bodyWriter?: RequestBodyBuilder;
   /**
    * A model's price, to add `cost_usd` to the usage of each answer
    * (src/provider/cost.ts `priceFor`); none: tokens only.
@@ -148,7 +154,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
 
   // Each message's JSON is made once and reused by every later request (request_body.ts).
   const origin = originOf(baseURL);
-  const bodies = new RequestBodyWriter({
+  const bodies: RequestBodyBuilder = options.bodyWriter ?? new RequestBodyWriter({
     origin,
     dialect: dialectFor(baseURL, options.dialect),
   });
@@ -171,7 +177,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
    * when the connect budget runs out.
    */
   async function attempt(
-    body: Blob,
+    body: RequestBody,
     assembler: StreamAssembler,
     guard: TextDeliveryGuard,
     reasoningGuard: TextDeliveryGuard,

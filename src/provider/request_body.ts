@@ -37,9 +37,25 @@ export interface WireTarget {
   dialect?: Dialect;
 }
 
-export class RequestBodyWriter {
+/** A request's JSON text: a Blob of pieces, or UTF-8 bytes. */
+export type RequestBody = Blob | Uint8Array<ArrayBuffer>;
+
+/** What writes a request's JSON text from its parts. */
+export interface RequestBodyBuilder {
+  /** The JSON of `fields` (model, stream, limits…) with the messages and the tools. */
+  body(
+    fields: Record<string, unknown>,
+    messages: readonly ChatMessage[],
+    tools: ToolSchema[],
+  ): RequestBody;
+}
+
+export class RequestBodyWriter implements RequestBodyBuilder {
   #messages = new WeakMap<ChatMessage, Piece>();
-  #tools = new WeakMap<readonly ToolSchema[], { schemas: ToolSchema[]; json: string }>();
+  #tools = new ToolSchemasJson((tool) => ({
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
   #serialised = 0;
   readonly #target: WireTarget;
   readonly #bridge: Blob;
@@ -81,22 +97,32 @@ export class RequestBodyWriter {
       parts.push(this.message(message));
     });
     const rest = JSON.stringify(fields);
-    const toolsText = tools.length ? `,"tools":${this.#toolsJson(tools)}` : "";
+    const toolsText = tools.length ? `,"tools":${this.#tools.json(tools)}` : "";
     parts.push(`]${toolsText}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}`);
     return new Blob(parts, { type: "application/json" });
   }
+}
 
-  /** The tool schemas are the same array every turn of a session: serialised while unchanged. */
-  #toolsJson(tools: ToolSchema[]): string {
-    const cached = this.#tools.get(tools);
+/**
+ * The JSON of a session's tool schemas, written by `write`. They are the
+ * same array every turn of a session: serialised again only when changed.
+ */
+export class ToolSchemasJson {
+  #cache = new WeakMap<readonly ToolSchema[], { schemas: ToolSchema[]; json: string }>();
+  readonly #write: (tool: ToolSchema) => unknown;
+
+  constructor(write: (tool: ToolSchema) => unknown) {
+    this.#write = write;
+  }
+
+  /** The JSON array of `tools`, from the cache while the array and its schemas are the same. */
+  json(tools: readonly ToolSchema[]): string {
+    const cached = this.#cache.get(tools);
     const same = cached?.schemas.length === tools.length &&
       cached.schemas.every((schema, index) => schema === tools[index]);
     if (cached && same) return cached.json;
-    const json = JSON.stringify(tools.map((tool) => ({
-      type: "function",
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    })));
-    this.#tools.set(tools, { schemas: [...tools], json });
+    const json = JSON.stringify(tools.map(this.#write));
+    this.#cache.set(tools, { schemas: [...tools], json });
     return json;
   }
 }

@@ -281,6 +281,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX harness_records_by_repository ON harness_records(repository, created_at);
     `,
   },
+  {
+    version: 12,
+    description: "reasoning tokens kept per model request",
+    // Rows from before have none recorded (NULL): they count as zero in a
+    // sum, as a server that does not report them.
+    sql: `ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER;`,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

@@ -1,7 +1,8 @@
 /**
  * Token usage and cost, one row per model request: the session it was for,
- * that session's parent (a subagent's), the model, tokens in/out/cached and
- * the cost when the price was known (null otherwise: never a guess). A
+ * that session's parent (a subagent's), the model, tokens in/out, cached
+ * (of in) and reasoning (of out), and the cost as the server reported it or
+ * from the model's price when known (null otherwise: never a guess). A
  * session's totals include its subagents'; `skiff usage` reads the report.
  */
 import type { SQLInputValue } from "node:sqlite";
@@ -14,6 +15,8 @@ export interface UsageTotals {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  /** Of `output_tokens`, those spent reasoning (as far as the servers said). */
+  reasoning_tokens: number;
   /** The sum of the requests whose price was known. */
   cost_usd: number;
   /** Requests with no known price: their tokens count, their cost is unknown. */
@@ -35,6 +38,7 @@ const SESSION_TREE = `WITH RECURSIVE tree(id) AS (
 const SUMS = `COUNT(*) AS requests, COALESCE(SUM(u.input_tokens), 0) AS input_tokens,
   COALESCE(SUM(u.output_tokens), 0) AS output_tokens,
   COALESCE(SUM(u.cached_input_tokens), 0) AS cached_input_tokens,
+  COALESCE(SUM(u.reasoning_tokens), 0) AS reasoning_tokens,
   COALESCE(SUM(u.cost_usd), 0) AS cost_usd,
   COALESCE(SUM(u.cost_usd IS NULL), 0) AS unpriced_requests`;
 
@@ -66,12 +70,13 @@ export class UsageTable {
       );
       this.sql.run(
         `INSERT INTO usage (session_id, parent_id, model, input_tokens, output_tokens,
-           cached_input_tokens, cost_usd, created_at)
-         SELECT id, parent_id, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?`,
+           cached_input_tokens, reasoning_tokens, cost_usd, created_at)
+         SELECT id, parent_id, ?, ?, ?, ?, ?, ?, ? FROM sessions WHERE id = ?`,
         model,
         usage.input_tokens,
         usage.output_tokens,
         usage.cached_input_tokens ?? null,
+        usage.reasoning_tokens ?? null,
         usage.cost_usd ?? null,
         at,
         sessionId,
@@ -129,6 +134,7 @@ export function totalsAsUsage(totals: UsageTotals): Usage {
     output_tokens: totals.output_tokens,
     total_tokens: totals.input_tokens + totals.output_tokens,
     ...(totals.cached_input_tokens ? { cached_input_tokens: totals.cached_input_tokens } : {}),
+    ...(totals.reasoning_tokens ? { reasoning_tokens: totals.reasoning_tokens } : {}),
     ...(totals.requests && !totals.unpriced_requests ? { cost_usd: totals.cost_usd } : {}),
   };
 }
@@ -139,6 +145,7 @@ function toTotals(row: Record<string, unknown>): UsageTotals {
     input_tokens: Number(row.input_tokens ?? 0),
     output_tokens: Number(row.output_tokens ?? 0),
     cached_input_tokens: Number(row.cached_input_tokens ?? 0),
+    reasoning_tokens: Number(row.reasoning_tokens ?? 0),
     cost_usd: Number(row.cost_usd ?? 0),
     unpriced_requests: Number(row.unpriced_requests ?? 0),
   };

@@ -58,6 +58,7 @@ Deno.test("usage: rows per request; a session's totals include its subagents', o
       input_tokens: 100,
       output_tokens: 10,
       cached_input_tokens: 40,
+      reasoning_tokens: 0,
       cost_usd: 0.5,
       unpriced_requests: 0,
     });
@@ -102,6 +103,45 @@ Deno.test("usage: migration 5 keeps the totals of sessions stored before it, pri
     const totals = store.usage.ownTotals("ses_old");
     assertEquals([totals.requests, totals.input_tokens, totals.output_tokens], [1, 70, 7]);
     assertEquals(totals.unpriced_requests, 1);
+  } finally {
+    store.close();
+  }
+});
+
+Deno.test("usage: migration 12 keeps the rows stored before it; reasoning tokens are summed from then on", async () => {
+  await using data = await tempDataDir();
+  const file = path.join(data.dir, DATABASE_FILE);
+  const db = new DatabaseSync(file);
+  migrate(db, MIGRATIONS.filter((migration) => migration.version <= 11));
+  db.exec(`
+    INSERT INTO sessions (id, workspace, model, agent, created_at, updated_at)
+      VALUES ('ses_old', '/w', 'o1', 'build', 1, 2);
+    INSERT INTO usage (session_id, parent_id, model, input_tokens, output_tokens,
+        cached_input_tokens, cost_usd, created_at)
+      VALUES ('ses_old', NULL, 'o1', 500, 90, 200, 0.25, 2);
+  `);
+  db.close();
+  const store = openStore(data.dir);
+  try {
+    store.usage.record("ses_old", "o1", {
+      input_tokens: 100,
+      output_tokens: 60,
+      total_tokens: 160,
+      reasoning_tokens: 45,
+      cost_usd: 0.125,
+    });
+    assertEquals(store.usage.ownTotals("ses_old"), {
+      requests: 2,
+      input_tokens: 600,
+      output_tokens: 150,
+      cached_input_tokens: 200,
+      reasoning_tokens: 45,
+      cost_usd: 0.375,
+      unpriced_requests: 0,
+    });
+    assertEquals(totalsAsUsage(store.usage.ownTotals("ses_old")).reasoning_tokens, 45);
+    const [row] = store.usage.report({ by: "model" });
+    assertEquals([row.key, row.reasoning_tokens, row.cached_input_tokens], ["o1", 45, 200]);
   } finally {
     store.close();
   }

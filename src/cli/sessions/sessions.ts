@@ -101,7 +101,13 @@ export function exportSession(id: string, format: "json" | "md"): Promise<number
       const messages = store.loadHistory(session.id) as StoredMessage[];
       if (format === "json") {
         const events = store.listEvents(session.id);
-        print(JSON.stringify({ session, messages, events }, null, 2));
+        // Totals from the per-request rows: reasoning and cached tokens and
+        // the cost, which the session row does not keep.
+        const usage = {
+          own: store.usage.ownTotals(session.id),
+          with_subagents: store.usage.sessionTotals(session.id),
+        };
+        print(JSON.stringify({ session, usage, messages, events }, null, 2));
       } else {
         print(renderMarkdown(session, messages, usageLines(store, session)));
       }

@@ -65,7 +65,7 @@ export function usageTable(
 ): string[] {
   if (rows.length === 0) return ['No usage recorded in that period. Run something: skiff run "…"'];
   const table = [
-    [by, "requests", "input", "cached", "output", "cost"],
+    [by, "requests", "input", "cached", "output", "reasoning", "cost"],
     ...rows.map((row) => cells(row.key, row)),
     cells("total", total),
   ];
@@ -92,6 +92,7 @@ function cells(key: string, totals: UsageTotals): string[] {
     String(totals.input_tokens),
     String(totals.cached_input_tokens),
     String(totals.output_tokens),
+    String(totals.reasoning_tokens),
     describeCost(totals),
   ];
 }
@@ -104,10 +105,11 @@ export function describeCost(totals: UsageTotals): string {
   return totals.unpriced_requests ? `${known} +?` : known;
 }
 
-/** "1200 in (300 cached), 80 out" */
+/** "1200 in (300 cached), 80 out (50 reasoning)" */
 export function describeTokens(totals: UsageTotals): string {
   const cached = totals.cached_input_tokens ? ` (${totals.cached_input_tokens} cached)` : "";
-  return `${totals.input_tokens} in${cached}, ${totals.output_tokens} out`;
+  const reasoning = totals.reasoning_tokens ? ` (${totals.reasoning_tokens} reasoning)` : "";
+  return `${totals.input_tokens} in${cached}, ${totals.output_tokens} out${reasoning}`;
 }
 
 function sumRows(rows: UsageReportRow[]): UsageTotals {
@@ -116,6 +118,7 @@ function sumRows(rows: UsageReportRow[]): UsageTotals {
     input_tokens: 0,
     output_tokens: 0,
     cached_input_tokens: 0,
+    reasoning_tokens: 0,
     cost_usd: 0,
     unpriced_requests: 0,
   };

@@ -1,24 +1,22 @@
 /**
  * A fetch that speaks the Responses API for a client written for Chat
  * Completions: the request to `…/chat/completions` goes to `…/responses`
- * (the base's query kept, so Azure's `api-version` stays), its body
- * rewritten (responses_request.ts), and the answer's events read back as
- * chunks (responses_stream.ts). Failed answers pass through untouched: both
- * APIs report errors as `{"error": {"message": …}}`, so the client reads,
- * retries and explains them as it does any other.
+ * (the base's query kept, so Azure's `api-version` stays), with the body the
+ * client was given to send, already written for this API
+ * (responses_request.ts), and the answer's events read back as chunks
+ * (responses_stream.ts). Failed answers pass through untouched: both APIs
+ * report errors as `{"error": {"message": …}}`, so the client reads, retries
+ * and explains them as it does any other.
  */
-import { outputLimitField } from "../model_limits.ts";
-import { type ReasoningItem, responsesRequest } from "./responses_request.ts";
+import type { OptionalField } from "./responses_request.ts";
 import { ResponsesTranslator, serverSentData } from "./responses_stream.ts";
 
 export interface ResponsesFetchOptions {
   fetch?: typeof fetch;
-  /** The reasoning items kept for the call with this id. */
-  reasoningFor(callId: string): ReasoningItem[] | undefined;
+  /** The body again without an optional field the server refused; undefined when it had none. */
+  without(body: unknown, field: OptionalField): Uint8Array<ArrayBuffer> | undefined;
   /** Told each attempt's translator, so the caller reads the reasoning of the one that answered. */
   onAttempt?(translator: ResponsesTranslator): void;
-  /** Shared across the requests of one provider: "<model> <field>" for each optional field refused. */
-  state: { refused: Set<string> };
 }
 
 /** Wraps `options.fetch` (default: the global one) as described above. */
@@ -27,24 +25,13 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     url.pathname = url.pathname.replace(/\/chat\/completions$/, "/responses");
-    const chat = JSON.parse(await new Response(init?.body).text()) as Record<string, unknown>;
-    const model = String(chat.model ?? "");
-    const refused = options.state.refused;
-    const send = () => {
-      const body = responsesRequest(chat, {
-        reasoningFor: options.reasoningFor,
-        askReasoning: reasonsAloud(model) && !refused.has(`${model} reasoning`),
-        askEncrypted: !refused.has(`${model} include`),
-      });
-      return base(url, { ...init, body: JSON.stringify(body) });
-    };
-    let response = await send();
+    let response = await base(url, init);
     const field = response.status === 400 ? refusedField(await response.clone().text()) : undefined;
-    if (field && !refused.has(`${model} ${field}`)) {
+    const again = field && options.without(init?.body, field);
+    if (again) {
       // A server (or a model) without this optional field: ask again at once without it.
-      refused.add(`${model} ${field}`);
       await response.body?.cancel();
-      response = await send();
+      response = await base(url, { ...init, body: again });
     }
     if (!response.ok || !response.body) return response;
     const translator = new ResponsesTranslator();
@@ -66,18 +53,13 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
  * The optional field a 400 names as not supported: `reasoning` (a model we
  * took for a reasoning one) or `include` (a server without encrypted reasoning).
  */
-function refusedField(text: string): "reasoning" | "include" | undefined {
+function refusedField(text: string): OptionalField | undefined {
   if (!/unsupported|not supported|unknown|unrecognized|not allowed|invalid/i.test(text)) {
     return undefined;
   }
   if (/\binclude\b/i.test(text)) return "include";
   if (/\breasoning\b/i.test(text)) return "reasoning";
   return undefined;
-}
-
-/** Models that take `reasoning: {summary}`: OpenAI's reasoning families and the codex models. */
-function reasonsAloud(model: string): boolean {
-  return outputLimitField(model) === "max_completion_tokens" || /codex/i.test(model);
 }
 
 async function* translate(

@@ -2,7 +2,8 @@
  * The ChatProvider for the Responses API (`POST /responses`): the same
  * client as Chat Completions (openai_provider.ts: retries, timeouts, the
  * text guard, usage and cost), given a fetch that speaks this protocol
- * (responses_fetch.ts). What only this protocol has is kept here: the
+ * (responses_fetch.ts) and the bodies of this protocol, each message
+ * written once (responses_request.ts). What only this protocol has is kept here: the
  * encrypted reasoning items of each answer, sent back with the calls they
  * led to. They come back on the answer as its `providerData` (for the
  * session to store and send again, even after a restart), under an origin
@@ -11,8 +12,8 @@
  * provider lives.
  */
 import { createOpenAIProvider, type OpenAIProviderOptions } from "../openai_provider.ts";
-import type { ChatMessage, ChatProvider, ChatResponse, ProviderData } from "../types.ts";
-import type { ReasoningItem } from "./responses_request.ts";
+import type { ChatProvider, ChatResponse, ProviderData } from "../types.ts";
+import { type ReasoningItem, ResponsesRequestWriter } from "./responses_request.ts";
 import { responsesFetch } from "./responses_fetch.ts";
 import type { ResponsesTranslator } from "./responses_stream.ts";
 import { originOf } from "../dialects/dialect.ts";
@@ -35,24 +36,27 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
   const baseURL = options.baseURL.replace(/\/+$/, "");
   // Call id → the reasoning items of the answer that made the call.
   const kept = new Map<string, ReasoningItem[]>();
-  const state = { refused: new Set<string>() };
   const origin = responsesOrigin(baseURL);
+  // One writer for the provider's life: each message is written once, whichever request sends it.
+  const bodies = new ResponsesRequestWriter({
+    reasoningFor: (message, callId) =>
+      responsesDataOf(message.providerData, origin)?.reasoning ?? kept.get(callId),
+  });
 
   return {
     baseURL,
     async stream(request, handlers, signal): Promise<ChatResponse> {
-      const carried = carriedReasoning(request.messages, origin);
       let answered: ResponsesTranslator | undefined;
-      // One client per request: the fetch it is given knows this request's reasoning and handlers.
+      // One client per request: the fetch it is given reports this request's attempts.
       const client = createOpenAIProvider({
         ...options,
         // Usage comes with the end event; `stream_options` is no field of this API.
         streamUsage: false,
+        bodyWriter: bodies,
         fetch: responsesFetch({
           fetch: options.fetch,
-          reasoningFor: (id) => carried.get(id) ?? kept.get(id),
+          without: (body, field) => bodies.without(body, field),
           onAttempt: (translator) => answered = translator,
-          state,
         }),
       });
       const response = await client.stream(request, handlers, signal);
@@ -74,21 +78,6 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
       };
     },
   };
-}
-
-/** The reasoning items the history carries on its assistant messages, by call id. */
-function carriedReasoning(
-  messages: readonly ChatMessage[],
-  origin: string,
-): Map<string, ReasoningItem[]> {
-  const found = new Map<string, ReasoningItem[]>();
-  for (const message of messages) {
-    if (message.role !== "assistant" || !message.tool_calls?.length) continue;
-    const items = responsesDataOf(message.providerData, origin)?.reasoning;
-    if (!items?.length) continue;
-    for (const call of message.tool_calls) found.set(call.id, items);
-  }
-  return found;
 }
 
 /** This protocol's data on a message, when this endpoint's Responses API wrote it. */

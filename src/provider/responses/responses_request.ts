@@ -1,14 +1,23 @@
 /**
- * A Chat Completions request, as the client serialised it, rewritten as the
- * Responses API's (`POST /responses`). The session keeps its history in the
- * Chat Completions shape; this is where it becomes input items: the system
+ * The Responses API's request body (`POST /responses`) written from the
+ * session's history, which is kept in the Chat Completions shape: the system
  * prompt becomes `instructions`, an assistant message its reasoning items
- * (when the provider kept them), its text and one `function_call` per call,
- * a tool message a `function_call_output`. Nothing is stored on the server
+ * (when they were kept), its text and one `function_call` per call, a tool
+ * message a `function_call_output`. Nothing is stored on the server
  * (`store: false`): the reasoning comes back encrypted
  * (`include: ["reasoning.encrypted_content"]`) and is sent again with the
  * calls it led to, which is how a reasoning model keeps its thread.
+ *
+ * A session sends its whole history each turn and the history only grows at
+ * its end, so, as for Chat Completions (request_body.ts), each message's
+ * items are serialised once, kept against the message object, and the body
+ * is joined from those pieces: a turn writes only the messages it added. A
+ * piece is reused only while its message holds the very content, calls and
+ * reasoning it was made from.
  */
+import { outputLimitField } from "../model_limits.ts";
+import { ToolSchemasJson } from "../request_body.ts";
+import type { AssistantMessage, ChatMessage, ToolSchema } from "../types.ts";
 
 /** A reasoning output item as the server sent it, passed back unchanged. */
 export interface ReasoningItem {
@@ -19,117 +28,189 @@ export interface ReasoningItem {
   [field: string]: unknown;
 }
 
-interface WireToolCall {
-  id?: string;
-  function?: { name?: string; arguments?: string };
-}
-
-interface WireMessage {
-  role?: string;
-  content?: unknown;
-  tool_calls?: WireToolCall[];
-  tool_call_id?: string;
-}
-
-interface WireTool {
-  function?: { name?: string; description?: string; parameters?: unknown };
-}
+/** An optional field a server may refuse: `reasoning` (a summary) or `include` (encrypted reasoning). */
+export type OptionalField = "reasoning" | "include";
 
 export interface ResponsesRequestOptions {
-  /** The reasoning items that led to the call with this id, when they were kept. */
-  reasoningFor(callId: string): ReasoningItem[] | undefined;
-  /** Ask for a reasoning summary: only reasoning models accept the `reasoning` field. */
-  askReasoning: boolean;
-  /** Ask for the reasoning's encrypted content, to pass it back. @default true */
-  askEncrypted?: boolean;
+  /** The reasoning items that led to the call `callId` of `message`, when they were kept. */
+  reasoningFor(message: AssistantMessage, callId: string): ReasoningItem[] | undefined;
 }
 
-/** The Responses API body for a Chat Completions body (`chat`, already parsed). */
-export function responsesRequest(
-  chat: Record<string, unknown>,
-  options: ResponsesRequestOptions,
-): Record<string, unknown> {
-  const messages = Array.isArray(chat.messages) ? chat.messages as WireMessage[] : [];
-  const input: unknown[] = [];
-  let instructions: string | undefined;
-  messages.forEach((message, index) => {
-    const text = textOf(message.content);
-    if (message.role === "system") {
-      if (index === 0) instructions = text;
-      else input.push({ role: "developer", content: text });
-    } else if (message.role === "user") {
-      input.push({ role: "user", content: text });
-    } else if (message.role === "assistant") {
-      input.push(...assistantItems(message, text, options));
-    } else if (message.role === "tool") {
-      input.push({ type: "function_call_output", call_id: message.tool_call_id, output: text });
+interface Piece {
+  content: string | null;
+  calls: unknown;
+  /** The reasoning each call resolved to, by identity. */
+  reasoning: (ReasoningItem[] | undefined)[];
+  /** The message's items as JSON array elements joined by commas, UTF-8; empty when it has none. */
+  json: Uint8Array;
+}
+
+/** What a body was written from, to write it again without a refused field. */
+interface Written {
+  fields: Record<string, unknown>;
+  messages: readonly ChatMessage[];
+  tools: readonly ToolSchema[];
+}
+
+const encoder = new TextEncoder();
+const COMMA = encoder.encode(",");
+
+/** Writes Responses API bodies for one provider, keeping each message's piece between requests. */
+export class ResponsesRequestWriter {
+  #pieces = new WeakMap<ChatMessage, Piece>();
+  #tools = new ToolSchemasJson((tool) => ({
+    type: "function",
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    strict: false,
+  }));
+  #written = new WeakMap<Uint8Array, Written>();
+  /** "<model> <field>" for each optional field a server refused: not asked for again. */
+  #refused = new Set<string>();
+  #serialised = 0;
+  readonly #options: ResponsesRequestOptions;
+
+  constructor(options: ResponsesRequestOptions) {
+    this.#options = options;
+  }
+
+  /** Messages serialised so far (a message sent in many requests counts once). */
+  get serialised(): number {
+    return this.#serialised;
+  }
+
+  /**
+   * The body for `messages` and `tools`, with `fields` as the Chat
+   * Completions client chose them (model, output limit, temperature).
+   */
+  body(
+    fields: Record<string, unknown>,
+    messages: readonly ChatMessage[],
+    tools: readonly ToolSchema[],
+  ): Uint8Array<ArrayBuffer> {
+    const model = String(fields.model ?? "");
+    const first = messages[0];
+    const instructions = first?.role === "system" ? first.content : undefined;
+    const head = `{"model":${JSON.stringify(model)}` +
+      (instructions !== undefined ? `,"instructions":${JSON.stringify(instructions)}` : "") +
+      `,"input":[`;
+    const parts: Uint8Array[] = [encoder.encode(head)];
+    let empty = true;
+    messages.forEach((message, index) => {
+      if (index === 0 && instructions !== undefined) return;
+      const piece = this.#piece(message);
+      if (!piece.length) return;
+      if (!empty) parts.push(COMMA);
+      parts.push(piece);
+      empty = false;
+    });
+    const limit = fields.max_output_tokens ?? fields.max_completion_tokens ?? fields.max_tokens;
+    const rest = {
+      stream: true,
+      store: false,
+      ...(this.#asks(model, "include") ? { include: ["reasoning.encrypted_content"] } : {}),
+      ...(this.#asks(model, "reasoning") ? { reasoning: { summary: "auto" } } : {}),
+      ...(typeof limit === "number" ? { max_output_tokens: limit } : {}),
+      ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
+    };
+    const toolsText = tools.length ? `,"tools":${this.#tools.json(tools)}` : "";
+    parts.push(encoder.encode(`]${toolsText},${JSON.stringify(rest).slice(1)}`));
+    // One buffer copied from the pieces: a copy is cheap beside reading a Blob of hundreds of parts.
+    const body = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      body.set(part, at);
+      at += part.length;
     }
-  });
-  const tools = Array.isArray(chat.tools) ? (chat.tools as WireTool[]) : [];
-  const limit = chat.max_output_tokens ?? chat.max_completion_tokens ?? chat.max_tokens;
-  return {
-    model: chat.model,
-    ...(instructions !== undefined ? { instructions } : {}),
-    input,
-    ...(tools.length
-      ? {
-        tools: tools.map((tool) => ({
-          type: "function",
-          name: tool.function?.name,
-          description: tool.function?.description,
-          parameters: tool.function?.parameters,
-          strict: false,
-        })),
-      }
-      : {}),
-    stream: true,
-    store: false,
-    ...(options.askEncrypted !== false ? { include: ["reasoning.encrypted_content"] } : {}),
-    ...(options.askReasoning ? { reasoning: { summary: "auto" } } : {}),
-    ...(typeof limit === "number" ? { max_output_tokens: limit } : {}),
-    ...(typeof chat.temperature === "number" ? { temperature: chat.temperature } : {}),
-  };
+    this.#written.set(body, { fields, messages, tools });
+    return body;
+  }
+
+  /**
+   * `body` written again without `field`, which the server refused for its
+   * model; that model is not asked for it again. Undefined when `body` did
+   * not ask for it (or is not one of ours): there is nothing to leave out.
+   */
+  without(body: unknown, field: OptionalField): Uint8Array<ArrayBuffer> | undefined {
+    const written = body instanceof Uint8Array ? this.#written.get(body) : undefined;
+    if (!written) return undefined;
+    const model = String(written.fields.model ?? "");
+    if (!this.#asks(model, field)) return undefined;
+    this.#refused.add(`${model} ${field}`);
+    return this.body(written.fields, written.messages, written.tools);
+  }
+
+  /** Whether a request for `model` carries `field`. */
+  #asks(model: string, field: OptionalField): boolean {
+    if (this.#refused.has(`${model} ${field}`)) return false;
+    return field === "include" || reasonsAloud(model);
+  }
+
+  #piece(message: ChatMessage): Uint8Array {
+    const calls = message.role === "assistant" ? message.tool_calls : undefined;
+    const reasoning = message.role === "assistant"
+      ? (calls ?? []).map((call) => this.#options.reasoningFor(message, call.id))
+      : [];
+    const cached = this.#pieces.get(message);
+    if (
+      cached && cached.content === message.content && cached.calls === calls &&
+      cached.reasoning.length === reasoning.length &&
+      cached.reasoning.every((items, index) => items === reasoning[index])
+    ) {
+      return cached.json;
+    }
+    const items = itemsOf(message, reasoning);
+    const json = encoder.encode(items.map((item) => JSON.stringify(item)).join(","));
+    this.#serialised++;
+    this.#pieces.set(message, { content: message.content, calls, reasoning, json });
+    return json;
+  }
+}
+
+/** Models that take `reasoning: {summary}`: OpenAI's reasoning families and the codex models. */
+function reasonsAloud(model: string): boolean {
+  return outputLimitField(model) === "max_completion_tokens" || /codex/i.test(model);
 }
 
 /**
- * One assistant message as items: the reasoning behind its calls first (a
+ * One message as input items. A system message past the first is the
+ * developer's. An assistant message: the reasoning behind its calls first (a
  * reasoning item must be followed by what it led to), then its text, then
- * its calls. The calls go without their server item ids, so a call whose
+ * its calls, which go without their server item ids, so a call whose
  * reasoning was not kept (a session from another provider) is still accepted.
  */
-function assistantItems(
-  message: WireMessage,
-  text: string,
-  options: ResponsesRequestOptions,
-): unknown[] {
-  const calls = message.tool_calls ?? [];
-  const items: unknown[] = [];
-  const seen = new Set<string>();
-  for (const call of calls) {
-    for (const item of (call.id && options.reasoningFor(call.id)) || []) {
-      // Without its encrypted content a reasoning item names state the server did not keep.
-      if (!item.encrypted_content || seen.has(item.id)) continue;
-      seen.add(item.id);
-      items.push(item);
+function itemsOf(message: ChatMessage, reasoning: (ReasoningItem[] | undefined)[]): unknown[] {
+  switch (message.role) {
+    case "system":
+      return [{ role: "developer", content: message.content }];
+    case "user":
+      return [{ role: "user", content: message.content }];
+    case "tool":
+      return [{
+        type: "function_call_output",
+        call_id: message.tool_call_id,
+        output: message.content,
+      }];
+    case "assistant": {
+      const items: unknown[] = [];
+      const seen = new Set<string>();
+      for (const item of reasoning.flatMap((list) => list ?? [])) {
+        // Without its encrypted content a reasoning item names state the server did not keep.
+        if (!item.encrypted_content || seen.has(item.id)) continue;
+        seen.add(item.id);
+        items.push(item);
+      }
+      if (message.content) items.push({ role: "assistant", content: message.content });
+      for (const call of message.tool_calls ?? []) {
+        items.push({
+          type: "function_call",
+          call_id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+        });
+      }
+      return items;
     }
   }
-  if (text) items.push({ role: "assistant", content: text });
-  for (const call of calls) {
-    items.push({
-      type: "function_call",
-      call_id: call.id,
-      name: call.function?.name,
-      arguments: call.function?.arguments ?? "",
-    });
-  }
-  return items;
-}
-
-/** A message's text: a string, or the text parts of a content array. */
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((part) =>
-    typeof part === "object" && part !== null && typeof part.text === "string" ? part.text : ""
-  ).join("");
 }
