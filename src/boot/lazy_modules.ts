@@ -30,7 +30,7 @@ export const LAZY_LOADED_MODULES = [
   "src/provider/create_provider.ts",
   "src/provider/cost.ts",
   "src/provider/rate_limiter.ts",
-  "src/provider/model_dialect.ts",
+  "src/provider/dialects/model_dialect.ts",
 ] as const;
 
 /** One of them, by its path from the repository root. */

@@ -27,7 +27,7 @@ import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
 import { type ModelFacts, modelLines, modelWouldFail } from "./doctor_model.ts";
 import { probeEndpoint } from "../provider/endpoint_probe.ts";
 import { resolveModelLimits } from "../provider/model_limits.ts";
-import { modelDialect } from "../provider/model_dialect.ts";
+import { modelDialect } from "../provider/dialects/model_dialect.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
 export interface DoctorFacts {

@@ -5,9 +5,9 @@
  * doctor.ts.
  */
 import type { EndpointProbe } from "../provider/endpoint_probe.ts";
-import { familyOf, type TextToolCallSetting } from "../provider/model_families.ts";
-import { FORMAT_NAMES } from "../provider/text_tool_calls.ts";
-import type { SchemaDialect } from "../provider/schema_dialect.ts";
+import { familyOf, type TextToolCallSetting } from "../provider/dialects/model_families.ts";
+import { FORMAT_NAMES } from "../provider/dialects/text_tool_calls.ts";
+import type { SchemaDialect } from "../provider/dialects/schema_dialect.ts";
 
 export interface ModelFacts {
   id: string;

@@ -52,11 +52,11 @@ export const ProviderSchema = z.strictObject({
     z.strictObject({
       wire: WireSchema.optional(),
       /**
-       * Tool calls the model writes as text (src/provider/text_tool_calls.ts):
+       * Tool calls the model writes as text (src/provider/dialects/text_tool_calls.ts):
        * read in any known format, in one, or never. @default the family's, else "auto"
        */
       textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
-      /** The tool-schema dialect sent (src/provider/schema_dialect.ts). @default by the endpoint's host */
+      /** The tool-schema dialect sent (src/provider/dialects/schema_dialect.ts). @default by the endpoint's host */
       toolSchemas: z.enum(["openai", "gemini"]).optional(),
     }),
   ).optional(),

@@ -74,7 +74,7 @@ export type ProviderModules = [
   typeof import("../provider/create_provider.ts"),
   typeof import("../provider/cost.ts"),
   typeof import("../provider/rate_limiter.ts"),
-  typeof import("../provider/model_dialect.ts"),
+  typeof import("../provider/dialects/model_dialect.ts"),
 ];
 
 /**
@@ -91,7 +91,7 @@ const computedModules: EngineModules = {
       importLazy<ProviderModules[0]>("src/provider/create_provider.ts"),
       importLazy<ProviderModules[1]>("src/provider/cost.ts"),
       importLazy<ProviderModules[2]>("src/provider/rate_limiter.ts"),
-      importLazy<ProviderModules[3]>("src/provider/model_dialect.ts"),
+      importLazy<ProviderModules[3]>("src/provider/dialects/model_dialect.ts"),
     ]),
 };
 
@@ -130,7 +130,7 @@ export function lazyProvider(
         price: (model) => priceFor(model, spec.settings.models)?.price,
       })
     ).then(async (base) =>
-      // Each model's tool-schema dialect and text tool calls (src/provider/model_dialect.ts).
+      // Each model's tool-schema dialect and text tool calls (src/provider/dialects/model_dialect.ts).
       (await load())[3].withModelDialect(base, spec.provider.modelDialects)
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure

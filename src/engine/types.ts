@@ -8,7 +8,7 @@ import type { ToolErrorPayload } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../permission/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
 import type { Config } from "../config/schema.ts";
-import type { ModelDialectSettings } from "../provider/model_dialect.ts";
+import type { ModelDialectSettings } from "../provider/dialects/model_dialect.ts";
 import type { SessionMcp } from "../mcp/sources.ts";
 import type { LoadedAgents } from "../definitions/agents/types.ts";
 
@@ -70,7 +70,7 @@ export interface EngineSpec {
     /** The wire protocol, for all models and by model id (src/provider/create_provider.ts). */
     wire?: "chat" | "responses" | "auto";
     modelWires?: Record<string, "chat" | "responses">;
-    /** Text tool calls and tool-schema dialect by model id or pattern (src/provider/model_dialect.ts). */
+    /** Text tool calls and tool-schema dialect by model id or pattern (src/provider/dialects/model_dialect.ts). */
     modelDialects?: Record<string, ModelDialectSettings>;
     auth?: "bearer" | "api-key";
     apiVersion?: string;

@@ -27,7 +27,7 @@ const modules: EngineModules = {
       import("../provider/create_provider.ts"),
       import("../provider/cost.ts"),
       import("../provider/rate_limiter.ts"),
-      import("../provider/model_dialect.ts"),
+      import("../provider/dialects/model_dialect.ts"),
     ]),
 };
 let starting: Promise<EngineHandle> | undefined;

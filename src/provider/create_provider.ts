@@ -9,7 +9,7 @@
  * says so once, and stays there.
  */
 import { authStyle } from "./auth_headers.ts";
-import { modelEntry } from "./model_settings.ts";
+import { modelEntry } from "./dialects/model_settings.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "./openai_provider.ts";
 import { createResponsesProvider } from "./responses/responses_provider.ts";
 import { type ChatProvider, ProviderError } from "./types.ts";

@@ -5,7 +5,7 @@
  * tool), whether reasoning streams, and the context window when the server
  * lists it. Needs --allow-net for the endpoint's host; `fetch` is injected.
  */
-import { readTextToolCalls, type TextToolCallReading } from "./text_tool_calls.ts";
+import { readTextToolCalls, type TextToolCallReading } from "./dialects/text_tool_calls.ts";
 import type { ToolSchema } from "./types.ts";
 
 export interface EndpointProbe {

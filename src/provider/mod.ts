@@ -1,15 +1,26 @@
 /**
  * The model, behind one contract: `ChatProvider` (`types.ts`), a streamed
- * chat request with tool calls, usage and `ProviderError`s. The
- * OpenAI-compatible client (`openai_provider.ts`) posts Chat Completions
- * itself (`chat_post.ts`), builds each request from messages serialised
- * once (`request_body.ts`), assembles the stream (`stream_assembler.ts`),
- * retries what may be retried (`retry_policy.ts`) and turns a server's
- * refusal into words (`failure_message.ts`, `error_body.ts`). The Responses
- * API (`responses/`) is a second wire protocol behind the same contract;
- * `create_provider.ts` chooses it per model (and on the server's refusal)
- * and sends the key as the endpoint wants it. Model limits, prices and the
- * shared rate limiter of a batch are here too.
+ * chat request with tool calls, reasoning, usage and `ProviderError`s.
+ * `create_provider.ts` makes the session's client: which wire protocol each
+ * model is spoken to in, and how the key is sent (`auth_headers.ts`).
+ *
+ * - `openai_provider.ts`: the client both wires share: retries
+ *   (`retry_policy.ts`), timeouts, a refusal turned into words
+ *   (`failure_message.ts`, `error_body.ts`), usage and cost (`cost.ts`,
+ *   `prices.ts`).
+ * - `chat/`: Chat Completions on the wire: the post (`chat_post.ts`), the
+ *   body from messages serialised once (`request_body.ts`), the stream
+ *   assembled (`stream_assembler.ts`).
+ * - `responses/`: the Responses API, translated to and from the same shapes.
+ * - `dialects/`: what each server and model family needs: the history rules
+ *   and the fields sent back to the server that wrote them (`dialect.ts`,
+ *   `mistral.ts`, `reasoning_details.ts`), per-model settings
+ *   (`model_settings.ts`, `model_families.ts`), tool schemas a server accepts
+ *   (`schema_dialect.ts`) and tool calls a model wrote as text
+ *   (`text_tool_calls.ts`), applied around the client by `model_dialect.ts`.
+ *
+ * Model limits, the endpoint probes (`connect_probe.ts`, `endpoint_probe.ts`)
+ * and the shared rate limiter of a batch are here too.
  */
 export type { ChatProvider } from "./types.ts";
 export { ProviderError } from "./types.ts";

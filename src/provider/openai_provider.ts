@@ -8,25 +8,29 @@
  */
 import { backgroundTimeout } from "../lib/background_ticks.ts";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
-import { watchForDone } from "./done_sentinel.ts";
+import { watchForDone } from "./chat/done_sentinel.ts";
 import { withReadableErrors } from "./error_body.ts";
-import { jsonAsStream } from "./json_as_stream.ts";
+import { jsonAsStream } from "./chat/json_as_stream.ts";
 import { describeFailure } from "./failure_message.ts";
-import { postChatCompletions } from "./chat_post.ts";
+import { postChatCompletions } from "./chat/chat_post.ts";
 import { outputLimitField } from "./model_limits.ts";
 import {
   type OutputLimitField,
   refusesStreamOptions,
   wantsOtherLimitField,
-} from "./request_fallbacks.ts";
+} from "./chat/request_fallbacks.ts";
 import {
   type AttemptFailure,
   backoffDelayMs,
   type BackoffOptions,
   classifyFailure,
 } from "./retry_policy.ts";
-import { type RequestBody, type RequestBodyBuilder, RequestBodyWriter } from "./request_body.ts";
-import { StreamAssembler, type StreamChunk, TextDeliveryGuard } from "./stream_assembler.ts";
+import {
+  type RequestBody,
+  type RequestBodyBuilder,
+  RequestBodyWriter,
+} from "./chat/request_body.ts";
+import { StreamAssembler, type StreamChunk, TextDeliveryGuard } from "./chat/stream_assembler.ts";
 import {
   type ChatProvider,
   type ChatRequest,

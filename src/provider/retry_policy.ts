@@ -10,7 +10,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai/core/error";
-import { NotTheApiError } from "./json_as_stream.ts";
+import { NotTheApiError } from "./chat/json_as_stream.ts";
 
 /** What went wrong with one attempt, in terms the retry loop and the user need. */
 export interface AttemptFailure {

@@ -22,7 +22,7 @@ import {
   createTaskTool,
 } from "../../src/tools/session/mod.ts";
 import type { MemoryTable } from "../../src/store/memory.ts";
-import { RequestBodyWriter } from "../../src/provider/request_body.ts";
+import { RequestBodyWriter } from "../../src/provider/chat/request_body.ts";
 import type { Tool } from "../../src/tools/tool.ts";
 import { PARAMETERS_FILE, parametersModule } from "../../scripts/gen_tool_parameters.ts";
 

@@ -9,7 +9,7 @@
 import { assertEquals } from "../support/assert.ts";
 import { parseJsonLines, runSkiff, withMockSandbox } from "../support/cli.ts";
 import type { MockUsage } from "../support/mock_server.ts";
-import { mapUsage } from "../../src/provider/stream_assembler.ts";
+import { mapUsage } from "../../src/provider/chat/stream_assembler.ts";
 
 /** What the endpoint sends: a token count that is not a number. */
 const malformedUsage = {

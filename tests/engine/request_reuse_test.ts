@@ -1,5 +1,5 @@
 /**
- * A turn's request is built from pieces made once (src/provider/request_body.ts):
+ * A turn's request is built from pieces made once (src/provider/chat/request_body.ts):
  * a message is serialised once however many requests carry it, what context
  * management changes is sent as it is now, and a spilled tool output is held
  * by nothing the session keeps once its turn is over (only its spill file).

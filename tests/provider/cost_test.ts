@@ -1,6 +1,6 @@
 import { assertEquals } from "../support/assert.ts";
 import { costOf, formatUsd, priceFor, withCost } from "../../src/provider/cost.ts";
-import { mapUsage } from "../../src/provider/stream_assembler.ts";
+import { mapUsage } from "../../src/provider/chat/stream_assembler.ts";
 import { addUsage, emptyUsage } from "../../src/contracts/events.ts";
 
 Deno.test("cost: the config's price wins over the known table", () => {

@@ -24,7 +24,7 @@ export interface Output {
 
 /**
  * The openai package's import-map names: skiff imports its stream decoder and
- * error classes by subpath (`openai/core/…`, src/provider/chat_post.ts).
+ * error classes by subpath (`openai/core/…`, src/provider/chat/chat_post.ts).
  */
 export const OPENAI = ["openai", "openai/"];
 

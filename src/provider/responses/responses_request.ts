@@ -16,7 +16,7 @@
  * reasoning it was made from.
  */
 import { outputLimitField } from "../model_limits.ts";
-import { ToolSchemasJson } from "../request_body.ts";
+import { ToolSchemasJson } from "../chat/request_body.ts";
 import type { AssistantMessage, ChatMessage, ToolSchema } from "../types.ts";
 
 /** A reasoning output item as the server sent it, passed back unchanged. */

@@ -10,8 +10,8 @@ import {
   type DialectServer,
   type DialectTurn,
   startDialectServer,
-} from "../support/dialect_server.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+} from "../../support/dialect_server.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
 
 const READ_CALL: DialectTurn["call"] = { name: "read", arguments: { file_path: "notes.txt" } };
 const THINKING = "The user asks about notes.txt.\nI should read it first.\nThen answer.";

@@ -9,8 +9,8 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import {
   type ReasoningItem,
   ResponsesRequestWriter,
-} from "../../src/provider/responses/responses_request.ts";
-import type { ChatMessage, ToolSchema } from "../../src/provider/types.ts";
+} from "../../../src/provider/responses/responses_request.ts";
+import type { ChatMessage, ToolSchema } from "../../../src/provider/types.ts";
 
 const tools: ToolSchema[] = [{ name: "read", description: "read a file", parameters: {} }];
 const decode = (body: Uint8Array) => JSON.parse(new TextDecoder().decode(body));

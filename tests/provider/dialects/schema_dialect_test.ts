@@ -2,8 +2,8 @@
  * Tool schemas in Gemini's subset (https://ai.google.dev/api/caching#Schema):
  * the keywords its endpoint refuses are rewritten or dropped, the rest kept.
  */
-import { assertEquals } from "../support/assert.ts";
-import { schemaDialectFor, schemaFor } from "../../src/provider/schema_dialect.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { schemaDialectFor, schemaFor } from "../../../src/provider/dialects/schema_dialect.ts";
 
 Deno.test("the Gemini dialect keeps the meaning it can and drops what Gemini refuses", () => {
   const zodMade = {

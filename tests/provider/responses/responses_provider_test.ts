@@ -11,9 +11,9 @@ import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/stric
 import {
   createResponsesProvider,
   responsesOrigin,
-} from "../../src/provider/responses/responses_provider.ts";
-import type { ChatMessage, ChatRequest } from "../../src/provider/types.ts";
-import { startResponsesServer } from "../support/responses_server.ts";
+} from "../../../src/provider/responses/responses_provider.ts";
+import type { ChatMessage, ChatRequest } from "../../../src/provider/types.ts";
+import { startResponsesServer } from "../../support/responses_server.ts";
 
 const BASE = "http://127.0.0.1:9/v1";
 const ask: ChatRequest = {

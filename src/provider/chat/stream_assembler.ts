@@ -5,9 +5,9 @@
  * reason and usage. One assembler per attempt; what the user has
  * already seen across attempts is tracked by `TextDeliveryGuard`.
  */
-import type { Usage } from "../contracts/events.ts";
-import type { ProviderData, ToolCall } from "./types.ts";
-import { mergeReasoningDetails, type ReasoningDetail } from "./reasoning_details.ts";
+import type { Usage } from "../../contracts/events.ts";
+import type { ProviderData, ToolCall } from "../types.ts";
+import { mergeReasoningDetails, type ReasoningDetail } from "../dialects/reasoning_details.ts";
 
 /** The parts of a streamed chunk we read; servers vary, so every field is optional. */
 export interface StreamChunk {

@@ -4,11 +4,14 @@
  * (https://docs.vllm.ai/en/latest/features/tool_calling/) and what users
  * quote from servers without one (vllm-project/vllm#17161, #21571).
  */
-import { assertEquals } from "../support/assert.ts";
-import { readTextToolCalls, withTextToolCalls } from "../../src/provider/text_tool_calls.ts";
-import type { ChatProvider, ToolSchema } from "../../src/provider/types.ts";
-import { ProviderError } from "../../src/provider/types.ts";
-import { emptyUsage } from "../../src/contracts/events.ts";
+import { assertEquals } from "../../support/assert.ts";
+import {
+  readTextToolCalls,
+  withTextToolCalls,
+} from "../../../src/provider/dialects/text_tool_calls.ts";
+import type { ChatProvider, ToolSchema } from "../../../src/provider/types.ts";
+import { ProviderError } from "../../../src/provider/types.ts";
+import { emptyUsage } from "../../../src/contracts/events.ts";
 
 const TOOLS: ToolSchema[] = [
   {

@@ -5,7 +5,7 @@
  * not recognise, such as a custom deployment) want `max_completion_tokens`
  * where others take `max_tokens`. These read the refusal.
  */
-import type { AttemptFailure } from "./retry_policy.ts";
+import type { AttemptFailure } from "../retry_policy.ts";
 
 /** A 400/422 complaining about `stream_options`, which servers older than it reject. */
 export function refusesStreamOptions(failure: AttemptFailure): boolean {

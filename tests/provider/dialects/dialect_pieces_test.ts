@@ -4,14 +4,14 @@
  * servers report, Mistral's ids, and what goes back to which server.
  */
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { mapUsage, StreamAssembler } from "../../src/provider/stream_assembler.ts";
-import { mergeReasoningDetails } from "../../src/provider/reasoning_details.ts";
-import { mistralCallId } from "../../src/provider/dialects/mistral.ts";
-import { dialectFor, originOf } from "../../src/provider/dialects/dialect.ts";
-import { RequestBodyWriter, toWireMessage } from "../../src/provider/request_body.ts";
-import { explainErrorBody } from "../../src/provider/error_body.ts";
-import { withCost } from "../../src/provider/cost.ts";
-import type { ChatMessage } from "../../src/provider/types.ts";
+import { mapUsage, StreamAssembler } from "../../../src/provider/chat/stream_assembler.ts";
+import { mergeReasoningDetails } from "../../../src/provider/dialects/reasoning_details.ts";
+import { mistralCallId } from "../../../src/provider/dialects/mistral.ts";
+import { dialectFor, originOf } from "../../../src/provider/dialects/dialect.ts";
+import { RequestBodyWriter, toWireMessage } from "../../../src/provider/chat/request_body.ts";
+import { explainErrorBody } from "../../../src/provider/error_body.ts";
+import { withCost } from "../../../src/provider/cost.ts";
+import type { ChatMessage } from "../../../src/provider/types.ts";
 
 const delta = (fields: Record<string, unknown>) => ({ choices: [{ index: 0, delta: fields }] });
 

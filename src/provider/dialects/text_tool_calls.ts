@@ -25,7 +25,7 @@ import {
   type TextToolCallSetting,
 } from "./model_families.ts";
 import { MarkupHold } from "./_markup_hold.ts";
-import { type ChatProvider, ProviderError, type ToolCall, type ToolSchema } from "./types.ts";
+import { type ChatProvider, ProviderError, type ToolCall, type ToolSchema } from "../types.ts";
 
 export type { TextToolCallFormat, TextToolCallSetting };
 

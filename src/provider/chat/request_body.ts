@@ -16,9 +16,9 @@
  * wrote for itself (ProviderData) goes back only to that server, and the
  * dialect's rules (dialects/) apply.
  */
-import type { ChatMessage, ToolSchema } from "./types.ts";
-import type { Dialect } from "./dialects/dialect.ts";
-import { BRIDGE_AFTER_TOOLS, mistralCallId } from "./dialects/mistral.ts";
+import type { ChatMessage, ToolSchema } from "../types.ts";
+import type { Dialect } from "../dialects/dialect.ts";
+import { BRIDGE_AFTER_TOOLS, mistralCallId } from "../dialects/mistral.ts";
 
 interface Piece {
   content: string | null;

@@ -9,7 +9,7 @@
  * schema is rewritten into the subset once, from the same source.
  * The subset: https://ai.google.dev/api/caching#Schema (the fields of `Schema`).
  */
-import type { ChatProvider, ToolSchema } from "./types.ts";
+import type { ChatProvider, ToolSchema } from "../types.ts";
 
 export type SchemaDialect = "openai" | "gemini";
 

@@ -9,7 +9,7 @@ import { type TextToolCallSetting, textToolCallSetting } from "./model_families.
 import { modelEntry } from "./model_settings.ts";
 import { type SchemaDialect, schemaDialectFor, withSchemaDialect } from "./schema_dialect.ts";
 import { withTextToolCalls } from "./text_tool_calls.ts";
-import type { ChatProvider } from "./types.ts";
+import type { ChatProvider } from "../types.ts";
 
 /** A model's entry in `provider.models`, as far as these settings go. */
 export interface ModelDialectSettings {

@@ -8,13 +8,13 @@
  */
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import * as path from "node:path";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
 import {
   type ResponsesServer,
   type ResponsesServerOptions,
   type ResponsesTurn,
   startResponsesServer,
-} from "../support/responses_server.ts";
+} from "../../support/responses_server.ts";
 
 async function withResponsesServer(
   script: ResponsesTurn[],

@@ -3,9 +3,9 @@
  * (its wire protocol, its dialect settings): the entry under its own id,
  * else the longest `*` pattern that matches it.
  */
-import { assertEquals } from "../support/assert.ts";
-import { modelEntry } from "../../src/provider/model_settings.ts";
-import { modelDialect } from "../../src/provider/model_dialect.ts";
+import { assertEquals } from "../../support/assert.ts";
+import { modelEntry } from "../../../src/provider/dialects/model_settings.ts";
+import { modelDialect } from "../../../src/provider/dialects/model_dialect.ts";
 
 Deno.test("model settings: the id itself wins, then the longest matching pattern", () => {
   const entries = {

@@ -1,11 +1,11 @@
 /**
- * postChatCompletions (src/provider/chat_post.ts) against the openai client
+ * postChatCompletions (src/provider/chat/chat_post.ts) against the openai client
  * it stands in for: for the same answers of an injected fetch, the same URL,
  * the same chunks, and the same errors (class, status, message).
  */
 import OpenAI, { type APIError, type APIUserAbortError } from "openai";
-import { assert, assertEquals } from "../support/assert.ts";
-import { endpointURL, postChatCompletions } from "../../src/provider/chat_post.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { endpointURL, postChatCompletions } from "../../../src/provider/chat/chat_post.ts";
 
 type Answer = () => Response | Promise<Response>;
 
