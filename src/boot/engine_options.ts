@@ -64,10 +64,18 @@ export const SANDBOX_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
+/** How hard a reasoning model thinks: `skiff run` and the chat (docs/models.md#reasoning-effort). */
+export const REASONING_EFFORT_OPTION: OptionSpec = {
+  flags: "--reasoning-effort <level>",
+  description: "how hard a reasoning model thinks (overrides config; default: the server's)",
+  choices: ["none", "minimal", "low", "medium", "high", "xhigh"],
+};
+
 /** `skiff run`'s own flags, after the sandbox flags. */
 export const RUN_OPTIONS: readonly OptionSpec[] = [
   { flags: "-m, --model <name>", description: "model to use (overrides config)" },
   { flags: "--agent <name>", description: "agent to run as (default: build)" },
+  REASONING_EFFORT_OPTION,
   {
     flags: "--max-turns <n>",
     description: "stop after this many model turns (default: config maxTurns, else no limit)",

@@ -10,7 +10,12 @@ import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { mark, reportTimings } from "../boot/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
-import { type OptionSpec, RUN_OPTIONS, SANDBOX_OPTIONS } from "../boot/engine_options.ts";
+import {
+  type OptionSpec,
+  REASONING_EFFORT_OPTION,
+  RUN_OPTIONS,
+  SANDBOX_OPTIONS,
+} from "../boot/engine_options.ts";
 import { runEngineCommand } from "./engine_commands.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -33,8 +38,9 @@ function addSandboxFlags(command: Command): Command {
 
 /** Flags of the interactive session (`skiff`, `skiff chat`). */
 function addChatFlags(command: Command): Command {
-  return command
-    .option("-m, --model <name>", "model to use (overrides config)")
+  return addOptions(command.option("-m, --model <name>", "model to use (overrides config)"), [
+    REASONING_EFFORT_OPTION,
+  ])
     .option("--agent <name>", "agent to run as (default: build)")
     .option("-c, --continue", "resume the latest session in this folder")
     .option("--resume [id]", "resume a session: pick from this folder's, or name one");

@@ -31,6 +31,9 @@ export const PermissionSchema = z.record(z.string(), PermissionRuleSchema).super
 /** The wire protocol a model is spoken to in (docs/models.md). */
 export const WireSchema = z.enum(["chat", "responses"]);
 
+/** How hard a reasoning model thinks (docs/models.md#reasoning-effort); the values vendors document. */
+export const ReasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);
+
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -58,8 +61,15 @@ export const ProviderSchema = z.strictObject({
       textToolCalls: z.enum(["off", "auto", "hermes", "mistral", "llama3", "deepseek"]).optional(),
       /** The tool-schema dialect sent (src/provider/dialects/schema_dialect.ts). @default by the endpoint's host */
       toolSchemas: z.enum(["openai", "gemini"]).optional(),
+      /** This model's reasoning effort, over `provider.reasoningEffort`. */
+      reasoningEffort: ReasoningEffortSchema.optional(),
     }),
   ).optional(),
+  /**
+   * How hard reasoning models think (src/provider/dialects/reasoning_effort.ts),
+   * unless a model's entry says; unset: nothing is sent, the server's default holds.
+   */
+  reasoningEffort: ReasoningEffortSchema.optional(),
   /** How the key is sent: a bearer token, or Azure OpenAI's `api-key` header. */
   auth: z.enum(["bearer", "api-key"]).optional(),
   /** Azure OpenAI's `api-version` query parameter. */
@@ -72,7 +82,7 @@ export const ProviderSchema = z.strictObject({
     }),
   ).optional(),
   /** The server's history rules (docs/models.md): "auto" tells them by the base URL's host. */
-  dialect: z.enum(["auto", "standard", "mistral", "deepseek"]).optional(),
+  dialect: z.enum(["auto", "standard", "mistral", "deepseek", "openrouter"]).optional(),
 });
 
 /** US dollars per million tokens (docs/config.md). */

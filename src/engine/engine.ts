@@ -459,6 +459,8 @@ export class Engine {
         },
       ),
       agentPrompt: parts.agentPrompt,
+      model: this.spec.model,
+      modelSettings: this.spec.provider.modelDialects,
       memory: this.spec.settings.memory === false
         ? null
         : memoryPromptSection(this.store.memory, this.spec.workspace),

@@ -130,8 +130,11 @@ export function lazyProvider(
         price: (model) => priceFor(model, spec.settings.models)?.price,
       })
     ).then(async (base) =>
-      // Each model's tool-schema dialect and text tool calls (src/provider/dialects/model_dialect.ts).
-      (await load())[3].withModelDialect(base, spec.provider.modelDialects)
+      // Each model's tool-schema dialect, text tool calls and reasoning effort (src/provider/dialects/model_dialect.ts).
+      (await load())[3].withModelDialect(base, spec.provider.modelDialects, {
+        effort: spec.provider.reasoningEffort,
+        flag: spec.provider.reasoningEffortFlag,
+      })
     );
   if (spec.agent !== "tool") void made().catch(() => {}); // ready() reports a failure
   const provider: ChatProvider = {

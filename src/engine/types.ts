@@ -9,6 +9,7 @@ import type { ApprovalAnswer, ApprovalRequest } from "../permission/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
 import type { Config } from "../config/schema.ts";
 import type { ModelDialectSettings } from "../provider/dialects/model_dialect.ts";
+import type { ReasoningEffort } from "../provider/dialects/reasoning_effort.ts";
 import type { SessionMcp } from "../mcp/sources.ts";
 import type { LoadedAgents } from "../definitions/agents/types.ts";
 
@@ -70,14 +71,18 @@ export interface EngineSpec {
     /** The wire protocol, for all models and by model id (src/provider/create_provider.ts). */
     wire?: "chat" | "responses" | "auto";
     modelWires?: Record<string, "chat" | "responses">;
-    /** Text tool calls and tool-schema dialect by model id or pattern (src/provider/dialects/model_dialect.ts). */
+    /** Text tool calls, tool-schema dialect and reasoning effort by model id or pattern (src/provider/dialects/model_dialect.ts). */
     modelDialects?: Record<string, ModelDialectSettings>;
+    /** `provider.reasoningEffort`: every model's unless its entry says (src/provider/dialects/reasoning_effort.ts). */
+    reasoningEffort?: ReasoningEffort;
+    /** `--reasoning-effort`: this run's, over the config's and each model's own. */
+    reasoningEffortFlag?: ReasoningEffort;
     auth?: "bearer" | "api-key";
     apiVersion?: string;
     /** Extra headers on every model request; like the key, never written to events or the store. */
     headers?: Record<string, string>;
     /** The server's history rules (src/provider/dialects/dialect.ts). */
-    dialect?: "auto" | "standard" | "mistral" | "deepseek";
+    dialect?: "auto" | "standard" | "mistral" | "deepseek" | "openrouter";
   };
   settings: EngineSettings;
 }

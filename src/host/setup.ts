@@ -34,6 +34,8 @@ import { mcpSpec } from "./mcp_spec.ts";
 export interface CommonOptions {
   dir?: string;
   model?: string;
+  /** `--reasoning-effort`: over the config's, each model's own included. */
+  reasoningEffort?: string;
   agent?: string;
   sandbox?: "read-only" | "workspace-write" | "full-access";
   /** `--sandbox-backend`: which OS sandbox runs commands on Linux. */
@@ -66,6 +68,15 @@ export function sandboxBackendFlag(
     `${source} is '${value}'; expected one of ${BACKENDS.join(", ")}. ` +
       "Run `skiff doctor` to see which backends work here.",
   );
+}
+
+const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
+
+/** `--reasoning-effort`, checked: commander checks it too, but not every caller goes through it. */
+function reasoningEffortOption(value: string | undefined): (typeof EFFORTS)[number] | undefined {
+  if (value === undefined) return undefined;
+  if ((EFFORTS as readonly string[]).includes(value)) return value as (typeof EFFORTS)[number];
+  throw new UsageError(`--reasoning-effort is '${value}'; expected one of ${EFFORTS.join(", ")}.`);
 }
 
 /** The workspace folder: `--dir` or the current folder, real and existing. */
@@ -116,6 +127,7 @@ export async function prepare(
     }
   }
   const backend = sandboxBackendFlag(options.sandboxBackend);
+  const reasoningEffortFlag = reasoningEffortOption(options.reasoningEffort);
   const flags: Config = {
     ...(options.model ? { provider: { model: options.model } } : {}),
     ...(options.sandbox || options.addDir?.length || backend
@@ -233,6 +245,8 @@ export async function prepare(
       wire: provider.wire,
       modelWires: modelWires(provider.models),
       modelDialects: provider.models,
+      reasoningEffort: provider.reasoningEffort,
+      ...(reasoningEffortFlag ? { reasoningEffortFlag } : {}),
       auth: provider.auth,
       apiVersion: provider.apiVersion,
       headers: provider.headers,

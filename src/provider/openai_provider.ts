@@ -42,6 +42,8 @@ import { emptyUsage } from "../contracts/events.ts";
 import { type ModelPrice, withCost } from "./cost.ts";
 import type { RateLimiter } from "./rate_limiter.ts";
 import { dialectFor, type DialectSetting, originOf } from "./dialects/dialect.ts";
+import { EFFORT_FIELD, effortFields, refusesEffort } from "./dialects/reasoning_effort.ts";
+import { RefusedFields } from "./refused_fields.ts";
 
 export interface OpenAIProviderOptions extends BackoffOptions {
   /** e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1". */
@@ -100,6 +102,11 @@ export interface OpenAIProviderOptions extends BackoffOptions {
   probe?: ConnectProbe;
   /** The endpoint's pace shared with other sessions (a batch's tasks; src/provider/rate_limiter.ts). */
   limiter?: RateLimiter;
+  /**
+   * Optional fields the server refused, by model (refused_fields.ts): kept
+   * by a caller that makes a client per request. @default this client's own
+   */
+  refusedFields?: RefusedFields;
 }
 
 /** Our caller's onText threw: their bug, not the network's, so it is never retried. */
@@ -156,12 +163,19 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
     return limitFieldFor.get(model) ?? options.maxTokensField ?? outputLimitField(model);
   }
 
+  const refused = options.refusedFields ?? new RefusedFields();
   // Each message's JSON is made once and reused by every later request (request_body.ts).
   const origin = originOf(baseURL);
+  const dialect = dialectFor(baseURL, options.dialect);
   const bodies: RequestBodyBuilder = options.bodyWriter ?? new RequestBodyWriter({
     origin,
-    dialect: dialectFor(baseURL, options.dialect),
+    dialect,
   });
+
+  /** Whether a request for `request.model` carries its reasoning effort. */
+  function asksEffort(request: ChatRequest): boolean {
+    return request.reasoningEffort !== undefined && refused.allows(request.model, EFFORT_FIELD);
+  }
 
   /** The request's fields but the messages and tools, which `bodies` adds to its text. */
   function requestBody(request: ChatRequest): Record<string, unknown> {
@@ -172,6 +186,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
       ...(askUsage ? { stream_options: { include_usage: true } } : {}),
       ...(request.maxOutputTokens ? { [limitField(request.model)]: request.maxOutputTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(asksEffort(request) ? effortFields(request.reasoningEffort!, dialect) : {}),
     };
   }
 
@@ -336,6 +351,23 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         body = requestBody(request);
         json = bodies.body(body, request.messages, request.tools);
         retry--; // the request changed; the server did not fail
+        continue;
+      }
+      if (
+        asksEffort(request) && refusesEffort(failure.status, failure.serverMessage) &&
+        refused.refuse(request.model, EFFORT_FIELD)
+      ) {
+        // The model takes no effort, or not this one: its default, said once, beats failing the run.
+        handlers.onRetry?.({
+          attempt: retry + 1,
+          delayMs: 0,
+          reason: `${baseURL} refused reasoning effort "${request.reasoningEffort}" for ` +
+            `${request.model} (${failure.serverMessage ?? failure.reason}): asking again without ` +
+            `it; set another "reasoningEffort" for this model in the provider config, or none`,
+        });
+        body = requestBody(request);
+        json = bodies.body(body, request.messages, request.tools);
+        retry--;
         continue;
       }
       const wanted = request.maxOutputTokens ? wantsOtherLimitField(failure, body) : undefined;

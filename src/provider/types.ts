@@ -4,6 +4,7 @@
  * every OpenAI-compatible server speaks it.
  */
 import type { Usage } from "../contracts/events.ts";
+import type { ReasoningEffort } from "./dialects/reasoning_effort.ts";
 
 export interface ToolCall {
   id: string;
@@ -57,6 +58,8 @@ export interface ChatRequest {
   tools: ToolSchema[];
   maxOutputTokens?: number;
   temperature?: number;
+  /** How hard a reasoning model thinks (dialects/reasoning_effort.ts); absent: nothing is sent. */
+  reasoningEffort?: ReasoningEffort;
 }
 
 export interface ChatResponse {

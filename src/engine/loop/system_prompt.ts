@@ -1,5 +1,6 @@
 /**
- * The system prompt: a short statement of how skiff works, the facts about
+ * The system prompt: a short statement of how skiff works (with a note for a
+ * model family that needs one, model_families.ts), the facts about
  * this workspace (path, date, platform, git state), the agent's own prompt,
  * and the instruction files the user keeps for agents (AGENTS.md, falling back
  * to CLAUDE.md, from the workspace up to the git root, plus the global one),
@@ -12,6 +13,8 @@ import {
   realPathInside,
 } from "../../config/regular_file.ts";
 import { findGitRoot } from "../../lib/git_root.ts";
+import { promptNoteFor, type TextToolCallSetting } from "../../provider/dialects/model_families.ts";
+import { modelEntry } from "../../provider/dialects/model_settings.ts";
 
 const BASE_PROMPT = `You are skiff, a coding agent working in the user's workspace through tools.
 
@@ -31,10 +34,19 @@ export interface PromptFacts {
   agentPrompt?: string;
   /** What harness memory holds for this workspace (src/engine/loop/memory_prompt.ts). */
   memory?: string | null;
+  /** The model the prompt is for: its family may add a note. */
+  model?: string;
+  /** `provider.models`, by id or pattern: a model's `textToolCalls` decides its note. */
+  modelSettings?: Record<string, { textToolCalls?: TextToolCallSetting }>;
 }
 
+/** The whole system prompt from `facts`. */
 export function renderSystemPrompt(facts: PromptFacts): string {
   const lines = [BASE_PROMPT];
+  const note = facts.model
+    ? promptNoteFor(facts.model, modelEntry(facts.model, facts.modelSettings)?.textToolCalls)
+    : undefined;
+  if (note) lines.push(`- ${note}`);
   if (facts.agentPrompt?.trim()) {
     lines.push("", "<agent_instructions>", facts.agentPrompt.trim(), "</agent_instructions>");
   }

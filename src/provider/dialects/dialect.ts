@@ -11,8 +11,10 @@
  * `reasoning_content`, empty when the message has none of DeepSeek's own
  * (a session begun elsewhere), since thinking mode refuses the field missing.
  * https://api-docs.deepseek.com/guides/thinking_mode#tool-calls
+ * "openrouter": the history as stored; the reasoning effort goes in its
+ * `reasoning` object (reasoning_effort.ts).
  */
-export type Dialect = "standard" | "mistral" | "deepseek";
+export type Dialect = "standard" | "mistral" | "deepseek" | "openrouter";
 
 /** The setting `provider.dialect`: a dialect, or "auto" to tell by the base URL's host. */
 export type DialectSetting = Dialect | "auto";
@@ -22,6 +24,7 @@ const HOSTS: Record<string, Dialect> = {
   "api.mistral.ai": "mistral",
   "codestral.mistral.ai": "mistral",
   "api.deepseek.com": "deepseek",
+  "openrouter.ai": "openrouter",
 };
 
 /**

@@ -21,6 +21,23 @@ export interface ModelFamily {
   textToolCalls: TextToolCallSetting;
   /** vLLM's `--tool-call-parser` for the family, named in the fix. */
   vllmParser?: string;
+  /**
+   * A line added to the system prompt where the family needs one: how to
+   * write a call as text in the form skiff reads, for when the server leaves
+   * calls as text. The default prompt is the same for every other model.
+   */
+  promptNote?: string;
+}
+
+/** What a call written as text should look like, per format skiff reads (text_tool_calls.ts). */
+const FORMAT_NOTES: Partial<Record<TextToolCallFormat, string>> = {
+  hermes: 'When you call a tool as text, write each call as <tool_call>{"name": "<tool>", ' +
+    '"arguments": {<arguments as JSON>}}</tool_call>, outside code blocks.',
+  mistral: 'When you call tools as text, write [TOOL_CALLS][{"name": "<tool>", ' +
+    '"arguments": {<arguments as JSON>}}] with every call in the one list, outside code blocks.',
+  llama3: 'When you call a tool, answer with only {"name": "<tool>", "parameters": ' +
+    "{<arguments as JSON>}}, calls separated by ;, and no other text.",
+  // DeepSeek's markup is made of special tokens: written into the prompt it would be read as them.
 }
 
 /**
@@ -33,6 +50,9 @@ const FAMILIES: Array<[RegExp, ModelFamily]> = [
     textFormat: "hermes",
     textToolCalls: "auto",
     vllmParser: "qwen3_coder",
+    // Its own template writes calls as XML; skiff reads that too.
+    promptNote: "When you call a tool as text, write each call as <tool_call><function=<tool>>" +
+      "<parameter=<name>><value></parameter></function></tool_call>, outside code blocks.",
   }],
   [/qwen|qwq/i, {
     name: "Qwen",
@@ -79,6 +99,22 @@ function baseName(model: string): string {
 export function familyOf(model: string): ModelFamily | undefined {
   const name = baseName(model);
   return FAMILIES.find(([pattern]) => pattern.test(name))?.[1];
+}
+
+/**
+ * The system prompt's note for `model`, given how its text calls are read
+ * (`configured`: its entry's `textToolCalls`): the family's, or the note of
+ * the configured format; none when text calls are not read, or for a model
+ * whose family needs none.
+ */
+export function promptNoteFor(model: string, configured?: TextToolCallSetting): string | undefined {
+  const family = familyOf(model);
+  const setting = textToolCallSetting(model, configured);
+  if (setting === "off") return undefined;
+  const format = setting === "auto" ? family?.textFormat : setting;
+  if (!format) return undefined;
+  if (family?.textFormat === format && family.promptNote) return family.promptNote;
+  return FORMAT_NOTES[format];
 }
 
 /**

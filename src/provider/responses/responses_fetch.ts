@@ -10,6 +10,7 @@
  */
 import type { OptionalField } from "./responses_request.ts";
 import { ResponsesTranslator, serverSentData } from "./responses_stream.ts";
+import { EFFORT_FIELD, refusesEffort } from "../dialects/reasoning_effort.ts";
 
 export interface ResponsesFetchOptions {
   fetch?: typeof fetch;
@@ -17,6 +18,8 @@ export interface ResponsesFetchOptions {
   without(body: unknown, field: OptionalField): Uint8Array<ArrayBuffer> | undefined;
   /** Told each attempt's translator, so the caller reads the reasoning of the one that answered. */
   onAttempt?(translator: ResponsesTranslator): void;
+  /** Told each optional field the server refused, with its words, before asking again without it. */
+  onRefused?(field: OptionalField, said: string): void;
 }
 
 /** Wraps `options.fetch` (default: the global one) as described above. */
@@ -25,13 +28,19 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     url.pathname = url.pathname.replace(/\/chat\/completions$/, "/responses");
+    let body = init?.body;
     let response = await base(url, init);
-    const field = response.status === 400 ? refusedField(await response.clone().text()) : undefined;
-    const again = field && options.without(init?.body, field);
-    if (again) {
-      // A server (or a model) without this optional field: ask again at once without it.
+    // A server (or a model) without an optional field: ask again at once without it. Each
+    // field is left out once at most, so this ends.
+    for (;;) {
+      const said = response.status === 400 ? await response.clone().text() : "";
+      const field = said ? refusedField(said) : undefined;
+      const again = field && options.without(body, field);
+      if (!again) break;
+      options.onRefused?.(field, errorMessage(said));
       await response.body?.cancel();
-      response = await base(url, { ...init, body: again });
+      body = again;
+      response = await base(url, { ...init, body });
     }
     if (!response.ok || !response.body) return response;
     const translator = new ResponsesTranslator();
@@ -50,16 +59,29 @@ export function responsesFetch(options: ResponsesFetchOptions): typeof fetch {
 }
 
 /**
- * The optional field a 400 names as not supported: `reasoning` (a model we
- * took for a reasoning one) or `include` (a server without encrypted reasoning).
+ * The optional field a 400 names as not supported: the effort (a model that
+ * takes none, or not that one), `reasoning` (a model we took for a
+ * reasoning one) or `include` (a server without encrypted reasoning).
  */
 function refusedField(text: string): OptionalField | undefined {
+  if (/\breasoning[_.]effort\b/i.test(text) && refusesEffort(400, text)) return EFFORT_FIELD;
   if (!/unsupported|not supported|unknown|unrecognized|not allowed|invalid/i.test(text)) {
     return undefined;
   }
   if (/\binclude\b/i.test(text)) return "include";
   if (/\breasoning\b/i.test(text)) return "reasoning";
   return undefined;
+}
+
+/** The `error.message` of a refusal's JSON, else its text. */
+function errorMessage(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // Not JSON: the text is the message.
+  }
+  return text.slice(0, 300);
 }
 
 async function* translate(

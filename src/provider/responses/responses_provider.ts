@@ -17,6 +17,7 @@ import { type ReasoningItem, ResponsesRequestWriter } from "./responses_request.
 import { responsesFetch } from "./responses_fetch.ts";
 import type { ResponsesTranslator } from "./responses_stream.ts";
 import { originOf } from "../dialects/dialect.ts";
+import { RefusedFields } from "../refused_fields.ts";
 
 /** What this protocol keeps in `ProviderData.fields`. */
 export interface ResponsesData {
@@ -37,10 +38,13 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
   // Call id → the reasoning items of the answer that made the call.
   const kept = new Map<string, ReasoningItem[]>();
   const origin = responsesOrigin(baseURL);
+  // What the server refused, for the provider's life: each request's client reads it too.
+  const refused = options.refusedFields ?? new RefusedFields();
   // One writer for the provider's life: each message is written once, whichever request sends it.
   const bodies = new ResponsesRequestWriter({
     reasoningFor: (message, callId) =>
       responsesDataOf(message.providerData, origin)?.reasoning ?? kept.get(callId),
+    refused,
   });
 
   return {
@@ -53,10 +57,21 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
         // Usage comes with the end event; `stream_options` is no field of this API.
         streamUsage: false,
         bodyWriter: bodies,
+        refusedFields: refused,
         fetch: responsesFetch({
           fetch: options.fetch,
           without: (body, field) => bodies.without(body, field),
           onAttempt: (translator) => answered = translator,
+          onRefused: (field, said) => {
+            if (field !== "reasoning_effort") return; // asked for by skiff, not the user
+            handlers.onRetry?.({
+              attempt: 1,
+              delayMs: 0,
+              reason: `${baseURL}/responses refused reasoning effort "${request.reasoningEffort}" ` +
+                `for ${request.model} (${said}): asking again without it; set ` +
+                `another "reasoningEffort" for this model in the provider config, or none`,
+            });
+          },
         }),
       });
       const response = await client.stream(request, handlers, signal);

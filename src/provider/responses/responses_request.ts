@@ -18,6 +18,8 @@
 import { outputLimitField } from "../model_limits.ts";
 import { ToolSchemasJson } from "../chat/request_body.ts";
 import type { AssistantMessage, ChatMessage, ToolSchema } from "../types.ts";
+import { EFFORT_FIELD, effortIn } from "../dialects/reasoning_effort.ts";
+import { RefusedFields } from "../refused_fields.ts";
 
 /** A reasoning output item as the server sent it, passed back unchanged. */
 export interface ReasoningItem {
@@ -28,12 +30,17 @@ export interface ReasoningItem {
   [field: string]: unknown;
 }
 
-/** An optional field a server may refuse: `reasoning` (a summary) or `include` (encrypted reasoning). */
-export type OptionalField = "reasoning" | "include";
+/**
+ * An optional field a server may refuse: `reasoning` (a summary and the
+ * effort), `include` (encrypted reasoning), or the effort alone.
+ */
+export type OptionalField = "reasoning" | "include" | typeof EFFORT_FIELD;
 
 export interface ResponsesRequestOptions {
   /** The reasoning items that led to the call `callId` of `message`, when they were kept. */
   reasoningFor(message: AssistantMessage, callId: string): ReasoningItem[] | undefined;
+  /** Fields the server refused, shared with the client. @default the writer's own */
+  refused?: RefusedFields;
 }
 
 interface Piece {
@@ -66,13 +73,14 @@ export class ResponsesRequestWriter {
     strict: false,
   }));
   #written = new WeakMap<Uint8Array, Written>();
-  /** "<model> <field>" for each optional field a server refused: not asked for again. */
-  #refused = new Set<string>();
+  /** Each optional field a server refused for a model: not asked for again. */
+  readonly #refused: RefusedFields;
   #serialised = 0;
   readonly #options: ResponsesRequestOptions;
 
   constructor(options: ResponsesRequestOptions) {
     this.#options = options;
+    this.#refused = options.refused ?? new RefusedFields();
   }
 
   /** Messages serialised so far (a message sent in many requests counts once). */
@@ -106,11 +114,14 @@ export class ResponsesRequestWriter {
       empty = false;
     });
     const limit = fields.max_output_tokens ?? fields.max_completion_tokens ?? fields.max_tokens;
+    const effort = this.#asks(model, EFFORT_FIELD, fields) ? effortIn(fields) : undefined;
     const rest = {
       stream: true,
       store: false,
-      ...(this.#asks(model, "include") ? { include: ["reasoning.encrypted_content"] } : {}),
-      ...(this.#asks(model, "reasoning") ? { reasoning: { summary: "auto" } } : {}),
+      ...(this.#asks(model, "include", fields) ? { include: ["reasoning.encrypted_content"] } : {}),
+      ...(this.#asks(model, "reasoning", fields)
+        ? { reasoning: { ...(effort ? { effort } : {}), summary: "auto" } }
+        : {}),
       ...(typeof limit === "number" ? { max_output_tokens: limit } : {}),
       ...(typeof fields.temperature === "number" ? { temperature: fields.temperature } : {}),
     };
@@ -136,15 +147,18 @@ export class ResponsesRequestWriter {
     const written = body instanceof Uint8Array ? this.#written.get(body) : undefined;
     if (!written) return undefined;
     const model = String(written.fields.model ?? "");
-    if (!this.#asks(model, field)) return undefined;
-    this.#refused.add(`${model} ${field}`);
+    if (!this.#asks(model, field, written.fields)) return undefined;
+    this.#refused.refuse(model, field);
     return this.body(written.fields, written.messages, written.tools);
   }
 
-  /** Whether a request for `model` carries `field`. */
-  #asks(model: string, field: OptionalField): boolean {
-    if (this.#refused.has(`${model} ${field}`)) return false;
-    return field === "include" || reasonsAloud(model);
+  /** Whether a request for `model` with the client's `fields` carries `field`. */
+  #asks(model: string, field: OptionalField, fields: Record<string, unknown>): boolean {
+    if (!this.#refused.allows(model, field)) return false;
+    const effort = effortIn(fields) !== undefined && this.#refused.allows(model, EFFORT_FIELD);
+    if (field === EFFORT_FIELD) return effort && this.#asks(model, "reasoning", fields);
+    // An effort the user set makes any model a reasoning one.
+    return field === "include" || reasonsAloud(model) || effort;
   }
 
   #piece(message: ChatMessage): Uint8Array {
