@@ -28,6 +28,15 @@
  *   was renamed). https://docs.vllm.ai/en/latest/features/reasoning_outputs.html
  * - ollama: reasoning in `delta.reasoning` on its OpenAI-compatible endpoint.
  *   https://docs.ollama.com/api/openai-compatibility
+ * - reasoning effort (`acceptedEfforts`): a value the model does not take is
+ *   refused as its server words it. Gemini: 400 "Invalid reasoning_effort:
+ *   minimal. Valid values are: high, low, medium, none" (its OpenAI layer, as
+ *   users quote it: https://discuss.ai.google.dev/t/openai-compat-api-rejects-reasoning-effort-minimal-for-gemini-3-flash/118724);
+ *   vLLM: 400 with its request validation of the `reasoning_effort` literal
+ *   (https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html);
+ *   others: OpenAI's 400 "Unsupported parameter: 'reasoning_effort' is not
+ *   supported with this model." OpenRouter takes `reasoning: {"effort"}`
+ *   (https://openrouter.ai/docs/use-cases/reasoning-tokens).
  * - llamacpp, lmstudio: reasoning in `delta.reasoning_content` (llama.cpp's
  *   `--reasoning-format deepseek`, its default; LM Studio's separated
  *   reasoning). https://github.com/ggml-org/llama.cpp/tree/master/tools/server
@@ -65,8 +74,17 @@ export interface DialectServer {
 
 type Message = Record<string, unknown> & { role: string };
 
+export interface DialectServerOptions {
+  /** The reasoning efforts the model takes (others are refused); empty: the field is refused. @default any */
+  acceptedEfforts?: readonly string[];
+}
+
 /** Start a server speaking `dialect` on 127.0.0.1; each accepted request takes the next turn. */
-export function startDialectServer(dialect: DialectName, turns: DialectTurn[]): DialectServer {
+export function startDialectServer(
+  dialect: DialectName,
+  turns: DialectTurn[],
+  options: DialectServerOptions = {},
+): DialectServer {
   const requests: Record<string, unknown>[] = [];
   const answers: string[] = [];
   let next = 0;
@@ -76,7 +94,8 @@ export function startDialectServer(dialect: DialectName, turns: DialectTurn[]): 
     if (req.method !== "POST") return new Response("not found", { status: 404 });
     const body = await req.json();
     requests.push(body);
-    const refusal = refuse(dialect, body.messages as Message[], issued);
+    const refusal = refuseEffort(dialect, body, options.acceptedEfforts) ??
+      refuse(dialect, body.messages as Message[], issued);
     if (refusal) {
       answers.push(refusal.said);
       return Response.json(refusal.body, { status: 400 });
@@ -190,6 +209,39 @@ function refuse(
     }
   }
   return undefined;
+}
+
+/** A reasoning effort the model does not take, refused in its server's words. */
+function refuseEffort(
+  dialect: DialectName,
+  body: Record<string, unknown>,
+  accepted: readonly string[] | undefined,
+): { body: unknown; said: string } | undefined {
+  const effort = body.reasoning_effort;
+  if (accepted === undefined || effort === undefined || accepted.includes(String(effort))) {
+    return undefined;
+  }
+  if (dialect === "gemini") {
+    const said = `Invalid reasoning_effort: ${effort}. Valid values are: ${accepted.join(", ")}`;
+    return { said, body: [{ error: { code: 400, message: said, status: "INVALID_ARGUMENT" } }] };
+  }
+  if (dialect === "vllm") {
+    const said = `[{'type': 'literal_error', 'loc': ('body', 'reasoning_effort'), 'msg': "Input ` +
+      `should be ${accepted.map((value) => `'${value}'`).join(" or ")}", 'input': '${effort}'}]`;
+    return { said, body: { object: "error", message: said, type: "BadRequestError", code: 400 } };
+  }
+  const said = "Unsupported parameter: 'reasoning_effort' is not supported with this model.";
+  return {
+    said,
+    body: {
+      error: {
+        message: said,
+        type: "invalid_request_error",
+        param: "reasoning_effort",
+        code: "unsupported_parameter",
+      },
+    },
+  };
 }
 
 function mistralError(message: string) {

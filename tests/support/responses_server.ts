@@ -25,6 +25,10 @@
  *   function call output with call_id …". A Chat Completions body sent here:
  *   400 "Unsupported parameter: 'messages'. In the Responses API, this
  *   parameter has moved to 'input'."
+ * - `reasoning.effort` for a model without it (`acceptedEfforts`): 400
+ *   "Unsupported parameter: 'reasoning.effort' is not supported with this
+ *   model." (param `reasoning.effort`, OpenAI's words for the field;
+ *   https://platform.openai.com/docs/guides/reasoning).
  * - `POST /v1/chat/completions` for a model served only on /responses: 404
  *   "This model is only supported in v1/responses and not in
  *   v1/chat/completions." (the text users quote, e.g.
@@ -58,6 +62,8 @@ export interface ResponsesServerOptions {
   chat?: (body: Record<string, unknown>) => Response | undefined;
   /** The headers every request must carry, else 401. */
   requireHeaders?: Record<string, string>;
+  /** The `reasoning.effort` values the model takes; empty: none. @default any */
+  acceptedEfforts?: readonly string[];
 }
 
 const encoder = new TextEncoder();
@@ -122,6 +128,18 @@ export function startResponsesServer(
     }
     if (options.knownModel && !options.knownModel(String(body.model))) {
       return refuse(404, `The model '${body.model}' does not exist`, "model");
+    }
+    const effort = (body.reasoning as { effort?: string } | undefined)?.effort;
+    if (effort !== undefined && options.acceptedEfforts?.includes(effort) === false) {
+      return refuse(
+        400,
+        options.acceptedEfforts.length
+          ? `Unsupported value: 'reasoning.effort' does not support '${effort}' with this model. Supported values are: ${
+            options.acceptedEfforts.map((value) => `'${value}'`).join(", ")
+          }.`
+          : "Unsupported parameter: 'reasoning.effort' is not supported with this model.",
+        "reasoning.effort",
+      );
     }
     const refusal = checkInput(body);
     if (refusal) return refusal;
