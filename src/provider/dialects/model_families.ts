@@ -38,7 +38,7 @@ const FORMAT_NOTES: Partial<Record<TextToolCallFormat, string>> = {
   llama3: 'When you call a tool, answer with only {"name": "<tool>", "parameters": ' +
     "{<arguments as JSON>}}, calls separated by ;, and no other text.",
   // DeepSeek's markup is made of special tokens: written into the prompt it would be read as them.
-}
+};
 
 /**
  * Matched against the name after any "vendor/" prefix (and any Ollama

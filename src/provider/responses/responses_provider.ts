@@ -67,7 +67,8 @@ export function createResponsesProvider(options: OpenAIProviderOptions): ChatPro
             handlers.onRetry?.({
               attempt: 1,
               delayMs: 0,
-              reason: `${baseURL}/responses refused reasoning effort "${request.reasoningEffort}" ` +
+              reason:
+                `${baseURL}/responses refused reasoning effort "${request.reasoningEffort}" ` +
                 `for ${request.model} (${said}): asking again without it; set ` +
                 `another "reasoningEffort" for this model in the provider config, or none`,
             });

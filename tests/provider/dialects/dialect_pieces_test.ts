@@ -86,7 +86,8 @@ Deno.test("an endpoint's origin keeps no credentials or query", () => {
 
 Deno.test("the dialect: the configured one, else by host", () => {
   assertEquals(dialectFor("https://api.mistral.ai/v1"), "mistral");
-  assertEquals(dialectFor("https://openrouter.ai/api/v1"), "standard");
+  assertEquals(dialectFor("https://openrouter.ai/api/v1"), "openrouter");
+  assertEquals(dialectFor("https://example.com/v1"), "standard");
   assertEquals(dialectFor("http://127.0.0.1:8000/v1", "mistral"), "mistral");
   assertEquals(dialectFor("https://api.mistral.ai/v1", "standard"), "standard");
 });

@@ -109,18 +109,23 @@ Deno.test("reasoning effort: a model's own entry wins over the provider's, and -
   const config = {
     provider: { reasoningEffort: "high", models: { "test-*": { reasoningEffort: "low" } } },
   };
-  await withDialect("ollama", [{ text: "a" }, { text: "b" }, { text: "c" }], config, async (sandbox, server) => {
-    assertEquals((await run(sandbox, ["one"])).code, 0);
-    const flagged = await run(sandbox, ["--reasoning-effort", "minimal", "two"]);
-    assertEquals(flagged.code, 0, flagged.stderr);
-    const other = await run(sandbox, ["--model", "other-model", "three"]);
-    assertEquals(other.code, 0, other.stderr);
-    assertEquals(server.requests.map((request) => request.reasoning_effort), [
-      "low",
-      "minimal",
-      "high",
-    ]);
-  });
+  await withDialect(
+    "ollama",
+    [{ text: "a" }, { text: "b" }, { text: "c" }],
+    config,
+    async (sandbox, server) => {
+      assertEquals((await run(sandbox, ["one"])).code, 0);
+      const flagged = await run(sandbox, ["--reasoning-effort", "minimal", "two"]);
+      assertEquals(flagged.code, 0, flagged.stderr);
+      const other = await run(sandbox, ["--model", "other-model", "three"]);
+      assertEquals(other.code, 0, other.stderr);
+      assertEquals(server.requests.map((request) => request.reasoning_effort), [
+        "low",
+        "minimal",
+        "high",
+      ]);
+    },
+  );
 });
 
 Deno.test("reasoning effort: OpenRouter takes it in its reasoning object", async () => {
