@@ -13,6 +13,7 @@ import { modelEntry } from "./dialects/model_settings.ts";
 import { createOpenAIProvider, type OpenAIProviderOptions } from "./openai_provider.ts";
 import { createResponsesProvider } from "./responses/responses_provider.ts";
 import { type ChatProvider, ProviderError } from "./types.ts";
+import { RefusedFields } from "./refused_fields.ts";
 
 export type Wire = "chat" | "responses";
 
@@ -33,7 +34,12 @@ export interface ProviderOptions extends OpenAIProviderOptions {
 
 /** Create the client `options` describe. Needs --allow-net for the endpoint's host. */
 export function createProvider(options: ProviderOptions): ChatProvider {
-  const client = { ...options, ...withAuth(options) };
+  // One memory of refused fields for both protocols: what a server said of a model holds on either.
+  const client = {
+    ...options,
+    ...withAuth(options),
+    refusedFields: options.refusedFields ?? new RefusedFields(),
+  };
   let chat: ChatProvider | undefined;
   let responses: ChatProvider | undefined;
   const chatClient = () => chat ??= createOpenAIProvider(client);

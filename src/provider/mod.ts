@@ -16,8 +16,11 @@
  *   and the fields sent back to the server that wrote them (`dialect.ts`,
  *   `mistral.ts`, `reasoning_details.ts`), per-model settings
  *   (`model_settings.ts`, `model_families.ts`), tool schemas a server accepts
- *   (`schema_dialect.ts`) and tool calls a model wrote as text
- *   (`text_tool_calls.ts`), applied around the client by `model_dialect.ts`.
+ *   (`schema_dialect.ts`), tool calls a model wrote as text
+ *   (`text_tool_calls.ts`) and the reasoning effort (`reasoning_effort.ts`),
+ *   applied around the client by `model_dialect.ts`.
+ * - `refused_fields.ts`: optional fields a server refused for a model, left
+ *   out from then on, for both protocols.
  *
  * Model limits, the endpoint probes (`connect_probe.ts`, `endpoint_probe.ts`)
  * and the shared rate limiter of a batch are here too.

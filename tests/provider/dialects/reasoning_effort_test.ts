@@ -22,6 +22,7 @@ import {
   startResponsesServer,
 } from "../../support/responses_server.ts";
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
+import { refusesEffort } from "../../../src/provider/dialects/reasoning_effort.ts";
 
 type Event = Record<string, unknown>;
 
@@ -228,4 +229,20 @@ Deno.test("system prompt: a model whose calls may come as text is told the one f
     assertEquals(qwen.replace(/\n- When you call a tool as text[^\n]*/, ""), other);
     assert(!llamaOff.includes("as text"), "text calls off: no note");
   });
+});
+
+Deno.test("a refusal of what was sent back is never taken for a refusal of the effort", () => {
+  // DeepSeek's and OpenRouter's refusals name reasoning fields of the history: leaving the effort
+  // out would not help, and the run must fail with their words (dialects_test.ts).
+  assert(
+    !refusesEffort(
+      400,
+      "Missing `reasoning_content` field in the assistant message at message index 2.",
+    ),
+  );
+  assert(!refusesEffort(400, "Invalid reasoning_details: expected an array"));
+  assert(!refusesEffort(500, "Unsupported parameter: 'reasoning_effort'"), "only a 400 or 422");
+  assert(refusesEffort(400, "Unsupported parameter: 'reasoning_effort' is not supported"));
+  assert(refusesEffort(400, "Thinking level MEDIUM is not supported for this model."));
+  assert(refusesEffort(422, "reasoning: Extra inputs are not permitted"));
 });
