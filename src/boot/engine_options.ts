@@ -9,6 +9,7 @@
  * many arguments) is left to commander, which answers it.
  * tests/cli/startup_args_test.ts holds the two side by side.
  */
+import { REASONING_EFFORTS } from "../contracts/reasoning_effort.ts";
 
 /** One option, as commander's `new Option(flags, description)` takes it. */
 export interface OptionSpec {
@@ -68,7 +69,7 @@ export const SANDBOX_OPTIONS: readonly OptionSpec[] = [
 export const REASONING_EFFORT_OPTION: OptionSpec = {
   flags: "--reasoning-effort <level>",
   description: "how hard a reasoning model thinks (overrides config; default: the server's)",
-  choices: ["none", "minimal", "low", "medium", "high", "xhigh"],
+  choices: REASONING_EFFORTS,
 };
 
 /** `skiff run`'s own flags, after the sandbox flags. */

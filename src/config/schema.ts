@@ -7,6 +7,7 @@
 import * as z from "zod";
 import { codePathProblem } from "../sandbox/code_paths.ts";
 import { permissionKeyProblem } from "./permission_keys.ts";
+import { REASONING_EFFORTS } from "../contracts/reasoning_effort.ts";
 
 const positiveInt = () => z.int().positive();
 
@@ -32,7 +33,7 @@ export const PermissionSchema = z.record(z.string(), PermissionRuleSchema).super
 export const WireSchema = z.enum(["chat", "responses"]);
 
 /** How hard a reasoning model thinks (docs/models.md#reasoning-effort); the values vendors document. */
-export const ReasoningEffortSchema = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);
+export const ReasoningEffortSchema = z.enum(REASONING_EFFORTS);
 
 /** An HTTP header name (RFC 9110 token). */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -5,8 +5,9 @@
  * `ToolError`), how a command is started (`process_launcher.ts`), skiff's
  * error family (`errors.ts`, `usage_error.ts`), MCP tool names
  * (`mcp_names.ts`), the todo list, where snapshots go
- * (`snapshot_sink.ts`), secrets taken out of published text (`redact.ts`)
- * and skiff's own entry point (`entry.ts`). Types and small rules only:
+ * (`snapshot_sink.ts`), secrets taken out of published text (`redact.ts`),
+ * the reasoning efforts (`reasoning_effort.ts`) and skiff's own entry
+ * point (`entry.ts`). Types and small rules only:
  * nothing of skiff outside src/lib/, no package.
  */
 export type { SkiffEvent } from "./events.ts";

@@ -5,6 +5,7 @@
  */
 import * as path from "../lib/path.ts";
 import { UsageError } from "../contracts/usage_error.ts";
+import { REASONING_EFFORTS, type ReasoningEffort } from "../contracts/reasoning_effort.ts";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
 import { distrustProject } from "../config/origin.ts";
 import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
@@ -70,13 +71,13 @@ export function sandboxBackendFlag(
   );
 }
 
-const EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
-
 /** `--reasoning-effort`, checked: commander checks it too, but not every caller goes through it. */
-function reasoningEffortOption(value: string | undefined): (typeof EFFORTS)[number] | undefined {
+function reasoningEffortOption(value: string | undefined): ReasoningEffort | undefined {
   if (value === undefined) return undefined;
-  if ((EFFORTS as readonly string[]).includes(value)) return value as (typeof EFFORTS)[number];
-  throw new UsageError(`--reasoning-effort is '${value}'; expected one of ${EFFORTS.join(", ")}.`);
+  if ((REASONING_EFFORTS as readonly string[]).includes(value)) return value as ReasoningEffort;
+  throw new UsageError(
+    `--reasoning-effort is '${value}'; expected one of ${REASONING_EFFORTS.join(", ")}.`,
+  );
 }
 
 /** The workspace folder: `--dir` or the current folder, real and existing. */

@@ -19,10 +19,9 @@
  */
 import type { Dialect } from "./dialect.ts";
 import { modelEntry } from "./model_settings.ts";
+import type { ReasoningEffort } from "../../contracts/reasoning_effort.ts";
 
-/** The values vendors document, lowest to highest. */
-export const REASONING_EFFORTS = ["none", "minimal", "low", "medium", "high", "xhigh"] as const;
-export type ReasoningEffort = typeof REASONING_EFFORTS[number];
+export { REASONING_EFFORTS, type ReasoningEffort } from "../../contracts/reasoning_effort.ts";
 
 /** The name a refusal of the effort is remembered under, whatever the wire calls it. */
 export const EFFORT_FIELD = "reasoning_effort";
