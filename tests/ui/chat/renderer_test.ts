@@ -334,7 +334,10 @@ Deno.test("the last prompt's reasoning is written out whole on request, dimmed a
   assert(!terminal.text().includes("First I look"), "collapsed by default");
   assertEquals(renderer.expandReasoning(), true);
   const text = terminal.text();
-  assertStringIncludes(text, "✻ reasoning, 4 lines:\n  First I look at the file.\n\n  Then I answer.\n");
+  assertStringIncludes(
+    text,
+    "✻ reasoning, 4 lines:\n  First I look at the file.\n\n  Then I answer.\n",
+  );
   // Wrapped within 60 columns, each row indented.
   const rows = text.split("\n").filter((row) => row.startsWith("  word"));
   assert(rows.length >= 3, text);
