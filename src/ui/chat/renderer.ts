@@ -103,8 +103,8 @@ class InlineChatRenderer implements ChatRenderer {
     if (this.#disposed) return;
     switch (event.type) {
       case "session.started":
-        // A new prompt: "the last reasoning" is its own from now on.
-        this.#reasoning = [];
+        // A new prompt: "the last reasoning" is its own from now on (a subagent's start is not one).
+        if (!event.parent_id) this.#reasoning = [];
         this.#status.model ||= event.model;
         this.#status.agent ||= event.agent;
         break;
@@ -309,7 +309,7 @@ class InlineChatRenderer implements ChatRenderer {
   /** Reasoning text into the scrollback: dimmed, indented, wrapped to the width. */
   #writeReasoning(text: string): void {
     const width = Math.max(10, this.#screen.regionWidth - 2);
-    const rows = text.split("\n").flatMap((line) =>
+    const rows = text.replaceAll("\r\n", "\n").split("\n").flatMap((line) =>
       line.trim() ? wrapLine(neutraliseControls(line), width) : [""]
     );
     this.#note(rows.map((row) => row ? this.#style.dim(`  ${row}`) : "").join("\n"));
