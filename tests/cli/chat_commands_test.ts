@@ -8,6 +8,7 @@ import { chatCommands, type SessionControls } from "../../src/cli/chat/commands/
 import { CommandRegistry } from "../../src/ui/chat/input/commands.ts";
 import { INIT_PROMPT } from "../../src/cli/chat/commands/prompts.ts";
 import { listModels } from "../../src/cli/chat/commands/model.ts";
+import { earlierMessages } from "../../src/cli/chat/sessions.ts";
 import type { EngineSpec } from "../../src/engine/types.ts";
 import type { EngineHandle } from "../../src/engine/handle.ts";
 import { openStore } from "../../src/store/store.ts";
@@ -20,6 +21,10 @@ interface Fake {
   reopened: { model?: string; agent?: string; sessionId?: string }[];
   spec: EngineSpec;
   engineCalls: string[];
+  /** What the commands asked of the reasoning display, in order. */
+  reasoning: string[];
+  /** The reasoning the fake renderer has seen this chat; "" for none. */
+  seenReasoning: string;
 }
 
 function write(file: string, text: string): void {
@@ -41,6 +46,8 @@ async function withChat(
       sent: [],
       reopened: [],
       engineCalls: [],
+      reasoning: [],
+      seenReasoning: "",
       spec: testSpec({
         workspace: path.join(root, "project"),
         dataDir: path.join(root, "data"),
@@ -92,6 +99,15 @@ async function withChat(
       },
       pick: () => Promise.resolve(picks.shift()),
       tellModel: (note) => void fake.sent.push(`(note) ${note}`),
+      reasoning: {
+        reasoningShown: false,
+        showReasoning: (on) => void fake.reasoning.push(on ? "show" : "collapse"),
+        expandReasoning: (stored) => {
+          const text = fake.seenReasoning || (stored?.() ?? "");
+          fake.reasoning.push(`expand ${text || "(none)"}`);
+          return Boolean(text);
+        },
+      },
     };
     await work(fake, root);
   } finally {
@@ -125,12 +141,15 @@ Deno.test("/help lists every built-in command with its description, and completi
         "permissions",
         "mcp",
         "init",
+        "thinking",
         "exit",
       ]
     ) {
       assert.match(help, new RegExp(`^  /${name}\\b.*\\S`, "m"), `/${name} missing:\n${help}`);
     }
     assert.match(help, /\/model \[name\]\s+show or switch the model/);
+    assert.match(help, /\/thinking \[on\|off\]/);
+    assert.match(help, /Ctrl-T shows or collapses reasoning/);
     const commands = await chatCommands(fake.controls, { home: "/nonexistent-home" });
     assert.deepEqual(commands.complete("u"), ["undo", "usage"]);
     assert.deepEqual(commands.complete("pe"), ["permissions"]);
@@ -381,5 +400,51 @@ Deno.test("/mcp shows each server's state and tools from the engine", async () =
   await withChat(async (fake) => {
     await run(fake, "/mcp");
     assert.match(fake.printed.at(-1)!, /MCP is off/);
+  });
+});
+
+Deno.test("/thinking writes out the last reasoning (a resumed session's from the store); on/off switch the live display", async () => {
+  await withChat(async (fake) => {
+    await run(fake, "/thinking");
+    assert.deepEqual(fake.reasoning, ["expand (none)"]);
+    assert.match(fake.printed.join("\n"), /No reasoning yet/);
+    fake.seenReasoning = "thought live";
+    await run(fake, "/thinking");
+    await run(fake, "/thinking on");
+    await run(fake, "/thinking OFF");
+    await run(fake, "/thinking maybe");
+    assert.deepEqual(fake.reasoning, ["expand (none)", "expand thought live", "show", "collapse"]);
+    assert.match(fake.printed.join("\n"), /Usage: \/thinking, \/thinking on, \/thinking off/);
+  });
+  await withChat(async (fake) => {
+    const store = openStore(fake.spec.dataDir);
+    const session = store.createSession({
+      workspace: fake.spec.workspace,
+      model: "m",
+      agent: "build",
+    });
+    const add = (role: string, parts: { type: "text" | "reasoning"; text: string }[]) => {
+      const message = store.appendMessage(session.id, role);
+      for (const part of parts) store.appendPart(session.id, message, part.type, part);
+    };
+    add("user", [{ type: "text", text: "old question" }]);
+    add("assistant", [{ type: "reasoning", text: "old thought" }]);
+    add("user", [{ type: "text", text: "last question" }]);
+    add("assistant", [
+      { type: "reasoning", text: "first of the last\nsecond line" },
+      { type: "text", text: "the answer" },
+    ]);
+    add("assistant", [{ type: "reasoning", text: "second of the last" }]);
+    store.close();
+    await fake.controls.reopen({ sessionId: session.id });
+    // The replay of a resumed session keeps the collapsed line above an answer that had reasoning.
+    assert.match(
+      earlierMessages(fake.spec, session.id),
+      /› last question\n\n✻ thought for 2 lines\nthe answer/,
+    );
+    await run(fake, "/thinking");
+    assert.deepEqual(fake.reasoning, [
+      "expand first of the last\nsecond line\n\nsecond of the last",
+    ]);
   });
 });

@@ -34,7 +34,13 @@ import type { SessionControls } from "./commands/mod.ts";
 import { InlineBroker } from "../../ui/interactive_broker.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { fencedBlock } from "../../lib/markdown_fence.ts";
-import { earlierMessages, pickSession, resumedStatus, resumeHint } from "./sessions.ts";
+import {
+  earlierMessages,
+  lastStoredReasoning,
+  pickSession,
+  resumedStatus,
+  resumeHint,
+} from "./sessions.ts";
 import { watchTerminalSize } from "../../ui/chat/input/terminal_size.ts";
 import { AppendEcho } from "../../ui/chat/input/append_echo.ts";
 import { canRedraw } from "../../ui/chat/style.ts";
@@ -166,6 +172,24 @@ class ChatSession {
     );
   }
 
+  /** Ctrl-T: the reasoning shown from now on (and the last one written out), or collapsed again. */
+  #toggleReasoning(): void {
+    const on = !this.renderer.reasoningShown;
+    this.renderer.showReasoning(on);
+    const note = on
+      ? "Reasoning shown from now on (Ctrl-T collapses it)."
+      : "Reasoning collapsed from now on (Ctrl-T shows it).";
+    // While a turn runs the note is the input's hint: a line printed now would cut the answer's markdown.
+    if (this.#busy) return this.#redraw(note);
+    this.renderer.print(note);
+    if (on) this.renderer.expandReasoning(() => this.#storedReasoning());
+  }
+
+  /** A resumed session's last reasoning, for when this chat has seen none yet. */
+  #storedReasoning(): string {
+    return this.#sessionId ? lastStoredReasoning(this.spec, this.#sessionId) : "";
+  }
+
   /** Stops the running turn: the stream, or the running command and every process it started. */
   #stopTurn(): void {
     this.#stopRequested = true;
@@ -176,6 +200,7 @@ class ChatSession {
     // While a turn runs, Ctrl-C stops it whatever the input holds.
     if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) return this.#stopTurn();
     if (key.kind === "ctrl-o") return this.renderer.expandTool();
+    if (key.kind === "ctrl-t") return this.#toggleReasoning();
     const action = this.editor.handle(key);
     switch (action.kind) {
       case "submit":
@@ -390,6 +415,7 @@ class ChatSession {
       spec: () => this.spec,
       engine: () => this.#ensureEngine(),
       tellModel: (note) => this.#shellNotes.push(note),
+      reasoning: this.renderer,
       reopen: async ({ model, agent, sessionId }) => {
         await this.#engine?.close();
         this.#engine = undefined;

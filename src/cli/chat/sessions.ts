@@ -32,13 +32,49 @@ export function earlierMessages(
     const text = message.parts.flatMap((part) => part.type === "text" ? [part.text] : [])
       .join("").trim();
     if (!text) continue;
-    lines.push(message.role === "user" ? `› ${text.split("\n\n<file ")[0]}` : text, "");
+    if (message.role === "user") {
+      lines.push(`› ${text.split("\n\n<file ")[0]}`, "");
+      continue;
+    }
+    // The collapsed line the live chat showed above this answer.
+    const thought = reasoningLines(message.parts);
+    if (thought) lines.push(`✻ thought for ${thought} line${thought === 1 ? "" : "s"}`);
+    lines.push(text, "");
   }
   const shown = lines.slice(-keep * 2);
   if (!shown.length) return "";
   return neutraliseControls(
     [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
   );
+}
+
+/** Lines of an assistant message's reasoning, as the live chat counts them; 0 when it had none. */
+function reasoningLines(parts: StoredMessage["parts"]): number {
+  return parts.reduce(
+    (sum, part) => part.type === "reasoning" ? sum + part.text.split("\n").length : sum,
+    0,
+  );
+}
+
+/**
+ * The reasoning of a stored session's last prompt (every assistant message
+ * after its last user message), blocks apart by a blank line; "" when none.
+ * What /thinking writes out in a resumed chat before the model has thought again.
+ */
+export function lastStoredReasoning(
+  spec: Pick<EngineSpec, "dataDir">,
+  sessionId: string,
+): string {
+  const messages = withStore(
+    (store) => store.loadHistory(sessionId),
+    spec.dataDir,
+  ) as StoredMessage[];
+  const lastUser = messages.findLastIndex((message) => message.role === "user");
+  return messages.slice(lastUser + 1).flatMap((message) =>
+    message.role === "assistant"
+      ? message.parts.flatMap((part) => part.type === "reasoning" ? [part.text.trim()] : [])
+      : []
+  ).filter(Boolean).join("\n\n");
 }
 
 /**

@@ -4,8 +4,10 @@
  * go to the scrollback once; the growing block of the answer, calls still
  * running, the todo list, the input and the status line make up the bottom
  * region, rebuilt and redrawn whenever one of them changes. The model's
- * reasoning stays collapsed: one dimmed line while it streams, then one line
- * in the scrollback (the whole of it is in `skiff sessions export`).
+ * reasoning is collapsed by default: one dimmed line while it streams, then
+ * one line in the scrollback. `expandReasoning` writes the last prompt's out
+ * whole, and with `showReasoning(true)` it streams into the scrollback,
+ * dimmed, as it comes (the whole of it is also in `skiff sessions export`).
  */
 import type { EventOf, SkiffEvent } from "../../contracts/events.ts";
 import type { Todo } from "../../contracts/todo.ts";
@@ -46,8 +48,18 @@ class InlineChatRenderer implements ChatRenderer {
   /** Answer text that arrived before `marked` had loaded. */
   #unlexed = "";
   #live: string[] = [];
-  /** The reasoning streaming now: its line count, its last whole line and the line growing. */
-  #thinking: { lines: number; tail: string; partial: string } | undefined;
+  /**
+   * The reasoning streaming now: its text, its line count, its last whole
+   * line, the line growing, and how much of the text is already written out
+   * (while the reasoning is shown).
+   */
+  #thinking:
+    | { text: string; lines: number; tail: string; partial: string; written: number }
+    | undefined;
+  /** The reasoning of the current prompt (or the last one), one entry per model request. */
+  #reasoning: string[] = [];
+  /** Reasoning streams into the scrollback as it comes, instead of staying collapsed. */
+  #showReasoning = false;
   #inputs = new Map<string, unknown>();
   #running = new Map<string, Running>();
   #finished = new Map<string, { event: EventOf<"tool.completed">; input: unknown }>();
@@ -91,6 +103,8 @@ class InlineChatRenderer implements ChatRenderer {
     if (this.#disposed) return;
     switch (event.type) {
       case "session.started":
+        // A new prompt: "the last reasoning" is its own from now on (a subagent's start is not one).
+        if (!event.parent_id) this.#reasoning = [];
         this.#status.model ||= event.model;
         this.#status.agent ||= event.agent;
         break;
@@ -193,6 +207,31 @@ class InlineChatRenderer implements ChatRenderer {
     this.#redraw();
   }
 
+  expandReasoning(stored?: () => string): boolean {
+    const blocks = [...this.#reasoning];
+    if (this.#thinking) blocks.push(this.#thinking.text);
+    const text = blocks.map((block) => block.trim()).filter(Boolean).join("\n\n") ||
+      (stored?.() ?? "");
+    if (!text) return false;
+    this.#endAnswer();
+    const lines = text.split("\n").length;
+    this.#note(this.#style.dim(`✻ reasoning, ${lines} line${lines === 1 ? "" : "s"}:`));
+    this.#writeReasoning(text);
+    this.#redraw();
+    return true;
+  }
+
+  showReasoning(on: boolean): void {
+    this.#showReasoning = on;
+    // Shown from the middle of a stream: what has come so far first, then the rest as it comes.
+    if (on && this.#thinking) this.#writeThinking(false);
+    this.#redraw();
+  }
+
+  get reasoningShown(): boolean {
+    return this.#showReasoning;
+  }
+
   resize(columns: number, rows?: number): void {
     this.#screen.resize(columns, rows ?? this.#screen.rows);
     this.#markdown.columns = this.#screen.regionWidth;
@@ -240,7 +279,8 @@ class InlineChatRenderer implements ChatRenderer {
   }
 
   #think(text: string): void {
-    const thinking = this.#thinking ??= { lines: 1, tail: "", partial: "" };
+    const thinking = this.#thinking ??= { text: "", lines: 1, tail: "", partial: "", written: 0 };
+    thinking.text += text;
     const lines = text.split("\n");
     if (lines.length === 1) {
       thinking.partial += text;
@@ -250,13 +290,38 @@ class InlineChatRenderer implements ChatRenderer {
     const whole = [thinking.partial + lines[0], ...lines.slice(1, -1)];
     thinking.tail = whole.findLast((line) => line.trim() !== "") ?? thinking.tail;
     thinking.partial = lines.at(-1)!;
+    if (this.#showReasoning) this.#writeThinking(false);
+  }
+
+  /** Writes the streaming reasoning's whole lines not written yet (and, when it is over, the rest). */
+  #writeThinking(end: boolean): void {
+    const thinking = this.#thinking!;
+    const upTo = end ? thinking.text.length : thinking.text.lastIndexOf("\n") + 1;
+    if (upTo <= thinking.written) return;
+    let text = thinking.text.slice(thinking.written, upTo);
+    // Leading blank lines of a block say nothing; the closing newline is the scroll's own.
+    if (thinking.written === 0) text = text.replace(/^\s*\n/, "");
+    thinking.written = upTo;
+    text = text.replace(/\n$/, "");
+    if (text.trim()) this.#writeReasoning(text);
+  }
+
+  /** Reasoning text into the scrollback: dimmed, indented, wrapped to the width. */
+  #writeReasoning(text: string): void {
+    const width = Math.max(10, this.#screen.regionWidth - 2);
+    const rows = text.replaceAll("\r\n", "\n").split("\n").flatMap((line) =>
+      line.trim() ? wrapLine(neutraliseControls(line), width) : [""]
+    );
+    this.#note(rows.map((row) => row ? this.#style.dim(`  ${row}`) : "").join("\n"));
   }
 
   /** The reasoning is over: one collapsed line goes to the scrollback. */
   #endThinking(): void {
     if (!this.#thinking) return;
-    const lines = this.#thinking.lines;
+    if (this.#showReasoning) this.#writeThinking(true);
+    const { lines, text } = this.#thinking;
     this.#thinking = undefined;
+    this.#reasoning.push(text);
     this.#note(this.#style.dim(`✻ thought for ${lines} line${lines === 1 ? "" : "s"}`));
   }
 

@@ -73,6 +73,19 @@ export interface ChatRenderer {
   print(text: string): void;
   /** Expand the tool call with this id (or the last one when absent): its whole output or diff. */
   expandTool(callId?: string): void;
+  /**
+   * Write the last prompt's reasoning out whole below (dimmed), the reasoning
+   * still streaming included; when this chat has seen none, what `stored`
+   * gives (a resumed session's, from the store). False when there is none.
+   */
+  expandReasoning(stored?: () => string): boolean;
+  /**
+   * From now on, stream the model's reasoning into the scrollback (dimmed) as
+   * it comes, or keep it collapsed to one line (the default).
+   */
+  showReasoning(on: boolean): void;
+  /** Whether the reasoning is shown as it streams (`showReasoning`). */
+  readonly reasoningShown: boolean;
   /** The terminal was resized: the bottom region is redrawn at the new width. */
   resize(columns: number, rows?: number): void;
   /**

@@ -311,3 +311,67 @@ Deno.test("reasoning shows as one dimmed line while it streams, then one collaps
   assertStringIncludes(text, "✻ thought for 2 lines\nThe answer.");
   assert(!text.includes("thinking…"), "the streaming line is gone");
 });
+
+Deno.test("the last prompt's reasoning is written out whole on request, dimmed and wrapped", async () => {
+  const { terminal, renderer, emit } = await setup({}, 60);
+  renderer.setInput("", 0);
+  emit("session.started", { workspace: "/w", model: "m", agent: "build", resumed: false });
+  emit("reasoning.delta", { turn: 1, text: "First I look at the file.\n" });
+  emit("tool.started", { turn: 1, call_id: "c1", tool: "bash", input: { command: "ls" } });
+  emit("tool.completed", {
+    turn: 1,
+    call_id: "c1",
+    tool: "bash",
+    ok: true,
+    title: "ls",
+    output: "",
+    duration_ms: 1,
+  });
+  const long = "word ".repeat(30).trim();
+  emit("reasoning.delta", { turn: 2, text: `Then I answer.\n${long}` });
+  emit("message.delta", { turn: 2, text: "The answer.\n" });
+  emit("message.completed", { turn: 2, text: "The answer.\n" });
+  assert(!terminal.text().includes("First I look"), "collapsed by default");
+  assertEquals(renderer.expandReasoning(), true);
+  const text = terminal.text();
+  assertStringIncludes(
+    text,
+    "✻ reasoning, 4 lines:\n  First I look at the file.\n\n  Then I answer.\n",
+  );
+  // Wrapped within 60 columns, each row indented.
+  const rows = text.split("\n").filter((row) => row.startsWith("  word"));
+  assert(rows.length >= 3, text);
+  for (const row of rows) assert(row.length <= 59, row);
+  // A new prompt's reasoning replaces it.
+  emit("session.started", { workspace: "/w", model: "m", agent: "build", resumed: false });
+  emit("message.delta", { turn: 1, text: "No thought.\n" });
+  emit("message.completed", { turn: 1, text: "No thought.\n" });
+  assertEquals(renderer.expandReasoning(), false);
+  assertEquals(renderer.expandReasoning(() => "stored thought"), true);
+  assertStringIncludes(terminal.text(), "✻ reasoning, 1 line:\n  stored thought");
+  renderer.dispose();
+});
+
+Deno.test("reasoning shown streams into the scrollback as it comes, then its collapsed line", async () => {
+  const { terminal, renderer, emit } = await setup({ color: true });
+  renderer.setInput("", 0);
+  emit("reasoning.delta", { turn: 1, text: "Already here.\nHalf" });
+  renderer.showReasoning(true);
+  assertEquals(renderer.reasoningShown, true);
+  assertStringIncludes(terminal.text(), "  Already here.");
+  assert(!terminal.text().includes("\n  Half"), "a line still growing waits");
+  emit("reasoning.delta", { turn: 1, text: " a line\n\x1b]0;title\x07done" });
+  emit("message.delta", { turn: 1, text: "The answer.\n" });
+  emit("message.completed", { turn: 1, text: "The answer.\n" });
+  const text = terminal.text();
+  assertStringIncludes(text, "  Already here.\n  Half a line\n");
+  assertStringIncludes(text, "done\n✻ thought for 3 lines\nThe answer.");
+  assert(!terminal.raw.includes("\x1b]0;"), "the model's escape is shown, not obeyed");
+  assert(SGR.test(terminal.raw));
+  renderer.showReasoning(false);
+  emit("reasoning.delta", { turn: 2, text: "Hidden again.\n" });
+  emit("message.delta", { turn: 2, text: "Two.\n" });
+  emit("message.completed", { turn: 2, text: "Two.\n" });
+  assert(!terminal.text().includes("Hidden again."), terminal.text());
+  renderer.dispose();
+});

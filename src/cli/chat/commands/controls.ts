@@ -4,6 +4,7 @@
  * the spec the next prompt runs with, and switching model, agent or session.
  */
 import type { ChatControls } from "../../../ui/chat/input/commands.ts";
+import type { ChatRenderer } from "../../../ui/chat/mod.ts";
 import type { EngineSpec } from "../../../engine/types.ts";
 import type { EngineHandle } from "../../../engine/handle.ts";
 
@@ -22,4 +23,6 @@ export interface SessionControls extends ChatControls {
   pick(question: string, count: number): Promise<number | undefined>;
   /** A note the model gets with the next message (as a `!command`'s output is). */
   tellModel(note: string): void;
+  /** The chat's reasoning display: written out whole, or shown as it streams. */
+  reasoning: Pick<ChatRenderer, "expandReasoning" | "showReasoning" | "reasoningShown">;
 }

@@ -12,6 +12,7 @@ import { agentCommand, modelCommand } from "./model.ts";
 import { mcpCommand, permissionsCommand, usageSlashCommand } from "./info.ts";
 import { compactSlashCommand, initCommand } from "./prompts.ts";
 import { customSlashCommand } from "./custom.ts";
+import { thinkingCommand } from "./thinking.ts";
 
 export type { SessionControls };
 
@@ -50,6 +51,7 @@ export async function chatCommands(
       agentCommand,
       compactSlashCommand,
       usageSlashCommand,
+      thinkingCommand,
       permissionsCommand,
       mcpCommand,
       initCommand,

@@ -86,6 +86,7 @@ export function helpCommand<C extends ChatControls>(
           ...(custom.length ? ["Custom commands:", ...custom.map(line)] : []),
           "Keys: Enter sends · Alt+Enter or a trailing \\ adds a line · ↑/↓ history · Ctrl-R search",
           "      @path inlines a file (Tab completes) · !command runs a shell command",
+          "      Ctrl-O writes the last tool call out whole · Ctrl-T shows or collapses reasoning",
           "      Esc or Ctrl-C stops the agent · Ctrl-D or Ctrl-C twice exits",
         ].join("\n"),
       );

@@ -148,7 +148,8 @@ export class LineEditor {
       case "ctrl-d":
         return this.text ? this.handle({ kind: "delete" }) : { kind: "exit" };
       case "ctrl-o":
-        // The chat's (expand the last tool call); nothing to edit.
+      case "ctrl-t":
+        // The chat's (expand the last tool call; show the reasoning); nothing to edit.
         return { kind: "none" };
     }
   }

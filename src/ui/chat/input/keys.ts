@@ -29,6 +29,7 @@ export type Key =
       | "ctrl-k"
       | "ctrl-o"
       | "ctrl-r"
+      | "ctrl-t"
       | "ctrl-u"
       | "ctrl-w";
   };
@@ -73,6 +74,7 @@ const CONTROLS: Record<string, Key["kind"]> = {
   "\x0b": "ctrl-k",
   "\x0f": "ctrl-o",
   "\x12": "ctrl-r",
+  "\x14": "ctrl-t",
   "\x15": "ctrl-u",
   "\x17": "ctrl-w",
 };
