@@ -215,6 +215,9 @@ Deno.test({
   ];
   await withAttack(script, async (sandbox) => {
     const child = await plantAndWait(sandbox);
+    // The watcher starts beside the command: on a loaded machine it can be up a moment after the
+    // command's first output.
+    await until(() => processesWith("skiff-guard-watch", sandbox.dataDir).length > 0, 10_000);
     const watchers = processesWith("skiff-guard-watch", sandbox.dataDir);
     assertEquals(watchers.length, 1, "no watcher of this session's journal");
     Deno.kill(watchers[0], "SIGKILL");
