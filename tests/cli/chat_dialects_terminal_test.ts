@@ -182,7 +182,9 @@ const CASES: Case[] = [
       const history = served.requests[1].messages as Record<string, unknown>[];
       const assistant = history.find((message) => message.role === "assistant");
       assert(Array.isArray(assistant?.tool_calls), JSON.stringify(history));
-      assert(!JSON.stringify(history).includes("<tool_call>"), JSON.stringify(history));
+      // The system prompt tells such a model the form skiff reads; no message after it carries it.
+      const turns = history.filter((message) => message.role !== "system");
+      assert(!JSON.stringify(turns).includes("<tool_call>"), JSON.stringify(turns));
     },
   },
 ];
