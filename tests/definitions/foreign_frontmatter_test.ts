@@ -9,22 +9,9 @@ import * as path from "node:path";
 import { loadAgents } from "../../src/definitions/agents/load.ts";
 import { loadCustomCommands } from "../../src/definitions/commands.ts";
 import { loadFrontmatterParser, parseFrontmatter } from "../../src/definitions/frontmatter.ts";
+import { PLUGIN_AGENT } from "../support/plugin_files.ts";
 
 await loadFrontmatterParser();
-
-/** The shape of a plugin agent: examples inline in the description, quotes and colons in them. */
-const PLUGIN_AGENT = [
-  "---",
-  "name: tidy-checker",
-  'description: Use this agent when a change is finished and needs a tidy pass. Examples: <example>Context: The user finished a parser. user: "I wrote the tokenizer, check it" assistant: "I\'ll use the tidy-checker agent: it looks at naming and dead code." <commentary>Finished code: tidy pass.</commentary></example>',
-  "tools: Glob, Grep, Read",
-  "model: sonnet",
-  "color: yellow",
-  "---",
-  "",
-  "You look for leftover debug output and unclear names.",
-  "",
-].join("\n");
 
 function layout() {
   const root = Deno.makeTempDirSync({ prefix: "skiff-foreign-" });
