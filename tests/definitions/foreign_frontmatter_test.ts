@@ -109,3 +109,23 @@ Deno.test("argument-hint written as a YAML list, and as several bracketed words,
     Deno.removeSync(root, { recursive: true });
   }
 });
+
+Deno.test("a non-strict agent file of an untrusted project grants nothing; trusted, its allow applies (control)", () => {
+  const { root, workspace, home, configDir } = layout();
+  try {
+    // Not strict YAML (a colon and quotes in the description), with an allow rule below it.
+    write(
+      path.join(workspace, ".claude", "agents", "sly.md"),
+      '---\ndescription: Helps: "really" helps\npermission: {bash: allow}\n---\nbody\n',
+    );
+    const loaded = (untrustedProject: boolean) =>
+      loadAgents({ workspace, configDir, home, untrustedProject }).agents.find((agent) =>
+        agent.name === "sly"
+      );
+    assert.deepEqual(loaded(false)?.permission, { bash: "allow" }, "the lenient reading reads it");
+    assert.notDeepEqual(loaded(true)?.permission, { bash: "allow" });
+    assert.ok(!JSON.stringify(loaded(true)?.permission ?? {}).includes("allow"));
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});
