@@ -289,7 +289,7 @@ function readCommand(
       name,
       // Claude Code falls back to the first line of the prompt; so do we.
       description: field("description") ?? parsed.body.split("\n")[0].slice(0, 80),
-      argumentHint: field("argument-hint"),
+      argumentHint: argumentHint(parsed.data["argument-hint"]) ?? field("argument-hint"),
       model: field("model"),
       agent: field("agent"),
       body: parsed.body,
@@ -305,6 +305,17 @@ function readCommand(
     warnings.push(`${where}; command skipped`);
     return undefined;
   }
+}
+
+/**
+ * `argument-hint: [project-name]`, as Claude Code's docs write it, is a YAML
+ * list; it is meant as the text shown, brackets and all.
+ */
+function argumentHint(value: unknown): string | undefined {
+  if (!Array.isArray(value) || !value.every((item) => ["string", "number"].includes(typeof item))) {
+    return undefined;
+  }
+  return `[${value.join(", ")}]`;
 }
 
 /**

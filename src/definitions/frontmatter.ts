@@ -2,7 +2,9 @@
  * Splits a markdown file into its YAML frontmatter and body. Agents, skills
  * and custom commands are written this way; a mistake in the frontmatter is
  * reported with the file and the line in that file, so a user can go straight
- * to it.
+ * to it. A frontmatter that is not strict YAML is read as `key: value`
+ * lines first (`_lenient_frontmatter.ts`); only when that fails too is it an
+ * error.
  *
  * The YAML library is evaluated only once a file with frontmatter is found:
  * every engine start reaches this module, most workspaces have no such file,
@@ -12,6 +14,7 @@
  * stays synchronous.
  */
 import type * as Yaml from "yaml";
+import { readLeniently } from "./_lenient_frontmatter.ts";
 
 export interface Frontmatter {
   /** The parsed frontmatter object; empty when the file has none. */
@@ -100,6 +103,15 @@ export function parseFrontmatter(file: string, text: string): Frontmatter {
   const document = yaml.parseDocument(yamlText, { lineCounter: lines, prettyErrors: false });
   const problem = document.errors[0];
   if (problem) {
+    // Files written for other tools are read as those tools read them (_lenient_frontmatter.ts).
+    const lenient = readLeniently(yaml, yamlText);
+    if (lenient) {
+      return {
+        data: lenient.data,
+        body,
+        lineOf: (key) => (lenient.lines.get(key) ?? 0) + firstLine,
+      };
+    }
     const at = lines.linePos(problem.pos[0]).line + firstLine - 1;
     throw new FrontmatterError(file, at, `invalid YAML: ${problem.message.split("\n")[0]}`);
   }

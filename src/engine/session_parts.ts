@@ -215,7 +215,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     await closeMcp();
     throw error;
   }
-  const model = agent.model ?? spec.model;
+  // The host put the agent's model in the spec already (a subagent's, and the top-level one's below --model).
+  const model = spec.model;
 
   let schemas: ToolSchema[] | undefined;
   // Once per session, not per call: the workspace and extra folders are resolved already.

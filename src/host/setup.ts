@@ -18,6 +18,7 @@ import {
 } from "../trust/project_trust.ts";
 import { readAgentFiles } from "../definitions/agents/files.ts";
 import { resolveAgents } from "../definitions/agents/load.ts";
+import { primaryModel, settleAgentModels } from "../definitions/agents/models.ts";
 import { loadFrontmatterParserFor } from "../definitions/frontmatter.ts";
 import { homeDir } from "../sandbox/paths.ts";
 import { allowedEnvNames } from "../sandbox/env.ts";
@@ -184,13 +185,32 @@ export async function prepare(
   const trust = applyProjectTrust(loaded, projectTrust.trusted);
   const config = trust.config;
   const provider = config.provider ?? {};
-  const model = provider.model ?? "";
+  const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
+  // Once, here: the Worker's permissions, its session and its subagents use this list.
+  const resolvedAgents = settleAgentModels(
+    resolveAgents({
+      files: agentFiles,
+      configAgents: config.agent,
+      untrustedProject: !projectTrust.trusted,
+    }),
+    {
+      baseURL,
+      model: provider.model ?? "",
+      knownModels: [...Object.keys(config.models ?? {}), ...Object.keys(provider.models ?? {})],
+    },
+  );
+  // The top-level agent's own model counts too, below --model (src/definitions/agents/models.ts).
+  const { model } = primaryModel(
+    resolvedAgents.agents,
+    options.agent ?? "build",
+    provider.model ?? "",
+    options.model,
+  );
   if (needsModel && !model) {
     throw new UsageError(
       'no model set. Pass --model <name>, set SKIFF_MODEL, or put "provider": {"model": "…"} in skiff.json or ~/.config/skiff/config.json.',
     );
   }
-  const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
   const apiKey = provider.apiKey ?? "";
   if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
     throw new UsageError(
@@ -218,12 +238,7 @@ export async function prepare(
     mcp: projectMcp(config, loaded, workspace),
     projectTrusted: projectTrust.trusted,
     configAgents: config.agent,
-    // Once, here: the Worker's permissions, its session and its subagents use this list.
-    resolvedAgents: resolveAgents({
-      files: agentFiles,
-      configAgents: config.agent,
-      untrustedProject: !projectTrust.trusted,
-    }),
+    resolvedAgents,
     sandbox: {
       mode: config.sandbox?.mode ?? "workspace-write",
       backend: config.sandbox?.backend ?? "auto",

@@ -66,7 +66,7 @@ export interface ResolveAgentsOptions {
   files: AgentFile[];
   /** The merged config's `agent` key. */
   configAgents?: Record<string, ConfigAgent>;
-  /** The project is not trusted: allow rules in the agent files it ships are dropped. */
+  /** The project is not trusted: allow rules and `model` in the agent files it ships are dropped. */
   untrustedProject?: boolean;
 }
 
@@ -84,6 +84,14 @@ export function resolveAgents(options: ResolveAgentsOptions): LoadedAgents {
     const override = parseAgentFile(agentFile, warnings);
     if (override?.permission && agentFile.project && options.untrustedProject) {
       override.permission = withoutAllows(override.permission);
+    }
+    // Choosing the model is the person's, as for a project's custom commands: not an untrusted project's.
+    if (override?.model !== undefined && agentFile.project && options.untrustedProject) {
+      warnings.push(
+        `${agentFile.file}: model "${override.model}" is not used: the project is not trusted; ` +
+          "the agent runs with your model. Trust the project (or pass --trust-project) to use it",
+      );
+      delete override.model;
     }
     if (override) apply(byName, name, override, agentFile.file, warnings);
   }
