@@ -10,8 +10,8 @@
  * - its allow rules (`skiff.json`, its `agent` entries, agent files);
  * - sending the user's API key to a `provider.baseURL` it chose;
  * - starting the MCP servers it defines (they run as the user);
- * - and, through `spec.projectTrusted`, a custom command's `model`/`agent`
- *   and the commands of a `.skiff/done.json` it ships.
+ * - and, through `spec.projectTrusted`, a custom command's `model`/`agent`,
+ *   an agent file's `model`, and the commands of a `.skiff/done.json` it ships.
  * Trust is of one git repository (its top folder, real path): a repository
  * nested inside a trusted one (a submodule, a vendored clone) is not
  * covered. Some settings need the user's own word even in a trusted project,
