@@ -34,6 +34,7 @@ import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts
 import { hiddenAround } from "../sandbox/hidden.ts";
 import { type CommandChange, CommandSnapshots } from "../undo/command_snapshots.ts";
 import { gitSummary } from "./loop/git_summary.ts";
+import { toolsForWindow } from "./context/small_window.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -219,6 +220,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   const model = spec.model;
 
   let schemas: ToolSchema[] | undefined;
+  const modelLimits = resolveModelLimits(model, spec.settings.models);
   // Once per session, not per call: the workspace and extra folders are resolved already.
   const hidden = hiddenAround(spec.sandbox.hidden ?? [], [spec.workspace, ...spec.sandbox.addDirs]);
   return {
@@ -230,13 +232,14 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     openingGitSummary,
     // Built at the first model request (one array, kept): `skiff tool` never needs them.
     get schemas() {
-      return schemas ??= toolSchemas(tools);
+      // A small window is offered the core tools only (context/small_window.ts).
+      return schemas ??= toolSchemas(toolsForWindow(tools, modelLimits.context));
     },
     gate,
     warnings,
     agentPrompt: agent.prompt,
     doneProposals,
-    maxOutputTokens: pickMaxOutputTokens(resolveModelLimits(model, spec.settings.models)),
+    maxOutputTokens: pickMaxOutputTokens(modelLimits),
     temperature: agent.temperature,
     context: (callId, signal) => ({
       sessionId: session.id,

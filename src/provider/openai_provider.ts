@@ -6,6 +6,7 @@
  * the user already saw after a stream is cut), so it can be tested with an
  * injected fetch, sleep, clock and random source.
  */
+import { APIError } from "openai/core/error";
 import { backgroundTimeout } from "../lib/background_ticks.ts";
 import { type ConnectProbe, tcpConnectProbe } from "./connect_probe.ts";
 import { watchForDone } from "./chat/done_sentinel.ts";
@@ -254,6 +255,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
         const thought = assembler.reasoning.length;
         if (assembler.add(chunk as StreamChunk) !== "") guard.offer(assembler.text);
         if (assembler.reasoning.length !== thought) reasoningGuard.offer(assembler.reasoning);
+        // An error inside a choice is read like the stream's own error event.
+        if (assembler.failure !== undefined) {
+          throw new APIError(undefined, assembler.failure, undefined, undefined);
+        }
       }
     } catch (error) {
       if (gaveUp) throw new GaveUp(gaveUp);

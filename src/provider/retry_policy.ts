@@ -108,6 +108,7 @@ export function retryAfterFromHeaders(
 const STATUS_TEXT: Record<number, string> = {
   400: "Bad Request",
   401: "Unauthorized",
+  402: "Payment Required",
   403: "Forbidden",
   404: "Not Found",
   408: "Request Timeout",
@@ -167,6 +168,77 @@ function serverMessageOf(error: APIError): string | undefined {
   return undefined;
 }
 
+/**
+ * The HTTP status an error's own name stands for, for an error sent inside a
+ * 200 stream, where no status came: OpenAI's `code`s, Anthropic-style
+ * `type`s, OpenRouter's and other gateways' names. The status decides the
+ * rest as it does for an HTTP error: a bad key is not retried, an overflow is
+ * the context's to handle, a rate limit is waited out.
+ */
+const NAMED_STATUS: Array<[RegExp, number]> = [
+  [
+    /^(invalid_api_key|missing_api_key|invalid_authentication|authentication_error|unauthorized|unauthenticated|key_disabled|invalid_key|expired_api_key)$/i,
+    401,
+  ],
+  [/^(permission_denied|permission_error|forbidden|unsupported_country_region_territory)$/i, 403],
+  [
+    /^(context_length_exceeded|context_window_exceeded|string_above_max_length|request_too_large)$/i,
+    400,
+  ],
+  [
+    /^(insufficient_quota|insufficient_credits|credit_limit_reached|billing_hard_limit_reached)$/i,
+    402,
+  ],
+  [/^(model_not_found|not_found_error|not_found)$/i, 404],
+  [/^(rate_limit_exceeded|rate_limit_error|rate_limited|too_many_requests)$/i, 429],
+  [/^(invalid_request_error|bad_request|invalid_request)$/i, 400],
+  [/^(server_error|api_error|internal_error|internal_server_error)$/i, 500],
+  [/^(overloaded_error|overloaded|service_unavailable|engine_overloaded)$/i, 503],
+];
+
+/**
+ * An error object's name (`code`, then `type`) and the status it stands
+ * for; a code that is itself a status (OpenRouter's `"code": 502`) is that status.
+ */
+function namedStatusOf(body: unknown): { status?: number; name?: string } {
+  const status = httpCodeOf(body);
+  if (status !== undefined) return { status };
+  if (body === null || typeof body !== "object") return {};
+  const record = body as Record<string, unknown>;
+  let firstName: string | undefined;
+  for (const key of ["code", "type"]) {
+    const name = record[key];
+    if (typeof name !== "string" || name === "") continue;
+    firstName ??= name;
+    const known = NAMED_STATUS.find(([pattern]) => pattern.test(name));
+    if (known) return { status: known[1], name };
+  }
+  return { name: firstName };
+}
+
+/**
+ * The wait a server's words ask for ("Please try again in 1.5s", "in 200ms",
+ * "retry after 20 seconds"), capped; an error inside a stream has no headers
+ * of its own to carry it.
+ */
+export function retryHintFromMessage(
+  message: string | undefined,
+  capMs: number,
+): number | undefined {
+  const found = message?.match(
+    /(?:try again|retry) (?:in|after) (\d+(?:\.\d+)?) ?(ms|milliseconds?|s|sec(?:ond)?s?|m|min(?:ute)?s?)\b/i,
+  );
+  if (!found) return undefined;
+  const value = Number(found[1]);
+  const unit = found[2].toLowerCase();
+  const ms = unit.startsWith("ms") || unit.startsWith("milli")
+    ? value
+    : unit === "m" || unit.startsWith("min")
+    ? value * 60_000
+    : value * 1000;
+  return Number.isFinite(ms) ? Math.min(Math.ceil(ms), capMs) : undefined;
+}
+
 /** An HTTP-like status code (400–599) in an error object's `code` or `status`, if any. */
 function httpCodeOf(body: unknown): number | undefined {
   if (body === null || typeof body !== "object") return undefined;
@@ -219,14 +291,18 @@ export function classifyFailure(
     if (error.status === undefined) {
       // An error event inside a 200 stream: the server failed while answering.
       // Its own code, when it gives one, says whether trying again can help.
-      const code = httpCodeOf(error.error);
+      const { status: code, name } = namedStatusOf(error.error);
+      const named = name ? ` (${name})` : "";
+      const retryAfterMs = retryAfterFromHeaders(error.headers, nowMs, retryAfterCapMs) ??
+        retryHintFromMessage(serverMessage, retryAfterCapMs);
       return {
         retryable: code === undefined || isRetryableStatus(code),
         reason: code === undefined
-          ? "server reported an error mid-stream"
-          : `${statusReason(code)} reported mid-stream`,
+          ? `server reported an error mid-stream${named}`
+          : `${statusReason(code)} reported mid-stream${named}`,
         ...(code === undefined ? {} : { status: code }),
         serverMessage,
+        ...(code === 429 && retryAfterMs !== undefined ? { retryAfterMs } : {}),
         connection: false,
       };
     }

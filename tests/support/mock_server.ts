@@ -67,6 +67,12 @@ export interface MockWire {
    * then the stream ends without a finish or [DONE].
    */
   error?: unknown;
+  /**
+   * How `error` is sent: alone (`bare`, OpenAI's way), in a whole chunk
+   * beside a choice finished with "error" (`openrouter`), or only inside
+   * that choice (`choice`). @default "bare"
+   */
+  errorShape?: "bare" | "openrouter" | "choice";
 }
 
 export type MockTurn =
@@ -348,7 +354,26 @@ function streamEvents(
   const wire = turn.wire ?? {};
   if (wire.stall) return events;
   if (wire.error !== undefined) {
-    events.push(JSON.stringify({ error: wire.error }));
+    const failed = { index: 0, delta: { content: "" }, finish_reason: "error" };
+    const shaped = wire.errorShape === "openrouter"
+      ? {
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model,
+        error: wire.error,
+        choices: [failed],
+      }
+      : wire.errorShape === "choice"
+      ? {
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model,
+        choices: [{ ...failed, error: wire.error }],
+      }
+      : { error: wire.error };
+    events.push(JSON.stringify(shaped));
     return events;
   }
   turn.toolCalls?.forEach((call, index) => {

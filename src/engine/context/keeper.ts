@@ -17,8 +17,10 @@ import {
   type ContextBudget,
   contextBudget,
   DEFAULT_COMPACTION,
+  fitReplyToOpening,
   fullWindowMessage,
   planRequest,
+  replyLimitFor,
 } from "./plan.ts";
 import { pruneToolOutputs } from "./prune.ts";
 import { summarise, userWords } from "./summary.ts";
@@ -72,6 +74,8 @@ export class ContextKeeper {
   #userWords: string[] = [];
   /** Every file the session's calls changed, so a handoff names them all. */
   #changedFiles: string[] = [];
+  /** The opening request's size, once measured: the reply reserve is sized against it. */
+  #opening: number | undefined;
 
   constructor(options: ContextKeeperOptions) {
     this.#options = options;
@@ -93,12 +97,21 @@ export class ContextKeeper {
   /** Before a request: compact when over the threshold; not ok when it cannot be sent. */
   async prepare(history: ChatMessage[], turn: number): Promise<Readiness> {
     this.#learnUserWords(history);
+    if (this.#opening === undefined) {
+      this.#opening = this.meter.estimate(history);
+      this.#budget = fitReplyToOpening(this.#budget, this.#opening, this.#settings);
+    }
     const plan = planRequest(this.meter.estimate(history), this.#budget, this.#settings);
     if (plan.action === "send") return { ok: true };
     if (plan.action === "stop") {
       return { ok: false, reason: fullWindowMessage(plan.tokens, this.#budget, false) };
     }
     return await this.#compact(history, turn, "threshold");
+  }
+
+  /** The output limit to send with `history`: what is left of the window, up to the one configured. */
+  replyLimit(history: readonly ChatMessage[]): number | undefined {
+    return replyLimitFor(this.meter.estimate(history), this.#budget, this.#options.maxOutputTokens);
   }
 
   /**
@@ -115,6 +128,9 @@ export class ContextKeeper {
         this.#settings,
         this.#options.maxOutputTokens,
       );
+      if (this.#opening !== undefined) {
+        this.#budget = fitReplyToOpening(this.#budget, this.#opening, this.#settings);
+      }
     }
     // Our count ran low by as much as the server's own count shows; when it
     // names neither its count nor a smaller window, assume a quarter.

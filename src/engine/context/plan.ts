@@ -65,6 +65,47 @@ export function contextBudget(
   return { window, reply, threshold, goal: Math.floor(threshold * COMPACTION_HEADROOM), fits };
 }
 
+/** Reply room is never squeezed below this to make a small window fit. */
+export const MIN_REPLY_TOKENS = 1_024;
+
+/**
+ * `budget` with its reply reserve sized to what fits beside the opening
+ * request (system prompt, tool schemas, the first message). In a small
+ * window half of it for the reply and the opening request do not both fit
+ * (an 8k model: ~4k + ~4k before a single turn), so the reserve shrinks to
+ * half of what the opening request leaves, the other half being the
+ * conversation's; never below MIN_REPLY_TOKENS, never above the reserve
+ * asked for. A large window is unchanged.
+ */
+export function fitReplyToOpening(
+  budget: ContextBudget,
+  openingTokens: number,
+  settings: CompactionSettings = DEFAULT_COMPACTION,
+): ContextBudget {
+  const left = budget.window - openingTokens;
+  if (left - budget.reply >= budget.reply) return budget;
+  const reply = Math.min(budget.reply, Math.max(MIN_REPLY_TOKENS, Math.floor(left / 2)));
+  const fits = budget.window - reply;
+  const share = Math.min(0.95, Math.max(0.1, settings.threshold));
+  const threshold = Math.min(Math.floor(budget.window * share), fits);
+  return { ...budget, reply, threshold, goal: Math.floor(threshold * COMPACTION_HEADROOM), fits };
+}
+
+/**
+ * The output limit to send with a request of `tokens`: the one asked for,
+ * cut to what is left of the window, so prompt and reply together never
+ * exceed it (servers refuse a request whose sum does); never below the
+ * budget's reserve. Undefined when none is asked for (the server chooses).
+ */
+export function replyLimitFor(
+  tokens: number,
+  budget: ContextBudget,
+  asked: number | undefined,
+): number | undefined {
+  if (asked === undefined) return undefined;
+  return Math.max(Math.min(asked, budget.reply), Math.min(asked, budget.window - tokens));
+}
+
 export type ContextPlan =
   | { action: "send" }
   | { action: "compact"; tokens: number }

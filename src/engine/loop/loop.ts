@@ -237,7 +237,7 @@ async function loop(
           model: options.model,
           messages: history,
           tools: deps.schemas,
-          maxOutputTokens: options.maxOutputTokens,
+          maxOutputTokens: context.replyLimit(history),
           temperature: options.temperature,
         },
         {

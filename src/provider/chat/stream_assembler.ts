@@ -29,6 +29,8 @@ export interface StreamChunk {
         reasoning_details?: ReasoningDetail[] | null;
       } | null;
       finish_reason?: string | null;
+      /** A gateway's error for this choice (OpenRouter's, with `finish_reason: "error"`). */
+      error?: unknown;
     }>
     | null;
   usage?: {
@@ -78,6 +80,11 @@ export class StreamAssembler {
   reasoningField?: "reasoning_content" | "reasoning";
   #reasoningDetails: ReasoningDetail[] = [];
   finishReason: string | null = null;
+  /**
+   * The error a server ended the answer with inside a choice, rather than
+   * as the stream's own error event: the answer failed, it is not complete.
+   */
+  failure: Record<string, unknown> | undefined = undefined;
   usage: Usage | null = null;
   #calls: PartialCall[] = [];
   /** index on the wire → position in #calls */
@@ -108,7 +115,9 @@ export class StreamAssembler {
       if (delta?.function_call) {
         this.#addToolFragment({ index: LEGACY_CALL_INDEX, function: delta.function_call });
       }
-      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      if (choice.error || choice.finish_reason === "error") {
+        this.failure ??= choiceError(choice.error);
+      } else if (choice.finish_reason) this.finishReason = choice.finish_reason;
     }
     return added;
   }
@@ -201,6 +210,13 @@ export class StreamAssembler {
     }
     return data.reasoningField || data.fields || data.calls ? data : undefined;
   }
+}
+
+/** A choice's error as an error object, whatever shape it came in. */
+function choiceError(error: unknown): Record<string, unknown> {
+  if (error !== null && typeof error === "object") return error as Record<string, unknown>;
+  if (typeof error === "string" && error) return { message: error };
+  return { message: 'the server ended the answer with finish_reason "error"' };
 }
 
 /** Arguments that already parse whole cannot continue, so a fragment with a name starts anew. */
