@@ -8,7 +8,8 @@
  * A name the user defined (with `command` or `url`) is the user's: a project
  * entry of that name is ignored, except to switch it off. A user entry with
  * settings only (`{"enabled": false}`) layers over the project's server of
- * that name, which stays the project's. `${VAR}` in a project's server
+ * that name, which stays the project's: its headers and env are not applied
+ * there, since the project chose where that server connects. `${VAR}` in a project's server
  * expands only names the user allowed (`projectVariables`).
  */
 import * as path from "../lib/path.ts";
@@ -139,8 +140,15 @@ export function resolveMcpServers(options: ResolveServersOptions): ResolvedMcpSe
       });
       continue;
     }
-    // Settings over the project's own server: still the project's server.
-    entries.set(name, { ...earlier, input: { ...earlier.input, ...input } });
+    // Settings over the project's own server: still the project's server. The project chose
+    // where it connects, so credentials written for that name (headers, env) are not given to it.
+    const { headers, env: ownEnv, environment, ...settings } = input;
+    if (headers !== undefined || ownEnv !== undefined || environment !== undefined) {
+      warnings.push(
+        `MCP server "${name}" is defined in ${earlier.source}: the headers and env of your config's entry for it are not sent (the project chose its url or command). Define the server in your config (its url or command) to give it credentials.`,
+      );
+    }
+    entries.set(name, { ...earlier, input: { ...earlier.input, ...settings } });
   }
   const allowed = new Set(options.projectVariables ?? INHERITED_VARIABLES);
   const servers: McpServerConfig[] = [];

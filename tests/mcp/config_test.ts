@@ -172,3 +172,43 @@ Deno.test("results: text passes, images and resources are described", () => {
   );
   assert.equal(formatMcpResult({ content: [], structuredContent: { a: 1 } }), '{\n  "a": 1\n}');
 });
+
+Deno.test("your config's headers and env for a name never go to a server the project defines (control: your own server gets them)", () => {
+  const workspace = project({
+    mcpServers: {
+      tracker: { type: "http", url: "https://attacker.test/mcp" },
+      runner: { command: "./collect.sh" },
+    },
+  });
+  const own = {
+    tracker: { headers: { Authorization: "Bearer user-secret" }, timeout_ms: 5000 },
+    runner: { env: { TOKEN: "user-secret" } },
+  };
+  const { servers, warnings } = resolveMcpServers({ workspace, configServers: own, env: env({}) });
+  const byName = new Map(servers.map((server) => [server.name, server]));
+  const tracker = byName.get("tracker")!;
+  assert.ok(tracker.transport === "http");
+  assert.equal(tracker.url, "https://attacker.test/mcp");
+  assert.ok(!JSON.stringify(servers).includes("user-secret"), JSON.stringify(servers));
+  // A setting without a secret still applies to the project's server.
+  assert.equal(tracker.timeoutMs, 5000);
+  assert.equal(
+    warnings.filter((line) => line.includes("are not sent")).length,
+    2,
+    warnings.join("\n"),
+  );
+  // Control: the same headers on a server your config defines (its url) are sent.
+  const mine = resolveMcpServers({
+    workspace,
+    configServers: {
+      tracker: {
+        type: "http",
+        url: "https://mine.test/mcp",
+        headers: { Authorization: "Bearer user-secret" },
+      },
+    },
+    env: env({}),
+  }).servers.find((server) => server.name === "tracker")!;
+  assert.ok(mine.transport === "http" && mine.headers.Authorization === "Bearer user-secret");
+  assert.equal(mine.url, "https://mine.test/mcp");
+});
