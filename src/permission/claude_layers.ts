@@ -60,16 +60,8 @@ export function claudePermissionLayers(
     // decides, so a deny or ask always beats an allow, as in Claude Code.
     for (const action of ["allow", "ask", "deny"] as const) {
       for (const list of lists) {
-        if (action === "allow" && project && !options.projectTrusted) {
-          if (list.allow.length) {
-            warnings.push(
-              `${list.file}: ${list.allow.length} allow rule${
-                list.allow.length === 1 ? "" : "s"
-              } left out: this project is not trusted`,
-            );
-          }
-          continue;
-        }
+        // The trust warning already names these rules (they are trust subjects).
+        if (action === "allow" && project && !options.projectTrusted) continue;
         addRules(
           permission,
           list.file,
