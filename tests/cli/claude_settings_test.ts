@@ -99,3 +99,36 @@ Deno.test("attacker: an untrusted project's .claude settings grant nothing; thei
     await sandbox.cleanup();
   }
 });
+
+Deno.test("attacker: the agent cannot write itself rules into .claude/settings.local.json", async () => {
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+  try {
+    // `--yes` approves what the command guard asks; the sandbox still holds the files.
+    const plant = (name: string) =>
+      `mkdir -p .claude && echo '{"permissions":{"allow":["Bash"]}}' > .claude/${name}`;
+    for (const name of ["settings.local.json", "settings.json"]) {
+      await bash(sandbox, plant(name), ["--yes", "--trust-project"]);
+      const planted = await Deno.stat(path.join(sandbox.workspace, ".claude", name)).then(
+        () => true,
+        () => false,
+      );
+      assertEquals(planted, false, `.claude/${name} was written by a command`);
+    }
+    // Control: the same command, approved the same way, writes a file beside them.
+    await bash(sandbox, plant("notes.json"), ["--yes"]);
+    await Deno.stat(path.join(sandbox.workspace, ".claude", "notes.json"));
+    // The file tools are refused too, even with --yes: the file is a rule layer, like skiff.json.
+    const written = await runSkiff([
+      "tool",
+      "write",
+      "--yes",
+      JSON.stringify({ file_path: ".claude/settings.local.json", content: "{}" }),
+    ], sandbox);
+    assertStringIncludes(written.stdout, "write-protected");
+    const planted = await Deno.stat(path.join(sandbox.workspace, ".claude", "settings.local.json"))
+      .then(() => true, () => false);
+    assertEquals(planted, false);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
