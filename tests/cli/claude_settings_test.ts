@@ -15,7 +15,8 @@ interface ToolLine {
 
 async function bash(sandbox: Sandbox, command: string, flags: string[] = []) {
   const result = await runSkiff(["tool", "bash", ...flags, JSON.stringify({ command })], sandbox);
-  const line = result.stdout.trim() ? JSON.parse(result.stdout.trim().split("\n")[0]) as ToolLine
+  const line = result.stdout.trim()
+    ? JSON.parse(result.stdout.trim().split("\n")[0]) as ToolLine
     : undefined;
   return { ...result, line };
 }
@@ -40,7 +41,9 @@ Deno.test("skiff reads the user's ~/.claude/settings.json rules, no wider than w
     // The note names the file and the rule that does not map.
     assertStringIncludes(
       allowed.stderr,
-      `${path.join(sandbox.home, ".claude", "settings.json")}: permissions.allow "WebSearch" is not used`,
+      `${
+        path.join(sandbox.home, ".claude", "settings.json")
+      }: permissions.allow "WebSearch" is not used`,
     );
     // `git status:*` is not every command.
     const other = await bash(sandbox, "git status; echo escaped");

@@ -17,7 +17,11 @@ const project = { home, project: true };
 const rule = (key: string, pattern: string) => ({ kind: "rule" as const, key, pattern });
 
 const workspace = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "skiff-claude-rules-" }));
-const bash = (command: string): Access => ({ key: "bash", patterns: [command], commands: [command] });
+const bash = (command: string): Access => ({
+  key: "bash",
+  patterns: [command],
+  commands: [command],
+});
 const read = (file: string): Access => ({
   key: "read",
   patterns: [file],
@@ -107,7 +111,9 @@ Deno.test("attacker: a mapped allow covers no more than Claude Code's rule", () 
   assertEquals(verdict(read("src/deep/x.ts"), { read: { "src/*.ts": "allow" } }), "allow");
 });
 
-function files(byFile: Record<string, Partial<{ allow: string[]; ask: string[]; deny: string[] }>>) {
+function files(
+  byFile: Record<string, Partial<{ allow: string[]; ask: string[]; deny: string[] }>>,
+) {
   return (file: string): ClaudeSettingsRead => {
     const lists = byFile[file];
     if (!lists) return { warnings: [] };
