@@ -67,7 +67,11 @@ export function claudePermissionLayers(
           list.file,
           action,
           list[action],
-          { home: options.home, project },
+          {
+            home: options.home,
+            project,
+            workspace: options.workspace,
+          },
           warnings,
         );
       }

@@ -22,6 +22,11 @@ export interface ClaudeRuleOrigin {
   home: string;
   /** True for a project's settings file: `/path` is then relative to the workspace. */
   project: boolean;
+  /**
+   * The workspace's real path: an absolute path inside it becomes relative,
+   * as the file tools name such a file, so a deny written absolute still matches.
+   */
+  workspace?: string;
 }
 
 /** Claude Code's tool names that skiff reads, and the skiff key each becomes. */
@@ -143,6 +148,9 @@ function mapPath(
     }
     pattern = spec.slice(1);
   } else pattern = spec.replace(/^(\.\/)+/, "");
+  if (origin.workspace && pattern.startsWith(`${origin.workspace}/`)) {
+    pattern = pattern.slice(origin.workspace.length + 1);
+  }
   if (!pattern) return unmapped("the path is empty");
   if (pattern.endsWith("/")) pattern += "**";
   // `**/name` is `name` in any folder: skiff's rule without a slash matches a base name.

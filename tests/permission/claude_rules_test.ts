@@ -82,6 +82,10 @@ Deno.test("a rule skiff would read wider is not mapped as an allow, with the rea
     assertEquals(result.kind, "unmapped", text);
     assertStringIncludes((result as { reason: string }).reason, reason, text);
   }
+  // A deny written as an absolute path in the workspace still matches the file tools' relative name.
+  const inside = mapClaudeRule(`Read(/${workspace}/.env)`, "deny", { ...user, workspace });
+  assertEquals(inside, rule("read", ".env"));
+  assertEquals(verdict(read(".env"), { read: { ".env": "deny" } }), "deny");
   // The same wide pattern as a deny only tightens, so it is kept.
   assertEquals(mapClaudeRule("Read(src/*.ts)", "deny", user), rule("read", "src/*.ts"));
 });
