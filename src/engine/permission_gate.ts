@@ -190,7 +190,8 @@ function interruptedAtPrompt(
 }
 
 /**
- * defaults → global → project → the parent chain's agents → this agent →
+ * defaults → Claude Code user settings → global → Claude Code project
+ * settings → project → the parent chain's agents → this agent →
  * flags. A subagent's own rules may only tighten: its allows are dropped, so
  * a child never gets what its parents did not have.
  */
@@ -200,7 +201,9 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
       | PermissionConfig
       | undefined;
   return buildLayers({
+    claudeUser: byLayer("claude-user"),
     global: byLayer("global"),
+    claudeProject: byLayer("claude-project"),
     project: byLayer("project"),
     parentAgents: spec.inheritedPermission as PermissionConfig[],
     agent: agentPermission && (spec.depth > 0 ? withoutAllows(agentPermission) : agentPermission),

@@ -25,6 +25,11 @@ import { allowedEnvNames } from "../sandbox/env.ts";
 import { hiddenMounts, hiddenPaths } from "../sandbox/hidden.ts";
 import { limitsWithProject } from "../sandbox/limits.ts";
 import { parsePermissionFlag } from "../permission/flags.ts";
+import {
+  claudePermissionLayers,
+  claudeProjectAllows,
+  claudeSettingsReader,
+} from "../permission/claude_layers.ts";
 import type { Config } from "../config/schema.ts";
 import { resolveDataDir } from "../store/data_dir.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec } from "../engine/types.ts";
@@ -121,11 +126,13 @@ export async function prepare(
   deps: PrepareDeps = {},
 ): Promise<Prepared> {
   const workspace = resolveWorkspace(options.dir);
-  for (const rule of [...(options.allow ?? []), ...(options.ask ?? []), ...(options.deny ?? [])]) {
-    try {
-      parsePermissionFlag(rule);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
+  for (const action of ["allow", "ask", "deny"] as const) {
+    for (const rule of options[action] ?? []) {
+      try {
+        parsePermissionFlag(rule, action);
+      } catch (error) {
+        throw new UsageError((error as Error).message);
+      }
     }
   }
   const backend = sandboxBackendFlag(options.sandboxBackend);
@@ -168,13 +175,17 @@ export async function prepare(
     workspace,
     mcp: projectMcp(previewConfig, loaded, workspace),
   });
+  // Claude Code's settings, each file read once: its allows are part of what trust grants.
+  const readClaudeSettings = claudeSettingsReader();
+  const subjects = findTrustSubjects(
+    workspace,
+    loaded,
+    agentFiles.filter((file) => file.project),
+    serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
+  );
+  subjects.files.push(...claudeProjectAllows(workspace, readClaudeSettings));
   const projectTrust = await decideProjectTrust({
-    subjects: findTrustSubjects(
-      workspace,
-      loaded,
-      agentFiles.filter((file) => file.project),
-      serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
-    ),
+    subjects,
     global: loaded.global,
     globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
     flag: options.trustProject ?? false,
@@ -183,6 +194,12 @@ export async function prepare(
   // The same reading, with the project's allow rules left out: no file is read again.
   if (!projectTrust.trusted) loaded = distrustProject(loaded);
   const trust = applyProjectTrust(loaded, projectTrust.trusted);
+  const claude = claudePermissionLayers({
+    home: homeDir(),
+    workspace,
+    projectTrusted: projectTrust.trusted,
+    read: readClaudeSettings,
+  });
   const config = trust.config;
   const provider = config.provider ?? {};
   const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
@@ -229,7 +246,7 @@ export async function prepare(
     workspace,
     dataDir: resolveDataDir(Deno.env.toObject()),
     configDir: loaded.configDir,
-    permissionLayers: loaded.layers,
+    permissionLayers: [...claude.layers, ...loaded.layers],
     model,
     agent: options.agent ?? "build",
     depth: 0,
@@ -249,7 +266,12 @@ export async function prepare(
       ...sandboxGuards(config, loaded, workspace),
     },
     flags: userFlags,
-    warnings: [...loaded.warnings, ...projectTrust.warnings, ...trust.warnings],
+    warnings: [
+      ...loaded.warnings,
+      ...projectTrust.warnings,
+      ...trust.warnings,
+      ...claude.warnings,
+    ],
     interactive,
     provider: {
       baseURL,

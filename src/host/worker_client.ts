@@ -58,13 +58,14 @@ export function webfetchMayRun(spec: EngineSpec): boolean {
   );
   if (
     setting?.permission.webfetch === "deny" ||
-    spec.flags.deny.some((rule) => rule.trim() === "webfetch")
+    // Claude Code's spelling (`WebFetch`) is a flag too (src/permission/claude_rules.ts).
+    spec.flags.deny.some((rule) => rule.trim().toLowerCase() === "webfetch")
   ) {
     return false;
   }
   if (spec.interactive || spec.flags.yes) return true;
   const names = (value: unknown) => JSON.stringify(value ?? {}).includes("webfetch");
-  if (spec.flags.allow.some((rule) => rule.includes("webfetch"))) return true;
+  if (spec.flags.allow.some((rule) => rule.toLowerCase().includes("webfetch"))) return true;
   if (spec.permissionLayers.some((layer) => names(layer.permission)) || names(spec.configAgents)) {
     return true;
   }

@@ -1,11 +1,15 @@
 /**
  * Command-line rules: `--allow 'bash(npm test *)'`, `--deny webfetch`,
- * `--ask 'edit(*.lock)'`. Parsing is pure and separate from the layer it
+ * `--ask 'edit(*.lock)'`, and the same rules in Claude Code's spelling
+ * (`--allow 'Bash(git status:*)'`), read as its settings files are
+ * (src/permission/claude_rules.ts). Parsing is pure and separate from the layer it
  * builds, so the CLI can report a bad flag before anything starts.
  */
 import type { Action, PermissionConfig, RuleLayer } from "./rules.ts";
 import { mergeRule } from "./rules.ts";
 import { permissionKeyProblem } from "../config/permission_keys.ts";
+import { homeDir } from "../sandbox/paths.ts";
+import { isClaudeRule, mapClaudeRule } from "./claude_rules.ts";
 
 export interface FlagRule {
   key: string;
@@ -14,9 +18,22 @@ export interface FlagRule {
 
 const KEY = /^[A-Za-z0-9_.*?-]+$/;
 
-/** `bash(npm test *)` → {key: "bash", pattern: "npm test *"}; `webfetch` → pattern `*`. */
-export function parsePermissionFlag(text: string): FlagRule {
+/**
+ * `bash(npm test *)` → {key: "bash", pattern: "npm test *"}; `webfetch` →
+ * pattern `*`; `Bash(npm test:*)` → the same as `bash(npm test *)`. A rule in
+ * Claude Code's spelling with no skiff counterpart is refused with the
+ * reason, as a mistyped key is. `action` decides how strictly such a rule is
+ * read: an allow is never widened.
+ */
+export function parsePermissionFlag(text: string, action: Action = "allow"): FlagRule {
   const trimmed = text.trim();
+  if (isClaudeRule(trimmed)) {
+    const mapped = mapClaudeRule(trimmed, action, { home: homeDir(), project: false });
+    if (mapped.kind === "unmapped") {
+      throw new Error(`Cannot use the permission rule '${text}': ${mapped.reason}.`);
+    }
+    return { key: mapped.key, pattern: mapped.pattern };
+  }
   const open = trimmed.indexOf("(");
   const key = open < 0 ? trimmed : trimmed.slice(0, open).trim();
   if (!KEY.test(key)) {
@@ -55,7 +72,7 @@ export function flagsLayer(flags: PermissionFlags): RuleLayer {
   ];
   for (const [action, list] of groups) {
     for (const text of list ?? []) {
-      const { key, pattern } = parsePermissionFlag(text);
+      const { key, pattern } = parsePermissionFlag(text, action);
       mergeRule(permission, key, pattern, action);
     }
   }

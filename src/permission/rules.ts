@@ -13,7 +13,15 @@ export type RuleValue = Action | Record<string, Action>;
 export type PermissionConfig = Record<string, RuleValue>;
 
 /** Where a rule came from, in precedence order (later wins among allow/ask). */
-export type LayerName = "defaults" | "global" | "project" | "agent" | "flags" | "session";
+export type LayerName =
+  | "defaults"
+  | "claude-user"
+  | "global"
+  | "claude-project"
+  | "project"
+  | "agent"
+  | "flags"
+  | "session";
 
 export interface RuleLayer {
   name: LayerName;

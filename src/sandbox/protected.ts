@@ -27,6 +27,8 @@ export const PROTECTED_RELATIVE: readonly string[] = [
   ".claude/agents",
   ".opencode/agent",
   ".opencode/agents",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
   ".mcp.json",
 ];
 

@@ -392,6 +392,40 @@ Deno.test("/permissions lists each rule with the layer it came from", async () =
   });
 });
 
+Deno.test("/permissions names Claude Code's settings files as the layers they fill", async () => {
+  await withChat(async (fake) => {
+    await run(fake, "/permissions");
+    const shown = fake.printed.at(-1)!;
+    assert.match(
+      shown,
+      /^claude-user \(\/home\/me\/\.claude\/settings\.json\):\n {2}bash\(git status \*\) → allow \[claude-user\]/m,
+    );
+    assert.match(
+      shown,
+      /^claude-project \(\/p\/\.claude\/settings\.json\):\n {2}read\(\.env\) → deny \[claude-project\]/m,
+    );
+    // Lowest precedence first: the user's Claude Code rules sit below skiff's own global config.
+    assert.ok(shown.indexOf("claude-user (") < shown.indexOf("global ("));
+    assert.ok(shown.indexOf("global (") < shown.indexOf("claude-project ("));
+  }, {
+    spec: {
+      permissionLayers: [
+        {
+          source: "claude-user",
+          path: "/home/me/.claude/settings.json",
+          permission: { bash: { "git status *": "allow" } },
+        },
+        {
+          source: "claude-project",
+          path: "/p/.claude/settings.json",
+          permission: { read: { ".env": "deny" } },
+        },
+        { source: "global", path: "/c/config.json", permission: { webfetch: "ask" } },
+      ],
+    },
+  });
+});
+
 Deno.test("/mcp shows each server's state and tools from the engine", async () => {
   await withChat(async (fake) => {
     await run(fake, "/mcp");

@@ -135,6 +135,13 @@ Deno.test("a headless run that can only refuse webfetch gets no network beyond i
       engineNetHosts({ ...base, flags: { ...base.flags, allow: ["webfetch(https://docs.*)"] } }),
       true,
     );
+    // The same rule in Claude Code's spelling, on the command line.
+    const claude = { ...base.flags, allow: ["WebFetch(domain:docs.example)"] };
+    assertEquals(engineNetHosts({ ...base, flags: claude }), true);
+    assertEquals(
+      engineNetHosts({ ...base, interactive: true, flags: { ...base.flags, deny: ["WebFetch"] } }),
+      ["127.0.0.1:8080"],
+    );
     assertEquals(
       engineNetHosts({
         ...base,

@@ -21,3 +21,21 @@ Deno.test("flagsLayer builds the flags layer from --allow/--ask/--deny", () => {
     permission: { bash: { "npm test *": "allow" }, read: "allow", webfetch: "deny" },
   });
 });
+
+Deno.test("parsePermissionFlag reads Claude Code's spelling as its settings files are read", () => {
+  assertEquals(parsePermissionFlag("Bash(git status:*)"), { key: "bash", pattern: "git status *" });
+  assertEquals(parsePermissionFlag("WebFetch(domain:docs.example)"), {
+    key: "webfetch",
+    pattern: "docs.example",
+  });
+  assertEquals(parsePermissionFlag("mcp__github__get_issue"), {
+    key: "github_get_issue",
+    pattern: "*",
+  });
+  // An allow is never read wider than written; the same rule may deny.
+  assertThrows(() => parsePermissionFlag("Bash(ls ?)"), Error, "any one character");
+  assertEquals(parsePermissionFlag("Bash(ls ?)", "deny"), { key: "bash", pattern: "ls ?" });
+  assertThrows(() => parsePermissionFlag("WebSearch"), Error, "no WebSearch tool");
+  const layer = flagsLayer({ allow: ["Bash(npm test:*)"], deny: ["Read(./.env)"] });
+  assertEquals(layer.permission, { bash: { "npm test *": "allow" }, read: { ".env": "deny" } });
+});
