@@ -14,6 +14,7 @@ import { createSkiffMcpServer, servedTools } from "../engine/mcp_server.ts";
 import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { printErrorLine } from "../ui/safe_print.ts";
+import { refuseInsideSkiff } from "./mcp_nested.ts";
 
 export interface McpServeOptions extends CommonOptions {
   /** `--http PORT`: serve over HTTP on 127.0.0.1 instead of stdio (0: any free port). */
@@ -72,8 +73,11 @@ function untilStopped(): Promise<void> {
 export async function mcpServeCommand(options: McpServeOptions): Promise<number> {
   try {
     const http = parseHttpFlags(options);
+    refuseInsideSkiff("mcp serve");
     const deny = () => Promise.resolve("deny" as const);
     const { spec } = await prepare(options, false, deny);
+    // Their tools are never offered here; and one of them may be skiff again.
+    spec.mcp = { ...spec.mcp, enabled: false, resolved: undefined };
     // stdin is the protocol (or nobody is there): never ask a person.
     const engine = await startEngine({ ...spec, agent: "tool", interactive: false }, {
       event: (event) => {
