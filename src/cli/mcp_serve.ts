@@ -6,6 +6,7 @@
  * runTool), so the policy table, sandbox and undo are the same; since nobody
  * can be asked, an `ask` is refused with the `--allow` rule that would pass.
  */
+import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { type CommonOptions, prepare } from "../host/setup.ts";
@@ -70,6 +71,21 @@ function untilStopped(): Promise<void> {
   });
 }
 
+/**
+ * Resolves when the client closes our stdin (it ended, or died): nobody can
+ * send another request or read an answer, so the server stops and lets go
+ * of its session.
+ */
+function stdinEnded(): Promise<void> {
+  return new Promise((resolve) => {
+    process.stdin.once("end", () => {
+      printErrorLine("skiff mcp serve: the client closed stdin; stopping.");
+      resolve();
+    });
+  });
+}
+
+/** Serves skiff's tools over stdio, or over HTTP with `--http`, until stopped; the exit code. */
 export async function mcpServeCommand(options: McpServeOptions): Promise<number> {
   try {
     const http = parseHttpFlags(options);
@@ -96,7 +112,7 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       if (!http) {
         const closed = new Promise<void>((resolve) => (server.onclose = resolve));
         await server.connect(new StdioServerTransport());
-        await Promise.race([closed, untilStopped()]);
+        await Promise.race([closed, stdinEnded(), untilStopped()]);
         await server.close();
         return ExitCode.ok;
       }
