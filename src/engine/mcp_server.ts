@@ -18,6 +18,7 @@ import type { MemoryTable } from "../store/memory.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { EngineHandle } from "./handle.ts";
 import { VERSION } from "../version.ts";
+import { mcpToolHints } from "./mcp_tool_annotations.ts";
 
 /** The tools offered: whatever `builtinTools()` holds, then the memory tools. */
 export function servedTools(memory: boolean): ToolSchemaEntry[] {
@@ -44,6 +45,7 @@ export function createSkiffMcpServer(engine: EngineHandle, tools: ToolSchemaEntr
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
+      ...mcpToolHints(tool.name),
       description: tool.description,
       inputSchema: { type: "object" as const, ...tool.parameters },
     })),
