@@ -1,6 +1,6 @@
 /**
  * `skiff mcp serve`: skiff's tools for any MCP client (Claude Code, Codex,
- * Cursor, another skiff). Stdio by default; `--http PORT` listens on
+ * Cursor), never for skiff itself (mcp_nested.ts). Stdio by default; `--http PORT` listens on
  * 127.0.0.1 only and requires the bearer token it prints. One session backs
  * every call, opened the way `skiff tool` opens it (prepare → engine →
  * runTool), so the policy table, sandbox and undo are the same; since nobody
