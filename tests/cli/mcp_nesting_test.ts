@@ -5,7 +5,8 @@
  * serve or list, so `skiff mcp list` starts exactly one skiff, which says
  * why it stops. Every skiff start is counted by the `skiff` on PATH (a
  * wrapper that logs, then runs main.ts); the control wrapper drops the
- * marker, and shows the same entry does start a serving skiff.
+ * marker, and shows the same entry does start a serving skiff. A command
+ * skiff runs carries the marker too.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
@@ -112,6 +113,32 @@ Deno.test("mcp serve with the docs' 'another skiff' entry starts no skiff; start
     // Any value counts, but an empty one is no marker.
     const empty = await runSkiff(["mcp", "list"], sandbox, { env: { SKIFF_CHILD: "" } });
     assertEquals(empty.stderr.includes("refused"), false, empty.stderr);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a command skiff runs carries the marker", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    const { client, close } = await mcpServeClient(sandbox, [
+      "--allow",
+      "bash(printenv SKIFF_CHILD)",
+    ]);
+    try {
+      const result = await client.callTool({
+        name: "bash",
+        arguments: { command: "printenv SKIFF_CHILD" },
+      }) as { content: { text: string }[]; isError?: boolean };
+      const text = result.content.map((part) => part.text).join("\n");
+      if (result.isError && /sandbox|bwrap|unsandboxed/i.test(text)) {
+        throw new Error(`no OS sandbox here, so no command runs: ${text}`);
+      }
+      assertEquals(result.isError ?? false, false, text);
+      assertEquals(text.trim().split("\n")[0], "1", text);
+    } finally {
+      await close();
+    }
   } finally {
     await sandbox.cleanup();
   }
