@@ -10,9 +10,11 @@ import { VERSION } from "../version.ts";
 import { ExitCode } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { printErrorLine, printLine } from "../ui/safe_print.ts";
+import { refuseInsideSkiff } from "./mcp_nested.ts";
 
 export async function listMcp(options: { dir?: string; allow?: string[] }): Promise<number> {
   try {
+    refuseInsideSkiff("mcp list");
     // Same trust rules as a session: a project's own servers start only on the user's word.
     const { spec } = await prepare(options, false, approvalPrompter(true));
     const manager = new McpManager({

@@ -50,6 +50,8 @@ export class Engine {
   #opened?: EngineSession;
   /** The prompt (or `skiff tool` call) running now; an abort reaches it. */
   #current?: PromptRun;
+  /** Calls without a model now running that a caller may stop alone, by their `cancelId`. */
+  readonly #cancellable = new Map<string, PromptRun>();
   /** The last of the tool calls asked to run in order (`runTool`'s `inOrder`). */
   #ordered: Promise<unknown> = Promise.resolve();
   /** Aborted while no prompt ran (Ctrl-C while opening): the next one stops at once. */
@@ -509,19 +511,25 @@ export class Engine {
    * no model turn asked for it).
    */
   runTool(name: string, input: unknown, options?: ToolCallOptions): Promise<ToolCallResult> {
-    if (!options?.inOrder) return this.#runTool(name, input);
-    const result = this.#ordered.then(() => this.#runTool(name, input));
+    if (!options?.inOrder) return this.#runTool(name, input, options?.cancelId);
+    const result = this.#ordered.then(() => this.#runTool(name, input, options.cancelId));
     this.#ordered = result.catch(() => {});
     return result;
   }
 
-  async #runTool(name: string, input: unknown): Promise<ToolCallResult> {
+  /** Stops the call running under `cancelId` (its signal reaches its processes). */
+  cancelTool(cancelId: string): void {
+    this.#cancellable.get(cancelId)?.abort();
+  }
+
+  async #runTool(name: string, input: unknown, cancelId?: string): Promise<ToolCallResult> {
     const opened = this.#requireOpen();
     const { session, parts, ledger, emit } = opened;
     this.#openingGitSummary = undefined; // a call may change what git would see
     this.#flushWarnings(emit);
     // Its own signal, like a prompt's; its changes go under the session's next prompt.
     const run = this.#startRun(ledger.prompt);
+    if (cancelId !== undefined) this.#cancellable.set(cancelId, run);
     const tools = new Map(parts.tools.map((tool) => [tool.name, tool]));
     // The chat's `!command` and `@file` come here too; their session keeps its title.
     if (tools.has(name) && this.spec.agent === "tool") this.#titleToolSession(session, name);
@@ -548,6 +556,9 @@ export class Engine {
       run.signal,
     ).finally(() => {
       if (this.#current === run) this.#current = undefined;
+      if (cancelId !== undefined && this.#cancellable.get(cancelId) === run) {
+        this.#cancellable.delete(cancelId);
+      }
     });
     // Only the files this call changed: the whole prompt's after each call made a
     // batch of edits read every file it had changed so far (600 writes: 12.0 s → 2.3 s).

@@ -27,6 +27,12 @@ export interface EngineHandle {
    * they come (an MCP client's, in parallel).
    */
   runTool(name: string, input: unknown, options?: ToolCallOptions): Promise<ToolCallResult>;
+  /**
+   * Stops the one call given `cancelId` (ToolCallOptions), its processes
+   * with it; nothing when it has ended. Optional: a stand-in engine in a
+   * test may not offer it.
+   */
+  cancelTool?(cancelId: string): void;
   abort(): void;
   /**
    * Ends the session and the engine. The run lets go of the sessions it holds
@@ -229,6 +235,7 @@ export async function startInProcess(
       opened
         ? engine!.runTool(name, input, options)
         : firstOpen.promise.then(() => engine!.runTool(name, input, options)),
+    cancelTool: (cancelId) => engine?.cancelTool(cancelId),
     compact: (focus) => engine!.compact(focus),
     mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
     abort: () => {

@@ -18,6 +18,7 @@ import type { MemoryTable } from "../store/memory.ts";
 import type { Tool } from "../tools/tool.ts";
 import type { EngineHandle } from "./handle.ts";
 import { VERSION } from "../version.ts";
+import { mcpToolHints } from "./mcp_tool_annotations.ts";
 
 /** The tools offered: whatever `builtinTools()` holds, then the memory tools. */
 export function servedTools(memory: boolean): ToolSchemaEntry[] {
@@ -44,35 +45,43 @@ export function createSkiffMcpServer(engine: EngineHandle, tools: ToolSchemaEntr
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
+      ...mcpToolHints(tool.name),
       description: tool.description,
       inputSchema: { type: "object" as const, ...tool.parameters },
     })),
   }));
-  // One call at a time: the session's ledger and undo see them in order.
-  let queue: Promise<unknown> = Promise.resolve();
-  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => {
-    const { name, arguments: input } = request.params;
-    const run = queue.then(async () => {
+  // Calls run as they come, as the loop runs a turn's calls together; the
+  // ledger and undo record each as it ends. A client's `notifications/cancelled`
+  // (or the connection closing) aborts the handler's signal: that call alone stops.
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request: CallToolRequest, extra: { signal: AbortSignal }) => {
+      const { name, arguments: input } = request.params;
       if (!offered.has(name)) {
         return {
           content: [{ type: "text" as const, text: `No tool named "${name}". Call tools/list.` }],
           isError: true,
         };
       }
-      const result = await engine.runTool(name, input ?? {});
-      if (result.ok) {
-        return { content: [{ type: "text" as const, text: result.output }] };
+      const cancelId = crypto.randomUUID();
+      const cancel = () => engine.cancelTool?.(cancelId);
+      extra.signal.addEventListener("abort", cancel, { once: true });
+      try {
+        const result = await engine.runTool(name, input ?? {}, { cancelId });
+        if (result.ok) {
+          return { content: [{ type: "text" as const, text: result.output }] };
+        }
+        const error = result.error;
+        const text = [
+          error ? `${error.code}: ${error.message}` : "the call failed",
+          error?.hint ? `Hint: ${error.hint}` : "",
+          result.output,
+        ].filter(Boolean).join("\n");
+        return { content: [{ type: "text" as const, text }], isError: true };
+      } finally {
+        extra.signal.removeEventListener("abort", cancel);
       }
-      const error = result.error;
-      const text = [
-        error ? `${error.code}: ${error.message}` : "the call failed",
-        error?.hint ? `Hint: ${error.hint}` : "",
-        result.output,
-      ].filter(Boolean).join("\n");
-      return { content: [{ type: "text" as const, text }], isError: true };
-    });
-    queue = run.catch(() => {});
-    return run;
-  });
+    },
+  );
   return server;
 }

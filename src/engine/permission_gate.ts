@@ -141,6 +141,8 @@ export function buildGate(
     try {
       result = await gate.check(tool.name, input, access, callId, {
         followUp,
+        // Turn 0: no model turn asked for it (engine.runTool).
+        notByModel: turn === 0,
         decided: (decision, source) =>
           emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source }),
       });

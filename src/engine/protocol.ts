@@ -33,7 +33,15 @@ export type ToEngine =
   | { type: "warm-tool"; name: string }
   | { type: "open"; id: number; selector: SessionSelector }
   | { type: "run"; id: number; request: RunRequest }
-  | { type: "tool"; id: number; name: string; input: unknown; inOrder?: boolean }
+  | {
+    type: "tool";
+    id: number;
+    name: string;
+    input: unknown;
+    inOrder?: boolean;
+    cancelId?: string;
+  }
+  | { type: "cancel-tool"; cancelId: string }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
   /** `keepHold`, `ending`: see EngineHandle.close (engine/handle.ts). */

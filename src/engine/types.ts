@@ -167,6 +167,12 @@ export interface EngineIO {
 export interface ToolCallOptions {
   /** After every earlier call that asked the same, in the order they came. */
   inOrder?: boolean;
+  /**
+   * A name the caller gives this call, unique among its calls in flight, so
+   * `EngineHandle.cancelTool` can stop it alone (an MCP client's
+   * `notifications/cancelled`).
+   */
+  cancelId?: string;
 }
 
 export interface ToolCallResult {

@@ -101,8 +101,15 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       prepareOnce(data.name);
       void answer(
         data.id,
-        async () => (await ready()).runTool(data.name, data.input, { inOrder: data.inOrder }),
+        async () =>
+          (await ready()).runTool(data.name, data.input, {
+            inOrder: data.inOrder,
+            cancelId: data.cancelId,
+          }),
       );
+      break;
+    case "cancel-tool":
+      void starting?.then((started) => started.cancelTool?.(data.cancelId), () => {});
       break;
     case "compact":
       void answer(data.id, async () => (await ready()).compact!(data.focus));

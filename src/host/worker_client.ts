@@ -235,7 +235,16 @@ export class EngineWorker {
       ) => (sessionId = await this.#request<string>({ type: "open", selector })),
       run: (request) => this.#request({ type: "run", request }),
       runTool: (name, input, callOptions) =>
-        this.#request({ type: "tool", name, input, inOrder: callOptions?.inOrder }),
+        this.#request({
+          type: "tool",
+          name,
+          input,
+          inOrder: callOptions?.inOrder,
+          cancelId: callOptions?.cancelId,
+        }),
+      cancelTool: (cancelId) => {
+        if (!closed) this.#send({ type: "cancel-tool", cancelId });
+      },
       compact: (focus) => this.#request({ type: "compact", focus }),
       mcpStatus: () => this.#request({ type: "mcp-status" }),
       abort: () => {

@@ -4,7 +4,7 @@
  * skiff's environment never reach a server unless its entry names them.
  */
 
-import { BASE_ENV_NAMES } from "../sandbox/env.ts";
+import { BASE_ENV_NAMES, SKIFF_CHILD_MARKER } from "../sandbox/env.ts";
 
 /** The child allowlist every process gets, plus what a package-downloading server needs. */
 export const INHERITED_VARIABLES: readonly string[] = [
@@ -13,6 +13,7 @@ export const INHERITED_VARIABLES: readonly string[] = [
   "NODE_EXTRA_CA_CERTS",
 ];
 
+/** A server's environment: the allowlist's values, its own `env`, and the marker of a child of skiff. */
 export function buildServerEnvironment(
   own: Record<string, string>,
   env: (name: string) => string | undefined,
@@ -22,5 +23,6 @@ export function buildServerEnvironment(
     const value = env(name);
     if (value !== undefined && value !== "") result[name] = value;
   }
-  return { ...result, ...own };
+  // Last: a server's own `env` cannot take the marker away.
+  return { ...result, ...own, [SKIFF_CHILD_MARKER]: "1" };
 }

@@ -1,7 +1,9 @@
 /**
  * Notices a model repeating itself: the same tool with the same input three
  * times in a row. The third call then needs `doom_loop` approval (ask by
- * default), so a stuck model stops burning turns unnoticed.
+ * default), so a stuck model stops burning turns unnoticed. Only a model's
+ * calls are recorded: a client or a script may repeat itself (gate.ts,
+ * `notByModel`).
  */
 
 function stable(value: unknown): string {

@@ -73,6 +73,13 @@ export interface CheckOptions {
    * the same way, but not counted as another call.
    */
   followUp?: boolean;
+  /**
+   * A call no model chose (an MCP client's, `skiff tool`'s, the chat's
+   * `!command`): the repeated-call guard watches a model stuck in a loop,
+   * and a script or a person repeating a call is not one, so it is not
+   * counted. Every rule still judges it.
+   */
+  notByModel?: boolean;
   /** Told of each refusal and each answered question, in the order they happen. */
   decided?: (decision: "allow" | "deny", source: DecisionSource) => void;
 }
@@ -155,7 +162,8 @@ export class PermissionGate {
     callId: string | undefined,
     options: CheckOptions,
   ): Promise<GateResult> {
-    const repeated = !options.followUp && this.#doomLoop.record(tool, input);
+    const repeated = !options.followUp && !options.notByModel &&
+      this.#doomLoop.record(tool, input);
     // Loaded on the first command, not at start-up; a load failure makes commands ask.
     if (access.key === "bash") await ensureShellParser();
     const context = this.#context(repeated);

@@ -16,6 +16,15 @@ export const BASE_ENV_NAMES: readonly string[] = [
   "TMPDIR",
 ];
 
+/**
+ * Set in the environment of every process skiff starts (a command, an MCP
+ * server). `skiff mcp serve` and `skiff mcp list` refuse to start where it
+ * is set, so skiff never nests inside itself. It only ever refuses: anyone
+ * can set it (a project's script, a shell profile), so nothing may be
+ * granted or skipped because of it.
+ */
+export const SKIFF_CHILD_MARKER = "SKIFF_CHILD";
+
 /** Names that look like credentials are refused even when configured. */
 const SECRET_NAME =
   /(API_?KEY|TOKEN|SECRET|PASSW(OR)?D|CREDENTIAL|PRIVATE_?KEY|(^|_)AUTH($|_)|(^|_)PAT$)/i;
@@ -45,6 +54,7 @@ export function childEnv(
     const value = source(name);
     if (value !== undefined) env[name] = value;
   }
+  env[SKIFF_CHILD_MARKER] = "1";
   return env;
 }
 

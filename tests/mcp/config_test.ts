@@ -145,7 +145,15 @@ Deno.test("server environment: allowlist plus own env, nothing else", () => {
       NODE_EXTRA_CA_CERTS: "/ca.pem",
     }),
   );
-  assert.deepEqual(result, { PATH: "/bin", HOME: "/h", NODE_EXTRA_CA_CERTS: "/ca.pem", OWN: "1" });
+  assert.deepEqual(result, {
+    PATH: "/bin",
+    HOME: "/h",
+    NODE_EXTRA_CA_CERTS: "/ca.pem",
+    OWN: "1",
+    SKIFF_CHILD: "1",
+  });
+  // A server's own env cannot take away the marker of a child of skiff.
+  assert.equal(buildServerEnvironment({ SKIFF_CHILD: "" }, env({})).SKIFF_CHILD, "1");
 });
 
 Deno.test("tool names are sanitised and kept under 64 characters, distinct", () => {

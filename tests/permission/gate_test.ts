@@ -138,6 +138,25 @@ Deno.test("the same call three times in a row asks (doom_loop)", async () => {
   assertEquals((await gate.check("read", { file_path: "b.ts" }, access)).allowed, true);
 });
 
+Deno.test("calls no model chose are not counted by the repeated-call guard; a model's still are", async () => {
+  const broker = new ScriptedBroker(["deny"]);
+  const gate = new PermissionGate({ layers: buildLayers({}), workspace, broker });
+  const file = path.join(workspace, "a.ts");
+  const access: Access = { key: "read", patterns: ["a.ts"], reads: [file] };
+  for (let i = 0; i < 10; i++) {
+    const result = await gate.check("read", { file_path: "a.ts" }, access, undefined, {
+      notByModel: true,
+    });
+    assertEquals(result.allowed, true, `client call ${i + 1}`);
+  }
+  assertEquals(broker.asked, []);
+  // Control: the same three from a model are a loop.
+  for (let i = 0; i < 2; i++) {
+    assertEquals((await gate.check("read", { file_path: "a.ts" }, access)).allowed, true);
+  }
+  assertEquals((await gate.check("read", { file_path: "a.ts" }, access)).allowed, false);
+});
+
 Deno.test("'always' outside the workspace: the file's folder, a searched folder, never /*", async () => {
   const broker = new ScriptedBroker(["always", "always", "always"]);
   const gate = new PermissionGate({ layers: buildLayers({}), workspace, broker });

@@ -20,12 +20,13 @@ Deno.test("childEnv passes only the allowlist plus configured names", () => {
     LANG: "C.UTF-8",
     NODE_ENV: "test",
     GIT_AUTHOR_NAME: "Ada",
+    SKIFF_CHILD: "1",
   });
 });
 
 Deno.test("credentials never pass, even when configured by name", () => {
   const env = childEnv(["OPENAI_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD"], (name) => parent[name]);
-  assertEquals(Object.keys(env).sort(), ["HOME", "LANG", "PATH"]);
+  assertEquals(Object.keys(env).sort(), ["HOME", "LANG", "PATH", "SKIFF_CHILD"]);
   for (const name of ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "NPM_TOKEN", "GH_PAT", "X_AUTH"]) {
     assertEquals(looksSecret(name), true, name);
   }

@@ -68,6 +68,7 @@ Deno.test("bwrap argv: read-only root, private /tmp, writable workspace, protect
     PATH: "/usr/bin:/bin",
     HOME: "/home/u",
     TMPDIR: "/tmp",
+    SKIFF_CHILD: "1",
     GIT_CONFIG_COUNT: "1",
     GIT_CONFIG_KEY_0: "safe.bareRepository",
     GIT_CONFIG_VALUE_0: "explicit",

@@ -11,7 +11,13 @@ import { MAIN, type Sandbox } from "./cli.ts";
 export async function mcpServeClient(
   sandbox: Sandbox,
   extra: string[] = [],
-): Promise<{ client: Client; close: () => Promise<void> }> {
+): Promise<{
+  client: Client;
+  close: () => Promise<void>;
+  transport: StdioClientTransport;
+  /** What the server wrote to stderr so far. */
+  stderr: () => string;
+}> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -28,9 +34,10 @@ export async function mcpServeClient(
     env: sandbox.env,
     stderr: "pipe",
   });
+  const stderr = collectStderr(transport);
   const client = new Client({ name: "skiff-test", version: "1" });
   await client.connect(transport);
-  return { client, close: () => client.close() };
+  return { client, close: () => client.close(), transport, stderr: stderr.text };
 }
 
 type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
@@ -38,3 +45,13 @@ type ToolText = { content: { type: string; text: string }[]; isError?: boolean }
 /** The text of a tool call's result. */
 export const toolText = (result: unknown) =>
   (result as ToolText).content.map((part) => part.text).join("\n");
+
+/** Everything the server has written to stderr so far, and from now on, as one growing text. */
+function collectStderr(transport: StdioClientTransport): { text(): string } {
+  let seen = "";
+  const stream = transport.stderr as
+    | (NodeJS.ReadableStream & { on(event: "data", listener: (chunk: unknown) => void): void })
+    | null;
+  stream?.on("data", (chunk) => (seen += String(chunk)));
+  return { text: () => seen };
+}
