@@ -150,7 +150,9 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
     .option("--model <id>", "also probe this model: wire, tool calls, reasoning, window")
     .action(async (options: { model?: string }) => {
-      const { doctorCommand } = await load<typeof import("./doctor.ts")>("./doctor.ts");
+      const { doctorCommand } = await load<typeof import("./doctor/doctor.ts")>(
+        "./doctor/doctor.ts",
+      );
       setExit(await doctorCommand(options.model ? { model: options.model } : {}));
     });
 
@@ -331,7 +333,9 @@ Examples:
     .option("--http <port>", "serve over HTTP on 127.0.0.1 with a bearer token (0: a free port)")
     .option("--host <address>", "only a loopback address is accepted (127.0.0.1, ::1)")
     .action(async (options) => {
-      const { mcpServeCommand } = await load<typeof import("./mcp_serve.ts")>("./mcp_serve.ts");
+      const { mcpServeCommand } = await load<typeof import("./mcp/mcp_serve.ts")>(
+        "./mcp/mcp_serve.ts",
+      );
       setExit(await mcpServeCommand(options));
     });
   mcp.command("list")
@@ -343,7 +347,7 @@ Examples:
       collect,
     )
     .action(async (options) => {
-      const { listMcp } = await load<typeof import("./mcp.ts")>("./mcp.ts");
+      const { listMcp } = await load<typeof import("./mcp/mcp.ts")>("./mcp/mcp.ts");
       setExit(await listMcp(options));
     });
 

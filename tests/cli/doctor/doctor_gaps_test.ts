@@ -2,8 +2,8 @@
  * `skiff doctor`'s "Not covered here": the gaps of docs/security.md that
  * apply on the machine at hand, by backend, Landlock ABI, user and Yama.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { type GapFacts, gapLines } from "../../src/cli/doctor_gaps.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { type GapFacts, gapLines } from "../../../src/cli/doctor/doctor_gaps.ts";
 
 const base: GapFacts = { chosen: "landlock", landlockAbi: 7, uid: 1000, ptraceScope: 1 };
 

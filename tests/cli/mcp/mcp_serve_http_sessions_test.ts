@@ -7,9 +7,14 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { assert, assertEquals, assertNotEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, spawnSkiff } from "../support/cli.ts";
-import { toolText } from "../support/mcp_serve_client.ts";
+import {
+  assert,
+  assertEquals,
+  assertNotEquals,
+  assertStringIncludes,
+} from "../../support/assert.ts";
+import { makeSandbox, spawnSkiff } from "../../support/cli.ts";
+import { toolText } from "../../support/mcp_serve_client.ts";
 
 Deno.test("mcp serve --http: one session per client, several at once; an ended one is gone, a new one comes", async () => {
   const sandbox = await makeSandbox();

@@ -4,10 +4,10 @@
  * they are read-only, file changes and commands say they are not, and every
  * served tool has hints of its own, not the careful fallback.
  */
-import { assert, assertEquals } from "../support/assert.ts";
-import { makeSandbox } from "../support/cli.ts";
-import { mcpServeClient } from "../support/mcp_serve_client.ts";
-import { hasMcpToolHints } from "../../src/engine/mcp_tool_annotations.ts";
+import { assert, assertEquals } from "../../support/assert.ts";
+import { makeSandbox } from "../../support/cli.ts";
+import { mcpServeClient } from "../../support/mcp_serve_client.ts";
+import { hasMcpToolHints } from "../../../src/engine/mcp_tool_annotations.ts";
 
 type Listed = {
   name: string;

@@ -6,10 +6,13 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff, spawnSkiff } from "../support/cli.ts";
-import { mcpServeClient as stdioClient, toolText as textOf } from "../support/mcp_serve_client.ts";
-import { builtinTools } from "../../src/tools/registry.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { makeSandbox, runSkiff, spawnSkiff } from "../../support/cli.ts";
+import {
+  mcpServeClient as stdioClient,
+  toolText as textOf,
+} from "../../support/mcp_serve_client.ts";
+import { builtinTools } from "../../../src/tools/registry.ts";
 
 type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
 

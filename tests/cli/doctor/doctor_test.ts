@@ -3,10 +3,10 @@
  * others, the endpoint and how to configure it), and the real command end to
  * end against the mock endpoint and a dead one.
  */
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff } from "../support/cli.ts";
-import { startMockServer } from "../support/mock_server.ts";
-import { chosenBackend, type DoctorFacts, doctorReport } from "../../src/cli/doctor.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { makeSandbox, runSkiff } from "../../support/cli.ts";
+import { startMockServer } from "../../support/mock_server.ts";
+import { chosenBackend, type DoctorFacts, doctorReport } from "../../../src/cli/doctor/doctor.ts";
 
 const facts = (over: Partial<DoctorFacts> = {}): DoctorFacts => ({
   platform: "linux",

@@ -4,9 +4,9 @@
  * request. The server says why on stderr and exits on its own, well before
  * the SDK's client would send SIGTERM (2 s after closing stdin).
  */
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox } from "../support/cli.ts";
-import { mcpServeClient } from "../support/mcp_serve_client.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { MAIN, makeSandbox } from "../../support/cli.ts";
+import { mcpServeClient } from "../../support/mcp_serve_client.ts";
 
 const STOPPING = "the client closed stdin; stopping.";
 

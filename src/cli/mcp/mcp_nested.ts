@@ -6,8 +6,8 @@
  * `skiff mcp list` refuse where it is set. The marker only refuses: a
  * project that sets it can stop these two commands, never gain anything.
  */
-import { SKIFF_CHILD_MARKER } from "../sandbox/env.ts";
-import { UsageError } from "./exit_codes.ts";
+import { SKIFF_CHILD_MARKER } from "../../sandbox/env.ts";
+import { UsageError } from "../exit_codes.ts";
 
 /** Throws a UsageError when this process was started by skiff (`command`: "mcp serve"). */
 export function refuseInsideSkiff(

@@ -9,12 +9,12 @@
  */
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { type CommonOptions, prepare } from "../host/setup.ts";
-import { startEngine } from "../host/start.ts";
-import { createSkiffMcpServer, servedTools } from "../engine/mcp_server.ts";
-import { ExitCode, UsageError } from "./exit_codes.ts";
-import { reportFatal } from "./report_fatal.ts";
-import { printErrorLine } from "../ui/safe_print.ts";
+import { type CommonOptions, prepare } from "../../host/setup.ts";
+import { startEngine } from "../../host/start.ts";
+import { createSkiffMcpServer, servedTools } from "../../engine/mcp_server.ts";
+import { ExitCode, UsageError } from "../exit_codes.ts";
+import { reportFatal } from "../report_fatal.ts";
+import { printErrorLine } from "../../ui/safe_print.ts";
 import { refuseInsideSkiff } from "./mcp_nested.ts";
 import { LOOPBACK, type ServedSession, serveHttp } from "./mcp_serve_http.ts";
 

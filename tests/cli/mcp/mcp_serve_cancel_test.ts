@@ -5,9 +5,9 @@
  * `notifications/cancelled`, and the sleep's process is gone soon after,
  * long before it would have ended.
  */
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox } from "../support/cli.ts";
-import { mcpServeClient, toolText } from "../support/mcp_serve_client.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { makeSandbox } from "../../support/cli.ts";
+import { mcpServeClient, toolText } from "../../support/mcp_serve_client.ts";
 
 // An odd length, so no other process on the machine is taken for ours.
 const SLEEP = "sleep 27.31";

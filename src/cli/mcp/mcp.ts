@@ -2,14 +2,14 @@
  * `skiff mcp list`: start each configured MCP server (config `mcp` and
  * `.mcp.json`), show its status and tools, then stop them.
  */
-import { prepare } from "../host/setup.ts";
-import { mcpManagerSources, mcpSandboxLauncher } from "../engine/mcp_start.ts";
-import { describeMcpState, McpManager } from "../mcp/manager.ts";
-import { approvalPrompter } from "./approvals.ts";
-import { VERSION } from "../version.ts";
-import { ExitCode } from "./exit_codes.ts";
-import { reportFatal } from "./report_fatal.ts";
-import { printErrorLine, printLine } from "../ui/safe_print.ts";
+import { prepare } from "../../host/setup.ts";
+import { mcpManagerSources, mcpSandboxLauncher } from "../../engine/mcp_start.ts";
+import { describeMcpState, McpManager } from "../../mcp/manager.ts";
+import { approvalPrompter } from "../approvals.ts";
+import { VERSION } from "../../version.ts";
+import { ExitCode } from "../exit_codes.ts";
+import { reportFatal } from "../report_fatal.ts";
+import { printErrorLine, printLine } from "../../ui/safe_print.ts";
 import { refuseInsideSkiff } from "./mcp_nested.ts";
 
 export async function listMcp(options: { dir?: string; allow?: string[] }): Promise<number> {

@@ -9,9 +9,9 @@
  * skiff runs carries the marker too.
  */
 import * as path from "node:path";
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { MAIN, makeSandbox, runSkiff, type Sandbox } from "../support/cli.ts";
-import { mcpServeClient } from "../support/mcp_serve_client.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { MAIN, makeSandbox, runSkiff, type Sandbox } from "../../support/cli.ts";
+import { mcpServeClient } from "../../support/mcp_serve_client.ts";
 
 /** A `skiff` on PATH that logs each start (with its marker) to `log`; `dropMarker`: the control. */
 async function skiffOnPath(sandbox: Sandbox, dropMarker: boolean): Promise<string> {

@@ -8,7 +8,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { printErrorLine } from "../ui/safe_print.ts";
+import { printErrorLine } from "../../ui/safe_print.ts";
 
 /** The addresses `--host` may name, and the origins a request may come from. */
 export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);

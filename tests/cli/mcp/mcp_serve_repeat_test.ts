@@ -5,9 +5,9 @@
  * identical call is still refused: tests/cli/hints_test.ts and
  * tests/permission/gate_test.ts.)
  */
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runInWorkspace } from "../support/cli.ts";
-import { mcpServeClient, toolText } from "../support/mcp_serve_client.ts";
+import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { makeSandbox, runInWorkspace } from "../../support/cli.ts";
+import { mcpServeClient, toolText } from "../../support/mcp_serve_client.ts";
 
 type ToolText = { content: { type: string; text: string }[]; isError?: boolean };
 

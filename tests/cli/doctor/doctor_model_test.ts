@@ -12,10 +12,10 @@
  * - OpenAI for a model served only on the Responses API: 404 "This model is only
  *   supported in v1/responses and not in v1/chat/completions."
  */
-import { assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff } from "../support/cli.ts";
-import { modelWouldFail } from "../../src/cli/doctor_model.ts";
-import { assertEquals } from "../support/assert.ts";
+import { assertStringIncludes } from "../../support/assert.ts";
+import { makeSandbox, runSkiff } from "../../support/cli.ts";
+import { modelWouldFail } from "../../../src/cli/doctor/doctor_model.ts";
+import { assertEquals } from "../../support/assert.ts";
 
 type Server = "vllm-no-parser" | "llama-no-jinja" | "structured" | "responses-only";
 

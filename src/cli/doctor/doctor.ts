@@ -8,26 +8,26 @@
  * (doctor_model.ts). Exit 0 when a sandbox backend works (and the model
  * would work), 1 otherwise.
  */
-import { loadConfig } from "../config/load.ts";
-import { DEFAULT_BASE_URL } from "../host/setup.ts";
-import { applyProjectTrust, isProjectTrusted } from "../trust/project_trust.ts";
-import { type AvailableSandboxes, probeSandboxes } from "../sandbox/choose.ts";
-import type { LandlockProbeCache } from "../sandbox/landlock/probe_cache.ts";
-import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
-import { commandShell } from "../sandbox/shell.ts";
-import { endpointHeaders } from "../provider/auth_headers.ts";
-import { resolveDataDir } from "../store/data_dir.ts";
-import { neutraliseControls } from "../ui/safe_text.ts";
-import { VERSION } from "../version.ts";
-import { ExitCode } from "./exit_codes.ts";
-import { output } from "../lib/spawn.ts";
-import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../boot/bundle.ts";
-import { reportFatal } from "./report_fatal.ts";
+import { loadConfig } from "../../config/load.ts";
+import { DEFAULT_BASE_URL } from "../../host/setup.ts";
+import { applyProjectTrust, isProjectTrusted } from "../../trust/project_trust.ts";
+import { type AvailableSandboxes, probeSandboxes } from "../../sandbox/choose.ts";
+import type { LandlockProbeCache } from "../../sandbox/landlock/probe_cache.ts";
+import { landlockProbeKey } from "../../sandbox/landlock/probe_key.ts";
+import { commandShell } from "../../sandbox/shell.ts";
+import { endpointHeaders } from "../../provider/auth_headers.ts";
+import { resolveDataDir } from "../../store/data_dir.ts";
+import { neutraliseControls } from "../../ui/safe_text.ts";
+import { VERSION } from "../../version.ts";
+import { ExitCode } from "../exit_codes.ts";
+import { output } from "../../lib/spawn.ts";
+import { BUNDLE_DIR, BUNDLE_ROOT_PATH, type BundleState, bundleState } from "../../boot/bundle.ts";
+import { reportFatal } from "../report_fatal.ts";
 import { gapLines, readPtraceScope } from "./doctor_gaps.ts";
 import { type ModelFacts, modelLines, modelWouldFail } from "./doctor_model.ts";
-import { probeEndpoint } from "../provider/endpoint_probe.ts";
-import { resolveModelLimits } from "../provider/model_limits.ts";
-import { modelDialect } from "../provider/dialects/model_dialect.ts";
+import { probeEndpoint } from "../../provider/endpoint_probe.ts";
+import { resolveModelLimits } from "../../provider/model_limits.ts";
+import { modelDialect } from "../../provider/dialects/model_dialect.ts";
 
 /** Everything the report says, gathered first so the report itself is pure. */
 export interface DoctorFacts {

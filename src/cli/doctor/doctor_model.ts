@@ -4,10 +4,10 @@
  * will do about it with this model's settings. Pure: the probe is made by
  * doctor.ts.
  */
-import type { EndpointProbe } from "../provider/endpoint_probe.ts";
-import { familyOf, type TextToolCallSetting } from "../provider/dialects/model_families.ts";
-import { FORMAT_NAMES } from "../provider/dialects/text_tool_calls.ts";
-import type { SchemaDialect } from "../provider/dialects/schema_dialect.ts";
+import type { EndpointProbe } from "../../provider/endpoint_probe.ts";
+import { familyOf, type TextToolCallSetting } from "../../provider/dialects/model_families.ts";
+import { FORMAT_NAMES } from "../../provider/dialects/text_tool_calls.ts";
+import type { SchemaDialect } from "../../provider/dialects/schema_dialect.ts";
 
 export interface ModelFacts {
   id: string;
