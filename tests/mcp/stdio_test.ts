@@ -10,6 +10,7 @@ import {
   REPO_ROOT,
   stdioServer,
 } from "./everything.ts";
+import { SKIFF_CHILD_MARKER } from "../../src/sandbox/env.ts";
 
 const ignore = !hasEverything;
 
@@ -86,8 +87,13 @@ Deno.test({
           const result = await tool(manager, "everything_get-env").execute({}, context());
           assert.ok(!result.output.includes("sk-should-not-leak"));
           const seen = Object.keys(JSON.parse(result.output));
-          // Deno itself sets npm_config_user_agent inside npm packages.
-          const allowed = [...INHERITED_VARIABLES, "SERVER_OWN", "npm_config_user_agent"];
+          // Deno itself sets npm_config_user_agent inside npm packages; skiff marks its children.
+          const allowed = [
+            ...INHERITED_VARIABLES,
+            "SERVER_OWN",
+            "npm_config_user_agent",
+            SKIFF_CHILD_MARKER,
+          ];
           assert.deepEqual(seen.filter((name) => !allowed.includes(name)), []);
           assert.ok(seen.includes("SERVER_OWN") && seen.includes("PATH"));
         },
