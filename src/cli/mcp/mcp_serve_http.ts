@@ -16,6 +16,9 @@ export const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 /** Clients served at once: each holds an engine (a Worker) until it ends its session. */
 export const MAX_CLIENTS = 8;
 
+/** How long a stop waits for requests still in flight once every session is closed. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
 /** One client's skiff session behind its MCP server; `close` ends both. */
 export interface ServedSession {
   server: Server;
@@ -158,6 +161,13 @@ export async function serveHttp(
     return initialize(request);
   });
   await stopped;
-  await listener.shutdown();
+  // The sessions first: closing a transport ends the event stream its client may hold open, which
+  // a graceful shutdown would wait for. A connection still open after that does not hold the exit.
   await Promise.all([...clients.keys()].map(end));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    listener.shutdown(),
+    new Promise((resolve) => timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)),
+  ]);
+  clearTimeout(timer);
 }

@@ -84,9 +84,20 @@ Deno.test("mcp serve --http: one session per client, several at once; an ended o
     await third.client.close();
     await second.client.close();
   } finally {
+    // It stops on SIGTERM, with its clients' event streams still open, within a bound.
     child.kill("SIGTERM");
-    await child.status;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stopped = await Promise.race([
+      child.status.then(() => true),
+      new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 10_000)),
+    ]);
+    clearTimeout(timer);
+    if (!stopped) {
+      child.kill("SIGKILL");
+      await child.status;
+    }
     await reader.cancel().catch(() => {});
     await sandbox.cleanup();
+    assert(stopped, "skiff mcp serve --http did not stop within 10 s of SIGTERM");
   }
 });
