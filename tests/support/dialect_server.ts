@@ -42,6 +42,7 @@
  *   reasoning). https://github.com/ggml-org/llama.cpp/tree/master/tools/server
  *   and https://lmstudio.ai/docs/app/api/endpoints/openai
  */
+import { makeSandbox, type Sandbox } from "./cli.ts";
 
 export type DialectName =
   | "deepseek"
@@ -325,4 +326,26 @@ function stream(dialect: DialectName, turn: DialectTurn, number: number, issued:
   const text = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join("") +
     "data: [DONE]\n\n";
   return new TextEncoder().encode(text);
+}
+
+/** A sandbox pointed at a dialect server, with a file to read; both cleaned up after `work`. */
+export async function withDialectSandbox(
+  dialect: DialectName,
+  turns: DialectTurn[],
+  work: (sandbox: Sandbox, server: DialectServer) => Promise<void>,
+  config?: Record<string, unknown>,
+  options: DialectServerOptions = {},
+): Promise<void> {
+  const server = startDialectServer(dialect, turns, options);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: server.url, SKIFF_MODEL: "test-model" });
+  try {
+    await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "the answer is 42\n");
+    if (config) {
+      await Deno.writeTextFile(`${sandbox.configDir}/config.json`, JSON.stringify(config));
+    }
+    await work(sandbox, server);
+  } finally {
+    await server.close();
+    await sandbox.cleanup();
+  }
 }

@@ -6,36 +6,16 @@
  */
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import {
-  type DialectName,
-  type DialectServer,
   type DialectTurn,
   startDialectServer,
+  withDialectSandbox,
 } from "../../support/dialect_server.ts";
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../../support/cli.ts";
 
 const READ_CALL: DialectTurn["call"] = { name: "read", arguments: { file_path: "notes.txt" } };
 const THINKING = "The user asks about notes.txt.\nI should read it first.\nThen answer.";
 
-/** A sandbox pointed at a dialect server, with a file to read; both cleaned up after `work`. */
-async function withDialect(
-  dialect: DialectName,
-  turns: DialectTurn[],
-  work: (sandbox: Sandbox, server: DialectServer) => Promise<void>,
-  config?: Record<string, unknown>,
-): Promise<void> {
-  const server = startDialectServer(dialect, turns);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: server.url, SKIFF_MODEL: "test-model" });
-  try {
-    await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "the answer is 42\n");
-    if (config) {
-      await Deno.writeTextFile(`${sandbox.configDir}/config.json`, JSON.stringify(config));
-    }
-    await work(sandbox, server);
-  } finally {
-    await server.close();
-    await sandbox.cleanup();
-  }
-}
+const withDialect = withDialectSandbox;
 
 type Event = Record<string, unknown>;
 

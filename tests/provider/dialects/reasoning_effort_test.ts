@@ -13,7 +13,7 @@ import {
   type DialectServer,
   type DialectServerOptions,
   type DialectTurn,
-  startDialectServer,
+  withDialectSandbox,
 } from "../../support/dialect_server.ts";
 import {
   type ResponsesServer,
@@ -32,25 +32,15 @@ const TOOL_SESSION: DialectTurn[] = [
   { text: "The notes say 42." },
 ];
 
-async function withDialect(
+/** The shared dialect sandbox (tests/support/dialect_server.ts), with the config before the work. */
+function withDialect(
   dialect: DialectName,
   turns: DialectTurn[],
   config: Record<string, unknown> | undefined,
   work: (sandbox: Sandbox, server: DialectServer) => Promise<void>,
   options: DialectServerOptions = {},
 ): Promise<void> {
-  const server = startDialectServer(dialect, turns, options);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: server.url, SKIFF_MODEL: "test-model" });
-  try {
-    await Deno.writeTextFile(`${sandbox.workspace}/notes.txt`, "the answer is 42\n");
-    if (config) {
-      await Deno.writeTextFile(`${sandbox.configDir}/config.json`, JSON.stringify(config));
-    }
-    await work(sandbox, server);
-  } finally {
-    await server.close();
-    await sandbox.cleanup();
-  }
+  return withDialectSandbox(dialect, turns, work, config, options);
 }
 
 async function withResponses(
