@@ -397,7 +397,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ChatProvid
           elapsedMs: now() - started,
           requestTimeoutMs,
         });
-        throw new ProviderError(message, failure.status, baseURL);
+        throw new ProviderError(message, failure.status, baseURL, failure.code);
       }
       handlers.onRetry?.({ attempt: retry + 1, delayMs, reason: failure.reason });
       await sleep(delayMs, signal);

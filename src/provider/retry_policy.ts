@@ -20,6 +20,8 @@ export interface AttemptFailure {
   status?: number;
   /** The server's own explanation, when it sent one. */
   serverMessage?: string;
+  /** The server's name for the error (`code`, else `type`), when it sent one. */
+  code?: string;
   /** The server asked for this wait (Retry-After / retry-after-ms), already capped. */
   retryAfterMs?: number;
   /** No HTTP response at all: refused, unresolvable host, reset before headers. */
@@ -168,6 +170,10 @@ function serverMessageOf(error: APIError): string | undefined {
   return undefined;
 }
 
+/** Servers' own names (`code` or `type`) for "the request is longer than the context window". */
+export const OVERFLOW_ERROR_NAMES =
+  /^(context_length_exceeded|context_window_exceeded|string_above_max_length|request_too_large|exceed_context_size_error)$/i;
+
 /**
  * The HTTP status an error's own name stands for, for an error sent inside a
  * 200 stream, where no status came: OpenAI's `code`s, Anthropic-style
@@ -181,10 +187,7 @@ const NAMED_STATUS: Array<[RegExp, number]> = [
     401,
   ],
   [/^(permission_denied|permission_error|forbidden|unsupported_country_region_territory)$/i, 403],
-  [
-    /^(context_length_exceeded|context_window_exceeded|string_above_max_length|request_too_large)$/i,
-    400,
-  ],
+  [OVERFLOW_ERROR_NAMES, 400],
   [
     /^(insufficient_quota|insufficient_credits|credit_limit_reached|billing_hard_limit_reached)$/i,
     402,
@@ -302,15 +305,18 @@ export function classifyFailure(
           : `${statusReason(code)} reported mid-stream${named}`,
         ...(code === undefined ? {} : { status: code }),
         serverMessage,
+        ...(name === undefined ? {} : { code: name }),
         ...(code === 429 && retryAfterMs !== undefined ? { retryAfterMs } : {}),
         connection: false,
       };
     }
+    const { name } = namedStatusOf(error.error);
     return {
       retryable: isRetryableStatus(error.status),
       reason: statusReason(error.status),
       status: error.status,
       serverMessage,
+      ...(name === undefined ? {} : { code: name }),
       retryAfterMs: retryAfterFromHeaders(error.headers, nowMs, retryAfterCapMs),
       connection: false,
     };

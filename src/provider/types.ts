@@ -99,10 +99,15 @@ export interface ChatProvider {
 
 /** The provider gave up: unreachable, or failing after every retry (exit 4). */
 export class ProviderError extends Error {
+  /**
+   * `code`: the server's own name for the error (its `code`, else its
+   * `type`), when it sent one: the message may not say what the name does.
+   */
   constructor(
     message: string,
     readonly status?: number,
     readonly endpoint?: string,
+    readonly code?: string,
   ) {
     super(message);
     this.name = "ProviderError";

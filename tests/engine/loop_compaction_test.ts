@@ -204,6 +204,30 @@ Deno.test("compaction off and the endpoint refuses as too long: a limit, not a p
   }
 });
 
+Deno.test("through the real client: an overflow named only by its code (a generic message) is compacted, not fatal", async () => {
+  const mock = startMockServer([
+    { toolCalls: [{ name: "read", arguments: { path: "src/f1.ts" }, id: "c1" }] },
+    { toolCalls: [{ name: "read", arguments: { path: "src/f2.ts" }, id: "c2" }] },
+    {
+      status: 400,
+      body: { error: { message: "Invalid request.", code: "context_length_exceeded" } },
+    },
+    { text: "All done." },
+  ]);
+  try {
+    const events: Emitted[] = [];
+    const outcome = await runLoop(
+      deps(createOpenAIProvider({ baseURL: mock.url, maxRetries: 0 }), events),
+      options({ modelLimits: { context: 128_000 } }),
+    );
+    assertEquals(outcome.kind, "completed");
+    assertEquals(mock.requests.length, 4);
+    assertEquals(compactions(events).map((event) => event.trigger), ["overflow"]);
+  } finally {
+    await mock.close();
+  }
+});
+
 Deno.test("through the real client: a 400 'context_length_exceeded' from the endpoint is compacted and retried", async () => {
   const mock = startMockServer([
     { toolCalls: [{ name: "read", arguments: { path: "src/f1.ts" }, id: "c1" }] },

@@ -5,9 +5,11 @@
  * failure of the run but a request to compact and try again. The texts are
  * those of OpenAI, vLLM, llama.cpp, Ollama, OpenRouter and Anthropic- or
  * Mistral-style servers, matched in the ProviderError's message, which
- * carries the server's own words.
+ * carries the server's own words, or the error's own name when the server
+ * gave one (a generic message with `code: "context_length_exceeded"`).
  */
 import { ProviderError } from "../../provider/types.ts";
+import { OVERFLOW_ERROR_NAMES } from "../../provider/retry_policy.ts";
 
 const OVERFLOW_TEXTS: RegExp[] = [
   /context[_ ]length[_ ]exceeded/i, // OpenAI's code, echoed by many proxies
@@ -27,6 +29,7 @@ const OVERFLOW_STATUSES = new Set([400, 413, 422, 500]);
 export function isContextOverflow(error: unknown): error is ProviderError {
   if (!(error instanceof ProviderError)) return false;
   if (error.status !== undefined && !OVERFLOW_STATUSES.has(error.status)) return false;
+  if (error.code !== undefined && OVERFLOW_ERROR_NAMES.test(error.code)) return true;
   return OVERFLOW_TEXTS.some((pattern) => pattern.test(error.message));
 }
 

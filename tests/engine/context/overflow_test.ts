@@ -44,6 +44,16 @@ Deno.test("the common 'context length exceeded' answers are recognised, with the
   assertEquals(tokensFromOverflow(REFUSALS[5][2]), 210_000);
 });
 
+Deno.test("an overflow named only by the error's code is recognised; a generic message alone is not", () => {
+  const generic = "The model endpoint refused the request: Invalid request.";
+  assert(isContextOverflow(new ProviderError(generic, 400, undefined, "context_length_exceeded")));
+  assert(isContextOverflow(new ProviderError(generic, undefined, undefined, "request_too_large")));
+  assert(!isContextOverflow(new ProviderError(generic, 400)));
+  assert(!isContextOverflow(new ProviderError(generic, 400, undefined, "invalid_request_error")));
+  // The code does not outweigh a status no overflow comes with.
+  assert(!isContextOverflow(new ProviderError(generic, 401, undefined, "context_length_exceeded")));
+});
+
 Deno.test("other failures are not mistaken for a full window", () => {
   assert(!isContextOverflow(new ProviderError("rate limit exceeded", 429)));
   assert(!isContextOverflow(new ProviderError("maximum context length is 8192 tokens", 401)));
