@@ -10,6 +10,7 @@
  * anything else, every error message included, comes from the schema.
  */
 import type { Config } from "./schema.ts";
+import { API_KEY_TEXT } from "./api_key_text.ts";
 import { validateConfig } from "./validate.ts";
 
 /** A test of one value the schema accepts and returns as it is. */
@@ -37,7 +38,10 @@ const plainHttpURL: Plain = (value) =>
  * `--add-dir`, `--no-memory`) set, in the values the schema takes as they are.
  */
 const PLAIN_SECTIONS: readonly [string, readonly [string, Plain][]][] = [
-  ["provider", [["baseURL", plainHttpURL], ["apiKey", nonEmptyString], ["model", nonEmptyString]]],
+  ["provider", [["baseURL", plainHttpURL], [
+    "apiKey",
+    (value) => typeof value === "string" && API_KEY_TEXT.test(value),
+  ], ["model", nonEmptyString]]],
   ["sandbox", [
     ["mode", oneOf("read-only", "workspace-write", "full-access")],
     ["backend", oneOf("auto", "bwrap", "landlock")],

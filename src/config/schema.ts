@@ -8,6 +8,7 @@ import * as z from "zod";
 import { codePathProblem } from "../sandbox/code_paths.ts";
 import { permissionKeyProblem } from "./permission_keys.ts";
 import { REASONING_EFFORTS } from "../contracts/reasoning_effort.ts";
+import { API_KEY_TEXT, apiKeyProblem } from "./api_key_text.ts";
 
 const positiveInt = () => z.int().positive();
 
@@ -40,7 +41,15 @@ const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 export const ProviderSchema = z.strictObject({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
-  apiKey: z.string().min(1).optional(),
+  apiKey: z.string().min(1).check((context) => {
+    if (!API_KEY_TEXT.test(context.value)) {
+      context.issues.push({
+        code: "custom",
+        message: apiKeyProblem(context.value),
+        input: context.value,
+      });
+    }
+  }).optional(),
   model: z.string().min(1).optional(),
   requestTimeoutMs: positiveInt().optional(),
   maxRetries: z.int().min(0).max(100).optional(),
