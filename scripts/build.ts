@@ -13,7 +13,7 @@
  * bundle is made from the sources as they are.
  *
  * The stamp records every local source of both module graphs (and deno.json
- * and deno.lock, which pick the npm packages) with its size and mtime, taken
+ * and deno.lock, which pick the npm packages) with its size, mtime and hash, taken
  * before bundling: a file edited while the build runs leaves the stamp older
  * than the file, and the sources are used. The new build replaces the old
  * one only once it is complete.
@@ -28,6 +28,7 @@ import {
   STAMP_FORMAT,
 } from "../src/boot/bundle.ts";
 import { LAZY_LOADED_MODULES } from "../src/boot/lazy_modules.ts";
+import { sha256Hex } from "../src/lib/sha256.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const CLI_ENTRY = "src/cli/start.ts";
@@ -76,7 +77,8 @@ function stampOf(root: string, sources: string[]): BundleStamp {
   const stamped: BundleStamp["sources"] = {};
   for (const file of sources) {
     const info = Deno.statSync(path.join(root, file));
-    stamped[file] = [info.size, info.mtime?.getTime() ?? 0];
+    const digest = sha256Hex(Deno.readFileSync(path.join(root, file)));
+    stamped[file] = [info.size, info.mtime?.getTime() ?? 0, digest];
   }
   return { format: STAMP_FORMAT, deno: Deno.version.deno, sources: stamped };
 }

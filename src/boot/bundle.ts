@@ -8,17 +8,20 @@
  * Loading hundreds of source and npm modules costs a start far more than
  * loading the same code from a handful of bundled files (docs/performance.md).
  * The bundle is the same code: it is used only while every source it was
- * built from has the size and modification time recorded in its stamp, so
- * an edited checkout runs its edits, never a stale build. A compiled binary
+ * built from has the size and content recorded in its stamp, so an edited
+ * checkout runs its edits, never a stale build. The modification time is
+ * the quick test: a file whose time still matches is not read; one whose
+ * time changed (a checkout that put the same content back) is hashed. A compiled binary
  * carries the bundle and the sources it was built from together
  * (scripts/compile.ts builds first), so it uses the bundle without checking.
  * `SKIFF_BUNDLE=0` runs the sources whatever is built.
  *
  * main.ts decides once, before anything else loads; the decision is kept on
  * the global object because the bundle holds its own copy of this module.
- * Nothing here imports anything.
+ * It imports only what names skiff's entries and the hash.
  */
 import { CLI_START_SOURCE, ENGINE_WORKER_SOURCE } from "../contracts/entry.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 
 /** The CLI's bundle and the build's stamp, relative to the repository (or the binary's) root. */
 export const BUNDLE_DIR = "dist/bundle";
@@ -27,15 +30,15 @@ export const ENGINE_BUNDLE_DIR = "dist/engine";
 /** The file, in the bundle's folder, naming the sources the bundle was built from. */
 export const BUNDLE_STAMP = "stamp.json";
 /** The stamp's format; a stamp of another format is not read. */
-export const STAMP_FORMAT = 2;
+export const STAMP_FORMAT = 3;
 
 /** What `deno task build` records about a build. */
 export interface BundleStamp {
   format: typeof STAMP_FORMAT;
   /** The Deno that built it: another Deno runs the sources. */
   deno: string;
-  /** Each source, relative to the root, as [size in bytes, mtime in ms]. */
-  sources: Record<string, [number, number]>;
+  /** Each source, relative to the root, as [size in bytes, mtime in ms, SHA-256 in hex]. */
+  sources: Record<string, [number, number, string]>;
 }
 
 /** Whether a build can be used, and if not, why not (for `skiff doctor`). */
@@ -83,14 +86,17 @@ export function bundleState(
   }
   // Paths as strings: a URL per file costs more than its stat.
   const rootPath = decodeURIComponent(root.pathname);
-  for (const [file, [size, mtime]] of Object.entries(stamp.sources)) {
+  for (const [file, [size, mtime, digest]] of Object.entries(stamp.sources)) {
     let info: Deno.FileInfo;
     try {
       info = Deno.statSync(rootPath + file);
     } catch {
       return { kind: "stale", reason: `${file} is gone` };
     }
-    if (info.size !== size || info.mtime?.getTime() !== mtime) {
+    if (
+      info.size !== size ||
+      (info.mtime?.getTime() !== mtime && !sameContent(rootPath + file, digest))
+    ) {
       return { kind: "stale", reason: `${file} changed since the build` };
     }
   }
@@ -141,6 +147,15 @@ export function bundleOptedOut(): boolean {
   }
 }
 
+/** Whether `file` still holds what hashed to `digest` (its time changed, not its content). */
+function sameContent(file: string, digest: string): boolean {
+  try {
+    return sha256Hex(Deno.readFileSync(file)) === digest;
+  } catch {
+    return false;
+  }
+}
+
 function readStamp(root: URL): BundleStamp | undefined {
   try {
     const stamp = JSON.parse(
@@ -149,7 +164,8 @@ function readStamp(root: URL): BundleStamp | undefined {
     if (stamp?.format !== STAMP_FORMAT || typeof stamp.deno !== "string") return undefined;
     if (typeof stamp.sources !== "object" || stamp.sources === null) return undefined;
     const valid = Object.values(stamp.sources).every((entry) =>
-      Array.isArray(entry) && entry.length === 2 && entry.every((n) => typeof n === "number")
+      Array.isArray(entry) && entry.length === 3 && typeof entry[0] === "number" &&
+      typeof entry[1] === "number" && typeof entry[2] === "string"
     );
     return valid && Object.keys(stamp.sources).length > 0 ? stamp as BundleStamp : undefined;
   } catch {

@@ -11,6 +11,7 @@ import {
   APIUserAbortError,
 } from "openai/core/error";
 import { NotTheApiError } from "./chat/json_as_stream.ts";
+import { OVERFLOW_ERROR_NAMES } from "./types.ts";
 
 /** What went wrong with one attempt, in terms the retry loop and the user need. */
 export interface AttemptFailure {
@@ -169,10 +170,6 @@ function serverMessageOf(error: APIError): string | undefined {
   if (typeof body === "string") return body;
   return undefined;
 }
-
-/** Servers' own names (`code` or `type`) for "the request is longer than the context window". */
-export const OVERFLOW_ERROR_NAMES =
-  /^(context_length_exceeded|context_window_exceeded|string_above_max_length|request_too_large|exceed_context_size_error)$/i;
 
 /**
  * The HTTP status an error's own name stands for, for an error sent inside a

@@ -97,6 +97,10 @@ export interface ChatProvider {
   ): Promise<ChatResponse>;
 }
 
+/** Servers' own names (`code` or `type`) for "the request is longer than the context window". */
+export const OVERFLOW_ERROR_NAMES =
+  /^(context_length_exceeded|context_window_exceeded|string_above_max_length|request_too_large|exceed_context_size_error)$/i;
+
 /** The provider gave up: unreachable, or failing after every retry (exit 4). */
 export class ProviderError extends Error {
   /**

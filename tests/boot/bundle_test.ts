@@ -16,6 +16,7 @@ import {
   STAMP_FORMAT,
 } from "../../src/boot/bundle.ts";
 import { BWRAP_PROBE_CACHE_FILE } from "../../src/sandbox/bwrap/probe_cache.ts";
+import { sha256Hex } from "../../src/lib/sha256.ts";
 
 async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "skiff-bundle-state-" });
@@ -31,10 +32,14 @@ async function withRoot(run: (root: URL, dir: string) => Promise<void>): Promise
 }
 
 function stampFor(dir: string, files: string[], deno = Deno.version.deno): unknown {
-  const sources: Record<string, [number, number]> = {};
+  const sources: Record<string, [number, number, string]> = {};
   for (const file of files) {
     const info = Deno.statSync(`${dir}/${file}`);
-    sources[file] = [info.size, info.mtime!.getTime()];
+    sources[file] = [
+      info.size,
+      info.mtime!.getTime(),
+      sha256Hex(Deno.readFileSync(`${dir}/${file}`)),
+    ];
   }
   return { format: STAMP_FORMAT, deno, sources };
 }
@@ -85,6 +90,26 @@ Deno.test("bundleState: an edited, resized, touched or removed source makes the 
   });
 });
 
+Deno.test("bundleState: a source whose time changed but whose content did not (a checkout putting it back) keeps the build fresh", async () => {
+  await withRoot(async (root, dir) => {
+    await writeStamp(dir, stampFor(dir, SOURCES));
+    const file = `${dir}/src/app/a.ts`;
+    const original = await Deno.readTextFile(file);
+    await Deno.writeTextFile(file, "export const a = 9;\n");
+    await Deno.writeTextFile(file, original);
+    const later = new Date(Date.now() + 5000);
+    await Deno.utime(file, later, later);
+    assertEquals(bundleState(root, false).kind, "fresh");
+    // The same time trick with other content of the same size is still found.
+    await Deno.writeTextFile(file, "export const a = 7;\n");
+    await Deno.utime(file, later, later);
+    assertEquals(bundleState(root, false), {
+      kind: "stale",
+      reason: "src/app/a.ts changed since the build",
+    });
+  });
+});
+
 Deno.test("bundleState: a build by another Deno is stale; a compiled binary trusts what it carries", async () => {
   await withRoot(async (root, dir) => {
     await writeStamp(dir, stampFor(dir, SOURCES, "1.0.0"));
@@ -107,6 +132,8 @@ Deno.test("bundleState: no stamp, another format or a malformed one is no build 
       { ...good, sources: {} },
       { ...good, sources: { "deno.json": [1] } },
       { ...good, sources: { "deno.json": ["1", 2] } },
+      { ...good, sources: { "deno.json": [1, 2] } },
+      { ...good, sources: { "deno.json": [1, 2, 3] } },
       { ...good, deno: 2 },
       null,
       [],

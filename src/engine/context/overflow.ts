@@ -8,8 +8,7 @@
  * carries the server's own words, or the error's own name when the server
  * gave one (a generic message with `code: "context_length_exceeded"`).
  */
-import { ProviderError } from "../../provider/types.ts";
-import { OVERFLOW_ERROR_NAMES } from "../../provider/retry_policy.ts";
+import { OVERFLOW_ERROR_NAMES, ProviderError } from "../../provider/types.ts";
 
 const OVERFLOW_TEXTS: RegExp[] = [
   /context[_ ]length[_ ]exceeded/i, // OpenAI's code, echoed by many proxies
