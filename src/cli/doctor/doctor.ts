@@ -5,10 +5,14 @@
  * versions, the config and data folders, and whether the endpoint answers
  * (a short timeout; how to configure it when it does not). With `--model`,
  * what the endpoint does with that model and what skiff will do about it
- * (doctor_model.ts). Exit 0 when a sandbox backend works (and the model
- * would work), 1 otherwise.
+ * (doctor_model.ts). It ends with what a run needs (a config that loads, a
+ * model, a key where the endpoint needs one, an endpoint that answers and
+ * takes the key, a sandbox backend), each with what to do: exit 0 when
+ * every one holds, 1 otherwise. A broken config is one failed check among
+ * the others, which are then made with the environment alone.
  */
-import { loadConfig } from "../../config/load.ts";
+import { loadConfig, type LoadedConfig } from "../../config/load.ts";
+import { ConfigError } from "../../config/errors.ts";
 import { DEFAULT_BASE_URL } from "../../host/setup.ts";
 import { applyProjectTrust, isProjectTrusted } from "../../trust/project_trust.ts";
 import { type AvailableSandboxes, probeSandboxes } from "../../sandbox/choose.ts";
@@ -50,6 +54,26 @@ export interface DoctorFacts {
   ptraceScope?: number | null;
   /** `--model`: what the endpoint does with that model. */
   model?: ModelFacts;
+  /** What a run needs besides the sandbox; absent in facts made by hand (tests of other parts). */
+  needs?: RunNeeds;
+}
+
+/** What a run needs that the config and the environment give. */
+export interface RunNeeds {
+  /** The config's problem (a file that does not parse, a wrong value), else undefined. */
+  configError?: string;
+  /** The model a run would use (`--model`, else the config's), if any. */
+  model?: string;
+  /** Whether a key is set (OPENAI_API_KEY or provider.apiKey). */
+  keySet: boolean;
+  /** Whether the endpoint needs one: the hosted default does; a local server need not. */
+  keyNeeded: boolean;
+}
+
+/** One line of "What a run needs": whether it holds, and what to do when it does not. */
+interface Check {
+  ok: boolean;
+  text: string;
 }
 
 export interface DoctorDeps {
@@ -118,6 +142,69 @@ export function codeLine(code: DoctorFacts["code"]): string {
   return `from the sources: not built; ${build} makes each start faster (docs/performance.md)`;
 }
 
+/** What a run needs, one check each, each failing one saying what to do. */
+export function readinessChecks(facts: DoctorFacts): Check[] {
+  const needs = facts.needs;
+  const checks: Check[] = [];
+  if (needs) {
+    checks.push(
+      needs.configError === undefined
+        ? { ok: true, text: "config: loads" }
+        : { ok: false, text: `config: ${needs.configError.replaceAll("\n", " ")}` },
+      needs.model ? { ok: true, text: `model: ${needs.model}` } : {
+        ok: false,
+        text: 'model: none set. Pass --model <name>, set SKIFF_MODEL, or put "provider": ' +
+          `{"model": "…"} in ${facts.configDir}/config.json`,
+      },
+      needs.keySet ? { ok: true, text: "API key: set" } : needs.keyNeeded
+        ? {
+          ok: false,
+          text: `API key: none, and ${facts.baseURL} needs one. Set OPENAI_API_KEY, or point ` +
+            "OPENAI_BASE_URL / provider.baseURL at a local server",
+        }
+        : { ok: true, text: `API key: none (${facts.baseURL} may need none)` },
+    );
+  }
+  const status = "status" in facts.endpoint ? facts.endpoint.status : undefined;
+  checks.push(
+    status === undefined
+      ? { ok: false, text: "endpoint: does not answer (see Endpoint above)" }
+      : status === 401 || status === 403
+      ? {
+        ok: false,
+        text: `endpoint: refuses the key (HTTP ${status}). Check OPENAI_API_KEY or provider.apiKey`,
+      }
+      : { ok: true, text: `endpoint: answers (HTTP ${status})` },
+  );
+  const chosen = chosenBackend(facts);
+  checks.push(
+    chosen.startsWith("none")
+      ? { ok: false, text: "sandbox: no backend works; commands are refused (see above)" }
+      : { ok: true, text: `sandbox: ${chosen}` },
+  );
+  if (facts.model) {
+    const fails = modelWouldFail(facts.model);
+    checks.push({
+      ok: !fails,
+      text: `--model ${facts.model.id}: ${fails ? "would fail (see Model above)" : "works"}`,
+    });
+  }
+  return checks;
+}
+
+/** The report's last section: each check, and whether skiff can run here. */
+function readinessLines(facts: DoctorFacts): string[] {
+  const checks = readinessChecks(facts);
+  const failed = checks.filter((check) => !check.ok).length;
+  return [
+    "What a run needs:",
+    ...checks.map((check) => `  ${check.ok ? "ok  " : "FAIL"} ${check.text}`),
+    failed === 0
+      ? "skiff can run here."
+      : `skiff cannot run here yet: ${failed} of ${checks.length} checks failed (FAIL above).`,
+  ];
+}
+
 export function doctorReport(facts: DoctorFacts): string[] {
   const chosen = chosenBackend(facts);
   const endpoint = "status" in facts.endpoint
@@ -162,6 +249,8 @@ export function doctorReport(facts: DoctorFacts): string[] {
     "",
     `Endpoint ${facts.baseURL}: ${endpoint}`,
     ...(facts.model ? ["", ...modelLines(facts.model)] : []),
+    "",
+    ...readinessLines(facts),
   ];
 }
 
@@ -173,7 +262,7 @@ function doctorCache(env: Record<string, string | undefined>): LandlockProbeCach
 export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
   const env = deps.env ?? Deno.env.toObject();
   const workspace = Deno.cwd();
-  const loaded = await loadConfig({ workspace, env });
+  const { loaded, configError } = await loadOrReport(workspace, env);
   // The endpoint a session here would use, and the key it would send: the
   // user's key never goes to a base URL an untrusted project chose.
   const { config } = applyProjectTrust(loaded, isProjectTrusted(loaded, workspace));
@@ -187,6 +276,12 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     version("rg"),
   ]);
   const apiKey = config.provider?.apiKey;
+  const needs: RunNeeds = {
+    ...(configError === undefined ? {} : { configError }),
+    model: deps.model ?? config.provider?.model,
+    keySet: !!apiKey,
+    keyNeeded: baseURL === DEFAULT_BASE_URL.replace(/\/+$/, ""),
+  };
   let endpoint: DoctorFacts["endpoint"];
   try {
     const response = await (deps.fetch ?? fetch)(`${baseURL}/models`, {
@@ -207,6 +302,7 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     : undefined;
   return {
     ...(model ? { model } : {}),
+    needs,
     platform: Deno.build.os,
     sandboxes,
     backend: env.SKIFF_SANDBOX_BACKEND || loaded.config.sandbox?.backend || "auto",
@@ -225,6 +321,38 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     uid: Deno.uid(),
     ptraceScope: readPtraceScope(),
   };
+}
+
+/**
+ * The config, or its problem and the config the environment alone gives: the
+ * other checks are still made (a typo is one failed check, not the end of
+ * the report).
+ */
+async function loadOrReport(
+  workspace: string,
+  env: Record<string, string | undefined>,
+): Promise<{ loaded: LoadedConfig; configError?: string }> {
+  try {
+    return { loaded: await loadConfig({ workspace, env }) };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const noFiles = () => Promise.reject(new Deno.errors.NotFound("not read"));
+    try {
+      return {
+        loaded: await loadConfig({ workspace, env, readTextFile: noFiles }),
+        configError: error.message,
+      };
+    } catch {
+      // The environment itself is wrong (a malformed OPENAI_BASE_URL): nothing else to go on.
+      const clean = Object.fromEntries(
+        Object.entries(env).filter(([name]) => !/^(OPENAI_|SKIFF_MODEL$)/.test(name)),
+      );
+      return {
+        loaded: await loadConfig({ workspace, env: clean, readTextFile: noFiles }),
+        configError: error.message,
+      };
+    }
+  }
 }
 
 /** What the endpoint does with `id`, and the settings skiff would use for it. */
@@ -253,8 +381,7 @@ export async function doctorCommand(deps: DoctorDeps = {}): Promise<number> {
     // Reasons and URLs come from outside: shown, not obeyed.
     const text = doctorReport(facts).map((line) => neutraliseControls(line)).join("\n") + "\n";
     await Deno.stdout.write(new TextEncoder().encode(text));
-    const modelFails = facts.model !== undefined && modelWouldFail(facts.model);
-    return chosenBackend(facts).startsWith("none") || modelFails ? ExitCode.failed : ExitCode.ok;
+    return readinessChecks(facts).every((check) => check.ok) ? ExitCode.ok : ExitCode.failed;
   } catch (error) {
     return reportFatal(error);
   }

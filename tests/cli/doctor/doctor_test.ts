@@ -6,7 +6,12 @@
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { makeSandbox, runSkiff } from "../../support/cli.ts";
 import { startMockServer } from "../../support/mock_server.ts";
-import { chosenBackend, type DoctorFacts, doctorReport } from "../../../src/cli/doctor/doctor.ts";
+import {
+  chosenBackend,
+  type DoctorFacts,
+  doctorReport,
+  readinessChecks,
+} from "../../../src/cli/doctor/doctor.ts";
 
 const facts = (over: Partial<DoctorFacts> = {}): DoctorFacts => ({
   platform: "linux",
@@ -77,9 +82,72 @@ Deno.test("doctor: an endpoint that does not answer says how to configure it", (
   assertStringIncludes(text, "OPENAI_BASE_URL or provider.baseURL");
 });
 
+Deno.test("doctor: what a run needs, each failing check saying what to do", () => {
+  const none = facts({
+    baseURL: "https://api.openai.com/v1",
+    endpoint: { status: 401 },
+    needs: { keySet: false, keyNeeded: true },
+  });
+  const failed = readinessChecks(none).filter((check) => !check.ok).map((check) => check.text);
+  assertEquals(failed.length, 3, failed.join("\n"));
+  assertStringIncludes(failed[0], "model: none set. Pass --model <name>, set SKIFF_MODEL");
+  assertStringIncludes(failed[1], "API key: none, and https://api.openai.com/v1 needs one");
+  assertStringIncludes(failed[2], "refuses the key (HTTP 401)");
+  assertStringIncludes(doctorReport(none).join("\n"), "cannot run here yet: 3 of 5 checks failed");
+  const ready = facts({ needs: { model: "qwen", keySet: false, keyNeeded: false } });
+  assertEquals(readinessChecks(ready).filter((check) => !check.ok), []);
+  assertStringIncludes(doctorReport(ready).join("\n"), "skiff can run here.");
+  const broken = facts({
+    needs: {
+      configError: "/c/config.json: provider.modle: unknown key",
+      model: "m",
+      keySet: true,
+      keyNeeded: false,
+    },
+  });
+  assertEquals(readinessChecks(broken).filter((check) => !check.ok).map((check) => check.text), [
+    "config: /c/config.json: provider.modle: unknown key",
+  ]);
+});
+
+Deno.test("e2e: skiff doctor with no model and no key fails naming both; a config typo is one failed check among the rest", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    const bare = await runSkiff(["doctor"], sandbox);
+    assertEquals(bare.code, 1, bare.stdout + bare.stderr);
+    assertStringIncludes(bare.stdout, "FAIL model: none set");
+    assertStringIncludes(
+      bare.stdout,
+      "FAIL API key: none, and https://api.openai.com/v1 needs one",
+    );
+    assertStringIncludes(bare.stdout, "skiff cannot run here yet");
+
+    const mock = startMockServer([]);
+    try {
+      await Deno.writeTextFile(
+        `${sandbox.configDir}/config.json`,
+        '{ "provider": { "modle": "m" } }',
+      );
+      const typo = await runSkiff(["doctor"], sandbox, {
+        env: { OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "m" },
+      });
+      assertEquals(typo.code, 1, typo.stdout + typo.stderr);
+      assertStringIncludes(typo.stdout, "FAIL config: ");
+      assertStringIncludes(typo.stdout, 'unknown key "modle"');
+      // The rest of the report was made, from the environment.
+      assertStringIncludes(typo.stdout, "ok   model: m");
+      assertStringIncludes(typo.stdout, `Endpoint ${mock.url.replace(/\/+$/, "")}: answers`);
+    } finally {
+      await mock.close();
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
 Deno.test("e2e: skiff doctor against a live and a dead endpoint", async () => {
   const mock = startMockServer([]);
-  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url });
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
   try {
     const live = await runSkiff(["doctor"], sandbox);
     assertStringIncludes(live.stdout, `Endpoint ${mock.url.replace(/\/+$/, "")}: answers`);
