@@ -1,8 +1,12 @@
 /**
- * What an "always allow" answer stores. For a command, its prefix of plain
- * words plus ` *` (`git log -n5` → `git log *`, `npm run build` →
- * `npm run build *`), one per simple command; never `*` alone, which would
- * approve everything. For the rest, the rules a question's checks call for.
+ * What an "always allow" answer stores. For a command, its program and the
+ * subcommand words after it plus ` *` (`git log -n5` → `git log *`, `npm
+ * run build` → `npm run build *`, `seq 1 500` → `seq *`: an argument is not
+ * a subcommand), one per simple command; never `*` alone, which would
+ * approve everything, and nothing for a destructive command (`rm -rf src`,
+ * `git reset --hard`): approving it once is a choice about those files,
+ * never about every later one. For the rest, the rules a question's checks
+ * call for.
  */
 import * as path from "../lib/path.ts";
 import type { Access } from "../contracts/tool_call.ts";
@@ -15,16 +19,62 @@ export interface AlwaysRule {
   patterns: string[];
 }
 
-const PLAIN_WORD = /^[A-Za-z0-9_][A-Za-z0-9_:@+-]*$/;
+/** A subcommand word: a name, not a number, flag, path or value (`log`, `run`, `build:prod`). */
+const SUBCOMMAND = /^[A-Za-z][A-Za-z0-9_:@+-]*$/;
 const MAX_PREFIX_WORDS = 3;
 
-/** The pattern that approves this simple command and its variations. */
+/** Programs whose every use deletes or overwrites what it names. */
+const DESTRUCTIVE_PROGRAMS = new Set([
+  "rm",
+  "rmdir",
+  "unlink",
+  "shred",
+  "dd",
+  "truncate",
+  "wipefs",
+  "fdisk",
+  "mkfs",
+]);
+
+/** git subcommands that throw work away, with the flag that makes them do so (`""`: always). */
+const DESTRUCTIVE_GIT: [string, RegExp][] = [
+  ["clean", /^-/],
+  ["reset", /^--hard$/],
+  ["push", /^(-f|--force|--force-with-lease|--mirror|--delete|-d)$/],
+  ["branch", /^(-D|--delete)$/],
+  ["checkout", /^(--|-f|--force|\.)$/],
+  ["restore", /./],
+  ["stash", /^(drop|clear)$/],
+];
+
+/**
+ * Whether a simple command's words delete or overwrite things whatever else
+ * follows: no "always" is offered for it (approve it once, or write the
+ * exact rule in the config).
+ */
+export function isDestructive(words: string[]): boolean {
+  const program = words[0]?.split("/").pop() ?? "";
+  if (DESTRUCTIVE_PROGRAMS.has(program) || program.startsWith("mkfs.")) return true;
+  if (program === "find") return words.some((word) => word === "-delete" || word === "-exec");
+  if (program === "xargs") {
+    return isDestructive(words.slice(1).filter((word) => !word.startsWith("-")));
+  }
+  if (program !== "git") return false;
+  const sub = words.findIndex((word, index) => index > 0 && !word.startsWith("-"));
+  const rule = DESTRUCTIVE_GIT.find(([name]) => name === words[sub]);
+  return rule !== undefined && words.slice(sub + 1).some((word) => rule[1].test(word));
+}
+
+/**
+ * The pattern that approves this simple command and its variations, or
+ * null when none should (a destructive command, a wildcard in its name).
+ */
 export function alwaysPatternFor(piece: string): string | null {
   const words = shellWords(piece);
-  if (!words.length) return null;
+  if (!words.length || isDestructive(words)) return null;
   const prefix = [words[0]];
   for (const word of words.slice(1, MAX_PREFIX_WORDS)) {
-    if (!PLAIN_WORD.test(word)) break;
+    if (!SUBCOMMAND.test(word)) break;
     prefix.push(word);
   }
   // Wildcard characters in a program name would widen the rule; escape by refusing.

@@ -97,7 +97,9 @@ function allowsFor(
   let complete = true;
   for (const check of asks) {
     if (check.key !== "bash") continue;
-    const pattern = alwaysPatternFor(check.subject);
+    // A destructive command gets no wider rule: the hint names it exactly, wildcards aside.
+    const exact = /[*?]/.test(check.subject) ? null : check.subject;
+    const pattern = alwaysPatternFor(check.subject) ?? exact;
     if (pattern === null) complete = false;
     else rules.push({ key: "bash", patterns: [pattern] });
   }
