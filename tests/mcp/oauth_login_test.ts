@@ -11,50 +11,10 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
+import { makeSandbox, runSkiff } from "../support/cli.ts";
 import { oauthRecordFile } from "../../src/mcp/oauth_store.ts";
 import { startOAuthMcpServer } from "./oauth_server.ts";
-
-/** Writes the user's global config with these MCP servers. */
-export async function userServers(sandbox: Sandbox, mcp: Record<string, unknown>): Promise<void> {
-  await Deno.writeTextFile(path.join(sandbox.configDir, "config.json"), JSON.stringify({ mcp }));
-}
-
-/**
- * Runs `skiff mcp login <args>` as a person would, the test in the browser's
- * place: reads the URL skiff prints, fetches it, and follows the
- * authorization server's redirect to skiff's loopback address.
- */
-export async function loginAsBrowser(
-  sandbox: Sandbox,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string; authorizeUrl: string }> {
-  const child = spawnSkiff(["mcp", "login", ...args], sandbox);
-  const stderr = new Response(child.stderr).text();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let stdout = "";
-  let authorizeUrl = "";
-  const deadline = AbortSignal.timeout(60_000);
-  while (!authorizeUrl) {
-    if (deadline.aborted) throw new Error(`no authorization URL within 60 s:\n${stdout}`);
-    const { value, done } = await reader.read();
-    if (done) break;
-    stdout += value;
-    authorizeUrl = stdout.match(/^\s+(http\S+\/authorize\?\S+)$/m)?.[1] ?? "";
-  }
-  if (authorizeUrl) {
-    const approved = await fetch(authorizeUrl, { redirect: "manual" });
-    await approved.body?.cancel();
-    assertEquals(approved.status, 302, "the authorization server approves and redirects");
-    const back = await fetch(approved.headers.get("location")!);
-    assertStringIncludes(await back.text(), "logged in", "skiff's loopback page");
-  }
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    stdout += chunk.value;
-  }
-  const { code } = await child.status;
-  return { code, stdout, stderr: await stderr, authorizeUrl };
-}
+import { loginAsBrowser, userServers } from "./oauth_cli.ts";
 
 Deno.test("mcp login: needs-login message, browser login, tokens 0600, tools listed, refresh on expiry, logout", async () => {
   const sandbox = await makeSandbox();
@@ -73,14 +33,14 @@ Deno.test("mcp login: needs-login message, browser login, tokens 0600, tools lis
     const login = await loginAsBrowser(sandbox, ["tracker"]);
     assertEquals(login.code, 0, login.stdout + login.stderr);
     const authorize = new URL(login.authorizeUrl);
-    assertEquals(authorize.origin, server.origin);
+    assertEquals(authorize.origin, server.authOrigin);
     assertEquals(authorize.searchParams.get("code_challenge_method"), "S256");
     assertMatch(
       authorize.searchParams.get("redirect_uri")!,
       /^http:\/\/127\.0\.0\.1:\d+\/callback$/,
     );
     assertStringIncludes(login.stdout, "Logged in.");
-    assertStringIncludes(login.stdout, 'MCP server "tracker" offers 1 tools.');
+    assertStringIncludes(login.stdout, 'MCP server "tracker" offers 1 tool.');
     assertEquals(server.registrations, 1, "dynamic client registration");
     assertEquals(server.grants.authorization_code, 1);
 
@@ -106,7 +66,8 @@ Deno.test("mcp login: needs-login message, browser login, tokens 0600, tools lis
     assert(after.tokens.access_token !== stored.tokens.access_token, "a new access token is kept");
     assertEquals((await Deno.stat(file)).mode! & 0o777, 0o600, "still 0600 after the refresh");
 
-    // In a session the engine's Worker does the same, within its own permissions.
+    // In a session the engine's Worker does the same: its network permission takes in the
+    // authorization server of a stored login (another host:port than the MCP server's).
     server.expireAccessTokens();
     const called = await runSkiff(
       ["tool", "--allow", "tracker_whoami", "tracker_whoami", "{}"],

@@ -1,8 +1,9 @@
 /**
  * An MCP server behind OAuth on 127.0.0.1, written for the tests: protected
- * resource metadata, an authorization server (metadata, dynamic client
+ * resource metadata, an authorization server on a port of its own (another
+ * host to Deno's network permission) — metadata, dynamic client
  * registration, `/authorize` that approves at once and redirects with a
- * code, `/token` for authorization codes with PKCE and for refresh tokens),
+ * code, `/token` for authorization codes with PKCE and for refresh tokens —
  * and streamable HTTP at `/mcp` that answers only a live access token (401
  * with `WWW-Authenticate` otherwise). It records every Authorization header
  * the MCP endpoint saw, so a test can tell who was given a token.
@@ -17,6 +18,8 @@ export interface OAuthMcpServer {
   /** `http://127.0.0.1:<port>/mcp` */
   url: string;
   origin: string;
+  /** The authorization server's origin: the same address, another port. */
+  authOrigin: string;
   /** Authorization headers `/mcp` received, in order ("" for none). */
   seen: string[];
   /** Token requests by grant type. */
@@ -52,6 +55,7 @@ export function startOAuthMcpServer(ttlSeconds = 3600): OAuthMcpServer {
   const grants = { authorization_code: 0, refresh_token: 0 };
   let registrations = 0;
   let origin = "";
+  let authOrigin = "";
 
   const issue = (clientId: string) => {
     const accessToken = `at-${crypto.randomUUID()}`;
@@ -146,18 +150,25 @@ export function startOAuthMcpServer(ttlSeconds = 3600): OAuthMcpServer {
     return await transport.handleRequest(request);
   };
 
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
-    const url = new URL(request.url);
+  const resourceRoutes = (request: Request, url: URL) => {
     switch (url.pathname) {
       case "/.well-known/oauth-protected-resource/mcp":
       case "/.well-known/oauth-protected-resource":
-        return json({ resource: `${origin}/mcp`, authorization_servers: [origin] });
+        return json({ resource: `${origin}/mcp`, authorization_servers: [authOrigin] });
+      case "/mcp":
+        return mcp(request);
+      default:
+        return new Response("not found", { status: 404 });
+    }
+  };
+  const authRoutes = (request: Request, url: URL) => {
+    switch (url.pathname) {
       case "/.well-known/oauth-authorization-server":
         return json({
-          issuer: origin,
-          authorization_endpoint: `${origin}/authorize`,
-          token_endpoint: `${origin}/token`,
-          registration_endpoint: `${origin}/register`,
+          issuer: authOrigin,
+          authorization_endpoint: `${authOrigin}/authorize`,
+          token_endpoint: `${authOrigin}/token`,
+          registration_endpoint: `${authOrigin}/register`,
           response_types_supported: ["code"],
           grant_types_supported: ["authorization_code", "refresh_token"],
           code_challenge_methods_supported: ["S256"],
@@ -174,16 +185,23 @@ export function startOAuthMcpServer(ttlSeconds = 3600): OAuthMcpServer {
         return authorize(url);
       case "/token":
         return token(request);
-      case "/mcp":
-        return mcp(request);
       default:
         return new Response("not found", { status: 404 });
     }
-  });
+  };
+  const listen = (routes: (request: Request, url: URL) => Response | Promise<Response>) =>
+    Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      (request) => routes(request, new URL(request.url)),
+    );
+  const server = listen(resourceRoutes);
+  const authServer = listen(authRoutes);
   origin = `http://127.0.0.1:${server.addr.port}`;
+  authOrigin = `http://127.0.0.1:${authServer.addr.port}`;
   return {
     url: `${origin}/mcp`,
     origin,
+    authOrigin,
     seen,
     grants,
     get registrations() {
@@ -192,7 +210,10 @@ export function startOAuthMcpServer(ttlSeconds = 3600): OAuthMcpServer {
     expireAccessTokens() {
       for (const entry of access.values()) entry.expiresAt = 0;
     },
-    close: () => server.shutdown(),
+    close: async () => {
+      await server.shutdown();
+      await authServer.shutdown();
+    },
   };
 }
 

@@ -121,7 +121,8 @@ async function checkServer(server: RemoteServer, dataDir: string): Promise<numbe
     for (const warning of warnings) printErrorLine(`warning: ${warning}`);
     const [status] = manager.status();
     if (status.state !== "connected") return ExitCode.failed;
-    printLine(`MCP server "${server.name}" offers ${status.tools.length} tools.`);
+    const count = status.tools.length;
+    printLine(`MCP server "${server.name}" offers ${count} tool${count === 1 ? "" : "s"}.`);
     return ExitCode.ok;
   } finally {
     await manager.close();
