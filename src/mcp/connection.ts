@@ -278,10 +278,7 @@ export class McpConnection {
     config: Extract<McpServerConfig, { transport: "http" | "sse" | "auto" }>,
   ): SessionOAuthProvider | undefined {
     const dataDir = this.deps.dataDir;
-    const ownAuthorization = Object.keys(config.headers).some((name) =>
-      name.toLowerCase() === "authorization"
-    );
-    if (!dataDir || ownAuthorization) return undefined;
+    if (!dataDir || ownAuthorization(config)) return undefined;
     return new SessionOAuthProvider({ serverName: config.name, serverUrl: config.url, dataDir });
   }
 
@@ -359,6 +356,9 @@ export class McpConnection {
     if (isTimeout(error)) {
       return this.withStderr(`no answer within ${this.config.connectTimeoutMs} ms`);
     }
+    if (ownAuthorization(this.config) && (error as { code?: unknown })?.code === 401) {
+      return 'it answered 401 Unauthorized to the "Authorization" header of its entry: check that token';
+    }
     const message = error instanceof Error ? error.message : String(error);
     return this.withStderr(message.replace(/^MCP error -?\d+: /, ""));
   }
@@ -367,6 +367,12 @@ export class McpConnection {
     const last = this.stderrTail.trim().split("\n").slice(-1)[0]?.trim();
     return last ? `${reason}; stderr: ${last.slice(0, 300)}` : reason;
   }
+}
+
+/** A remote entry that sends its own Authorization header (a static token). */
+function ownAuthorization(config: McpServerConfig): boolean {
+  return config.transport !== "stdio" &&
+    Object.keys(config.headers).some((name) => name.toLowerCase() === "authorization");
 }
 
 // The SDK's subpath exports carry no usable types under Deno, so its

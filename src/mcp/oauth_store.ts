@@ -48,8 +48,8 @@ export function oauthRecordFile(dataDir: string, serverUrl: string): string {
 
 /**
  * The stored login for `serverUrl`, or undefined when there is none (or the
- * file is not one skiff wrote for exactly this URL). Needs read access to the
- * data folder.
+ * file cannot be read, or is not one skiff wrote for exactly this URL).
+ * Needs read access to the data folder.
  */
 export function readOAuthRecord(dataDir: string, serverUrl: string): OAuthRecord | undefined {
   let file: string;
@@ -61,9 +61,9 @@ export function readOAuthRecord(dataDir: string, serverUrl: string): OAuthRecord
   let text: string;
   try {
     text = Deno.readTextFileSync(file);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
+  } catch {
+    // Missing or unreadable: no login, and the server says it needs one; a session never fails on it.
+    return undefined;
   }
   try {
     const record = JSON.parse(text) as OAuthRecord;

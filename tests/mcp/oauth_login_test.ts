@@ -133,3 +133,32 @@ Deno.test("mcp login: a server that asks for no login stores nothing; one withou
     await sandbox.cleanup();
   }
 });
+
+Deno.test("mcp login: an SSE entry needs a login too; an entry's own Authorization header is sent instead of a stored login", async () => {
+  const sandbox = await makeSandbox();
+  const server = startOAuthMcpServer();
+  try {
+    await userServers(sandbox, {
+      tracker: { type: "http", url: server.url },
+      viaSse: { type: "sse", url: server.url, connect_timeout_ms: 3000 },
+      withToken: { type: "http", url: server.url, headers: { Authorization: "Bearer wrong" } },
+    });
+    const before = await runSkiff(["mcp", "list"], sandbox);
+    assertStringIncludes(before.stdout, "viaSse (sse, config): failed: it needs a login");
+    assertStringIncludes(before.stdout, "skiff mcp login viaSse");
+
+    const login = await loginAsBrowser(sandbox, ["tracker"]);
+    assertEquals(login.code, 0, login.stdout + login.stderr);
+    const listed = await runSkiff(["mcp", "list"], sandbox);
+    assertStringIncludes(listed.stdout, "tracker (http, config): connected");
+    // Same URL, so a login is stored for it; the entry's own token is what it sends.
+    assertStringIncludes(
+      listed.stdout,
+      'withToken (http, config): failed: it answered 401 Unauthorized to the "Authorization" header of its entry',
+    );
+    assert(server.seen.includes("Bearer wrong"), "the entry's own header was sent");
+  } finally {
+    await server.close();
+    await sandbox.cleanup();
+  }
+});
