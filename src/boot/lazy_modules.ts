@@ -17,6 +17,7 @@ export const LAZY_LOADED_MODULES = [
   "src/cli/sessions/compact.ts",
   "src/cli/doctor/doctor.ts",
   "src/cli/mcp/mcp.ts",
+  "src/cli/mcp/mcp_login.ts",
   "src/cli/mcp/mcp_serve.ts",
   "src/cli/program.ts",
   "src/cli/memory.ts",

@@ -350,6 +350,26 @@ Examples:
       const { listMcp } = await load<typeof import("./mcp/mcp.ts")>("./mcp/mcp.ts");
       setExit(await listMcp(options));
     });
+  const projectServer = "log in to a project-defined server: 'mcp_server(name)' (repeatable)";
+  mcp.command("login")
+    .description("log in to a remote MCP server with OAuth (prints a URL to open in a browser)")
+    .argument("<server>", "the server's name in config or .mcp.json")
+    .option("--dir <path>", "workspace folder")
+    .option("--allow <rule>", projectServer, collect)
+    .option("--timeout <seconds>", "how long to wait for the browser (default 300)")
+    .action(async (server: string, options) => {
+      const { loginMcp } = await load<typeof import("./mcp/mcp_login.ts")>("./mcp/mcp_login.ts");
+      setExit(await loginMcp(server, options));
+    });
+  mcp.command("logout")
+    .description("delete the OAuth login stored for a remote MCP server's URL")
+    .argument("<server>", "the server's name in config or .mcp.json")
+    .option("--dir <path>", "workspace folder")
+    .option("--allow <rule>", projectServer, collect)
+    .action(async (server: string, options) => {
+      const { logoutMcp } = await load<typeof import("./mcp/mcp_login.ts")>("./mcp/mcp_login.ts");
+      setExit(await logoutMcp(server, options));
+    });
 
   return program;
 }

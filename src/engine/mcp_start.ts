@@ -67,6 +67,7 @@ export async function startMcp(spec: McpStartSpec): Promise<StartedMcp> {
     ...mcpManagerSources(spec),
     resolved: sessionMcpServers(spec),
     sandboxLauncher: mcpSandboxLauncher(spec),
+    dataDir: spec.dataDir,
     clientInfo: { name: "skiff", version: VERSION },
   });
   const { warnings } = await manager.start();

@@ -18,6 +18,7 @@ import { type ConfinedWriter, startConfinedWriter } from "../sandbox/writer/conf
 import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
 import type { McpServerConfig } from "../mcp/config.ts";
 import { sessionMcpServers } from "../mcp/sources.ts";
+import { oauthHosts, readOAuthRecord } from "../mcp/oauth_store.ts";
 import type { EngineRequest, FromEngine, ToEngine } from "../engine/protocol.ts";
 import type { EngineIO, EngineSpec } from "../engine/types.ts";
 import type { EngineHandle } from "../engine/handle.ts";
@@ -77,7 +78,10 @@ export function engineNetHosts(spec: EngineSpec): string[] | true {
   if (webfetchMayRun(spec)) return true;
   const hosts = [hostOf(spec.provider.baseURL)];
   for (const server of mcpServers(spec)) {
-    if (server.transport !== "stdio") hosts.push(hostOf(server.url));
+    if (server.transport === "stdio") continue;
+    hosts.push(hostOf(server.url));
+    // A stored login is refreshed from the engine, at its authorization server.
+    hosts.push(...oauthHosts(readOAuthRecord(spec.dataDir, server.url)));
   }
   return hosts.filter((host): host is string => host !== null);
 }

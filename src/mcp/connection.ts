@@ -15,6 +15,7 @@ import { buildServerEnvironment } from "./environment.ts";
 import { StdioTransport } from "./stdio_transport.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import type { McpCallResult } from "./result.ts";
+import { McpLoginNeeded, SessionOAuthProvider } from "./oauth_provider.ts";
 
 export type ConnectionState = "idle" | "connecting" | "connected" | "dead" | "failed" | "closed";
 
@@ -39,6 +40,11 @@ export interface ConnectionDeps {
   workspace?: string;
   fetch?: typeof fetch;
   clientInfo: { name: string; version: string };
+  /**
+   * skiff's data folder, where `skiff mcp login` keeps OAuth logins by server
+   * URL (oauth_store.ts). Without it a remote server gets only its headers.
+   */
+  dataDir?: string;
 }
 
 /** Last lines a stdio server wrote to stderr, kept to explain a failure. */
@@ -233,7 +239,11 @@ export class McpConnection {
       return;
     }
     const url = new URL(config.url);
-    const init = { requestInit: { headers: config.headers }, fetch: this.deps.fetch };
+    const init = {
+      requestInit: { headers: config.headers },
+      fetch: this.deps.fetch,
+      authProvider: this.oauthProvider(config),
+    };
     if (config.transport === "sse") {
       await this.attach(new SSEClientTransport(url, init), "sse");
       return;
@@ -241,7 +251,12 @@ export class McpConnection {
     try {
       await this.attach(new StreamableHTTPClientTransport(url, init), "http");
     } catch (streamableError) {
-      if (config.transport === "http" || isTimeout(streamableError)) throw streamableError;
+      if (
+        config.transport === "http" || isTimeout(streamableError) ||
+        streamableError instanceof McpLoginNeeded
+      ) {
+        throw streamableError;
+      }
       await this.dropClient();
       try {
         await this.attach(new SSEClientTransport(url, init), "sse");
@@ -253,6 +268,18 @@ export class McpConnection {
         );
       }
     }
+  }
+
+  /**
+   * The stored login for the server's URL, sent and refreshed by the SDK; none
+   * when the entry sets its own Authorization header (the user's choice wins).
+   */
+  private oauthProvider(
+    config: Extract<McpServerConfig, { transport: "http" | "sse" | "auto" }>,
+  ): SessionOAuthProvider | undefined {
+    const dataDir = this.deps.dataDir;
+    if (!dataDir || ownAuthorization(config)) return undefined;
+    return new SessionOAuthProvider({ serverName: config.name, serverUrl: config.url, dataDir });
   }
 
   private stdioTransport(): StdioTransport {
@@ -329,6 +356,9 @@ export class McpConnection {
     if (isTimeout(error)) {
       return this.withStderr(`no answer within ${this.config.connectTimeoutMs} ms`);
     }
+    if (ownAuthorization(this.config) && (error as { code?: unknown })?.code === 401) {
+      return 'it answered 401 Unauthorized to the "Authorization" header of its entry: check that token';
+    }
     const message = error instanceof Error ? error.message : String(error);
     return this.withStderr(message.replace(/^MCP error -?\d+: /, ""));
   }
@@ -337,6 +367,12 @@ export class McpConnection {
     const last = this.stderrTail.trim().split("\n").slice(-1)[0]?.trim();
     return last ? `${reason}; stderr: ${last.slice(0, 300)}` : reason;
   }
+}
+
+/** A remote entry that sends its own Authorization header (a static token). */
+function ownAuthorization(config: McpServerConfig): boolean {
+  return config.transport !== "stdio" &&
+    Object.keys(config.headers).some((name) => name.toLowerCase() === "authorization");
 }
 
 // The SDK's subpath exports carry no usable types under Deno, so its

@@ -41,6 +41,8 @@ export interface McpManagerOptions {
    * given, the entries above are not resolved again here.
    */
   resolved?: ResolvedMcpServers;
+  /** skiff's data folder: OAuth logins of remote servers are read (and refreshed) there. */
+  dataDir?: string;
   /** For HTTP servers; injected so tests choose. @default globalThis.fetch */
   fetch?: typeof fetch;
   /** @default 60000 */
@@ -122,6 +124,7 @@ export class McpManager {
     const deps = {
       env,
       fetch: this.options.fetch,
+      dataDir: this.options.dataDir,
       sandboxLauncher: this.options.sandboxLauncher,
       workspace: this.options.workspace,
       clientInfo: this.options.clientInfo ?? { name: "skiff", version: "0" },

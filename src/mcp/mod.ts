@@ -6,8 +6,10 @@
  * `stdio_transport.ts`, with the environment of `environment.ts`), and
  * each connection (`connection.ts`) offers its tools under
  * `{server}_{tool}` names that may not take a built-in tool's name
- * (`reserved_names.ts`). Whether a project's own servers start is the trust
- * decision's (src/trust/).
+ * (`reserved_names.ts`). A remote server's OAuth login (`oauth_login.ts`,
+ * run by `skiff mcp login`) is kept by server URL (`oauth_store.ts`) and
+ * sent and refreshed through the SDK's provider (`oauth_provider.ts`).
+ * Whether a project's own servers start is the trust decision's (src/trust/).
  */
 export { McpManager } from "./manager.ts";
 export { resolveMcpServers } from "./config.ts";

@@ -20,6 +20,7 @@ export async function listMcp(options: { dir?: string; allow?: string[] }): Prom
     const manager = new McpManager({
       ...mcpManagerSources(spec),
       sandboxLauncher: mcpSandboxLauncher(spec),
+      dataDir: spec.dataDir,
       clientInfo: { name: "skiff", version: VERSION },
     });
     try {
