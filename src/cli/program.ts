@@ -263,8 +263,10 @@ words, decisions, files, commands and results, open problems, next steps);
 the last two model turns stay verbatim. The next \`skiff run --session <id>\`
 (or --continue) sends the handoff instead of the turns it replaced. Nothing is
 deleted: \`skiff sessions show <id>\` still prints every message and marks the
-compaction. A summary that fails is not used: old tool outputs are pruned
-instead, and the command says so (exit 1).
+compaction. A session with nothing old or large enough to summarise is left
+as it is, with no model request (exit 0). A summary that fails is not used:
+old tool outputs are pruned instead, or nothing is changed when there are
+none, and the command says so (exit 1).
 Runs also compact on their own near the model's window (docs/context.md).
 Examples:
   skiff compact ses_4wos

@@ -12,7 +12,7 @@ import { type StoredMessage, toChatHistory } from "./loop/history.ts";
 import { type CompactionDetail, type CompactionEvent, ContextKeeper } from "./context/keeper.ts";
 import { compactionSettings } from "./context/plan.ts";
 import { compactionRecord } from "./context/record.ts";
-import { userWords } from "./context/summary.ts";
+import { nothingToSummarise, userWords } from "./context/summary.ts";
 import type { Session, Store } from "../store/store.ts";
 
 export interface CompactRequest {
@@ -27,10 +27,14 @@ export interface CompactRequest {
 }
 
 /**
- * The compaction made, or `changed: false` (nothing recorded) when there was
- * nothing to compact. The caller reports the event (stores it, draws it).
+ * The compaction made (the caller reports the event: stores it, draws it),
+ * or nothing recorded: because there was nothing worth compacting (decided
+ * without asking the model), or because the summary failed and no old tool
+ * output was left to prune (`failed`).
  */
-export type CompactOutcome = { event: CompactionEvent; changed: boolean };
+export type CompactOutcome =
+  | { changed: true; event: CompactionEvent }
+  | { changed: false; reason: string; failed: boolean };
 
 export async function compactSession(request: CompactRequest): Promise<CompactOutcome> {
   const { store, session, model, config } = request;
@@ -57,9 +61,15 @@ export async function compactSession(request: CompactRequest): Promise<CompactOu
       if (usage.input_tokens || usage.output_tokens) store.usage.record(session.id, model, usage);
     },
   });
+  const idle = nothingToSummarise(history, keeper.meter);
+  if (idle) return { changed: false, reason: idle, failed: false };
   await keeper.compactNow(history, session.turns, request.focus);
   const [{ event, detail }] = done;
-  if (event.kind === "prune" && event.pruned === 0) return { event, changed: false };
+  if (event.kind === "prune" && event.pruned === 0) {
+    return event.fallback === undefined
+      ? { changed: false, reason: "it is already small", failed: false }
+      : { changed: false, reason: event.fallback, failed: true };
+  }
   recordCompaction(store, session.id, compactionRecord(event, detail, sources));
   return { event, changed: true };
 }

@@ -589,7 +589,7 @@ export class Engine {
   async compact(focus?: string): Promise<{ changed: boolean; text: string }> {
     const { session, emit } = this.#requireOpen();
     if (!this.provider) throw new Error("this engine has no model to write the summary");
-    const { event, changed } = await compactSession({
+    const outcome = await compactSession({
       store: this.store,
       session,
       provider: this.provider,
@@ -598,11 +598,16 @@ export class Engine {
       focus,
       warn: (message) => emit("warning", { message }),
     });
-    if (!changed) {
-      return { changed, text: `Nothing to compact: ${event.fallback ?? "it is already small"}.` };
+    if (!outcome.changed) {
+      return {
+        changed: false,
+        text: outcome.failed
+          ? `Could not compact: ${outcome.reason.replace(/\.$/, "")}. Nothing was changed.`
+          : `Nothing to compact: ${outcome.reason}.`,
+      };
     }
-    emit("context.compacted", event);
-    return { changed, text: `Compacted: ${describeCompaction(event)}.` };
+    emit("context.compacted", outcome.event);
+    return { changed: true, text: `Compacted: ${describeCompaction(outcome.event)}.` };
   }
 
   /** The chat's `/mcp`: this session's MCP servers and their state. */

@@ -49,7 +49,7 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
   }
   try {
     const { createProvider } = await import("../../provider/create_provider.ts");
-    const { event, changed } = await compactSession({
+    const outcome = await compactSession({
       store,
       session,
       provider: createProvider(spec.provider),
@@ -58,14 +58,23 @@ async function compactStored(store: Store, id: string, options: CompactOptions):
       focus: options.focus,
       warn: (message) => console.error(`skiff: ${message}`),
     });
-    if (!changed) {
+    if (!outcome.changed) {
+      if (outcome.failed) {
+        console.error(
+          `skiff: could not compact ${session.id}: ${
+            outcome.reason.replace(/\.$/, "")
+          }. Nothing was changed.`,
+        );
+        return ExitCode.failed;
+      }
       print(
         `Nothing to compact in ${session.id}: ${
-          event.fallback ?? "it is already small"
+          outcome.reason.replace(/\.$/, "")
         }. Nothing was changed.`,
       );
       return ExitCode.ok;
     }
+    const event = outcome.event;
     store.appendEvent(makeEvent("context.compacted", session.id, event));
     print(report(session, event));
     return event.kind === "summary" ? ExitCode.ok : ExitCode.failed;

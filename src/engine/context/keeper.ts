@@ -223,10 +223,13 @@ export class ContextKeeper {
       // The newest outputs go only as far as needed to send the request at all
       // (asked for by a person: the old ones, all of them).
       prune(!manual);
-      this.#options.warn(
-        `Context compaction: the summary was not used (${outcome.reason}); ` +
-          `old tool outputs were pruned instead, and the conversation is kept whole otherwise.`,
-      );
+      // Asked for by a person, the outcome is reported to them whole (the event); a run is told here.
+      if (!manual) {
+        this.#options.warn(
+          `Context compaction: the summary was not used (${outcome.reason}); ` +
+            `old tool outputs were pruned instead, and the conversation is kept whole otherwise.`,
+        );
+      }
       event({ kind: "prune", fallback: outcome.reason });
     }
     const after = this.meter.estimate(history);

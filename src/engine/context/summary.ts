@@ -147,16 +147,37 @@ export function verbatimBlock(words: string): string {
 }
 
 /** Replaces the older part of `history` (system message kept) with a checked handoff. */
+/** Below this, the older turns are not worth a model request: the handoff would be no smaller. */
+export const MIN_SUMMARISED_TOKENS = 512;
+
+/**
+ * Why the older part of `history` (all but the system prompt and the recent
+ * turns kept verbatim) is not worth summarising, or undefined when it is.
+ * Decided without the model, so nothing is paid for a conversation that is
+ * already small.
+ */
+export function nothingToSummarise(
+  history: readonly ChatMessage[],
+  meter: Pick<ContextMeter, "estimateMessage">,
+): string | undefined {
+  const older = history.slice(1, recentStart(history));
+  if (older.length < 2) return "nothing old enough to summarise (only the recent turns)";
+  const tokens = older.reduce((sum, message) => sum + meter.estimateMessage(message), 0);
+  if (tokens < MIN_SUMMARISED_TOKENS) {
+    return `the older turns hold only ~${tokens} tokens, and a summary would not be smaller`;
+  }
+  return undefined;
+}
+
 export async function summarise(
   history: readonly ChatMessage[],
   deps: SummaryDeps,
 ): Promise<SummaryOutcome> {
   const usage = emptyUsage();
+  const idle = nothingToSummarise(history, deps.meter);
+  if (idle) return { ok: false, reason: idle, usage };
   const start = recentStart(history);
   const older = history.slice(1, start);
-  if (older.length < 2) {
-    return { ok: false, reason: "nothing old enough to summarise (only the recent turns)", usage };
-  }
   const olderTokens = older.reduce((sum, message) => sum + deps.meter.estimateMessage(message), 0);
   const ratio = deps.meter.charsPerToken ?? 3;
   const promptTokens = Math.ceil(SUMMARY_PROMPT.length / 2.5) + 64;

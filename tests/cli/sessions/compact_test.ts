@@ -73,3 +73,51 @@ Deno.test("skiff compact: an unknown session is a usage error; --help teaches", 
     assertStringIncludes(help.stdout, "sessions show");
   });
 });
+
+Deno.test("skiff compact of a small session asks no model, says so once, exits 0; a failed summary with nothing to prune exits 1", async () => {
+  const script: MockTurn[] = [
+    { text: "Hello." },
+    { text: "Hi again." },
+    { text: "And again." },
+    ...[1, 2, 3, 4].map(step),
+    { text: "Done looking." },
+    { status: 500, body: { error: { message: "summary model is down" } } },
+  ];
+  await withMockSandbox(script, async (sandbox, mock) => {
+    const ids: string[] = [];
+    for (const prompt of ["hi", "hi", "hi"]) {
+      const args = ids.length
+        ? ["run", "--json", "--session", ids[0], prompt]
+        : ["run", "--json", prompt];
+      const run = await runSkiff(args, sandbox);
+      assertEquals(run.code, 0, run.stderr);
+      ids.push(String(parseJsonLines(run.stdout)[0].session_id));
+    }
+    const asked = mock.requests.length;
+    const small = await runSkiff(["compact", ids[0]], sandbox);
+    assertEquals(small.code, 0, small.stderr);
+    assertEquals(mock.requests.length, asked, "a model request was paid for a small session");
+    assertStringIncludes(
+      small.stdout,
+      `Nothing to compact in ${ids[0]}: the older turns hold only ~`,
+    );
+    // One message, not a second one contradicting it.
+    assertEquals(small.stderr.trim(), "", small.stderr);
+    assertEquals(small.stdout.trim().split("\n").length, 1, small.stdout);
+
+    const big = await runSkiff(["run", "--json", TASK], sandbox);
+    assertEquals(big.code, 0, big.stderr);
+    const bigId = String(parseJsonLines(big.stdout)[0].session_id);
+    // The summary's request fails at once (no retries), so the command says what happened.
+    await Deno.writeTextFile(`${sandbox.configDir}/config.json`, '{"provider":{"maxRetries":0}}');
+    const failed = await runSkiff(["compact", bigId], sandbox);
+    assertEquals(failed.code, 1, failed.stdout + failed.stderr);
+    assertStringIncludes(
+      failed.stderr,
+      `skiff: could not compact ${bigId}: the summary request failed`,
+    );
+    assertStringIncludes(failed.stderr, "summary model is down");
+    assert(failed.stderr.trim().endsWith("try again. Nothing was changed."), failed.stderr);
+    assertEquals(failed.stdout, "");
+  });
+});
