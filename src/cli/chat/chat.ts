@@ -320,10 +320,10 @@ class ChatSession {
     if (next !== undefined) await this.#submit(next);
   }
 
-  async #prompt(text: string): Promise<void> {
-    this.renderer.print(neutraliseControls(`› ${text}`));
+  async #prompt(text: string, shown?: string): Promise<void> {
+    this.renderer.print(neutraliseControls(`› ${shown ?? text}`));
     const engine = await this.#ensureEngine();
-    const { prompt } = await expandMentions(
+    const { prompt } = shown !== undefined ? { prompt: text } : await expandMentions(
       text,
       (file) => {
         try {
@@ -342,16 +342,16 @@ class ChatSession {
     if (this.#stopRequested) {
       // Stopped while the engine was still starting: the model is not asked.
       this.renderer.print(this.#stopped());
-      if (!this.editor.text) this.editor.set(text);
+      if (!this.editor.text) this.editor.set(shown ?? text);
       return;
     }
     const notes = this.#shellNotes.splice(0);
     const result = await engine.run({
       prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
-      title: text,
+      title: shown ?? text,
       exitCodes: OUTCOME_EXIT_CODES,
     });
-    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
+    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(shown ?? text);
     // The person reads the answer now: collect the turn's garbage on both
     // sides, so a long chat's memory stays flat (lib/collect.ts).
     engine.collect?.();
@@ -403,7 +403,7 @@ class ChatSession {
         this.renderer.setStatus({ contextTokens: 0, totalTokens: 0, costUsd: undefined });
       },
       exit: () => this.#exit(),
-      send: (text) => this.#prompt(text),
+      send: (text, options) => this.#prompt(text, options?.shown),
       sessionId: () => this.#sessionId,
       ...this.#sessionControls(),
     };

@@ -17,8 +17,12 @@ export interface ChatControls {
   newSession(): Promise<void>;
   /** End the chat. */
   exit(): void;
-  /** Send text to the model as if typed. */
-  send(text: string): Promise<void>;
+  /**
+   * Send text to the model as if typed. With `shown`, the text is finished
+   * (its `@path`s already resolved, none read again) and the conversation
+   * shows `shown` in its place.
+   */
+  send(text: string, options?: { shown?: string }): Promise<void>;
   /** The id of the session open now, if one is. */
   sessionId(): string | undefined;
 }
