@@ -89,9 +89,12 @@ export async function buildCommandPrompt(
   const result: CommandPrompt = { prompt: "", ran: [], refused: [], attached: [] };
   const out: string[] = [];
   let commands = 0;
+  let afterBlock = false;
   for (const part of commandParts(body, args)) {
     if (part.kind === "text") {
-      out.push(part.text);
+      // A block ends its line already; the template's own line break is not doubled.
+      out.push(afterBlock ? part.text.replace(/^[ \t]*\n/, "") : part.text);
+      afterBlock = false;
       continue;
     }
     if (++commands > MAX_INLINED) {
@@ -106,7 +109,8 @@ export async function buildCommandPrompt(
     }
     result.ran.push(part.command);
     const exit = ran.exitCode ? `\n(exit code ${ran.exitCode})` : "";
-    out.push(`\n${fencedBlock(bounded(ran.text.trimEnd()))}${exit}\n`);
+    out.push(`${out.pop()?.trimEnd() ?? ""}\n${fencedBlock(bounded(ran.text.trimEnd()))}${exit}\n`);
+    afterBlock = true;
   }
   const blocks: string[] = [];
   let files = 0;
