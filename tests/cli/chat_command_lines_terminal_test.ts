@@ -69,7 +69,10 @@ Deno.test({
     await inChat([{ text: "Committed and opened." }], async (session, _sandbox, mock) => {
       await typeLine(session, "/commit-push-pr");
       const screen = await shows(session, "Committed and opened.", { history: 400 });
-      assertStringIncludes(screen, "› /commit-push-pr");
+      // What you typed shows first, then each line as a tool call of its own.
+      const typed = screen.indexOf("› /commit-push-pr");
+      assert(typed >= 0 && typed < screen.indexOf("bash git status"), `order:\n${screen}`);
+      assertStringIncludes(screen, "# a line of /commit-push-pr");
       assert(!screen.includes("wants permission"), `asked although rules allow:\n${screen}`);
       const sent = JSON.stringify(mock.requests[0]?.messages);
       // git status names the changed file; the diff carries the added line; the branch is main.

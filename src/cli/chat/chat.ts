@@ -29,7 +29,11 @@ import {
   mentionAt,
   workspaceFiles,
 } from "../../ui/chat/input/mentions.ts";
-import { type ChatControls, CommandRegistry } from "../../ui/chat/input/commands.ts";
+import {
+  type ChatControls,
+  type ChatMessage,
+  CommandRegistry,
+} from "../../ui/chat/input/commands.ts";
 import type { SessionControls } from "./commands/mod.ts";
 import { InlineBroker } from "../../ui/interactive_broker.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
@@ -320,38 +324,41 @@ class ChatSession {
     if (next !== undefined) await this.#submit(next);
   }
 
-  async #prompt(text: string, shown?: string): Promise<void> {
-    this.renderer.print(neutraliseControls(`› ${shown ?? text}`));
+  async #prompt(message: ChatMessage): Promise<void> {
+    const text = typeof message === "string" ? message : message.shown;
+    this.renderer.print(neutraliseControls(`› ${text}`));
     const engine = await this.#ensureEngine();
-    const { prompt } = shown !== undefined ? { prompt: text } : await expandMentions(
-      text,
-      (file) => {
-        try {
-          return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
-        } catch {
-          return false;
-        }
-      },
-      async (file) => {
-        const result = await engine.runTool("read", { file_path: file });
-        return result.ok
-          ? { ok: true, text: result.output }
-          : { ok: false, why: result.error?.message ?? "refused" };
-      },
-    );
+    const { prompt } = typeof message !== "string"
+      ? { prompt: await message.build() }
+      : await expandMentions(
+        text,
+        (file) => {
+          try {
+            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+          } catch {
+            return false;
+          }
+        },
+        async (file) => {
+          const result = await engine.runTool("read", { file_path: file });
+          return result.ok
+            ? { ok: true, text: result.output }
+            : { ok: false, why: result.error?.message ?? "refused" };
+        },
+      );
     if (this.#stopRequested) {
       // Stopped while the engine was still starting: the model is not asked.
       this.renderer.print(this.#stopped());
-      if (!this.editor.text) this.editor.set(shown ?? text);
+      if (!this.editor.text) this.editor.set(text);
       return;
     }
     const notes = this.#shellNotes.splice(0);
     const result = await engine.run({
       prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
-      title: shown ?? text,
+      title: text,
       exitCodes: OUTCOME_EXIT_CODES,
     });
-    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(shown ?? text);
+    if (result.outcome === "interrupted" && !this.editor.text) this.editor.set(text);
     // The person reads the answer now: collect the turn's garbage on both
     // sides, so a long chat's memory stays flat (lib/collect.ts).
     engine.collect?.();
@@ -403,7 +410,7 @@ class ChatSession {
         this.renderer.setStatus({ contextTokens: 0, totalTokens: 0, costUsd: undefined });
       },
       exit: () => this.#exit(),
-      send: (text, options) => this.#prompt(text, options?.shown),
+      send: (message) => this.#prompt(message),
       sessionId: () => this.#sessionId,
       ...this.#sessionControls(),
     };

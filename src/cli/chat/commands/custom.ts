@@ -28,11 +28,9 @@ export function customSlashCommand(command: CustomCommand): SlashCommand<Session
       const spec = controls.spec();
       const wanted = { model: command.model, agent: command.agent };
       const shown = args ? `/${command.name} ${args}` : `/${command.name}`;
-      // Built when it is sent, under the agent it runs with: its rules judge the `!` lines.
-      const send = async () => {
-        const built = await commandPrompt(command, args, controls);
-        await controls.send(built, { shown });
-      };
+      // Built once `› /name` shows, under the agent it runs with: its rules judge the lines.
+      const send = () =>
+        controls.send({ shown, build: () => commandPrompt(command, args, controls) });
       if (!wanted.model && !wanted.agent) return await send();
       if (command.scope === "project" && spec.projectTrusted !== true) {
         controls.print(neutraliseControls(

@@ -7,6 +7,9 @@
  * than the few every chat has.
  */
 
+/** What the chat sends: typed text, or a prompt built once `shown` is on screen. */
+export type ChatMessage = string | { shown: string; build: () => Promise<string> };
+
 /** What a command can do to the session it runs in. */
 export interface ChatControls {
   /** Write lines into the conversation (the terminal's scrollback). */
@@ -18,11 +21,11 @@ export interface ChatControls {
   /** End the chat. */
   exit(): void;
   /**
-   * Send text to the model as if typed. With `shown`, the text is finished
-   * (its `@path`s already resolved, none read again) and the conversation
-   * shows `shown` in its place.
+   * Send text to the model as if typed (its `@path`s attached). Or a prompt
+   * built once `shown` is on screen (a custom command whose lines run first):
+   * `build` gives it finished, and no `@path` of it is read again.
    */
-  send(text: string, options?: { shown?: string }): Promise<void>;
+  send(message: ChatMessage): Promise<void>;
   /** The id of the session open now, if one is. */
   sessionId(): string | undefined;
 }
