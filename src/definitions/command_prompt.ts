@@ -26,6 +26,8 @@ export interface CommandPromptTools {
   readFile(file: string): Promise<InlineResult>;
   /** Whether `@word` names a file; a mention that does not (`@alice`) stays text. */
   isFile(file: string): boolean;
+  /** True once the person stopped the turn: no further line runs and no file is read. */
+  stopped?(): boolean;
 }
 
 export interface CommandPrompt {
@@ -97,6 +99,10 @@ export async function buildCommandPrompt(
       afterBlock = false;
       continue;
     }
+    if (tools.stopped?.()) {
+      out.push(`(\`${part.command}\` not run: stopped)`);
+      continue;
+    }
     if (++commands > MAX_INLINED) {
       out.push(`!\`${part.command}\` (not run: a command runs at most ${MAX_INLINED})`);
       continue;
@@ -115,7 +121,7 @@ export async function buildCommandPrompt(
   const blocks: string[] = [];
   let files = 0;
   for (const mention of templateMentions(`${body}\n${args}`)) {
-    if (!tools.isFile(mention)) continue;
+    if (tools.stopped?.() || !tools.isFile(mention)) continue;
     if (++files > MAX_INLINED) {
       blocks.push(
         `(The file ${mention} was not attached: a command attaches at most ${MAX_INLINED})`,

@@ -9,7 +9,7 @@
 import * as path from "node:path";
 import { assert, assertStringIncludes } from "../support/assert.ts";
 import type { Sandbox } from "../support/cli.ts";
-import { hasTmux, inChat, shows, typeLine, warnWithoutTmux } from "../support/chat_tmux.ts";
+import { hasTmux, inChat, press, shows, typeLine, warnWithoutTmux } from "../support/chat_tmux.ts";
 
 warnWithoutTmux("custom command lines (!`command`, @path) in the chat");
 
@@ -118,6 +118,40 @@ Deno.test({
             bash: { "git status": "allow", "git diff *": "deny", "git branch *": "allow" },
           },
         }),
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "chat custom command: Esc during a line stops it, no later line runs, the model is not asked, and the command stays typed",
+  ignore: !hasTmux,
+  async fn() {
+    await inChat([{ text: "Never asked." }], async (session, sandbox, mock) => {
+      await typeLine(session, "/slow");
+      await shows(session, "sleep 20");
+      const started = Date.now();
+      await press(session, "Escape");
+      const screen = await shows(session, "skiff: interrupted", { history: 400 });
+      assert(Date.now() - started < 15_000, "the line was not stopped");
+      assert(mock.requests.length === 0, `the model was asked:\n${screen}`);
+      const after = await Deno.stat(path.join(sandbox.workspace, "after-stop.txt"))
+        .then(() => true, () => false);
+      assert(!after, "a line after the stop ran");
+      assert(/^> \/slow\s*$/m.test(screen), `the command is not back in the input:\n${screen}`);
+    }, {
+      prefix: "skiff-cmdline-stop",
+      prepare: async (sandbox) => {
+        await Deno.mkdir(path.join(sandbox.workspace, ".claude/commands"), { recursive: true });
+        await Deno.writeTextFile(
+          path.join(sandbox.workspace, ".claude/commands/slow.md"),
+          "Wait: !`sleep 20`\nThen: !`touch after-stop.txt`\n",
+        );
+        await Deno.writeTextFile(
+          path.join(sandbox.configDir, "config.json"),
+          JSON.stringify({ permission: { bash: { "sleep *": "allow", "touch *": "allow" } } }),
+        );
+      },
     });
   },
 });

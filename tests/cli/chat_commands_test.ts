@@ -81,7 +81,7 @@ async function withChat(
       newSession: () => Promise.resolve(),
       exit: () => {},
       send: async (message) => {
-        const text = typeof message === "string" ? message : await message.build();
+        const text = typeof message === "string" ? message : await message.build(() => false);
         fake.sent.push(`${fake.spec.model}/${fake.spec.agent}: ${text}`);
       },
       sessionId: () => sessionId,

@@ -150,3 +150,22 @@ Deno.test("command prompt: output and files are bounded, and so is the number of
     new RegExp(`!\`echo ${MAX_INLINED}\` \\(not run: a command runs at most`),
   );
 });
+
+Deno.test("command prompt: once the person stops the turn, no further line runs and no file is read", async () => {
+  let stopped = false;
+  const tools = fakeTools(
+    { "sleep 1": { ok: false, why: "Command cancelled" }, "git status": { ok: true, text: "x" } },
+    { "README.md": { ok: true, text: "readme" } },
+  );
+  const built = await buildCommandPrompt("!`sleep 1`\n!`git status`\n@README.md", "", {
+    ...tools,
+    runCommand: (command) => {
+      stopped = true;
+      return tools.runCommand(command);
+    },
+    stopped: () => stopped,
+  });
+  assert.deepEqual(tools.ran, ["sleep 1"]);
+  assert.deepEqual(tools.read, []);
+  assert.match(built.prompt, /\(`git status` not run: stopped\)/);
+});

@@ -329,7 +329,7 @@ class ChatSession {
     this.renderer.print(neutraliseControls(`› ${text}`));
     const engine = await this.#ensureEngine();
     const { prompt } = typeof message !== "string"
-      ? { prompt: await message.build() }
+      ? { prompt: await message.build(() => this.#stopRequested) }
       : await expandMentions(
         text,
         (file) => {

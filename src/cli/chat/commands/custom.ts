@@ -30,7 +30,10 @@ export function customSlashCommand(command: CustomCommand): SlashCommand<Session
       const shown = args ? `/${command.name} ${args}` : `/${command.name}`;
       // Built once `› /name` shows, under the agent it runs with: its rules judge the lines.
       const send = () =>
-        controls.send({ shown, build: () => commandPrompt(command, args, controls) });
+        controls.send({
+          shown,
+          build: (stopped) => commandPrompt(command, args, controls, stopped),
+        });
       if (!wanted.model && !wanted.agent) return await send();
       if (command.scope === "project" && spec.projectTrusted !== true) {
         controls.print(neutraliseControls(
@@ -62,6 +65,7 @@ async function commandPrompt(
   command: CustomCommand,
   args: string,
   controls: SessionControls,
+  stopped: () => boolean,
 ): Promise<string> {
   const workspace = controls.spec().workspace;
   const call = async (tool: string, input: Record<string, unknown>) =>
@@ -70,6 +74,7 @@ async function commandPrompt(
     runCommand: (line) =>
       call("bash", { command: line, description: `a line of /${command.name}` }),
     readFile: (file) => call("read", { file_path: file }),
+    stopped,
     isFile: (file) => {
       try {
         return Deno.statSync(path.resolve(workspace, file)).isFile;

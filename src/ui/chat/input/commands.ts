@@ -7,8 +7,14 @@
  * than the few every chat has.
  */
 
-/** What the chat sends: typed text, or a prompt built once `shown` is on screen. */
-export type ChatMessage = string | { shown: string; build: () => Promise<string> };
+/**
+ * What the chat sends: typed text, or a prompt built once `shown` is on
+ * screen; `stopped` turns true when the person stops the turn meanwhile.
+ */
+export type ChatMessage = string | {
+  shown: string;
+  build: (stopped: () => boolean) => Promise<string>;
+};
 
 /** What a command can do to the session it runs in. */
 export interface ChatControls {
