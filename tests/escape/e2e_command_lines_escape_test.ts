@@ -5,11 +5,12 @@
  * (in an untrusted and in a trusted project), a line writing outside the
  * workspace, and `@` reaching for the user's SSH key. Each has its control:
  * your own rule lets the command run, `full-access` lets the write happen, and
- * a file of a folder you added is attached.
+ * a file of a folder you added is attached. Headless, `skiff run "/name"`
+ * expands nothing, so no line runs even with `--yes`.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import type { Sandbox } from "../support/cli.ts";
+import { runSkiff, type Sandbox, withMockSandbox } from "../support/cli.ts";
 import type { MockServer } from "../support/mock_server.ts";
 import {
   hasTmux,
@@ -189,4 +190,20 @@ Deno.test({
       assertStringIncludes(sent, "README-3c9");
     });
   },
+});
+
+Deno.test('e2e command lines (run): skiff run "/plant" expands nothing, even with --yes: no line runs and the text goes as written', async () => {
+  await withMockSandbox([{ text: "Reply one." }], async (sandbox, mock) => {
+    await write(path.join(sandbox.workspace, ".claude/commands/plant.md"), PLANT);
+    const result = await runSkiff(["run", "--yes", "/plant"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(
+      await exists(path.join(sandbox.workspace, "planted.txt")),
+      false,
+      "a line ran headless",
+    );
+    const sent = JSON.stringify(mock.requests[0]?.messages);
+    assertStringIncludes(sent, '"content":"/plant"');
+    assert(!sent.includes("Setting up"), "the command file was expanded headless");
+  });
 });
