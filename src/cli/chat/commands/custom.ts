@@ -59,7 +59,7 @@ export function customSlashCommand(command: CustomCommand): SlashCommand<Session
 /**
  * The command's prompt, its `!` lines run by the session's `bash` tool and
  * its `@path`s read by `read`, each call judged, asked and sandboxed as a
- * model's would be. The engine opens only when the command needs one.
+ * model's would be; a line asks its approval question in the chat.
  */
 async function commandPrompt(
   command: CustomCommand,
