@@ -325,11 +325,22 @@ function argumentHint(value: unknown): string | undefined {
  * after it, so nothing typed is lost.
  */
 export function expandCommand(body: string, args: string): string {
+  if (!hasPlaceholders(body)) return args ? `${body}\n\n${args}` : body;
+  return fillArguments(body, args);
+}
+
+const PLACEHOLDERS = /\$ARGUMENTS\b|\$([1-9])(?!\d)/g;
+
+/** Whether a template names its arguments (`$ARGUMENTS`, `$1`…); without, they go after it. */
+export function hasPlaceholders(template: string): boolean {
+  return new RegExp(PLACEHOLDERS).test(template);
+}
+
+/** `template` with `$ARGUMENTS` and `$1`…`$9` filled from `args` (expandCommand's rules). */
+export function fillArguments(template: string, args: string): string {
   const words = splitArguments(args);
-  const placeholders = /\$ARGUMENTS\b|\$([1-9])(?!\d)/g;
-  if (!placeholders.test(body)) return args ? `${body}\n\n${args}` : body;
-  return body.replace(
-    placeholders,
+  return template.replace(
+    new RegExp(PLACEHOLDERS),
     (_match, index?: string) => index ? words[Number(index) - 1] ?? "" : args,
   );
 }

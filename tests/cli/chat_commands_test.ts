@@ -80,9 +80,9 @@ async function withChat(
       confirm: () => Promise.resolve(true),
       newSession: () => Promise.resolve(),
       exit: () => {},
-      send: (text) => {
+      send: async (message) => {
+        const text = typeof message === "string" ? message : await message.build(() => false);
         fake.sent.push(`${fake.spec.model}/${fake.spec.agent}: ${text}`);
-        return Promise.resolve();
       },
       sessionId: () => sessionId,
       spec: () => fake.spec,

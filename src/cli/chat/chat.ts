@@ -29,7 +29,11 @@ import {
   mentionAt,
   workspaceFiles,
 } from "../../ui/chat/input/mentions.ts";
-import { type ChatControls, CommandRegistry } from "../../ui/chat/input/commands.ts";
+import {
+  type ChatControls,
+  type ChatMessage,
+  CommandRegistry,
+} from "../../ui/chat/input/commands.ts";
 import type { SessionControls } from "./commands/mod.ts";
 import { InlineBroker } from "../../ui/interactive_broker.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
@@ -320,25 +324,28 @@ class ChatSession {
     if (next !== undefined) await this.#submit(next);
   }
 
-  async #prompt(text: string): Promise<void> {
+  async #prompt(message: ChatMessage): Promise<void> {
+    const text = typeof message === "string" ? message : message.shown;
     this.renderer.print(neutraliseControls(`› ${text}`));
     const engine = await this.#ensureEngine();
-    const { prompt } = await expandMentions(
-      text,
-      (file) => {
-        try {
-          return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
-        } catch {
-          return false;
-        }
-      },
-      async (file) => {
-        const result = await engine.runTool("read", { file_path: file });
-        return result.ok
-          ? { ok: true, text: result.output }
-          : { ok: false, why: result.error?.message ?? "refused" };
-      },
-    );
+    const { prompt } = typeof message !== "string"
+      ? { prompt: await message.build(() => this.#stopRequested) }
+      : await expandMentions(
+        text,
+        (file) => {
+          try {
+            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+          } catch {
+            return false;
+          }
+        },
+        async (file) => {
+          const result = await engine.runTool("read", { file_path: file });
+          return result.ok
+            ? { ok: true, text: result.output }
+            : { ok: false, why: result.error?.message ?? "refused" };
+        },
+      );
     if (this.#stopRequested) {
       // Stopped while the engine was still starting: the model is not asked.
       this.renderer.print(this.#stopped());
@@ -403,7 +410,7 @@ class ChatSession {
         this.renderer.setStatus({ contextTokens: 0, totalTokens: 0, costUsd: undefined });
       },
       exit: () => this.#exit(),
-      send: (text) => this.#prompt(text),
+      send: (message) => this.#prompt(message),
       sessionId: () => this.#sessionId,
       ...this.#sessionControls(),
     };

@@ -7,6 +7,15 @@
  * than the few every chat has.
  */
 
+/**
+ * What the chat sends: typed text, or a prompt built once `shown` is on
+ * screen; `stopped` turns true when the person stops the turn meanwhile.
+ */
+export type ChatMessage = string | {
+  shown: string;
+  build: (stopped: () => boolean) => Promise<string>;
+};
+
 /** What a command can do to the session it runs in. */
 export interface ChatControls {
   /** Write lines into the conversation (the terminal's scrollback). */
@@ -17,8 +26,12 @@ export interface ChatControls {
   newSession(): Promise<void>;
   /** End the chat. */
   exit(): void;
-  /** Send text to the model as if typed. */
-  send(text: string): Promise<void>;
+  /**
+   * Send text to the model as if typed (its `@path`s attached). Or a prompt
+   * built once `shown` is on screen (a custom command whose lines run first):
+   * `build` gives it finished, and no `@path` of it is read again.
+   */
+  send(message: ChatMessage): Promise<void>;
   /** The id of the session open now, if one is. */
   sessionId(): string | undefined;
 }
