@@ -46,6 +46,62 @@ function addChatFlags(command: Command): Command {
     .option("--resume [id]", "resume a session: pick from this folder's, or name one");
 }
 
+/**
+ * Examples of the commands whose help states none beside its other notes,
+ * by path (`memory list`); every command's help ends with examples
+ * (tests/docs/readme_commands_test.ts parses each of them).
+ */
+const EXAMPLES: Record<string, string[]> = {
+  memory: ["skiff memory list", "skiff memory show m12", "skiff memory rm m12 h7"],
+  "memory list": ["skiff memory list", "skiff memory list --all --json"],
+  "memory show": ["skiff memory show m12", "skiff memory show h7 --json"],
+  "memory rm": ["skiff memory rm m12", "skiff memory rm m12 m13 h7"],
+  "memory export": ["skiff memory export > memory.json", "skiff memory export --all"],
+  usage: ["skiff usage", "skiff usage --since 7d --by day", "skiff usage --by project --json"],
+  sessions: [
+    "skiff sessions list",
+    "skiff sessions show ses_4wos",
+    "skiff sessions stats --since 7d",
+  ],
+  "sessions list": ["skiff sessions list", "skiff sessions list --all -n 50 --json"],
+  "sessions show": ["skiff sessions show ses_4wos"],
+  "sessions export": [
+    "skiff sessions export ses_4wos > session.json",
+    "skiff sessions export ses_4wos --format md > session.md",
+  ],
+  "sessions stats": ["skiff sessions stats", "skiff sessions stats --all --since 2w --json"],
+  "sessions rm": ["skiff sessions rm ses_4wos"],
+  undo: [
+    "skiff undo",
+    "skiff undo --session ses_4wos",
+    "skiff undo --cycle",
+    "skiff undo --batch bat_1a2b3c",
+  ],
+  agents: ["skiff agents list"],
+  "agents list": ["skiff agents list", "skiff agents list --dir ../other-project"],
+  mcp: ["skiff mcp list", "skiff mcp serve", "skiff mcp login docs"],
+  "mcp serve": [
+    "skiff mcp serve",
+    "skiff mcp serve --http 0",
+    "skiff mcp serve --sandbox read-only",
+  ],
+  "mcp list": ["skiff mcp list", "skiff mcp list --allow 'mcp_server(github)'"],
+  "mcp login": ["skiff mcp login docs", "skiff mcp login docs --timeout 600"],
+  "mcp logout": ["skiff mcp logout docs"],
+};
+
+/** Appends each command's examples from EXAMPLES to its help. */
+function addExamples(program: Command): void {
+  const walk = (command: Command, path: string[]) => {
+    const lines = EXAMPLES[path.join(" ")];
+    if (lines) {
+      command.addHelpText("after", `\nExamples:\n${lines.map((line) => `  ${line}`).join("\n")}`);
+    }
+    for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+  };
+  walk(program, []);
+}
+
 export function buildProgram(setExit: (code: number) => void): Command {
   const program = new Command("skiff")
     .description("A coding agent for any OpenAI-compatible endpoint, in one binary.")
@@ -58,7 +114,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
       "after",
       `
 Examples:
-  skiff run "explain what src/main.ts does"
+  skiff run "explain what main.ts does"
   echo "fix the failing test" | skiff run --json
   skiff run --continue "now add a test for it"
   skiff sessions list
@@ -80,6 +136,15 @@ Docs: README.md and docs/ in the skiff repository.`,
     ),
   )
     .description("talk with the agent in this terminal (the default command)")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff chat
+  skiff chat "why does the parser test fail?"
+  skiff chat --sandbox read-only --model qwen2.5-coder:32b
+  skiff -c`,
+    )
     .action(async (prompt: string[], options) => {
       const { chatCommand } = await load<typeof import("./chat/chat.ts")>("./chat/chat.ts");
       setExit(await chatCommand(prompt, options));
@@ -129,6 +194,12 @@ Exit codes: 0 done, 1 agent failed, 2 usage/config error, 3 permission denied,
     .addHelpText(
       "after",
       `
+Examples:
+  skiff batch --each 'src/**/*.ts' --prompt 'add a doc comment to each export in {file}'
+  skiff batch tasks.jsonl -j 4 --until 'npm test' --report report.md
+  skiff batch --dirs 'services/*' --prompt 'update the README of {name}' --dry-run
+  skiff batch --resume bat_1a2b3c
+
 Exit codes: 0 every task succeeded, 1 some failed (counts on stderr), 3/4/5 when
 every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
     )
@@ -139,6 +210,13 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
   batch.command("merge").argument("<reports...>", "JSON reports of a batch's shards")
     .description("join the shards' reports into one summary")
     .option("--report <file>", "also write the merged summary to a .md or .json file")
+    .addHelpText(
+      "after",
+      `
+Examples:
+  skiff batch merge shard-1.json shard-2.json shard-3.json
+  skiff batch merge reports/*.json --report summary.md`,
+    )
     .action(async (files: string[], options) => {
       const { mergeCommand } = await load<typeof import("./batch/batch.ts")>("./batch/batch.ts");
       setExit(await mergeCommand(files, options));
@@ -149,6 +227,15 @@ every task failed the same way, 2 usage error (nothing ran), 130 interrupted.`,
       "what works here: sandbox backends, versions, folders, whether the endpoint answers",
     )
     .option("--model <id>", "also probe this model: wire, tool calls, reasoning, window")
+    .addHelpText(
+      "after",
+      `
+Ends with what a run needs, each check ok or FAIL with what to do; exit 1 when any fails.
+Examples:
+  skiff doctor
+  skiff doctor --model qwen2.5-coder:32b
+  OPENAI_BASE_URL=http://localhost:11434/v1 skiff doctor`,
+    )
     .action(async (options: { model?: string }) => {
       const { doctorCommand } = await load<typeof import("./doctor/doctor.ts")>(
         "./doctor/doctor.ts",
@@ -373,6 +460,7 @@ Examples:
       setExit(await logoutMcp(server, options));
     });
 
+  addExamples(program);
   return program;
 }
 
