@@ -44,6 +44,13 @@ export interface ApprovalRequest {
   access: Access;
   decision: Decision;
   always: AlwaysRule[];
+  /**
+   * What is asked: whether a call may run (the default), or whether to trust
+   * the project (src/trust/project_trust.ts), whose answers are its own —
+   * trust and remember (`always-here`), trust for this run only (`once`), or
+   * not — with no reason to type, since no model exists yet to read one.
+   */
+  subject?: "call" | "project-trust";
 }
 
 export interface ApprovalBroker {

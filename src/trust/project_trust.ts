@@ -291,11 +291,14 @@ export async function decideProjectTrust(input: {
         patterns: [subjects.root],
         preview: `This project's own files ask for:\n${
           [...listed, ...key, ...servers].join("\n")
-        }\n\nA yes is remembered for ${subjects.root} in ${globalFile}.`,
+        }\n\nTrust can be remembered for ${subjects.root} in ${globalFile}.`,
       },
       decision: { action: "ask", reason: "trust this project?", checks: [] },
       always: [],
+      subject: "project-trust",
     });
+    // "once" is this run only; either "always" is trust remembered.
+    if (answer === "once") return { trusted: true, warnings: [] };
     if (approves(answer)) {
       const warnings: string[] = [];
       try {

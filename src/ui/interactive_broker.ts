@@ -107,6 +107,7 @@ export class InteractiveBroker implements ApprovalBroker {
 
   async #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const prompts = this.#prompts ??= await terminalPrompts();
+    if (request.subject === "project-trust") return await askTrust(prompts, request);
     prompts.note(describeRequest(request), neutraliseControls(`${request.tool} wants permission`));
     const rules = describeAlwaysRules(request);
     const options: { value: ChoiceAnswer; label: string; hint?: string }[] = [
@@ -150,6 +151,40 @@ export class InteractiveBroker implements ApprovalBroker {
   }
 }
 
+/** The answers to "trust this project?", each meaning what it says (ApprovalRequest.subject). */
+const TRUST_CHOICES: { value: ApprovalAnswer; key: string; label: string; hint: string }[] = [
+  {
+    value: "always-here",
+    key: "y",
+    label: "Trust it, and remember that",
+    hint: "added to trustedProjects in your global config",
+  },
+  { value: "once", key: "o", label: "Trust it for this run only", hint: "asked again next time" },
+  {
+    value: "deny",
+    key: "n",
+    label: "Do not trust it",
+    hint: "what its own files ask for is ignored; its deny and ask rules still apply",
+  },
+];
+
+async function askTrust(
+  prompts: PromptFunctions,
+  request: ApprovalRequest,
+): Promise<ApprovalAnswer> {
+  prompts.note(describeRequest(request), "this project's own files");
+  const choice = await prompts.select({
+    message: "Trust this project?",
+    options: TRUST_CHOICES.map(({ value, label, hint }) => ({
+      value: value as ChoiceAnswer,
+      label,
+      hint,
+    })),
+    initialValue: "always-here",
+  });
+  return prompts.isCancel(choice) ? "interrupt" : choice as ApprovalAnswer;
+}
+
 /** The keys and the screen an inline question uses (the chat's). */
 export interface InlineTerminal {
   /** Route keys to `consumer` until the returned function is called. */
@@ -185,20 +220,25 @@ export class InlineBroker implements ApprovalBroker {
 
   #askNow(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const rules = describeAlwaysRules(request);
-    const choices: Choice[] = [
-      ["y", "once", "yes, once"],
-      ...(rules
-        ? [
-          ["a", "always", `always ${rules} (this session)`],
-          ["h", "always-here", `always ${rules} here (saved to the project config)`],
-        ] as Choice[]
-        : []),
-      ["n", "deny", "no"],
-      ["r", "reason", "no, and tell the model why"],
-    ];
+    const trust = request.subject === "project-trust";
+    const choices: Choice[] = trust
+      ? TRUST_CHOICES.map(({ key, value, label }) => [key, value, label.toLowerCase()])
+      : [
+        ["y", "once", "yes, once"],
+        ...(rules
+          ? [
+            ["a", "always", `always ${rules} (this session)`],
+            ["h", "always-here", `always ${rules} here (saved to the project config)`],
+          ] as Choice[]
+          : []),
+        ["n", "deny", "no"],
+        ["r", "reason", "no, and tell the model why"],
+      ];
     this.terminal.print(
       [
-        neutraliseControls(`── ${request.tool} wants permission ──`),
+        neutraliseControls(
+          trust ? "── trust this project? ──" : `── ${request.tool} wants permission ──`,
+        ),
         describeRequest(request),
         `Allow? ${choices.map(([key, , label]) => `[${key}] ${label}`).join("  ")}  [Esc] stop`,
       ].join("\n"),
@@ -228,7 +268,7 @@ export class InlineBroker implements ApprovalBroker {
           return;
         }
         let answer: ApprovalAnswer | "reason" | undefined;
-        if (key.kind === "enter") answer = "once";
+        if (key.kind === "enter") answer = choices[0][1];
         else if (key.kind === "escape" || key.kind === "ctrl-c") answer = "interrupt";
         else if (key.kind === "text" && key.text?.length === 1) {
           answer = choices.find(([letter]) => letter === key.text!.toLowerCase())?.[1];

@@ -349,13 +349,18 @@ Deno.test({
       } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
       try {
         await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
-        const question = await screenShows(session, "trust this project?");
+        const question = await screenShows(session, "Trust this project?");
         assertStringIncludes(question, "bash(echo *)");
+        // Its answers say what each does; Enter takes the first, trust remembered.
+        assertStringIncludes(question, "Trust it, and remember that");
+        assertStringIncludes(question, "Trust it for this run only");
+        assertEquals(question.includes("tell the model why"), false, question);
         await tmux("send-keys", "-t", session, "Enter");
         const screen = await screenShows(session, "SKIFF_EXIT=");
         assertStringIncludes(screen, "SKIFF_EXIT=0");
         // No second question: the project's rule allowed the command.
-        assertEquals(screen.split("Allow this?").length, 2, screen);
+        assertEquals(screen.split("Trust this project?").length, 2, screen);
+        assertEquals(screen.includes("Allow this?"), false, screen);
       } finally {
         await tmux("kill-session", "-t", session);
       }

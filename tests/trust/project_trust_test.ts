@@ -2,7 +2,8 @@
  * A project file cannot widen the sandbox or redirect the user's API key.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { limitProjectConfig } from "../../src/trust/project_trust.ts";
+import { decideProjectTrust, limitProjectConfig } from "../../src/trust/project_trust.ts";
+import type { ApprovalRequest } from "../../src/permission/broker.ts";
 
 const project = (config: Record<string, unknown>) => ({
   file: "/repo/skiff.json",
@@ -110,4 +111,53 @@ Deno.test("without a project file nothing changes", () => {
   const result = limitProjectConfig({ config, user: {} });
   assertEquals(result.config, config);
   assertEquals(result.withholdApiKey, false);
+});
+
+Deno.test("the trust question: 'this run only' trusts without remembering; 'remember' writes trustedProjects", async () => {
+  const home = await Deno.makeTempDir();
+  try {
+    const globalFile = `${home}/config.json`;
+    const subjects = {
+      root: home,
+      files: [{ file: `${home}/skiff.json`, asks: ["bash(echo *)"] }],
+      servers: [],
+    };
+    const asked: ApprovalRequest[] = [];
+    const once = await decideProjectTrust({
+      subjects,
+      globalFile,
+      flag: false,
+      ask: (request) => {
+        asked.push(request);
+        return Promise.resolve("once");
+      },
+    });
+    assertEquals(once.trusted, true);
+    assertEquals(asked[0].subject, "project-trust");
+    assertEquals(
+      await Deno.stat(globalFile).then(() => true, () => false),
+      false,
+      "once was remembered",
+    );
+    const remembered = await decideProjectTrust({
+      subjects,
+      globalFile,
+      flag: false,
+      ask: () => Promise.resolve("always-here"),
+    });
+    assertEquals(remembered.trusted, true);
+    assertEquals(JSON.parse(await Deno.readTextFile(globalFile)).trustedProjects, [
+      await Deno.realPath(home),
+    ]);
+    const refused = await decideProjectTrust({
+      subjects,
+      globalFile: `${home}/other.json`,
+      flag: false,
+      ask: () => Promise.resolve("deny"),
+    });
+    assertEquals(refused.trusted, false);
+    assertStringIncludes(refused.warnings[0], "--trust-project");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
 });

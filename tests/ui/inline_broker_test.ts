@@ -4,7 +4,7 @@
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { InlineBroker } from "../../src/ui/interactive_broker.ts";
-import type { ApprovalRequest } from "../../src/permission/broker.ts";
+import type { ApprovalAnswer, ApprovalRequest } from "../../src/permission/broker.ts";
 
 type Key = { kind: string; text?: string };
 
@@ -77,5 +77,37 @@ Deno.test("inline approval: y, a, h, Enter and Esc answer as labelled", async ()
     await Promise.resolve();
     screen.press(text("x"), key);
     assertEquals(await answer as string, expected);
+  }
+});
+
+Deno.test("the trust question's answers mean what they say: remember, this run only, or no; no reason to type", async () => {
+  const trust: ApprovalRequest = {
+    tool: "project",
+    access: { key: "trust_project", patterns: ["/p"], preview: "skiff.json: bash(echo *)" },
+    decision: { action: "ask", reason: "trust this project?", checks: [] },
+    always: [],
+    subject: "project-trust",
+  };
+  for (
+    const [keys, expected] of [
+      [[{ kind: "enter" }], "always-here"],
+      [[text("y")], "always-here"],
+      [[text("o")], "once"],
+      [[text("n")], "deny"],
+      [[text("r"), text("a"), text("y")], "always-here"],
+    ] as [Key[], ApprovalAnswer][]
+  ) {
+    const screen = terminal();
+    const answer = new InlineBroker(screen.io).ask(trust);
+    await Promise.resolve();
+    await Promise.resolve();
+    const question = screen.printed[0];
+    assertStringIncludes(question, "trust this project?");
+    assertStringIncludes(question, "[y] trust it, and remember that");
+    assertStringIncludes(question, "[o] trust it for this run only");
+    assertEquals(question.includes("tell the model why"), false, question);
+    // "r" and "a" mean nothing here: the next key that is a choice answers.
+    screen.press(...keys);
+    assertEquals(await answer, expected, JSON.stringify(keys));
   }
 });
