@@ -11,6 +11,7 @@
  *   [--to <file>]    where to write it (default: $DENO_INSTALL_ROOT/bin/skiff,
  *                    else ~/.deno/bin/skiff)
  *   [--deno <path>]  the Deno it starts (default: `deno`, found on PATH)
+ *   [--deno-dir <dir>]  Deno's cache for it (default: Deno's own, or $DENO_DIR)
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,8 +45,16 @@ function shellWord(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The text of the `skiff` command that starts the clone at `root` with `deno`. */
-export function wrapperScript(root: string, deno: string, flags: string[]): string {
+/**
+ * The text of the `skiff` command that starts the clone at `root` with
+ * `deno`, keeping its downloads in `denoDir` when one is given.
+ */
+export function wrapperScript(
+  root: string,
+  deno: string,
+  flags: string[],
+  denoDir?: string,
+): string {
   const command = [
     shellWord(deno),
     "run",
@@ -57,21 +66,24 @@ export function wrapperScript(root: string, deno: string, flags: string[]): stri
   ];
   return [
     "#!/bin/sh",
-    `# skiff from the clone at ${root}, written by its scripts/install.ts.`,
+    `# skiff from the clone at ${JSON.stringify(root)}, written by its scripts/install.ts.`,
     "# Without this Deno looks up its download host at every start.",
     "export DENO_NO_UPDATE_CHECK=1",
+    ...denoDir ? [`export DENO_DIR=${shellWord(denoDir)}`] : [],
     `exec ${command.join(" ")}`,
     "",
   ].join("\n");
 }
 
 /** Reads the options; `--to` defaults to where `deno install -g` puts commands. */
-function parseArgs(args: string[]): { to: string; deno: string } {
+function parseArgs(args: string[]): { to: string; deno: string; denoDir?: string } {
   const options: Record<string, string> = {};
   for (let at = 0; at < args.length; at += 2) {
     const [name, value] = [args[at], args[at + 1]];
-    if (!["--to", "--deno"].includes(name) || value === undefined) {
-      throw new Error(`usage: scripts/install.ts [--to <file>] [--deno <path>] (got ${name})`);
+    if (!["--to", "--deno", "--deno-dir"].includes(name) || value === undefined) {
+      throw new Error(
+        `usage: scripts/install.ts [--to <file>] [--deno <path>] [--deno-dir <dir>] (got ${name})`,
+      );
     }
     options[name.slice(2)] = value;
   }
@@ -80,14 +92,15 @@ function parseArgs(args: string[]): { to: string; deno: string } {
   return {
     to: path.resolve(options.to ?? path.join(root, "bin", "skiff")),
     deno: options.deno ?? "deno",
+    denoDir: options["deno-dir"] && path.resolve(options["deno-dir"]),
   };
 }
 
 if (import.meta.main) {
   try {
-    const { to, deno } = parseArgs(Deno.args);
+    const { to, deno, denoDir } = parseArgs(Deno.args);
     const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
-    const script = wrapperScript(ROOT, deno, skiffTaskFlags(config));
+    const script = wrapperScript(ROOT, deno, skiffTaskFlags(config), denoDir);
     writeFileAtomicSync(to, new TextEncoder().encode(script), 0o755);
     console.log(`Wrote ${to}: it runs ${path.join(ROOT, ENTRY)} with deno.json's flags.`);
     const onPath = (Deno.env.get("PATH") ?? "").split(":").includes(path.dirname(to));

@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, type Sandbox } from "../support/cli.ts";
+import { startRecordingProxy } from "../support/recording_proxy.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const decoder = new TextDecoder();
@@ -45,34 +46,6 @@ Deno.test("deno.json: installing skiff's dependencies prints no warning about ig
     await sandbox.cleanup();
   }
 });
-
-/** A proxy that records the first line of every request and refuses it. */
-function recordingProxy() {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const requests: string[] = [];
-  let first: () => void = () => {};
-  const seen = new Promise<void>((resolve) => first = resolve);
-  const serving = (async () => {
-    for await (const connection of listener) {
-      const buffer = new Uint8Array(1024);
-      const read = await connection.read(buffer).catch(() => null);
-      requests.push(decoder.decode(buffer.subarray(0, read ?? 0)).split("\r\n")[0]);
-      first();
-      await connection.write(new TextEncoder().encode("HTTP/1.1 502 Bad Gateway\r\n\r\n"))
-        .catch(() => {});
-      connection.close();
-    }
-  })();
-  return {
-    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`,
-    requests,
-    seen,
-    async close() {
-      listener.close();
-      await serving.catch(() => {});
-    },
-  };
-}
 
 /**
  * A Deno cache with the shared npm packages but no record of an earlier
@@ -144,7 +117,7 @@ Deno.test("skiff's launches make no lookup of Deno's download host; a plain deno
     },
     { name: "action's skiff", command: actionCommand, args: ["run"], cwd: sandbox.workspace },
   ];
-  const proxies = launches.map(() => recordingProxy());
+  const proxies = launches.map(() => startRecordingProxy());
   const started = Date.now();
   // Each reads its prompt from stdin, held open so it lives past Deno's check.
   const children = launches.map((launch, at) =>
