@@ -114,16 +114,19 @@ export interface Runner {
   scratch: string;
   /** Run only the steps with these ids (the others count as skipped). */
   only?: string[];
-  /** What a `uses:` step would do here (a cache restored, say), given its evaluated `with:`. */
-  uses?: (step: Step, inputs: Record<string, string>) => Promise<void>;
+  /**
+   * What a `uses:` step would do here (a cache restored, say), given its
+   * evaluated `with:`; what it returns are the step's outputs.
+   */
+  uses?: (step: Step, inputs: Record<string, string>) => Promise<Record<string, string> | void>;
 }
 
 export interface StepResult {
   step: Step;
   ran: boolean;
   code: number;
-  stdout: string;
-  stderr: string;
+  /** What the job's log shows of the step: its stdout and stderr, interleaved as written. */
+  log: string;
   with?: Record<string, string>;
 }
 
@@ -184,22 +187,24 @@ export async function runAction(
       : `success() && ${condition}`;
     const chosen = !runner.only || (each.id !== undefined && runner.only.includes(each.id));
     if (!chosen || !truthy(evaluate(guarded, lookup, failed))) {
-      results.push({ step: each, ran: false, code: 0, stdout: "", stderr: "" });
+      results.push({ step: each, ran: false, code: 0, log: "" });
       continue;
     }
     if (each.uses) {
       const evaluated = Object.fromEntries(
         Object.entries(each.with ?? {}).map(([key, value]) => [key, substitute(String(value))]),
       );
-      await runner.uses?.(each, evaluated);
-      results.push({ step: each, ran: true, code: 0, stdout: "", stderr: "", with: evaluated });
+      const outputs = await runner.uses?.(each, evaluated);
+      if (each.id) stepOutputs[each.id] = outputs ?? {};
+      results.push({ step: each, ran: true, code: 0, log: "", with: evaluated });
       continue;
     }
     assertEquals(each.shell, "bash", `step "${each.name}" runs in bash`);
     const script = path.join(runner.scratch, `step-${index}.sh`);
     const outputFile = path.join(runner.scratch, `output-${index}`);
     const pathFile = path.join(runner.scratch, `path-${index}`);
-    await Deno.writeTextFile(script, each.run!);
+    // One stream, as the job's log has it.
+    await Deno.writeTextFile(script, `exec 2>&1\n${each.run!}`);
     await Deno.writeTextFile(outputFile, "");
     await Deno.writeTextFile(pathFile, "");
     const env: Record<string, string> = {
@@ -218,15 +223,14 @@ export async function runAction(
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
-      stderr: "piped",
+      stderr: "inherit",
     }).output();
     const decoder = new TextDecoder();
     results.push({
       step: each,
       ran: true,
       code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
+      log: decoder.decode(output.stdout),
     });
     if (each.id) stepOutputs[each.id] = parseOutputs(await Deno.readTextFile(outputFile));
     paths.push(...(await Deno.readTextFile(pathFile)).split("\n").filter((line) => line !== ""));

@@ -9,7 +9,7 @@
  */
 import * as path from "node:path";
 import { parse } from "yaml";
-import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { assert, assertEquals, assertMatch, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, parseJsonLines, type Sandbox } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
 import { startRecordingProxy } from "../support/recording_proxy.ts";
@@ -65,7 +65,7 @@ interface Job {
 }
 
 /** A runner's job in a fresh sandbox: its temp folder, summary file and environment. */
-async function makeJob(extraEnv: Record<string, string> = {}): Promise<Job> {
+async function makeJob(extraEnv: Record<string, string> = {}, cacheHit = true): Promise<Job> {
   const sandbox = await makeSandbox();
   const runnerTemp = path.join(sandbox.root, "runner-temp");
   const scratch = path.join(sandbox.root, "runner-scratch");
@@ -88,11 +88,13 @@ async function makeJob(extraEnv: Record<string, string> = {}): Promise<Job> {
       CI: "true",
       ...extraEnv,
     },
-    // actions/cache with a hit: the npm packages this machine holds already.
+    // The cache restored: the npm packages this machine holds already. On a miss they
+    // are there too, as `deno install` would download them, so the test needs no network.
     async uses(each, inputs) {
-      if (!each.uses?.startsWith("actions/cache@")) return;
+      if (!each.uses?.startsWith("actions/cache/restore@")) return;
       await Deno.mkdir(inputs.path, { recursive: true });
       await Deno.symlink(path.join(sharedDenoDir, "npm"), path.join(inputs.path, "npm"));
+      return { "cache-hit": String(cacheHit) };
     },
   };
   const context = {
@@ -124,10 +126,12 @@ async function actionAgainstMock(
   script: MockTurn[],
   inputs: Record<string, string>,
   prepare?: (workspace: string) => Promise<void>,
+  cacheHit = true,
 ) {
   const mock = startMockServer(script);
   const proxy = startRecordingProxy();
-  const job = await makeJob({ HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1,localhost" });
+  const proxyEnv = { HTTPS_PROXY: proxy.url, NO_PROXY: "127.0.0.1,localhost" };
+  const job = await makeJob(proxyEnv, cacheHit);
   await prepare?.(job.sandbox.workspace);
   try {
     const run = await runAction(
@@ -145,7 +149,7 @@ async function actionAgainstMock(
       run,
       mock,
       lookups: [...proxy.requests],
-      log: run.steps.map((each) => each.stdout + each.stderr).join("\n"),
+      log: run.steps.map((each) => each.log).join("\n"),
       summary: await Deno.readTextFile(job.summaryFile),
     };
   } finally {
@@ -155,40 +159,60 @@ async function actionAgainstMock(
 }
 
 Deno.test("action.yml: installed from source, it prints doctor's sandbox and runs a prompt, writing the job summary and outputs", async () => {
-  const result = await actionAgainstMock([
-    { toolCalls: [{ name: "bash", arguments: { command: "echo checked" } }] },
-    { text: "All tests pass." },
-  ], {
-    prompt: "run the check",
-    "api-key": "sk-test-secret-1234",
-    allow: "bash(echo *)\n  \n",
-    "max-time": "120",
-  });
+  const result = await actionAgainstMock(
+    [
+      { toolCalls: [{ name: "bash", arguments: { command: "echo checked" } }] },
+      { text: "All tests pass." },
+    ],
+    {
+      prompt: "run the check",
+      "api-key": "sk-test-secret-1234",
+      allow: "bash(echo *)\n  \n",
+      "max-time": "120",
+    },
+    undefined,
+    false,
+  );
   try {
     const { run, runnerTemp } = result;
     for (const each of run.steps.filter((one) => one.ran)) {
-      assertEquals(each.code, 0, `${each.step.name}: ${each.stderr}`);
+      assertEquals(each.code, 0, `${each.step.name}: ${each.log}`);
     }
     const install = run.stepOutputs.install;
     assertEquals(install.how, "source");
     assertEquals(run.paths, [path.join(runnerTemp, "skiff-bin")]);
     // The Deno on PATH is the one skiff needs, so none was installed.
     assertEquals(install.deno, await which("deno", result.runner.env.PATH));
-    assertStringIncludes(ran(run, "Install skiff").stdout, "Using deno 2.9.");
-    // The cache: Deno's folder of the source-mode command, keyed by deno.lock.
-    const cache = ran(run, "Cache skiff's dependencies");
-    assertEquals(cache.with?.path, path.join(runnerTemp, "skiff-deno-dir"));
+    assertStringIncludes(ran(run, "Install skiff").log, "Using deno 2.9.");
+    // The cache: Deno's folder of the source-mode command, keyed by deno.lock; on a miss
+    // saved once the packages are fetched, before skiff runs.
+    const restore = ran(run, "Restore skiff's dependencies");
+    assertEquals(restore.with?.path, path.join(runnerTemp, "skiff-deno-dir"));
     const lock = await sha256(path.join(ROOT, "deno.lock"));
-    assertEquals(cache.with?.key, `skiff-deno-Linux-X64-${Deno.version.deno}-${lock.slice(0, 20)}`);
+    assertEquals(
+      restore.with?.key,
+      `skiff-deno-Linux-X64-${Deno.version.deno}-${lock.slice(0, 20)}`,
+    );
+    const names = run.steps.filter((each) => each.ran).map((each) => each.step.name);
+    assertEquals(names, [
+      "Install skiff",
+      "Restore skiff's dependencies",
+      "Fetch skiff's dependencies",
+      "Save skiff's dependencies",
+      "Install bubblewrap",
+      "Run skiff",
+      "Upload skiff events",
+    ]);
+    assertEquals(ran(run, "Save skiff's dependencies").with, restore.with);
     // The command starts main.ts as `deno task skiff` does: deno.json's flags, read from there.
     const command = await Deno.readTextFile(path.join(runnerTemp, "skiff-bin", "skiff"));
     const config = JSON.parse(await Deno.readTextFile(path.join(ROOT, "deno.json")));
     for (const flag of skiffTaskFlags(config)) assertStringIncludes(command, ` ${flag} `);
     assertStringIncludes(command, `export DENO_DIR=${path.join(runnerTemp, "skiff-deno-dir")}\n`);
     // bubblewrap is here already; doctor's report is in the log, its backend a notice.
-    assertStringIncludes(ran(run, "Install bubblewrap").stdout, "bubblewrap is installed");
-    const log = ran(run, "Run skiff").stdout;
-    assertStringIncludes(log, "::group::skiff doctor\nskiff ");
+    assertStringIncludes(ran(run, "Install bubblewrap").log, "bubblewrap is installed");
+    const log = ran(run, "Run skiff").log;
+    assertMatch(log, /^::group::skiff doctor\n::stop-commands::[0-9a-f]{32}\nskiff /m);
     assertStringIncludes(log, "Sandbox backends");
     const backend = run.outputs["sandbox-backend"];
     assert(["bwrap", "landlock"].includes(backend), `sandbox-backend: ${backend}`);
@@ -258,8 +282,9 @@ Deno.test("action.yml: --until from its input sends the failed check back; a den
     assertEquals(ran(denied.run, "Run skiff").code, 3);
     assertStringIncludes(denied.summary, "did not succeed (exit 3)");
     assertStringIncludes(denied.summary, "Failure layer: **workflow** (permission_denied)");
-    // The events are uploaded even so.
+    // The events are uploaded even so; the restored cache was not saved again.
     assert(ran(denied.run, "Upload skiff events").ran, "the upload step ran after a failure");
+    assert(!ran(denied.run, "Save skiff's dependencies").ran, "a cache hit is not saved");
   } finally {
     await denied.sandbox.cleanup();
   }
@@ -274,7 +299,9 @@ async function runStepWithRecorder(inputs: Record<string, string>) {
     const record = path.join(job.sandbox.root, "argv");
     await Deno.writeTextFile(
       path.join(bin, "skiff"),
-      `#!/bin/bash\nif [ "$1" = doctor ]; then echo "  commands run with: landlock"; exit 0; fi\n` +
+      "#!/bin/bash\n" +
+        `if [ "$1" = doctor ]; then echo "::error::from doctor"; echo "  commands run with: landlock"; exit 0; fi\n` +
+        `echo "::error::from the run" >&2\n` +
         `printf '%s\\n' "$@" > ${JSON.stringify(record)}\ncat >> ${JSON.stringify(record)}\n`,
       { mode: 0o755 },
     );
@@ -328,6 +355,13 @@ Deno.test("action.yml: each input becomes skiff run's flag, rules one per line",
   ]);
   assertEquals(argv.at(-1), "the prompt");
   assertEquals(run.outputs["sandbox-backend"], "landlock");
+  // What skiff prints is never read as a workflow command: each stretch is stopped first.
+  const log = ran(run, "Run skiff");
+  const stop = log.log.match(/^::stop-commands::([0-9a-f]{32})$/m)?.[1];
+  assert(stop, log.log);
+  assertStringIncludes(log.log, `::stop-commands::${stop}\n::error::from doctor\n`);
+  assertStringIncludes(log.log, `::stop-commands::${stop}\n::error::from the run\n::${stop}::\n`);
+  assertEquals(log.log.split(`::${stop}::`).length, 3, "both stretches end");
   // Empty inputs add nothing.
   const plain = await runStepWithRecorder({ "max-time": "" });
   assertEquals(plain.argv.slice(0, plain.argv.indexOf("--summary")), ["run", "--json"]);
@@ -336,7 +370,7 @@ Deno.test("action.yml: each input becomes skiff run's flag, rules one per line",
 Deno.test("action.yml: a yes input other than true or false stops the step before skiff runs", async () => {
   const { step: run, argv } = await runStepWithRecorder({ yes: "yes please" });
   assertEquals(run.code, 2);
-  assertStringIncludes(run.stdout, '::error title=skiff::the yes input is "yes please"');
+  assertStringIncludes(run.log, '::error title=skiff::the yes input is "yes please"');
   assertEquals(argv, [""]);
 });
 
@@ -359,7 +393,9 @@ Deno.test("action.yml: a Deno on PATH of another minor version is not used; the 
     const fakes = await standIns(path.join(job.sandbox.root, "fakes"), {
       deno: 'echo "deno 2.8.1 (stable, release, x86_64-unknown-linux-gnu)"',
       // npm as the runner's: the prefix gets a deno, here this machine's.
-      npm: `prefix=$3; mkdir -p "$prefix/node_modules/.bin"; ln -s ${
+      npm: `echo "npm in $PWD" >> ${
+        JSON.stringify(path.join(job.sandbox.root, "npm-cwd"))
+      }; prefix=$3; mkdir -p "$prefix/node_modules/.bin"; ln -s ${
         JSON.stringify(Deno.execPath())
       } "$prefix/node_modules/.bin/deno"`,
     });
@@ -376,13 +412,18 @@ Deno.test("action.yml: a Deno on PATH of another minor version is not used; the 
       runner,
     );
     const install = ran(run, "Install skiff");
-    assertEquals(install.code, 0, install.stderr);
+    assertEquals(install.code, 0, install.log);
     const calls = await Deno.readTextFile(path.join(fakes, "calls"));
     assertStringIncludes(
       calls,
       `npm install --prefix ${job.runnerTemp}/skiff-deno --no-audit --no-fund --no-save deno@2.9.6`,
     );
-    assertStringIncludes(install.stdout, "Installing Deno 2.9.6 from npm (on PATH: deno 2.8.1");
+    assertStringIncludes(install.log, "Installing Deno 2.9.6 from npm (on PATH: deno 2.8.1");
+    // Away from the workspace, whose .npmrc could name another registry.
+    assertEquals(
+      await Deno.readTextFile(path.join(job.sandbox.root, "npm-cwd")),
+      `npm in ${job.runnerTemp}\n`,
+    );
     const deno = path.join(job.runnerTemp, "skiff-deno", "node_modules", ".bin", "deno");
     assertEquals(run.stepOutputs.install.deno, deno);
     const command = await Deno.readTextFile(path.join(job.runnerTemp, "skiff-bin", "skiff"));
@@ -423,7 +464,7 @@ Deno.test("action.yml: on Linux without bubblewrap it installs it with apt-get; 
         only: ["bubblewrap"],
       });
       const bubblewrap = ran(run, "Install bubblewrap");
-      assertEquals(bubblewrap.code, 0, bubblewrap.stderr);
+      assertEquals(bubblewrap.code, 0, bubblewrap.log);
       const calls = (await Deno.readTextFile(path.join(fakes, "calls"))).trim().split("\n");
       assertEquals(
         calls.filter((call) => call.startsWith("apt-get")),
@@ -433,7 +474,7 @@ Deno.test("action.yml: on Linux without bubblewrap it installs it with apt-get; 
         ],
       );
       assertEquals(
-        bubblewrap.stdout.includes("::warning title=skiff::bubblewrap could not be installed"),
+        bubblewrap.log.includes("::warning title=skiff::bubblewrap could not be installed"),
         !aptWorks,
       );
     } finally {
@@ -554,7 +595,7 @@ Deno.test("action.yml: a checkout's token in .git/config is warned about and rea
     },
   );
   try {
-    const log = ran(result.run, "Run skiff").stdout;
+    const log = ran(result.run, "Run skiff").log;
     assertStringIncludes(log, "::warning title=skiff::.git/config holds the job's git token");
     assertStringIncludes(log, "persist-credentials: false");
     const published = [
