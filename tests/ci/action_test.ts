@@ -494,9 +494,17 @@ Deno.test("examples/ci: both files parse, and the workflow uses only the action'
   assertEquals(skiff.with["api-key"], "${{ secrets.OPENAI_API_KEY }}");
   const gitlab = parse(
     await Deno.readTextFile(path.join(ROOT, "examples/ci/gitlab-ci.yml")),
-  ) as Record<string, { script: string[]; artifacts: { when: string } }>;
+  ) as Record<
+    string,
+    { before_script: string[]; script: string[]; artifacts: { when: string } }
+  >;
   const job = gitlab["skiff-review"];
   assertEquals(job.artifacts.when, "always");
+  // Its skiff command is written as the action's and `deno task install`'s are.
+  assert(
+    job.before_script.some((line) => line.includes("/opt/skiff/scripts/install.ts --to ")),
+    job.before_script.join("\n"),
+  );
   const command = job.script.join("\n");
   assertStringIncludes(command, "--summary skiff-summary.md");
   assert(!command.includes("OPENAI_API_KEY"), "the key is not on the command line");
