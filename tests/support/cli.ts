@@ -40,6 +40,8 @@ export function cliEnv(
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
     HOME: dirs.home,
     DENO_DIR,
+    // As every launcher of skiff sets it: no lookup of Deno's download host.
+    DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",
     RUST_BACKTRACE: "0",
     SKIFF_DATA_DIR: dirs.dataDir,
