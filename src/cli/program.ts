@@ -373,6 +373,15 @@ Examples:
       setExit(await logoutMcp(server, options));
     });
 
+  addOptions(addSandboxFlags(program.command("acp")), [REASONING_EFFORT_OPTION])
+    .description("serve an editor over the Agent Client Protocol on stdio (docs/editors.md)")
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent (mode) a new session starts in (default: build)")
+    .action(async (options) => {
+      const { acpCommand } = await load<typeof import("./acp/acp.ts")>("./acp/acp.ts");
+      setExit(await acpCommand(options));
+    });
+
   return program;
 }
 
