@@ -255,3 +255,95 @@ Deno.test("skiff acp: a malformed message gets a JSON-RPC error and the process 
     }
   });
 });
+
+/**
+ * A hostile repository opened in the editor: a server the editor passes may
+ * come from the project's own settings, and starts as the user. In a project
+ * nobody trusted it is not started; the control, with --trust-project, shows
+ * the same entry does start.
+ */
+for (const trusted of [false, true]) {
+  Deno.test(`skiff acp: the editor's MCP server ${trusted ? "starts in a trusted project (control)" : "is not started in an untrusted project"}`, async () => {
+    await withMockSandbox([{ text: "ok" }], async (sandbox) => {
+      const started = path.join(sandbox.root, "server-started");
+      const editor = await startAcp(sandbox, trusted ? ["--trust-project"] : []);
+      try {
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: sandbox.workspace,
+          mcpServers: [{
+            name: "from-the-editor",
+            command: "sh",
+            args: ["-c", `touch '${started}'`],
+            env: [],
+          }],
+        });
+        const answer = await editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "hi" }],
+        });
+        assertEquals(answer.stopReason, "end_turn");
+        if (trusted) {
+          assert(await exists(started), "the trusted project's editor server did not start");
+        } else {
+          assert(!(await exists(started)), "an untrusted project's editor server started");
+          assertStringIncludes(editor.stderr(), "from-the-editor");
+          assertStringIncludes(editor.stderr(), "--trust-project");
+        }
+      } finally {
+        await editor.stop();
+      }
+    });
+  });
+}
+
+Deno.test("skiff acp: a file change arrives as a diff with its location, the todo list as a plan", async () => {
+  await withMockSandbox(
+    [
+      {
+        toolCalls: [
+          { name: "write", arguments: { file_path: "notes.txt", content: "one\ntwo\n" } },
+          {
+            name: "todowrite",
+            arguments: {
+              todos: [
+                { content: "write the notes", status: "completed", priority: "high" },
+                { content: "read them back", status: "pending", priority: "low" },
+              ],
+            },
+          },
+        ],
+      },
+      { text: "written" },
+    ],
+    async (sandbox) => {
+      const editor = await startAcp(sandbox);
+      try {
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: sandbox.workspace,
+          mcpServers: [],
+        });
+        const answer = await editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "take notes" }],
+        });
+        assertEquals(answer.stopReason, "end_turn");
+        const file = path.join(sandbox.workspace, "notes.txt");
+        const calls = updatesOf(editor, sessionId, "tool_call");
+        assertEquals(calls.map((call) => call.kind), ["edit", "think"]);
+        assertEquals(calls[0].locations, [{ path: file }]);
+        const written = updatesOf(editor, sessionId, "tool_call_update")
+          .find((update) => update.toolCallId === calls[0].toolCallId);
+        assertEquals(written?.status, "completed");
+        const diff = written?.content?.find((content) => content.type === "diff");
+        assertEquals(diff, { type: "diff", path: file, oldText: null, newText: "one\ntwo\n" });
+        const plans = updatesOf(editor, sessionId, "plan");
+        assertEquals(plans.map((plan) => plan.entries), [[
+          { content: "write the notes", priority: "high", status: "completed" },
+          { content: "read them back", priority: "low", status: "pending" },
+        ]]);
+      } finally {
+        await editor.stop();
+      }
+    },
+  );
+});
