@@ -16,7 +16,8 @@ export interface AcpHarness {
   rawLines: string[];
   stderr(): string;
   raw(line: string): Promise<void>;
-  stop(): Promise<void>;
+  /** Closes stdin; true when skiff then ended by itself, false when it had to be killed. */
+  stop(): Promise<boolean>;
 }
 
 /** The option of `kind` a question offered; the test fails when there is none. */
@@ -94,6 +95,7 @@ export async function startAcp(
         child.kill("SIGKILL");
         await child.status;
       }
+      return ended;
     },
   };
 }

@@ -73,8 +73,12 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
     spec: EngineSpec,
     selector: SessionSelector,
   ): Promise<AcpSession> => {
+    // The session open here already is let go first: a stored session is held by one engine.
+    if (selector.sessionId) {
+      await sessions.get(selector.sessionId)?.close();
+      sessions.delete(selector.sessionId);
+    }
     const session = await AcpSession.open(spec, client, selector);
-    sessions.get(session.id)?.close();
     sessions.set(session.id, session);
     return session;
   };

@@ -186,8 +186,9 @@ export class AcpSession {
     this.#selector = { sessionId: this.id };
   }
 
-  /** Lets go of the engine and the session it holds. */
+  /** Stops a running turn, then lets go of the engine and the session it holds. */
   async close(): Promise<void> {
+    if (this.#busy) this.cancel();
     await this.#engine?.close();
     this.#engine = undefined;
   }

@@ -61,7 +61,7 @@ Deno.test("skiff acp: a prompt streams its answer in chunks into a stored sessio
         assertEquals(refused?.code, -32602);
         assertStringIncludes(refused?.message ?? "", "build");
       } finally {
-        await editor.stop();
+        assert(await editor.stop(), "skiff acp did not end when the editor closed its stdin");
       }
       const listed = await runSkiff(["sessions", "list"], sandbox);
       assertStringIncludes(listed.stdout, sessionId.slice(0, 8));
@@ -185,6 +185,14 @@ Deno.test("skiff acp: session/load replays an earlier session's history and cont
       const sessionId = String(JSON.parse(first.stdout.split("\n")[0]).session_id);
       const editor = await startAcp(sandbox);
       try {
+        // A session of this folder is not loaded into another one.
+        const elsewhere = await editor.agent.request("session/load", {
+          sessionId,
+          cwd: sandbox.home,
+          mcpServers: [],
+        }).then(() => undefined, (error: acp.RequestError) => error);
+        assertEquals(elsewhere?.code, -32602);
+        assertStringIncludes(elsewhere?.message ?? "", `belongs to ${sandbox.workspace}`);
         const loaded = await editor.agent.request("session/load", {
           sessionId,
           cwd: sandbox.workspace,
@@ -344,6 +352,29 @@ Deno.test("skiff acp: a file change arrives as a diff with its location, the tod
       } finally {
         await editor.stop();
       }
+    },
+  );
+});
+
+Deno.test("skiff acp: an editor that goes away mid-command ends skiff and the command with it", async () => {
+  const marker = "62.3141";
+  await withMockSandbox(
+    [{ toolCalls: [{ name: "bash", arguments: { command: `sleep ${marker}` } }] }],
+    async (sandbox) => {
+      const editor = await startAcp(sandbox, ["--allow", "bash(sleep *)"]);
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: sandbox.workspace,
+        mcpServers: [],
+      });
+      void editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "wait a minute" }],
+      }).catch(() => {});
+      await until(() => sleeping(marker), "the sleep to start");
+      assert(await editor.stop(), "skiff acp did not end when the editor closed its stdin");
+      await until(() => !sleeping(marker), "the sleep to be stopped", 5_000);
+      const listed = await runSkiff(["sessions", "list"], sandbox);
+      assertStringIncludes(listed.stdout, sessionId.slice(0, 8));
     },
   );
 });
