@@ -10,7 +10,8 @@
 import * as path from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { runSkiff, withMockSandbox } from "../../support/cli.ts";
+import { makeSandbox, runSkiff, withMockSandbox } from "../../support/cli.ts";
+import { startDialectServer } from "../../support/dialect_server.ts";
 import { answerText, option, startAcp, updatesOf } from "../../support/acp_client.ts";
 
 const exists = (file: string) => Deno.stat(file).then(() => true, () => false);
@@ -377,4 +378,75 @@ Deno.test("skiff acp: an editor that goes away mid-command ends skiff and the co
       assertStringIncludes(listed.stdout, sessionId.slice(0, 8));
     },
   );
+});
+
+Deno.test("skiff acp: the model's reasoning streams as thought chunks before the answer", async () => {
+  const server = startDialectServer("deepseek", [
+    { reasoning: "The user greets me.\nI greet back.", text: "Hello." },
+  ]);
+  const sandbox = await makeSandbox({ OPENAI_BASE_URL: server.url, SKIFF_MODEL: "test-model" });
+  try {
+    const editor = await startAcp(sandbox);
+    try {
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: sandbox.workspace,
+        mcpServers: [],
+      });
+      const answer = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "hello" }],
+      });
+      assertEquals(answer.stopReason, "end_turn");
+      const kinds = editor.updates.map((update) => update.update.sessionUpdate);
+      const thought = updatesOf(editor, sessionId, "agent_thought_chunk")
+        .map((update) => update.content.type === "text" ? update.content.text : "").join("");
+      assertEquals(thought, "The user greets me.\nI greet back.");
+      assert(
+        kinds.lastIndexOf("agent_thought_chunk") < kinds.indexOf("agent_message_chunk"),
+        `order: ${kinds}`,
+      );
+      assertEquals(answerText(editor, sessionId), "Hello.");
+    } finally {
+      await editor.stop();
+    }
+  } finally {
+    await server.close();
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("skiff acp: a linked file is read through skiff's read tool; embedded text goes in as sent", async () => {
+  await withMockSandbox([{ text: "seen" }], async (sandbox, mock) => {
+    const file = path.join(sandbox.workspace, "linked.txt");
+    await Deno.writeTextFile(file, "LINKED-FILE-TEXT\n");
+    const editor = await startAcp(sandbox);
+    try {
+      const { sessionId } = await editor.agent.request("session/new", {
+        cwd: sandbox.workspace,
+        mcpServers: [],
+      });
+      const answer = await editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [
+          { type: "text", text: "look at these" },
+          { type: "resource_link", uri: `file://${file}`, name: "linked.txt" },
+          {
+            type: "resource",
+            resource: { uri: `file://${sandbox.workspace}/draft.ts`, text: "UNSAVED-BUFFER-TEXT" },
+          },
+        ],
+      });
+      assertEquals(answer.stopReason, "end_turn");
+      const sent = requestText(mock.requests[0]);
+      assertStringIncludes(sent, "LINKED-FILE-TEXT");
+      assertStringIncludes(sent, "UNSAVED-BUFFER-TEXT");
+      // The read was skiff's own tool call, shown to the editor like the model's.
+      const reads = updatesOf(editor, sessionId, "tool_call").filter((call) =>
+        call.kind === "read"
+      );
+      assertEquals(reads.map((call) => call.locations), [[{ path: file }]]);
+    } finally {
+      await editor.stop();
+    }
+  });
 });
