@@ -450,3 +450,37 @@ Deno.test("skiff acp: a linked file is read through skiff's read tool; embedded 
     }
   });
 });
+
+Deno.test("skiff acp: allow always lets the same kind of command through for the rest of the session", async () => {
+  await withMockSandbox(
+    [
+      { toolCalls: [{ name: "bash", arguments: { command: "touch first.txt" } }] },
+      { toolCalls: [{ name: "bash", arguments: { command: "touch second.txt" } }] },
+      { text: "both made" },
+    ],
+    async (sandbox) => {
+      const editor = await startAcp(
+        sandbox,
+        ["--ask", "bash"],
+        (question) => option(question, "allow_always"),
+      );
+      try {
+        const { sessionId } = await editor.agent.request("session/new", {
+          cwd: sandbox.workspace,
+          mcpServers: [],
+        });
+        const answer = await editor.agent.request("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: "make two files" }],
+        });
+        assertEquals(answer.stopReason, "end_turn");
+        assertEquals(editor.questions.length, 1, "the second touch was asked again");
+        for (const file of ["first.txt", "second.txt"]) {
+          assert(await exists(path.join(sandbox.workspace, file)), `${file} was not made`);
+        }
+      } finally {
+        await editor.stop();
+      }
+    },
+  );
+});
