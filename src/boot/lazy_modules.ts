@@ -11,6 +11,7 @@
  */
 export const LAZY_LOADED_MODULES = [
   "src/cli/main.ts",
+  "src/cli/acp/acp.ts",
   "src/cli/agents.ts",
   "src/cli/batch/batch.ts",
   "src/cli/chat/chat.ts",

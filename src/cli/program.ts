@@ -88,6 +88,11 @@ const EXAMPLES: Record<string, string[]> = {
   "mcp list": ["skiff mcp list", "skiff mcp list --allow 'mcp_server(github)'"],
   "mcp login": ["skiff mcp login docs", "skiff mcp login docs --timeout 600"],
   "mcp logout": ["skiff mcp logout docs"],
+  acp: [
+    "skiff acp",
+    "skiff acp --model qwen2.5-coder:32b --agent plan",
+    "skiff acp --sandbox read-only",
+  ],
 };
 
 /** Appends each command's examples from EXAMPLES to its help. */
@@ -458,6 +463,15 @@ Examples:
     .action(async (server: string, options) => {
       const { logoutMcp } = await load<typeof import("./mcp/mcp_login.ts")>("./mcp/mcp_login.ts");
       setExit(await logoutMcp(server, options));
+    });
+
+  addOptions(addSandboxFlags(program.command("acp")), [REASONING_EFFORT_OPTION])
+    .description("serve an editor over the Agent Client Protocol on stdio (docs/editors.md)")
+    .option("-m, --model <name>", "model to use (overrides config)")
+    .option("--agent <name>", "agent (mode) a new session starts in (default: build)")
+    .action(async (options) => {
+      const { acpCommand } = await load<typeof import("./acp/acp.ts")>("./acp/acp.ts");
+      setExit(await acpCommand(options));
     });
 
   addExamples(program);

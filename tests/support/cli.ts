@@ -168,6 +168,15 @@ export function spawnSkiff(
   return command(args, sandbox, env, false).spawn();
 }
 
+/** Start skiff with stdin, stdout and stderr piped, for a test that speaks a protocol with it. */
+export function spawnSkiffPiped(
+  args: string[],
+  sandbox: Sandbox,
+  env: Record<string, string> = {},
+): Deno.ChildProcess {
+  return command(args, sandbox, env, true).spawn();
+}
+
 /**
  * `deno run` of a given skiff entry (`main`, another tree's main.ts) with
  * the task's flags and `flags` before it, in the sandbox's workspace with

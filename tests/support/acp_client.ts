@@ -1,0 +1,121 @@
+/**
+ * `skiff acp` as an editor drives it: the child started in a test sandbox,
+ * the ACP SDK's client side connected over its stdin and stdout. Every
+ * `session/update` is kept in order; permission questions are answered by
+ * the test's `answer`. `raw` writes a line as it is, for a malformed message,
+ * and `rawLines` are the child's stdout lines as sent.
+ */
+import * as acp from "@agentclientprotocol/sdk";
+import { spawnSkiffPiped } from "./cli.ts";
+import type { Sandbox } from "./cli.ts";
+
+export interface AcpHarness {
+  agent: acp.ClientContext;
+  updates: acp.SessionNotification[];
+  questions: acp.RequestPermissionRequest[];
+  rawLines: string[];
+  stderr(): string;
+  raw(line: string): Promise<void>;
+  /** Closes stdin; true when skiff then ended by itself, false when it had to be killed. */
+  stop(): Promise<boolean>;
+}
+
+/** The option of `kind` a question offered; the test fails when there is none. */
+export function option(
+  question: acp.RequestPermissionRequest,
+  kind: acp.PermissionOptionKind,
+): acp.RequestPermissionOutcome {
+  const offered = question.options.find((choice) => choice.kind === kind);
+  if (!offered) throw new Error(`no ${kind} option in ${JSON.stringify(question.options)}`);
+  return { outcome: "selected", optionId: offered.optionId };
+}
+
+/** Starts `skiff acp <args>`, connected and initialized. */
+export async function startAcp(
+  sandbox: Sandbox,
+  args: string[] = [],
+  answer: (question: acp.RequestPermissionRequest) => acp.RequestPermissionOutcome = () => ({
+    outcome: "cancelled",
+  }),
+): Promise<AcpHarness> {
+  const child = spawnSkiffPiped(["acp", ...args], sandbox);
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  let errors = "";
+  void child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (text) => void (errors += text) }),
+  ).catch(() => {});
+  const [forClient, forTest] = child.stdout.tee();
+  const rawLines: string[] = [];
+  let partial = "";
+  void forTest.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({
+      write(text) {
+        partial += text;
+        const lines = partial.split("\n");
+        partial = lines.pop()!;
+        rawLines.push(...lines.filter(Boolean));
+      },
+    }),
+  ).catch(() => {});
+  // Writes from the SDK and from `raw` go through one writer, whole lines each.
+  const input = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) });
+  const updates: acp.SessionNotification[] = [];
+  const questions: acp.RequestPermissionRequest[] = [];
+  const connection = acp.client({ name: "test-editor" })
+    .onNotification("session/update", ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest("session/request_permission", ({ params }) => {
+      questions.push(params);
+      return { outcome: answer(params) };
+    })
+    .connect(acp.ndJsonStream(input, forClient));
+  const agent = connection.agent;
+  await agent.request("initialize", {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: {},
+    clientInfo: { name: "test-editor", version: "0" },
+  });
+  return {
+    agent,
+    updates,
+    questions,
+    rawLines,
+    stderr: () => errors,
+    raw: (line) => writer.write(encoder.encode(`${line}\n`)),
+    async stop() {
+      connection.close();
+      await writer.close().catch(() => {});
+      const ended = await Promise.race([
+        child.status.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 10_000)),
+      ]);
+      if (!ended) {
+        child.kill("SIGKILL");
+        await child.status;
+      }
+      return ended;
+    },
+  };
+}
+
+/** The updates of `sessionId` of one kind, in order. */
+export function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
+  harness: AcpHarness,
+  sessionId: string,
+  kind: K,
+): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
+  return harness.updates
+    .filter((notification) => notification.sessionId === sessionId)
+    .map((notification) => notification.update)
+    .filter((update): update is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
+      update.sessionUpdate === kind
+    );
+}
+
+/** The answer's text as the editor put it together from its chunks. */
+export function answerText(harness: AcpHarness, sessionId: string): string {
+  return updatesOf(harness, sessionId, "agent_message_chunk")
+    .map((update) => update.content.type === "text" ? update.content.text : "").join("");
+}
