@@ -31,6 +31,7 @@ import { defaultJobs, runPool } from "./scheduler.ts";
 import { BatchProgress } from "./progress.ts";
 import { runTask, type TaskRunOptions } from "./run_task.ts";
 import { TaskStopper } from "./stop.ts";
+import { putBackStoppedRun } from "./put_back.ts";
 import { EngineWorkers } from "../../host/engine_pool.ts";
 import {
   hostWriteRefusal,
@@ -44,6 +45,7 @@ import {
   mergeReports,
   reportMarkdown,
   type TaskResult,
+  type TaskStatus,
   writeReport,
 } from "./report.ts";
 import { printErrorLine } from "../../ui/safe_print.ts";
@@ -287,6 +289,46 @@ async function execute(
         const taskStart = Date.now();
         progress.taskStarted();
         if (options.json) out({ type: "batch.task.started", batch: batchId, task: task.id });
+        const ended = (
+          status: TaskStatus,
+          exitCode: number,
+          detail: string,
+          session: string | null,
+        ) => {
+          store.batches.ended(
+            batchId,
+            task.id,
+            status === "interrupted" ? "pending" : status,
+            exitCode,
+            detail,
+          );
+          progress.taskEnded(task.id, status, exitCode, detail);
+          if (options.json) {
+            out({
+              type: "batch.task.completed",
+              batch: batchId,
+              task: task.id,
+              session,
+              exit_code: exitCode,
+              ms: Date.now() - taskStart,
+            });
+          }
+        };
+        // A run stopped part-way is put back first: its edits must not land twice.
+        const stoppedRun = rows.get(task.id)?.sessionId;
+        if (stoppedRun) {
+          const putBack = await putBackStoppedRun(
+            store,
+            stoppedRun,
+            task.dir,
+            stored.common.addDir ?? [],
+          );
+          progress.note(
+            `skiff: ${task.id}: putting back what its stopped run ${stoppedRun} changed, ` +
+              `before it runs again:\n${putBack.lines.map((line) => `  ${line}`).join("\n")}`,
+          );
+          if (!putBack.ok) return ended("failed", ExitCode.failed, putBack.detail, stoppedRun);
+        }
         const stopper = new TaskStopper();
         running.add(stopper);
         if (interrupted === 1) stopper.stopAfterCurrentCalls();
@@ -301,26 +343,14 @@ async function execute(
         }, workers);
         running.delete(stopper);
         const stopped = outcome.exitCode === ExitCode.interrupted;
-        // Where an interrupted task stopped; --resume starts it afresh in a new session.
+        // Where an interrupted task stopped; --resume puts its changes back and starts it afresh.
         const detail = stopped ? `interrupted ${stopper.where()}`.trim() : outcome.detail;
-        store.batches.ended(
-          batchId,
-          task.id,
-          stopped ? "pending" : outcome.exitCode === 0 ? "succeeded" : "failed",
+        ended(
+          stopped ? "interrupted" : outcome.exitCode === 0 ? "succeeded" : "failed",
           outcome.exitCode,
           detail,
+          outcome.sessionId,
         );
-        progress.taskEnded(task.id, outcome.exitCode, detail);
-        if (options.json) {
-          out({
-            type: "batch.task.completed",
-            batch: batchId,
-            task: task.id,
-            session: outcome.sessionId,
-            exit_code: outcome.exitCode,
-            ms: Date.now() - taskStart,
-          });
-        }
       },
     });
   } finally {
@@ -389,7 +419,10 @@ async function execute(
 function resultsOf(store: Store, batchId: string): TaskResult[] {
   return store.batches.tasks(batchId).map((row) => ({
     id: row.taskId,
-    status: row.status === "running" ? "pending" : row.status,
+    // Started and not finished (stopped, or its process killed): interrupted; never started: pending.
+    status: row.status === "running" || (row.status === "pending" && row.sessionId !== null)
+      ? "interrupted"
+      : row.status,
     exitCode: row.exitCode,
     sessionId: row.sessionId,
     ms: row.startedAt !== null && row.endedAt !== null ? row.endedAt - row.startedAt : null,
