@@ -122,7 +122,7 @@ async function collectTasks(file: string | undefined, options: BatchOptions): Pr
     if (!files.length) {
       throw new UsageError(`--each '${options.each}' matches no file in ${workspace}.`);
     }
-    return tasksForFiles(workspace, files, options.prompt);
+    return tasksForFiles(workspace, files, options.prompt, options.until);
   }
   const dirs: string[] = [];
   for (const pattern of options.dirs!) {
@@ -139,7 +139,7 @@ async function collectTasks(file: string | undefined, options: BatchOptions): Pr
       throw new UsageError(`--dirs ${dir} is not a folder.`);
     }
   }
-  return tasksForDirs(workspace, dirs.sort(), options.prompt);
+  return tasksForDirs(workspace, dirs.sort(), options.prompt, options.until);
 }
 
 async function batch(file: string | undefined, options: BatchOptions): Promise<number> {
@@ -187,7 +187,13 @@ async function batch(file: string | undefined, options: BatchOptions): Promise<n
       if (options.dryRun) {
         for (const task of tasks) {
           console.log(
-            JSON.stringify({ id: task.id, dir: task.dir, owns: task.owns, prompt: task.prompt }),
+            JSON.stringify({
+              id: task.id,
+              dir: task.dir,
+              owns: task.owns,
+              prompt: task.prompt,
+              ...(task.until ? { until: task.until } : {}),
+            }),
           );
         }
         console.error(
