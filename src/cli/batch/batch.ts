@@ -296,7 +296,7 @@ async function execute(
         progress.taskStarted();
         if (options.json) out({ type: "batch.task.started", batch: batchId, task: task.id });
         const ended = (
-          status: TaskStatus,
+          status: Exclude<TaskStatus, "pending">,
           exitCode: number,
           detail: string,
           session: string | null,

@@ -35,11 +35,15 @@ export async function putBackStoppedRun(
   );
   if (code === ExitCode.ok) return { ok: true, lines };
   const refused = lines.filter((line) => line.startsWith("refused")).length;
+  const why = refused
+    ? `${refused} file(s) its stopped run ${sessionId} changed were changed since and are left ` +
+      `as they are (named above)`
+    // Its session is gone (`skiff sessions rm`), so what it changed is no longer known.
+    : `what its stopped run ${sessionId} changed could not be put back (${lines.at(-1) ?? ""})`;
   return {
     ok: false,
     lines,
-    detail: `not run again, so nothing is applied twice: ${refused} file(s) its stopped run ` +
-      `${sessionId} changed were changed since and are left as they are (named above); ` +
-      `see what it did: skiff sessions show ${sessionId}`,
+    detail: `not run again, so nothing is applied twice: ${why}; see what it did: ` +
+      `skiff sessions show ${sessionId}`,
   };
 }
