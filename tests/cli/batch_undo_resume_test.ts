@@ -96,7 +96,7 @@ async function appendInterruptResume(sandbox: Sandbox, slow: { on: boolean }): P
   return batchId;
 }
 
-Deno.test("undo --batch after Ctrl-C and --resume puts back both sessions' changes of every task", async () => {
+Deno.test("undo --batch after Ctrl-C and --resume puts every task's files back as before the batch", async () => {
   const slow = { on: true };
   await withMockSandbox([], async (sandbox) => {
     const batchId = await appendInterruptResume(sandbox, slow);
