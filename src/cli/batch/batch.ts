@@ -6,7 +6,6 @@
  * part for a CI matrix; `skiff batch merge` joins the shards' reports
  * (docs/batch.md).
  */
-import * as path from "../../lib/path.ts";
 import type { CommonOptions } from "../../host/setup.ts";
 import { prepare, resolveWorkspace } from "../../host/setup.ts";
 import type { EngineSpec } from "../../engine/types.ts";
@@ -16,21 +15,12 @@ import { withStore } from "../store_access.ts";
 import { ExitCode, UsageError } from "../exit_codes.ts";
 import { numberFlag } from "../number_flags.ts";
 import { reportFatal } from "../report_fatal.ts";
-import { shellQuote } from "../../permission/hints.ts";
-import {
-  type BatchTask,
-  globFiles,
-  ownsConflicts,
-  parseShard,
-  shardTasks,
-  tasksForDirs,
-  tasksForFiles,
-  tasksFromJsonl,
-} from "./tasks.ts";
+import { type BatchTask, ownsConflicts, parseShard, shardTasks } from "./tasks.ts";
 import { defaultJobs, runPool } from "./scheduler.ts";
 import { BatchProgress } from "./progress.ts";
 import { runTask, type TaskRunOptions } from "./run_task.ts";
 import { TaskStopper } from "./stop.ts";
+import { collectTasks } from "./task_sources.ts";
 import { putBackStoppedRun } from "./put_back.ts";
 import { EngineWorkers } from "../../host/engine_pool.ts";
 import {
@@ -83,63 +73,6 @@ export async function batchCommand(
   } catch (error) {
     return reportFatal(error);
   }
-}
-
-/** The tasks the options name (before sharding), checked. */
-async function collectTasks(file: string | undefined, options: BatchOptions): Promise<BatchTask[]> {
-  const sources = [file !== undefined, options.each !== undefined, options.dirs !== undefined];
-  if (file !== undefined && (sources[1] || sources[2]) && !options.prompt) {
-    // `skiff batch --each '*.ts' 'add a header to {file}'`: the template was taken as a task file.
-    const names = options.each !== undefined
-      ? `--each ${shellQuote(options.each)}`
-      : `--dirs ${options.dirs!.map(shellQuote).join(" ")}`;
-    throw new UsageError(
-      `the template of ${names.split(" ")[0]} goes after --prompt (${shellQuote(file)} was taken ` +
-        `as a JSONL file of tasks): skiff batch ${names} --prompt ${shellQuote(file)}`,
-    );
-  }
-  if (sources.filter(Boolean).length !== 1) {
-    throw new UsageError(
-      "name the tasks one way: a JSONL file (skiff batch tasks.jsonl), --each '<glob>' --prompt " +
-        "'<template>', or --dirs <folder…> --prompt '<template>'.",
-    );
-  }
-  const workspace = resolveWorkspace(options.dir);
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = file === "-"
-        ? await new Response(Deno.stdin.readable).text()
-        : Deno.readTextFileSync(file);
-    } catch (error) {
-      throw new UsageError(`cannot read ${file} (${(error as Error).message}).`);
-    }
-    return tasksFromJsonl(text, workspace, file);
-  }
-  if (!options.prompt) throw new UsageError("--each and --dirs need --prompt '<template>'.");
-  if (options.each !== undefined) {
-    const files = await globFiles(workspace, options.each);
-    if (!files.length) {
-      throw new UsageError(`--each '${options.each}' matches no file in ${workspace}.`);
-    }
-    return tasksForFiles(workspace, files, options.prompt, options.until);
-  }
-  const dirs: string[] = [];
-  for (const pattern of options.dirs!) {
-    if (/[*?[{]/.test(pattern)) {
-      const { default: picomatch } = await import("picomatch");
-      const matches = picomatch(pattern);
-      for (const entry of Deno.readDirSync(workspace)) {
-        if (entry.isDirectory && matches(entry.name)) dirs.push(entry.name);
-      }
-    } else dirs.push(pattern);
-  }
-  for (const dir of dirs) {
-    if (!Deno.statSync(path.resolve(workspace, dir)).isDirectory) {
-      throw new UsageError(`--dirs ${dir} is not a folder.`);
-    }
-  }
-  return tasksForDirs(workspace, dirs.sort(), options.prompt, options.until);
 }
 
 async function batch(file: string | undefined, options: BatchOptions): Promise<number> {
