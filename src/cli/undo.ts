@@ -24,6 +24,17 @@ export interface UndoCommandOptions {
   addDir?: string[];
 }
 
+/** Where undo's lines go: stdout and stderr, or (a batch) stderr alone. */
+export interface UndoPrinter {
+  log(line: string): void;
+  error(line: string): void;
+}
+
+const CONSOLE: UndoPrinter = {
+  log: (line) => console.log(line),
+  error: (line) => console.error(line),
+};
+
 export async function undoCommand(options: UndoCommandOptions): Promise<number> {
   try {
     return await undo(options);
@@ -37,8 +48,16 @@ async function undo(options: UndoCommandOptions): Promise<number> {
   return await withStore((store) => undoSession(store, options));
 }
 
-/** Undoes the last prompt of `--session`, or of the latest session here with file changes left. */
-async function undoSession(store: Store, options: UndoCommandOptions): Promise<number> {
+/**
+ * Undoes the last prompt of `--session` (a `--until` run's cycles together),
+ * or of the latest session here with file changes left; resolves to the exit
+ * code (1 when a file was refused).
+ */
+export async function undoSession(
+  store: Store,
+  options: UndoCommandOptions,
+  print: UndoPrinter = CONSOLE,
+): Promise<number> {
   const workspace = resolveWorkspace(options.dir);
   // Without --session: the latest prompt that changed files, not merely the
   // latest session (a `skiff tool read` since changed nothing).
@@ -46,26 +65,26 @@ async function undoSession(store: Store, options: UndoCommandOptions): Promise<n
   if (!options.session && latest === null) {
     const any = store.latestSession(workspace);
     if (!any) {
-      console.error(`skiff: no session in ${workspace} to undo.`);
+      print.error(`skiff: no session in ${workspace} to undo.`);
       return ExitCode.usage;
     }
-    console.log(`Nothing to undo in ${workspace}: no session there has file changes left.`);
+    print.log(`Nothing to undo in ${workspace}: no session there has file changes left.`);
     return ExitCode.ok;
   }
   const id = options.session ?? latest!;
   const session = store.getSession(id);
   if (!session) {
-    console.error(`skiff: ${noSuchSession(id)}`);
+    print.error(`skiff: ${noSuchSession(id)}`);
     return ExitCode.usage;
   }
   const prompt = store.snapshots.lastPrompt(session.id);
   if (prompt === null) {
-    console.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
+    print.log(`Nothing to undo in ${session.id}: no file changes are recorded.`);
     return ExitCode.ok;
   }
   const cycle = store.snapshots.cycleOf(session.id, prompt);
   if (options.cycle && cycle === null) {
-    console.error(
+    print.error(
       `skiff: the last change of ${session.id} (prompt ${prompt}) was not a cycle of a --until ` +
         "or --done run; undo it with: skiff undo",
     );
@@ -80,7 +99,7 @@ async function undoSession(store: Store, options: UndoCommandOptions): Promise<n
     const label = cycle === null
       ? `prompt ${number}`
       : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
-    refused += await undoPrompt(store, session, number, label, options.addDir ?? []);
+    refused += await undoPrompt(store, session, number, label, options.addDir ?? [], print);
   }
   return refused ? ExitCode.failed : ExitCode.ok;
 }
@@ -92,6 +111,7 @@ async function undoPrompt(
   prompt: number,
   label: string,
   addDirs: string[],
+  print: UndoPrinter,
 ): Promise<number> {
   const snapshots = store.snapshots.forPrompt(session.id, prompt);
   // Subagents file their snapshots under the prompt that started them, and
@@ -116,12 +136,12 @@ async function undoPrompt(
 
   // File names were chosen by the model: shown, not obeyed.
   const shown = neutraliseControls;
-  for (const path of report.restored) console.log(`restored ${shown(path)}`);
-  for (const path of report.removed) console.log(`removed  ${shown(path)} (skiff created it)`);
+  for (const path of report.restored) print.log(`restored ${shown(path)}`);
+  for (const path of report.removed) print.log(`removed  ${shown(path)} (skiff created it)`);
   for (const refusal of report.refused) {
-    console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
+    print.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
   }
-  console.log(
+  print.log(
     `Undid ${label} of ${session.id}: ${
       report.restored.length + report.removed.length
     } file(s) put back, ${report.refused.length} refused.`,

@@ -75,7 +75,9 @@ export function reportOutcome(
     const hint = error.code === "limit" || error.code === "interrupted" ? resume : "";
     emit("error", { ...error, message: `${error.message}${hint}`, exit_code: exitCode });
   }
-  report.store.updateSession(session.id, { status: checksFailed ? "failed" : outcome.kind });
+  // The stored status says how the run ended, as its exit code does: a run whose
+  // calls were refused is "denied", not "completed" (`skiff sessions list`).
+  report.store.updateSession(session.id, { status: storedStatus(kind, outcome) });
   emit("session.completed", {
     text: outcome.text,
     usage: outcome.usage,
@@ -93,6 +95,11 @@ export function reportOutcome(
     text: outcome.text,
     ...(verification ? { verification } : {}),
   };
+}
+
+/** The session status a run's end is stored as: the outcome's kind, a failing endpoint "provider_error". */
+function storedStatus(kind: OutcomeKind, outcome: LoopOutcome): string {
+  return kind === "provider" ? outcome.kind : kind;
 }
 
 /** The `error` event a loop's outcome ends with (its message before the resume hint); none on completion. */

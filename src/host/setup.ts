@@ -223,15 +223,25 @@ export async function prepare(
     provider.model ?? "",
     options.model,
   );
+  // Every missing prerequisite at once: a newcomer fixes them in one go, not one per try.
+  const missing: string[] = [];
   if (needsModel && !model) {
-    throw new UsageError(
+    missing.push(
       'no model set. Pass --model <name>, set SKIFF_MODEL, or put "provider": {"model": "…"} in skiff.json or ~/.config/skiff/config.json.',
     );
   }
   const apiKey = provider.apiKey ?? "";
   if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
-    throw new UsageError(
+    missing.push(
       `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
+    );
+  }
+  if (missing.length === 1) throw new UsageError(missing[0]);
+  if (missing.length) {
+    throw new UsageError(
+      `${missing.length} things are missing before skiff can run:\n${
+        missing.map((line) => `  - ${line}`).join("\n")
+      }`,
     );
   }
   const addDirs = (config.sandbox?.addDirs ?? []).map((dir) => {

@@ -110,8 +110,23 @@ export class Store {
   #toSession = (row: Record<string, unknown>): Session => {
     const session = toSession(row);
     session.status = this.locks.effectiveStatus(session.status, row.holder);
+    if (session.status === "completed" && this.#endedDenied(session.id)) session.status = "denied";
     return session;
   };
+
+  /**
+   * Whether the last run of `id` ended with refused calls. Runs stored before
+   * the status said so were stored "completed" with exit 3; their last
+   * `session.completed` event still lists the denials.
+   */
+  #endedDenied(id: string): boolean {
+    const row = this.#sql.get(
+      "SELECT json_array_length(payload, '$.denials') AS denials FROM events " +
+        "WHERE session_id = ? AND type = 'session.completed' ORDER BY seq DESC LIMIT 1",
+      id,
+    );
+    return Number(row?.denials ?? 0) > 0;
+  }
 
   close(): void {
     if (this.db.isOpen) this.db.close();

@@ -103,9 +103,16 @@ Deno.test("batch: the first Ctrl-C lets each running command finish, then stops 
       assertEquals(await Deno.readTextFile(at(sandbox, dir, "done.txt")), "finished\n");
     }
     const written = JSON.parse(await Deno.readTextFile(report));
-    assertEquals(written.counts, { total: 2, succeeded: 0, failed: 0, pending: 2 });
+    assertEquals(written.counts, { total: 2, succeeded: 0, failed: 0, interrupted: 2, pending: 0 });
+    // The progress lines and the summary say the same of the stopped tasks.
+    assertEquals(run.seen.stderr.includes("FAIL"), false, run.seen.stderr);
+    assertStringIncludes(run.seen.stderr, "interrupted a: after its bash call ended (turn 1)");
+    assertStringIncludes(
+      run.seen.stderr,
+      "2 task(s): 0 succeeded, 0 failed, 2 interrupted, 0 not run",
+    );
     for (const task of written.tasks as ReportTask[]) {
-      assertEquals(task.status, "pending");
+      assertEquals(task.status, "interrupted");
       assertEquals(task.exitCode, 130);
       assertEquals(task.detail, "interrupted after its bash call ended (turn 1)");
     }
@@ -142,7 +149,7 @@ Deno.test("batch: a second Ctrl-C stops the running tasks at once, their command
     assertEquals(Date.now() - began < 55_000, true, `took ${Date.now() - began} ms`);
     for (const dir of DIRS) assertEquals(await exists(at(sandbox, dir, "done.txt")), false);
     const written = JSON.parse(await Deno.readTextFile(report));
-    assertEquals(written.counts.pending, 2);
+    assertEquals(written.counts.interrupted, 2);
     for (const task of written.tasks as ReportTask[]) {
       assertEquals(task.detail, "interrupted during bash (turn 1)");
     }

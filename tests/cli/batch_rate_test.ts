@@ -50,7 +50,7 @@ Deno.test("batch: a 429 storm holds every task until the longest Retry-After, an
     const result = await runSkiff(["batch", file, "-j", "4", "--report", report], sandbox);
     assertEquals(result.code, 0, result.stderr);
     const written = JSON.parse(await Deno.readTextFile(report));
-    assertEquals(written.counts, { total: 4, succeeded: 4, failed: 0, pending: 0 });
+    assertEquals(written.counts, { total: 4, succeeded: 4, failed: 0, interrupted: 0, pending: 0 });
     for (const id of IDS) {
       assertEquals(
         await Deno.readTextFile(path.join(sandbox.workspace, `${id}.txt`)),
@@ -94,7 +94,7 @@ async function failingEndpoint(baseUrl: string | undefined, respond?: () => Mock
         "4 task(s): 0 succeeded, 2 failed, 2 not run. Run the rest: skiff batch --resume batch_",
     );
     const written = JSON.parse(await Deno.readTextFile(report));
-    assertEquals(written.counts, { total: 4, succeeded: 0, failed: 2, pending: 2 });
+    assertEquals(written.counts, { total: 4, succeeded: 0, failed: 2, interrupted: 0, pending: 2 });
     for (
       const task of written.tasks.filter((task: { status: string }) => task.status === "failed")
     ) {

@@ -79,6 +79,6 @@ Deno.test("batch: kill -9 mid-batch, then --resume runs the rest and redoes no f
     }
     const written = JSON.parse(await Deno.readTextFile(report));
     assertEquals(written.batches, [batchId]);
-    assertEquals(written.counts, { total: 6, succeeded: 6, failed: 0, pending: 0 });
+    assertEquals(written.counts, { total: 6, succeeded: 6, failed: 0, interrupted: 0, pending: 0 });
   }, { respond: responder(hold) });
 });

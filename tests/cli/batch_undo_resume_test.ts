@@ -1,8 +1,9 @@
 /**
  * `skiff undo --batch` after `skiff batch --resume`: a task stopped by
- * Ctrl-C and run again has two sessions, and undo puts back the changes of
- * both, newest first, so every file is as it was before the batch. A file
- * changed by hand since is refused and named, and the rest still goes back.
+ * Ctrl-C and run again has two sessions; `--resume` put back the first's
+ * changes before running it again, and undo puts back the rest, so every
+ * file is as it was before the batch. A file changed by hand since is
+ * refused and named, and the rest still goes back.
  */
 import { assertEquals, assertStringIncludes } from "../support/assert.ts";
 import * as path from "node:path";
@@ -42,7 +43,8 @@ const log = (sandbox: Sandbox, dir: string) => path.join(sandbox.workspace, dir,
 
 /**
  * A batch over folders a and b whose tasks each append once, stopped by one
- * Ctrl-C after both appends, then resumed to the end (a second append each).
+ * Ctrl-C after both appends, then resumed to the end (each append put back,
+ * then made again: once in all).
  * Returns the batch id.
  */
 async function appendInterruptResume(sandbox: Sandbox, slow: { on: boolean }): Promise<string> {
@@ -81,19 +83,20 @@ async function appendInterruptResume(sandbox: Sandbox, slow: { on: boolean }): P
   const [, stderr] = await output;
   assertEquals(status.code, 130, stderr);
   const first = JSON.parse(await Deno.readTextFile(report));
-  assertEquals(first.counts.pending, 2, stderr);
+  assertEquals(first.counts.interrupted, 2, stderr);
 
   slow.on = false;
   const batchId = String(first.batches[0]);
   const resumed = await runSkiff(["batch", "--resume", batchId], sandbox);
   assertEquals(resumed.code, 0, resumed.stderr);
   for (const dir of DIRS) {
-    assertEquals(await Deno.readTextFile(log(sandbox, dir)), `${BEFORE}appended\nappended\n`);
+    // Each task's first append was put back before it ran again: appended once, not twice.
+    assertEquals(await Deno.readTextFile(log(sandbox, dir)), `${BEFORE}appended\n`);
   }
   return batchId;
 }
 
-Deno.test("undo --batch after Ctrl-C and --resume puts back both sessions' changes of every task", async () => {
+Deno.test("undo --batch after Ctrl-C and --resume puts every task's files back as before the batch", async () => {
   const slow = { on: true };
   await withMockSandbox([], async (sandbox) => {
     const batchId = await appendInterruptResume(sandbox, slow);
@@ -116,20 +119,21 @@ Deno.test("undo --batch after --resume refuses and names a file changed since, a
   const slow = { on: true };
   await withMockSandbox([], async (sandbox) => {
     const batchId = await appendInterruptResume(sandbox, slow);
-    const edited = `${BEFORE}appended\nappended\nby hand\n`;
+    const edited = `${BEFORE}appended\nby hand\n`;
     await Deno.writeTextFile(log(sandbox, "a"), edited);
 
     const undone = await runSkiff(["undo", "--batch", batchId], sandbox);
     assertEquals(undone.code, 1, undone.stdout + undone.stderr);
-    // The hand edit is kept, and both of task a's sessions say they left the file.
+    // The hand edit is kept, and task a's later session says it left the file (the
+    // earlier one's change was put back by --resume already).
     assertEquals(await Deno.readTextFile(log(sandbox, "a")), edited);
     const refusals = undone.stderr.split("\n").filter((line) => line.startsWith("refused"));
-    assertEquals(refusals.length, 2, undone.stderr);
+    assertEquals(refusals.length, 1, undone.stderr);
     for (const line of refusals) assertStringIncludes(line, log(sandbox, "a"));
     assertEquals(await Deno.readTextFile(log(sandbox, "b")), BEFORE);
     assertStringIncludes(
       undone.stdout,
-      `Undid batch ${batchId}: 4 session(s) of 2 task(s); 2 session(s) not wholly put back`,
+      `Undid batch ${batchId}: 4 session(s) of 2 task(s); 1 session(s) not wholly put back`,
     );
   }, { respond: responder(slow) });
 });

@@ -6,7 +6,6 @@
  * part for a CI matrix; `skiff batch merge` joins the shards' reports
  * (docs/batch.md).
  */
-import * as path from "../../lib/path.ts";
 import type { CommonOptions } from "../../host/setup.ts";
 import { prepare, resolveWorkspace } from "../../host/setup.ts";
 import type { EngineSpec } from "../../engine/types.ts";
@@ -16,21 +15,13 @@ import { withStore } from "../store_access.ts";
 import { ExitCode, UsageError } from "../exit_codes.ts";
 import { numberFlag } from "../number_flags.ts";
 import { reportFatal } from "../report_fatal.ts";
-import { shellQuote } from "../../permission/hints.ts";
-import {
-  type BatchTask,
-  globFiles,
-  ownsConflicts,
-  parseShard,
-  shardTasks,
-  tasksForDirs,
-  tasksForFiles,
-  tasksFromJsonl,
-} from "./tasks.ts";
+import { type BatchTask, ownsConflicts, parseShard, shardTasks } from "./tasks.ts";
 import { defaultJobs, runPool } from "./scheduler.ts";
 import { BatchProgress } from "./progress.ts";
 import { runTask, type TaskRunOptions } from "./run_task.ts";
 import { TaskStopper } from "./stop.ts";
+import { collectTasks } from "./task_sources.ts";
+import { putBackStoppedRun } from "./put_back.ts";
 import { EngineWorkers } from "../../host/engine_pool.ts";
 import {
   hostWriteRefusal,
@@ -44,6 +35,7 @@ import {
   mergeReports,
   reportMarkdown,
   type TaskResult,
+  type TaskStatus,
   writeReport,
 } from "./report.ts";
 import { printErrorLine } from "../../ui/safe_print.ts";
@@ -81,63 +73,6 @@ export async function batchCommand(
   } catch (error) {
     return reportFatal(error);
   }
-}
-
-/** The tasks the options name (before sharding), checked. */
-async function collectTasks(file: string | undefined, options: BatchOptions): Promise<BatchTask[]> {
-  const sources = [file !== undefined, options.each !== undefined, options.dirs !== undefined];
-  if (file !== undefined && (sources[1] || sources[2]) && !options.prompt) {
-    // `skiff batch --each '*.ts' 'add a header to {file}'`: the template was taken as a task file.
-    const names = options.each !== undefined
-      ? `--each ${shellQuote(options.each)}`
-      : `--dirs ${options.dirs!.map(shellQuote).join(" ")}`;
-    throw new UsageError(
-      `the template of ${names.split(" ")[0]} goes after --prompt (${shellQuote(file)} was taken ` +
-        `as a JSONL file of tasks): skiff batch ${names} --prompt ${shellQuote(file)}`,
-    );
-  }
-  if (sources.filter(Boolean).length !== 1) {
-    throw new UsageError(
-      "name the tasks one way: a JSONL file (skiff batch tasks.jsonl), --each '<glob>' --prompt " +
-        "'<template>', or --dirs <folder…> --prompt '<template>'.",
-    );
-  }
-  const workspace = resolveWorkspace(options.dir);
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = file === "-"
-        ? await new Response(Deno.stdin.readable).text()
-        : Deno.readTextFileSync(file);
-    } catch (error) {
-      throw new UsageError(`cannot read ${file} (${(error as Error).message}).`);
-    }
-    return tasksFromJsonl(text, workspace, file);
-  }
-  if (!options.prompt) throw new UsageError("--each and --dirs need --prompt '<template>'.");
-  if (options.each !== undefined) {
-    const files = await globFiles(workspace, options.each);
-    if (!files.length) {
-      throw new UsageError(`--each '${options.each}' matches no file in ${workspace}.`);
-    }
-    return tasksForFiles(workspace, files, options.prompt);
-  }
-  const dirs: string[] = [];
-  for (const pattern of options.dirs!) {
-    if (/[*?[{]/.test(pattern)) {
-      const { default: picomatch } = await import("picomatch");
-      const matches = picomatch(pattern);
-      for (const entry of Deno.readDirSync(workspace)) {
-        if (entry.isDirectory && matches(entry.name)) dirs.push(entry.name);
-      }
-    } else dirs.push(pattern);
-  }
-  for (const dir of dirs) {
-    if (!Deno.statSync(path.resolve(workspace, dir)).isDirectory) {
-      throw new UsageError(`--dirs ${dir} is not a folder.`);
-    }
-  }
-  return tasksForDirs(workspace, dirs.sort(), options.prompt);
 }
 
 async function batch(file: string | undefined, options: BatchOptions): Promise<number> {
@@ -185,7 +120,13 @@ async function batch(file: string | undefined, options: BatchOptions): Promise<n
       if (options.dryRun) {
         for (const task of tasks) {
           console.log(
-            JSON.stringify({ id: task.id, dir: task.dir, owns: task.owns, prompt: task.prompt }),
+            JSON.stringify({
+              id: task.id,
+              dir: task.dir,
+              owns: task.owns,
+              prompt: task.prompt,
+              ...(task.until ? { until: task.until } : {}),
+            }),
           );
         }
         console.error(
@@ -287,6 +228,46 @@ async function execute(
         const taskStart = Date.now();
         progress.taskStarted();
         if (options.json) out({ type: "batch.task.started", batch: batchId, task: task.id });
+        const ended = (
+          status: Exclude<TaskStatus, "pending">,
+          exitCode: number,
+          detail: string,
+          session: string | null,
+        ) => {
+          store.batches.ended(
+            batchId,
+            task.id,
+            status === "interrupted" ? "pending" : status,
+            exitCode,
+            detail,
+          );
+          progress.taskEnded(task.id, status, exitCode, detail);
+          if (options.json) {
+            out({
+              type: "batch.task.completed",
+              batch: batchId,
+              task: task.id,
+              session,
+              exit_code: exitCode,
+              ms: Date.now() - taskStart,
+            });
+          }
+        };
+        // A run stopped part-way is put back first: its edits must not land twice.
+        const stoppedRun = rows.get(task.id)?.sessionId;
+        if (stoppedRun) {
+          const putBack = await putBackStoppedRun(
+            store,
+            stoppedRun,
+            task.dir,
+            stored.common.addDir ?? [],
+          );
+          progress.note(
+            `skiff: ${task.id}: putting back what its stopped run ${stoppedRun} changed, ` +
+              `before it runs again:\n${putBack.lines.map((line) => `  ${line}`).join("\n")}`,
+          );
+          if (!putBack.ok) return ended("failed", ExitCode.failed, putBack.detail, stoppedRun);
+        }
         const stopper = new TaskStopper();
         running.add(stopper);
         if (interrupted === 1) stopper.stopAfterCurrentCalls();
@@ -301,26 +282,14 @@ async function execute(
         }, workers);
         running.delete(stopper);
         const stopped = outcome.exitCode === ExitCode.interrupted;
-        // Where an interrupted task stopped; --resume starts it afresh in a new session.
+        // Where an interrupted task stopped; --resume puts its changes back and starts it afresh.
         const detail = stopped ? `interrupted ${stopper.where()}`.trim() : outcome.detail;
-        store.batches.ended(
-          batchId,
-          task.id,
-          stopped ? "pending" : outcome.exitCode === 0 ? "succeeded" : "failed",
+        ended(
+          stopped ? "interrupted" : outcome.exitCode === 0 ? "succeeded" : "failed",
           outcome.exitCode,
           detail,
+          outcome.sessionId,
         );
-        progress.taskEnded(task.id, outcome.exitCode, detail);
-        if (options.json) {
-          out({
-            type: "batch.task.completed",
-            batch: batchId,
-            task: task.id,
-            session: outcome.sessionId,
-            exit_code: outcome.exitCode,
-            ms: Date.now() - taskStart,
-          });
-        }
       },
     });
   } finally {
@@ -389,7 +358,10 @@ async function execute(
 function resultsOf(store: Store, batchId: string): TaskResult[] {
   return store.batches.tasks(batchId).map((row) => ({
     id: row.taskId,
-    status: row.status === "running" ? "pending" : row.status,
+    // Started and not finished (stopped, or its process killed): interrupted; never started: pending.
+    status: row.status === "running" || (row.status === "pending" && row.sessionId !== null)
+      ? "interrupted"
+      : row.status,
     exitCode: row.exitCode,
     sessionId: row.sessionId,
     ms: row.startedAt !== null && row.endedAt !== null ? row.endedAt - row.startedAt : null,

@@ -7,9 +7,16 @@ import { ExitCode, UsageError } from "../exit_codes.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { namedWithin, replacedLinkNotice, writeHostFile } from "../../sandbox/writer/host_write.ts";
 
+/**
+ * One vocabulary for the progress line, the summary and the report: a task
+ * succeeded, failed, was interrupted (started, stopped before it ended; run
+ * again by `--resume`), or is pending (not run yet).
+ */
+export type TaskStatus = "succeeded" | "failed" | "interrupted" | "pending";
+
 export interface TaskResult {
   id: string;
-  status: "succeeded" | "failed" | "pending";
+  status: TaskStatus;
   exitCode: number | null;
   sessionId: string | null;
   /** Wall time of the task, ms; null when it did not run. */
@@ -22,7 +29,13 @@ export interface BatchReport {
   batches: string[];
   shards: string[];
   tasks: TaskResult[];
-  counts: { total: number; succeeded: number; failed: number; pending: number };
+  counts: {
+    total: number;
+    succeeded: number;
+    failed: number;
+    interrupted: number;
+    pending: number;
+  };
   /** Wall time of the batch (the longest shard's after a merge), ms. */
   wallMs: number;
 }
@@ -42,6 +55,7 @@ export function buildReport(
       total: tasks.length,
       succeeded: count("succeeded"),
       failed: count("failed"),
+      interrupted: count("interrupted"),
       pending: count("pending"),
     },
     wallMs,
@@ -59,17 +73,22 @@ export function batchExitCode(report: BatchReport): number {
   const { total, succeeded } = report.counts;
   if (total === succeeded) return ExitCode.ok;
   const codes = new Set(report.tasks.map((task) => task.exitCode));
-  if (succeeded === 0 && report.counts.pending === 0 && codes.size === 1) {
+  const unfinished = report.counts.pending + (report.counts.interrupted ?? 0);
+  if (succeeded === 0 && unfinished === 0 && codes.size === 1) {
     const [code] = codes;
     if (code !== null && SEVERE.includes(code)) return code;
   }
   return ExitCode.failed;
 }
 
-/** One line: "12 tasks: 10 succeeded, 1 failed, 1 not run". */
+/**
+ * One line, in the progress line's words: "12 task(s): 10 succeeded, 1
+ * failed, 1 not run" ("…, 2 interrupted, …" when some were stopped).
+ */
 export function countsLine(report: BatchReport): string {
-  const { total, succeeded, failed, pending } = report.counts;
-  return `${total} task(s): ${succeeded} succeeded, ${failed} failed, ${pending} not run`;
+  const { total, succeeded, failed, interrupted, pending } = report.counts;
+  return `${total} task(s): ${succeeded} succeeded, ${failed} failed, ` +
+    (interrupted ? `${interrupted} interrupted, ` : "") + `${pending} not run`;
 }
 
 function seconds(ms: number | null): string {

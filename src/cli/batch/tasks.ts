@@ -8,6 +8,7 @@ import * as path from "../../lib/path.ts";
 import picomatch from "picomatch";
 import { UsageError } from "../exit_codes.ts";
 import { ownedPath } from "../../sandbox/paths.ts";
+import { shellQuote } from "../../permission/hints.ts";
 
 /** One task as the batch runs it: `dir` and `owns` absolute. */
 export interface BatchTask {
@@ -90,14 +91,54 @@ function ownedInside(dir: string, owned: string, where: string): string {
   return resolved.real;
 }
 
+type Placeholders = Record<"file" | "dir" | "name", string>;
+
+const PLACEHOLDER = /\{(file|dir|name)\}/g;
+
+/** `{file}`, `{dir}`, `{name}` of one file (relative to the workspace). */
+function fileValues(file: string): Placeholders {
+  return { file, dir: path.dirname(file), name: path.basename(file) };
+}
+
 /** Fill `{file}`, `{dir}`, `{name}` of a prompt template for one file (relative to the workspace). */
 export function fillTemplate(template: string, file: string): string {
-  const values: Record<string, string> = {
-    file,
-    dir: path.dirname(file),
-    name: path.basename(file),
-  };
-  return template.replace(/\{(file|dir|name)\}/g, (_, key: string) => values[key]);
+  const values = fileValues(file);
+  return template.replace(PLACEHOLDER, (_, key: keyof Placeholders) => values[key]);
+}
+
+/**
+ * Fill the placeholders of a `--until` command, each value quoted for the
+ * shell: a file named `$(…).txt` by a repository stays a name, never a
+ * command. The values are quoted here, so a placeholder inside the
+ * template's own quotes would be quoted twice (and `"{file}"` would let
+ * `$(…)` run): such a template is refused.
+ */
+export function fillCommand(template: string, values: Placeholders): string {
+  return template.replace(PLACEHOLDER, (_, key: keyof Placeholders) => shellQuote(values[key]));
+}
+
+/**
+ * Refuse a `--until` template with a placeholder inside quotes (POSIX
+ * shell quoting: '…' takes everything literally, "…" all but \ " $ `).
+ */
+export function checkCommandTemplate(template: string): void {
+  let quote: "'" | '"' | undefined;
+  for (let at = 0; at < template.length; at++) {
+    const char = template[at];
+    if (quote === undefined && char === "\\") at++;
+    else if (quote === '"' && char === "\\") at++;
+    else if (char === "'" && quote !== '"') quote = quote ? undefined : "'";
+    else if (char === '"' && quote !== "'") quote = quote ? undefined : '"';
+    else if (quote && char === "{") {
+      const name = /^\{(file|dir|name)\}/.exec(template.slice(at))?.[0];
+      if (name) {
+        throw new UsageError(
+          `--until ${shellQuote(template)}: write ${name} outside quotes; skiff quotes each ` +
+            `value for the shell itself (so a file name cannot run as a command).`,
+        );
+      }
+    }
+  }
 }
 
 /** Files under `workspace` matching `glob` (sorted; .git and node_modules skipped). */
@@ -117,28 +158,46 @@ export async function globFiles(workspace: string, glob: string): Promise<string
   return found.sort();
 }
 
-/** `--each`: one task per file, owning that file alone. */
-export function tasksForFiles(workspace: string, files: string[], template: string): BatchTask[] {
+/**
+ * `--each`: one task per file, owning that file alone; `until` (a `--until`
+ * template) gets the task's placeholders filled, quoted.
+ */
+export function tasksForFiles(
+  workspace: string,
+  files: string[],
+  template: string,
+  until?: string,
+): BatchTask[] {
+  if (until !== undefined) checkCommandTemplate(until);
   return files.map((file) => ({
     id: file,
     prompt: fillTemplate(template, file),
     dir: workspace,
     owns: [path.join(workspace, file)],
+    ...(until === undefined ? {} : { until: fillCommand(until, fileValues(file)) }),
   }));
 }
 
-/** `--dirs`: one task per folder, each its own workspace. */
-export function tasksForDirs(base: string, dirs: string[], template: string): BatchTask[] {
+/**
+ * `--dirs`: one task per folder, each its own workspace; `{file}` and
+ * `{dir}` are the folder's absolute path, `{name}` its name.
+ */
+export function tasksForDirs(
+  base: string,
+  dirs: string[],
+  template: string,
+  until?: string,
+): BatchTask[] {
+  if (until !== undefined) checkCommandTemplate(until);
   return checkIds(dirs.map((dir) => {
     const absolute = path.resolve(base, dir);
+    const values = { file: absolute, dir: absolute, name: path.basename(absolute) };
     return {
       id: path.relative(base, absolute) || ".",
-      prompt: template.replace(/\{(file|dir)\}/g, absolute).replace(
-        /\{name\}/g,
-        path.basename(absolute),
-      ),
+      prompt: template.replace(PLACEHOLDER, (_, key: keyof Placeholders) => values[key]),
       dir: absolute,
       owns: [],
+      ...(until === undefined ? {} : { until: fillCommand(until, values) }),
     };
   }));
 }

@@ -186,7 +186,7 @@ export function checksFailedMessage(
   const where = leading.output_path ? `; its full output is in ${leading.output_path}` : "";
   const retry = resumable
     ? ` To go on: skiff run --session ${sessionId} --until ${shellQuote(leading.command)} "…"` +
-      " (or raise --max-cycles); to drop the last attempt: skiff undo --cycle."
+      ` (or raise --max-cycles); to drop the last attempt: skiff undo --cycle --session ${sessionId}.`
     : "";
   return `the agent said it was done, but \`${leading.command}\` still fails (${
     exitText(leading)

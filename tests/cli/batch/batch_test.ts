@@ -79,7 +79,7 @@ Deno.test("batch: --each runs one task per file, reports them, and undo --batch 
       );
     }
     const written = JSON.parse(await Deno.readTextFile(report));
-    assertEquals(written.counts, { total: 3, succeeded: 3, failed: 0, pending: 0 });
+    assertEquals(written.counts, { total: 3, succeeded: 3, failed: 0, interrupted: 0, pending: 0 });
 
     const undo = await runSkiff(["undo", "--batch", written.batches[0]], sandbox);
     assertEquals(undo.code, 0, undo.stderr);

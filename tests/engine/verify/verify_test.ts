@@ -99,7 +99,8 @@ Deno.test("checksFailedMessage: names the command, its exit, the cycles, the out
     "the agent said it was done, but `npm test` still fails (exit 1) after 3 cycles; its full output is in /d/out.txt.",
   );
   assertStringIncludes(message, "skiff run --session ses_1 --until 'npm test'");
-  assertStringIncludes(message, "skiff undo --cycle");
+  // The session is named: in a batch, a bare undo would take back another task's session.
+  assertStringIncludes(message, "to drop the last attempt: skiff undo --cycle --session ses_1.");
   const quiet = checksFailedMessage(summary, "ses_1", false);
   assertEquals(
     quiet.includes("skiff run --session"),
