@@ -84,17 +84,22 @@ export function skiffServeCommand(extra: string[] = []): { command: string; args
 
 /**
  * A `skiff` on PATH for a client configured by name (`command = "skiff"`),
- * as docs show it: a script in the sandbox's `bin` that starts this tree's
- * skiff. Returns the PATH that finds it first.
+ * as the docs show it: a script in the sandbox's `bin` that starts this
+ * tree's skiff, with Deno's cache, as an installed skiff would need none.
+ * Returns the PATH that finds it first.
  */
 export async function skiffOnPath(sandbox: Sandbox): Promise<string> {
   const bin = path.join(sandbox.root, "bin");
   await Deno.mkdir(bin, { recursive: true });
   const { command, args } = skiffProgram();
-  const quoted = [command, ...args].map((word) => `'${word.replaceAll("'", "'\\''")}'`);
-  await Deno.writeTextFile(path.join(bin, "skiff"), `#!/bin/sh\nexec ${quoted.join(" ")} "$@"\n`, {
-    mode: 0o755,
-  });
+  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+  const script = [
+    "#!/bin/sh",
+    `export DENO_DIR=${quote(sandbox.env.DENO_DIR)}`,
+    `exec ${[command, ...args].map(quote).join(" ")} "$@"`,
+    "",
+  ];
+  await Deno.writeTextFile(path.join(bin, "skiff"), script.join("\n"), { mode: 0o755 });
   return `${bin}:${sandbox.env.PATH}`;
 }
 
