@@ -25,7 +25,8 @@ const SHUTDOWN_GRACE_MS = 2_000;
 /** One client's skiff session behind its MCP server; `close` ends both. */
 export interface ServedSession {
   server: Server;
-  sessionId: string;
+  /** The skiff session's id once its engine is up; rejected when it cannot start. */
+  sessionId: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -106,7 +107,7 @@ function isInitialize(body: unknown): boolean {
  */
 export async function serveHttp(
   port: number,
-  openSession: () => Promise<ServedSession>,
+  openSession: () => ServedSession,
   stopped: Promise<void>,
 ): Promise<void> {
   const token = newToken();
@@ -118,9 +119,8 @@ export async function serveHttp(
     if (!client) return;
     clients.delete(mcpSession);
     await client.served.close();
-    printErrorLine(
-      `client session ${mcpSession} ended${why} (skiff session ${client.served.sessionId})`,
-    );
+    const skiffSession = await client.served.sessionId.catch(() => "none");
+    printErrorLine(`client session ${mcpSession} ended${why} (skiff session ${skiffSession})`);
   };
 
   /** Ends the session idle longest to make room; false when every client has something open. */
@@ -170,26 +170,31 @@ export async function serveHttp(
         { "retry-after": "5" },
       );
     }
-    opening++;
-    let served: ServedSession;
-    try {
-      served = await openSession();
-    } finally {
-      opening--;
-    }
+    const served = openSession();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (mcpSession: string) => {
         clients.set(mcpSession, { transport, served, open: 0, lastActive: performance.now() });
-        printErrorLine(
-          `client session ${mcpSession}: skiff session ${served.sessionId}; ` +
-            `take its changes back with skiff undo --session ${served.sessionId}`,
-        );
+        served.sessionId.then((skiffSession) =>
+          printErrorLine(
+            `client session ${mcpSession}: skiff session ${skiffSession}; ` +
+              `take its changes back with skiff undo --session ${skiffSession}`,
+          ), (error) => {
+          printErrorLine(`client session ${mcpSession}: skiff's session did not start: ${error}`);
+          void end(mcpSession);
+        });
       },
       onsessionclosed: (mcpSession: string) => end(mcpSession),
     });
-    await served.server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
+    // Counted until the transport holds it, so that clients starting together stay within bounds.
+    opening++;
+    let response: Response;
+    try {
+      await served.server.connect(transport);
+      response = await transport.handleRequest(request, { parsedBody: body });
+    } finally {
+      opening--;
+    }
     // An initialize the transport refused opened no session: nothing holds this one.
     if (!transport.sessionId || !clients.has(transport.sessionId)) await served.close();
     return response;
