@@ -3,8 +3,9 @@
  * `skiff mcp serve`, configured with the snippet docs/mcp.md prints, under
  * `approval_policy = "never"`, its model a scripted Responses API server on
  * 127.0.0.1: the model calls skiff's `read`, and the file's text reaches the
- * model's next request. Codex asks before an MCP call it cannot judge from
- * the tool's annotations; under "never" it refuses instead.
+ * model's next request; its call of `bash` (annotated as possibly
+ * destructive) Codex refuses by itself under "never", as it would ask
+ * before it otherwise.
  */
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,7 +29,11 @@ Deno.test("Codex exec with the docs' snippet and approval never: the model's cal
   const sandbox = await makeSandbox();
   const model = startResponsesServer([
     {
-      toolCalls: [{ namespace: "mcp__skiff", name: "read", arguments: { file_path: "note.txt" } }],
+      toolCalls: [
+        { namespace: "mcp__skiff", name: "read", arguments: { file_path: "note.txt" } },
+        // The control: a tool whose annotations say it may destroy, which Codex will not run unasked.
+        { namespace: "mcp__skiff", name: "bash", arguments: { command: "rm note.txt" } },
+      ],
     },
     { text: "The note says codex was here." },
   ]);
@@ -56,7 +61,7 @@ Deno.test("Codex exec with the docs' snippet and approval never: the model's cal
     const result = await new Deno.Command("node", {
       args: [codex, "exec", "--skip-git-repo-check", "What does note.txt say?"],
       cwd: sandbox.workspace,
-      env: { ...sandbox.env, PATH: await skiffOnPath(sandbox), CODEX_HOME: codexHome, RUST_LOG: "rmcp=debug,codex_core=info,codex_mcp=debug" },
+      env: { ...sandbox.env, PATH: await skiffOnPath(sandbox), CODEX_HOME: codexHome },
       clearEnv: true,
       stdin: "null",
       stdout: "piped",
@@ -75,14 +80,22 @@ Deno.test("Codex exec with the docs' snippet and approval never: the model's cal
     const skiff = tools.find((tool) => tool.name === "mcp__skiff");
     assert(skiff?.tools?.some((tool) => tool.name === "read"), `no skiff read tool: ${story}`);
 
-    // The call ran in skiff (no approval refusal), and its output is the next request's input.
-    const input = model.requests[1].input as { type: string; output?: unknown }[];
-    const outputs = JSON.stringify(input.filter((item) => item.type === "function_call_output"));
-    assert(!/requires approval/i.test(outputs), `Codex refused the call: ${outputs}`);
-    assertStringIncludes(outputs, "codex was here");
+    // The read ran in skiff, its output the next request's input; the bash call Codex refused.
+    const input = model.requests[1].input as { type: string; name?: string; call_id?: string }[];
+    const output = (name: string) => {
+      const call = input.find((item) => item.type === "function_call" && item.name === name);
+      const answer = input.find((item) =>
+        item.type === "function_call_output" && item.call_id === call?.call_id
+      );
+      return JSON.stringify(answer);
+    };
+    assert(!/requires approval/i.test(output("read")), `Codex refused read: ${output("read")}`);
+    assertStringIncludes(output("read"), "codex was here");
+    assertStringIncludes(output("bash"), "requires approval");
+    assert(await Deno.stat(path.join(sandbox.workspace, "note.txt")), "the refused rm ran");
     assertStringIncludes(stdout, "The note says codex was here.");
   } finally {
     await model.close();
-    if (!Deno.env.get("KEEP")) await sandbox.cleanup(); else console.log(sandbox.root);
+    await sandbox.cleanup();
   }
 });
