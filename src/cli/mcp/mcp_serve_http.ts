@@ -151,7 +151,7 @@ export async function serveHttp(
   const initialize = async (request: Request): Promise<Response> => {
     let body: unknown;
     try {
-      body = await request.clone().json();
+      body = await request.json();
     } catch {
       return text("Bad request: the body is not JSON\n", 400);
     }
@@ -207,7 +207,9 @@ export async function serveHttp(
       console.error(`url: http://127.0.0.1:${port}/mcp`);
       console.error(`token: ${token}`);
       console.error("Clients send it as the header Authorization: Bearer <token>.");
-      console.error(`Each client gets its own session; up to ${MAX_CLIENTS} at once.`);
+      console.error(
+        `Each client gets its own session; up to ${MAX_CLIENTS} at once, then the one idle longest makes room.`,
+      );
     },
   }, (request) => {
     const url = new URL(request.url);
