@@ -35,12 +35,21 @@ export function servedTools(memory: boolean): ToolSchemaEntry[] {
   return toolSchemas(tools);
 }
 
-/** An MCP server answering from `engine` (its session already open). */
-export function createSkiffMcpServer(engine: EngineHandle, tools: ToolSchemaEntry[]): Server {
+/**
+ * An MCP server answering from `engine` once it is up with its session open:
+ * the handshake and `tools/list` need no engine, so a client that waits only
+ * briefly for its servers (Codex) gets them while the engine is starting.
+ */
+export function createSkiffMcpServer(
+  engine: Promise<EngineHandle>,
+  tools: ToolSchemaEntry[],
+): Server {
   const server = new Server(
     { name: "skiff", version: VERSION },
     { capabilities: { tools: {} }, instructions: "skiff's file, search, shell and memory tools." },
   );
+  // Whoever started the engine reports a failed start; a call then answers with its error.
+  engine.catch(() => {});
   const offered = new Set(tools.map((tool) => tool.name));
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.map((tool) => ({
@@ -63,11 +72,12 @@ export function createSkiffMcpServer(engine: EngineHandle, tools: ToolSchemaEntr
           isError: true,
         };
       }
+      const ready = await engine;
       const cancelId = crypto.randomUUID();
-      const cancel = () => engine.cancelTool?.(cancelId);
+      const cancel = () => ready.cancelTool?.(cancelId);
       extra.signal.addEventListener("abort", cancel, { once: true });
       try {
-        const result = await engine.runTool(name, input ?? {}, { cancelId });
+        const result = await ready.runTool(name, input ?? {}, { cancelId });
         if (result.ok) {
           return { content: [{ type: "text" as const, text: result.output }] };
         }

@@ -39,7 +39,11 @@ export interface ResponsesTurn {
   /** A reasoning item: its summary is streamed, its encrypted content made up. */
   reasoning?: string;
   text?: string;
-  toolCalls?: { name: string; arguments: Record<string, unknown> }[];
+  /**
+   * Function calls; `namespace` names the tool group a call belongs to, as a
+   * client that lists tools in namespaces (Codex's `mcp__<server>`) reads it.
+   */
+  toolCalls?: { name: string; arguments: Record<string, unknown>; namespace?: string }[];
 }
 
 export interface ResponsesServer {
@@ -324,6 +328,7 @@ export function startResponsesServer(
         arguments: "",
         call_id: callId,
         name: call.name,
+        ...(call.namespace ? { namespace: call.namespace } : {}),
       };
       send("response.output_item.added", { output_index: index, item });
       for (const piece of pieces(args)) {

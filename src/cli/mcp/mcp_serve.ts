@@ -84,42 +84,50 @@ export async function mcpServeCommand(options: McpServeOptions): Promise<number>
       `skiff mcp serve: ${tools.length} tools in ${spec.workspace} (sandbox ${spec.sandbox.mode})`,
     );
     // One per client: its own engine, session, lock, ledger and undo.
-    const openSession = async (): Promise<ServedSession> => {
+    const openSession = (): ServedSession => {
       // stdin is the protocol (or nobody is there): never ask a person.
-      const engine = await startEngine({ ...spec, agent: "tool", interactive: false }, {
+      const engine = startEngine({ ...spec, agent: "tool", interactive: false }, {
         event: (event) => {
           if (event.type === "warning") printErrorLine(`warning: ${event.message}`);
         },
         ask: deny,
       });
-      try {
-        const sessionId = await engine.open({});
-        const server = createSkiffMcpServer(engine, tools);
-        return {
-          server,
-          sessionId,
-          close: async () => {
-            await server.close();
-            await engine.close();
-          },
-        };
-      } catch (error) {
-        await engine.close();
-        throw error;
-      }
+      const opened = engine.then(async (ready) => {
+        try {
+          return await ready.open({});
+        } catch (error) {
+          await ready.close();
+          throw error;
+        }
+      });
+      const server = createSkiffMcpServer(opened.then(() => engine), tools);
+      return {
+        server,
+        sessionId: opened,
+        close: async () => {
+          await server.close();
+          // An engine that failed to start or open has nothing left to close.
+          if (await opened.then(() => true, () => false)) await (await engine).close();
+        },
+      };
     };
     if (http) {
       await serveHttp(http.port, openSession, untilStopped());
       return ExitCode.ok;
     }
-    const served = await openSession();
+    const served = openSession();
     try {
-      console.error(
-        `session ${served.sessionId}: take its changes back with skiff undo --session ${served.sessionId}`,
-      );
       const closed = new Promise<void>((resolve) => (served.server.onclose = resolve));
+      // Answering the handshake while the engine starts.
       await served.server.connect(new StdioServerTransport());
-      await Promise.race([closed, stdinEnded(), untilStopped()]);
+      const ended = Promise.race([closed, stdinEnded(), untilStopped()]);
+      const sessionId = await Promise.race([served.sessionId, ended]);
+      if (sessionId) {
+        console.error(
+          `session ${sessionId}: take its changes back with skiff undo --session ${sessionId}`,
+        );
+      }
+      await ended;
       return ExitCode.ok;
     } finally {
       await served.close();

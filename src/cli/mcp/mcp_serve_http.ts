@@ -2,8 +2,11 @@
  * `skiff mcp serve --http`: streamable HTTP on 127.0.0.1, behind the bearer
  * token it prints. Each client gets its own MCP session and, behind it, its
  * own skiff session (engine, lock, ledger, undo): several clients at once,
- * up to MAX_CLIENTS, and a client that ends its session (DELETE) makes room
- * for the next. A request for a session that is gone is answered 404, so a
+ * up to MAX_CLIENTS. A client that ends its session (DELETE) makes room for
+ * the next; so does one that left without ending it (a one-shot command-line
+ * client exits so after each call): when all places are taken, the session
+ * idle longest — no request or event stream open — is ended for the
+ * newcomer. A request for a session that is gone is answered 404, so a
  * client knows to start again.
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -22,7 +25,8 @@ const SHUTDOWN_GRACE_MS = 2_000;
 /** One client's skiff session behind its MCP server; `close` ends both. */
 export interface ServedSession {
   server: Server;
-  sessionId: string;
+  /** The skiff session's id once its engine is up; rejected when it cannot start. */
+  sessionId: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,50 @@ function newToken(): string {
 const text = (body: string, status: number, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers });
 
+/** `response` with a body that calls `done` once, when it has been sent or its reader went away. */
+function whenSent(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  const reader = response.body.getReader();
+  let finished = false;
+  const finish = () => {
+    if (!finished) done();
+    finished = true;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: ended } = await reader.read();
+        if (ended) {
+          finish();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        finish();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
+}
+
+/** One client's transport and session, and what it has open now. */
+interface ClientEntry {
+  transport: WebStandardStreamableHTTPServerTransport;
+  served: ServedSession;
+  /** Requests and event streams of this client not yet answered or closed. */
+  open: number;
+  /** When it last sent a request or a response of its ended (a clock reading). */
+  lastActive: number;
+}
+
 /** Whether a POST body opens a session (an `initialize` request, alone or in a batch). */
 function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -59,28 +107,51 @@ function isInitialize(body: unknown): boolean {
  */
 export async function serveHttp(
   port: number,
-  openSession: () => Promise<ServedSession>,
+  openSession: () => ServedSession,
   stopped: Promise<void>,
 ): Promise<void> {
   const token = newToken();
-  const clients = new Map<
-    string,
-    { transport: WebStandardStreamableHTTPServerTransport; served: ServedSession }
-  >();
+  const clients = new Map<string, ClientEntry>();
   let opening = 0;
 
-  const end = async (mcpSession: string) => {
+  const end = async (mcpSession: string, why = "") => {
     const client = clients.get(mcpSession);
     if (!client) return;
     clients.delete(mcpSession);
     await client.served.close();
-    printErrorLine(`client session ${mcpSession} ended (skiff session ${client.served.sessionId})`);
+    const skiffSession = await client.served.sessionId.catch(() => "none");
+    printErrorLine(`client session ${mcpSession} ended${why} (skiff session ${skiffSession})`);
+  };
+
+  /** Ends the session idle longest to make room; false when every client has something open. */
+  const makeRoom = async (): Promise<boolean> => {
+    const idle = [...clients].filter(([, client]) => client.open === 0)
+      .sort(([, a], [, b]) => a.lastActive - b.lastActive)[0];
+    if (!idle) return false;
+    await end(idle[0], `: idle longest, its place given to a new client`);
+    return true;
+  };
+
+  /** The client's request answered, counted as open until its response has been sent. */
+  const handle = async (client: ClientEntry, request: Request): Promise<Response> => {
+    client.open++;
+    client.lastActive = performance.now();
+    const closed = () => {
+      client.open--;
+      client.lastActive = performance.now();
+    };
+    try {
+      return whenSent(await client.transport.handleRequest(request), closed);
+    } catch (error) {
+      closed();
+      throw error;
+    }
   };
 
   const initialize = async (request: Request): Promise<Response> => {
     let body: unknown;
     try {
-      body = await request.clone().json();
+      body = await request.json();
     } catch {
       return text("Bad request: the body is not JSON\n", 400);
     }
@@ -90,33 +161,40 @@ export async function serveHttp(
         400,
       );
     }
-    if (clients.size + opening >= MAX_CLIENTS) {
+    // Checked again after each wait: another client may have taken the place meanwhile.
+    while (clients.size + opening >= MAX_CLIENTS) {
+      if (await makeRoom()) continue;
       return text(
-        `Busy: ${MAX_CLIENTS} clients have sessions open; one must end its session (DELETE /mcp) first\n`,
+        `Busy: ${MAX_CLIENTS} clients have a request or event stream open; one must end its session (DELETE /mcp) or finish first\n`,
         503,
         { "retry-after": "5" },
       );
     }
-    opening++;
-    let served: ServedSession;
-    try {
-      served = await openSession();
-    } finally {
-      opening--;
-    }
+    const served = openSession();
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (mcpSession: string) => {
-        clients.set(mcpSession, { transport, served });
-        printErrorLine(
-          `client session ${mcpSession}: skiff session ${served.sessionId}; ` +
-            `take its changes back with skiff undo --session ${served.sessionId}`,
-        );
+        clients.set(mcpSession, { transport, served, open: 0, lastActive: performance.now() });
+        served.sessionId.then((skiffSession) =>
+          printErrorLine(
+            `client session ${mcpSession}: skiff session ${skiffSession}; ` +
+              `take its changes back with skiff undo --session ${skiffSession}`,
+          ), (error) => {
+          printErrorLine(`client session ${mcpSession}: skiff's session did not start: ${error}`);
+          void end(mcpSession);
+        });
       },
       onsessionclosed: (mcpSession: string) => end(mcpSession),
     });
-    await served.server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
+    // Counted until the transport holds it, so that clients starting together stay within bounds.
+    opening++;
+    let response: Response;
+    try {
+      await served.server.connect(transport);
+      response = await transport.handleRequest(request, { parsedBody: body });
+    } finally {
+      opening--;
+    }
     // An initialize the transport refused opened no session: nothing holds this one.
     if (!transport.sessionId || !clients.has(transport.sessionId)) await served.close();
     return response;
@@ -129,7 +207,9 @@ export async function serveHttp(
       console.error(`url: http://127.0.0.1:${port}/mcp`);
       console.error(`token: ${token}`);
       console.error("Clients send it as the header Authorization: Bearer <token>.");
-      console.error(`Each client gets its own session; up to ${MAX_CLIENTS} at once.`);
+      console.error(
+        `Each client gets its own session; up to ${MAX_CLIENTS} at once, then the one idle longest makes room.`,
+      );
     },
   }, (request) => {
     const url = new URL(request.url);
@@ -153,7 +233,7 @@ export async function serveHttp(
       if (!client) {
         return text("Not found: no such session (it ended); send initialize again\n", 404);
       }
-      return client.transport.handleRequest(request);
+      return handle(client, request);
     }
     if (request.method !== "POST") {
       return text("Bad request: no mcp-session-id header\n", 400);
@@ -163,7 +243,7 @@ export async function serveHttp(
   await stopped;
   // The sessions first: closing a transport ends the event stream its client may hold open, which
   // a graceful shutdown would wait for. A connection still open after that does not hold the exit.
-  await Promise.all([...clients.keys()].map(end));
+  await Promise.all([...clients.keys()].map((mcpSession) => end(mcpSession)));
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
     listener.shutdown(),
