@@ -7,6 +7,7 @@ import * as path from "../lib/path.ts";
 import { resolveWorkspace } from "../host/setup.ts";
 import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
 import { undoSnapshots } from "../undo/undo.ts";
+import { settleKilledRuns, type UnsurveyedCommand } from "../undo/killed_commands.ts";
 import type { Session, Store } from "../store/store.ts";
 import { noSuchSession, withStore } from "./store_access.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
@@ -40,6 +41,7 @@ async function undo(options: UndoCommandOptions): Promise<number> {
 /** Undoes the last prompt of `--session`, or of the latest session here with file changes left. */
 async function undoSession(store: Store, options: UndoCommandOptions): Promise<number> {
   const workspace = resolveWorkspace(options.dir);
+  const settled = await settle(store, workspace);
   // Without --session: the latest prompt that changed files, not merely the
   // latest session (a `skiff tool read` since changed nothing).
   const latest = options.session ? null : store.snapshots.latestChangedSession(workspace);
@@ -57,6 +59,9 @@ async function undoSession(store: Store, options: UndoCommandOptions): Promise<n
   if (!session) {
     console.error(`skiff: ${noSuchSession(id)}`);
     return ExitCode.usage;
+  }
+  if (session.workspace !== workspace) {
+    settled.unsurveyed.push(...(await settle(store, session.workspace)).unsurveyed);
   }
   const prompt = store.snapshots.lastPrompt(session.id);
   if (prompt === null) {
@@ -80,7 +85,10 @@ async function undoSession(store: Store, options: UndoCommandOptions): Promise<n
     const label = cycle === null
       ? `prompt ${number}`
       : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
-    refused += await undoPrompt(store, session, number, label, options.addDir ?? []);
+    const unsurveyed = settled.unsurveyed.filter((command) =>
+      command.sessionId === session.id && command.prompt === number
+    );
+    refused += await undoPrompt(store, session, number, label, options.addDir ?? [], unsurveyed);
   }
   return refused ? ExitCode.failed : ExitCode.ok;
 }
@@ -92,6 +100,7 @@ async function undoPrompt(
   prompt: number,
   label: string,
   addDirs: string[],
+  unsurveyed: UnsurveyedCommand[],
 ): Promise<number> {
   const snapshots = store.snapshots.forPrompt(session.id, prompt);
   // Subagents file their snapshots under the prompt that started them, and
@@ -101,6 +110,10 @@ async function undoPrompt(
   const known = new Map<string, string[]>();
   for (const sessionReads of reads.values()) {
     for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
+  }
+  // What skiff was about to leave each file as: its own state, for a prompt killed before it ended.
+  for (const [path, states] of store.undoJournal.expectedStates(session.id, prompt)) {
+    known.set(path, [...known.get(path) ?? [], ...states]);
   }
   const roots = [session.workspace, ...addDirs.map((dir) => path.resolve(dir))];
   const report = await restore(
@@ -112,7 +125,11 @@ async function undoPrompt(
     for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
     store.saveFileReads(id, [...sessionReads.entries()]);
   }
+  for (const command of unsurveyed) {
+    report.refused.push({ path: session.workspace, reason: command.reason });
+  }
   store.snapshots.delete(session.id, prompt);
+  store.undoJournal.forget(session.id, prompt);
 
   // File names were chosen by the model: shown, not obeyed.
   const shown = neutraliseControls;
@@ -121,12 +138,35 @@ async function undoPrompt(
   for (const refusal of report.refused) {
     console.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
   }
+  const putBack = report.restored.length + report.removed.length;
+  if (putBack === 0 && report.refused.length === 0) {
+    // Exit 0 all the same: the files are as they were before the prompt, which is what undo is for.
+    console.log(
+      `Nothing to undo in ${label} of ${session.id}: ${
+        report.unchanged.length
+          ? `its ${report.unchanged.length} file(s) are already as they were before it`
+          : "it left no file changed"
+      }.`,
+    );
+    return 0;
+  }
+  const unchanged = report.unchanged.length
+    ? `, ${report.unchanged.length} already as they were`
+    : "";
   console.log(
-    `Undid ${label} of ${session.id}: ${
-      report.restored.length + report.removed.length
-    } file(s) put back, ${report.refused.length} refused.`,
+    `Undid ${label} of ${session.id}: ${putBack} file(s) put back${unchanged}, ` +
+      `${report.refused.length} refused.`,
   );
   return report.refused.length;
+}
+
+/** Finishes what killed runs left in `workspace` (killed_commands.ts) and names the temp files swept. */
+async function settle(store: Store, workspace: string) {
+  const settled = await settleKilledRuns(store, workspace);
+  for (const file of settled.swept) {
+    console.log(`removed  ${neutraliseControls(file)} (a temporary file of a killed write)`);
+  }
+  return settled;
 }
 
 /**
