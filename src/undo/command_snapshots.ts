@@ -327,7 +327,8 @@ export class CommandSnapshots {
         const change = {
           path: where,
           before: new Uint8Array(),
-          mode: status === "D" ? parseInt(oldMode.slice(-3), 8) : null,
+          // git keeps only the executable bit: a chmod that changed it is put back, not other bits.
+          mode: status === "D" || oldMode !== newMode ? parseInt(oldMode.slice(-3), 8) : null,
         };
         changes.push(change);
         blobs.push({ change, sha: oldSha });
