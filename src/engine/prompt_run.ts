@@ -102,6 +102,7 @@ export function recordUndoAfterState(
   for (const path of paths) {
     store.snapshots.recordAfter(sessionId, prompt, path, undoStateOf(path));
   }
+  store.undoJournal.settle(sessionId, prompt, paths);
 }
 
 /** A dollar figure to suggest: two significant digits, rounded up. */

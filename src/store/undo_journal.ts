@@ -104,6 +104,29 @@ export class UndoJournal {
     ).map((row) => ({ sessionId: row.session_id as string, prompt: row.prompt as number }));
   }
 
+  /**
+   * The prompt recorded the state it left `paths` in (its after-state wins
+   * over the journal): their write rows, and its completed commands, are
+   * needed no more. A command still running (in the background) stays.
+   */
+  settle(sessionId: string, prompt: number, paths: readonly string[]): void {
+    for (const path of paths) {
+      this.sql.run(
+        `DELETE FROM undo_journal
+         WHERE session_id = ? AND prompt = ? AND kind = 'write' AND path = ?`,
+        sessionId,
+        prompt,
+        path,
+      );
+    }
+    this.sql.run(
+      `DELETE FROM undo_journal
+       WHERE session_id = ? AND prompt = ? AND kind = 'command' AND completed = 1`,
+      sessionId,
+      prompt,
+    );
+  }
+
   /** Forget one prompt's rows (after its undo). */
   forget(sessionId: string, prompt: number): void {
     this.sql.run("DELETE FROM undo_journal WHERE session_id = ? AND prompt = ?", sessionId, prompt);

@@ -155,7 +155,10 @@ Deno.test("skiff undo of a prompt that left every file as it was says there was 
     assertEquals((await runSkiff(RUN, sandbox)).code, 0);
     const undo = await runSkiff(["undo"], sandbox);
     assertEquals(undo.code, 0, undo.stdout + undo.stderr);
-    assertMatch(undo.stdout, /^Nothing to undo in prompt 1 of ses_\w+: its 1 file\(s\) are already/);
+    assertMatch(
+      undo.stdout,
+      /^Nothing to undo in prompt 1 of ses_\w+: its 1 file\(s\) are already/,
+    );
     assert(!/put back/.test(undo.stdout), undo.stdout);
   });
 });
@@ -179,7 +182,7 @@ Deno.test("skiff's leftover temporary files are swept; nothing else of that look
     await Deno.symlink(path.join(outside, "target.txt"), at(sandbox, "sub/.e.skiff-0a1b2c3f.tmp"));
     const undo = await runSkiff(["undo"], sandbox);
     assertEquals(undo.code, 0, undo.stdout + undo.stderr);
-    assertMatch(undo.stdout, /removed  .*\.c\.txt\.skiff-0a1b2c3d\.tmp \(a temporary file/);
+    assertMatch(undo.stdout, /removed {2}.*\.c\.txt\.skiff-0a1b2c3d\.tmp \(a temporary file/);
     assertEquals(await exists(left), false);
     for (const name of kept) assert(await exists(at(sandbox, name)), name);
     assert((await Deno.lstat(at(sandbox, "sub/.d.skiff-0a1b2c3e.tmp"))).isDirectory);

@@ -123,7 +123,11 @@ export class FileLedger {
    * Keep what `path` was before its first change in this prompt, and file
    * what it is about to become (`after`; null: removed) before the write.
    */
-  async snapshot(path: string, before: Uint8Array | null, after?: Uint8Array | null): Promise<void> {
+  async snapshot(
+    path: string,
+    before: Uint8Array | null,
+    after?: Uint8Array | null,
+  ): Promise<void> {
     this.#changed.add(path);
     if (!this.#snapshotted.has(path)) {
       this.#snapshotted.add(path);
