@@ -7,6 +7,7 @@ import * as path from "../lib/path.ts";
 import { resolveWorkspace } from "../host/setup.ts";
 import { ConfinedWriterClient, startConfinedWriter } from "../sandbox/writer/confined_writer.ts";
 import { undoSnapshots } from "../undo/undo.ts";
+import { settleKilledRuns, type UnsurveyedCommand } from "../undo/killed_commands.ts";
 import type { Session, Store } from "../store/store.ts";
 import { noSuchSession, withStore } from "./store_access.ts";
 import { neutraliseControls } from "../ui/safe_text.ts";
@@ -59,6 +60,7 @@ export async function undoSession(
   print: UndoPrinter = CONSOLE,
 ): Promise<number> {
   const workspace = resolveWorkspace(options.dir);
+  const settled = await settle(store, workspace, print);
   // Without --session: the latest prompt that changed files, not merely the
   // latest session (a `skiff tool read` since changed nothing).
   const latest = options.session ? null : store.snapshots.latestChangedSession(workspace);
@@ -76,6 +78,9 @@ export async function undoSession(
   if (!session) {
     print.error(`skiff: ${noSuchSession(id)}`);
     return ExitCode.usage;
+  }
+  if (session.workspace !== workspace) {
+    settled.unsurveyed.push(...(await settle(store, session.workspace, print)).unsurveyed);
   }
   const prompt = store.snapshots.lastPrompt(session.id);
   if (prompt === null) {
@@ -99,7 +104,18 @@ export async function undoSession(
     const label = cycle === null
       ? `prompt ${number}`
       : `cycle ${cycle - (prompt - number)} (prompt ${number})`;
-    refused += await undoPrompt(store, session, number, label, options.addDir ?? [], print);
+    const unsurveyed = settled.unsurveyed.filter((command) =>
+      command.sessionId === session.id && command.prompt === number
+    );
+    refused += await undoPrompt(
+      store,
+      session,
+      number,
+      label,
+      options.addDir ?? [],
+      unsurveyed,
+      print,
+    );
   }
   return refused ? ExitCode.failed : ExitCode.ok;
 }
@@ -111,6 +127,7 @@ async function undoPrompt(
   prompt: number,
   label: string,
   addDirs: string[],
+  unsurveyed: UnsurveyedCommand[],
   print: UndoPrinter,
 ): Promise<number> {
   const snapshots = store.snapshots.forPrompt(session.id, prompt);
@@ -122,6 +139,10 @@ async function undoPrompt(
   for (const sessionReads of reads.values()) {
     for (const [path, hash] of sessionReads) known.set(path, [...known.get(path) ?? [], hash]);
   }
+  // What skiff was about to leave each file as: its own state, for a prompt killed before it ended.
+  for (const [path, states] of store.undoJournal.expectedStates(session.id, prompt)) {
+    known.set(path, [...known.get(path) ?? [], ...states]);
+  }
   const roots = [session.workspace, ...addDirs.map((dir) => path.resolve(dir))];
   const report = await restore(
     roots,
@@ -132,7 +153,11 @@ async function undoPrompt(
     for (const path of [...report.restored, ...report.removed]) sessionReads.delete(path);
     store.saveFileReads(id, [...sessionReads.entries()]);
   }
+  for (const command of unsurveyed) {
+    report.refused.push({ path: session.workspace, reason: command.reason });
+  }
   store.snapshots.delete(session.id, prompt);
+  store.undoJournal.forget(session.id, prompt);
 
   // File names were chosen by the model: shown, not obeyed.
   const shown = neutraliseControls;
@@ -141,12 +166,35 @@ async function undoPrompt(
   for (const refusal of report.refused) {
     print.error(`refused  ${shown(refusal.path)}: ${shown(refusal.reason)}`);
   }
+  const putBack = report.restored.length + report.removed.length;
+  if (putBack === 0 && report.refused.length === 0) {
+    // Exit 0 all the same: the files are as they were before the prompt, which is what undo is for.
+    print.log(
+      `Nothing to undo in ${label} of ${session.id}: ${
+        report.unchanged.length
+          ? `its ${report.unchanged.length} file(s) are already as they were before it`
+          : "it left no file changed"
+      }.`,
+    );
+    return 0;
+  }
+  const unchanged = report.unchanged.length
+    ? `, ${report.unchanged.length} already as they were`
+    : "";
   print.log(
-    `Undid ${label} of ${session.id}: ${
-      report.restored.length + report.removed.length
-    } file(s) put back, ${report.refused.length} refused.`,
+    `Undid ${label} of ${session.id}: ${putBack} file(s) put back${unchanged}, ` +
+      `${report.refused.length} refused.`,
   );
   return report.refused.length;
+}
+
+/** Finishes what killed runs left in `workspace` (killed_commands.ts) and names the temp files swept. */
+async function settle(store: Store, workspace: string, print: UndoPrinter) {
+  const settled = await settleKilledRuns(store, workspace);
+  for (const file of settled.swept) {
+    print.log(`removed  ${neutraliseControls(file)} (a temporary file of a killed write)`);
+  }
+  return settled;
 }
 
 /**

@@ -11,6 +11,11 @@ import { sha256Hex } from "../lib/sha256.ts";
 export interface SnapshotSink {
   /** Record `before` (null: the file did not exist) unless this user prompt already has one. */
   save(prompt: number, path: string, before: Uint8Array | null): void | Promise<void>;
+  /**
+   * skiff is about to leave `path` with `after` (null: removed). Filed
+   * before every write, so undo after a kill knows the file's state for skiff's own.
+   */
+  expect?(prompt: number, path: string, after: Uint8Array | null): void | Promise<void>;
 }
 
 export function hashContent(content: Uint8Array | string): string {

@@ -27,6 +27,8 @@ import { isWithin } from "../sandbox/paths.ts";
 import { PRUNE_EVERY_MS, pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
 import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.ts";
+import { undoStateOf } from "../undo/undo.ts";
+import { sweepTempFiles } from "../undo/temp_sweep.ts";
 import { type Emit, EngineSession, undoLedger } from "./opened_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallOptions, ToolCallResult } from "./types.ts";
 import { buildSessionParts, type SessionParts } from "./session_parts.ts";
@@ -138,6 +140,8 @@ export class Engine {
         keep: [session.id],
         everyMs: PRUNE_EVERY_MS,
       });
+      // Temp files of writes a killed run left; only stale ones, as another run may be writing.
+      sweepTempFiles(this.store.undoJournal.foldersWritten(spec.workspace), { onlyStale: true });
     }
     const emit: Emit = (type, body) => {
       const event = makeEvent(type, session.id, body) as SkiffEvent;
@@ -178,7 +182,21 @@ export class Engine {
             change.before,
             change.mode,
           );
+          // The state the command left: skiff's own until the prompt records its end.
+          const after = undoStateOf(change.path);
+          this.store.undoJournal.expect(target.sessionId, target.prompt, change.path, after);
         }
+      },
+      journalCommand: (tree) => {
+        const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };
+        const { workspace, dataDir, owns } = spec;
+        const id = this.store.undoJournal.beginCommand(target.sessionId, target.prompt, {
+          workspace,
+          dataDir,
+          tree,
+          owns,
+        });
+        return () => this.store.undoJournal.complete(id);
       },
     });
     this.#warnings = [...(spec.depth === 0 ? spec.warnings : []), ...parts.warnings];

@@ -5,7 +5,8 @@
  * src/engine/prompt_run.ts instead.
  */
 import type { EventBodies, EventType } from "../contracts/events.ts";
-import { FileLedger } from "../tools/files/mod.ts";
+import { FileLedger, hashContent } from "../tools/files/mod.ts";
+import { ABSENT } from "../store/snapshots.ts";
 import { LINK_MODE } from "../undo/undo.ts";
 import type { Session, Store } from "../store/store.ts";
 import type { SessionParts } from "./session_parts.ts";
@@ -41,6 +42,11 @@ export function undoLedger(
         const target = undoInto ?? { sessionId, prompt };
         const mode = before === null ? null : modeOf(path);
         store.snapshots.save(target.sessionId, target.prompt, path, before, mode);
+      },
+      expect: (prompt, path, after) => {
+        const target = undoInto ?? { sessionId, prompt };
+        const state = after === null ? ABSENT : hashContent(after);
+        store.undoJournal.expect(target.sessionId, target.prompt, path, state);
       },
     },
     store.getFileReads(sessionId),

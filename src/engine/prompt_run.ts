@@ -7,8 +7,7 @@
 import { addUsage, emptyUsage, type Usage } from "../contracts/events.ts";
 import type { SessionRecorder } from "./loop/loop.ts";
 import type { FileLedger } from "../tools/files/mod.ts";
-import { hashContent } from "../tools/files/mod.ts";
-import { ABSENT } from "../store/snapshots.ts";
+import { undoStateOf } from "../undo/undo.ts";
 import type { Store } from "../store/store.ts";
 import { storeRecorder } from "./recorder.ts";
 import type { OutcomeKind } from "./types.ts";
@@ -101,17 +100,9 @@ export function recordUndoAfterState(
   paths: readonly string[] = store.snapshots.pathsOfPrompt(sessionId, prompt),
 ): void {
   for (const path of paths) {
-    store.snapshots.recordAfter(sessionId, prompt, path, currentState(path));
+    store.snapshots.recordAfter(sessionId, prompt, path, undoStateOf(path));
   }
-}
-
-/** A file's content hash, or ABSENT when nothing (or no file) is there. */
-function currentState(path: string): string {
-  try {
-    return hashContent(Deno.readFileSync(path));
-  } catch {
-    return ABSENT;
-  }
+  store.undoJournal.settle(sessionId, prompt, paths);
 }
 
 /** A dollar figure to suggest: two significant digits, rounded up. */

@@ -85,6 +85,8 @@ export interface PartsInput {
   sharedTools: Tool[];
   /** Files what a command changed as undo snapshots of the prompt running now. */
   recordCommandChanges(changes: CommandChange[]): void;
+  /** Files a command about to run in the undo journal (`CommandSnapshotOptions.journal`). */
+  journalCommand?(tree: string): () => void;
   /** The sandbox probe `startSandboxProbe` began for this session; absent: probe now. */
   sandboxes?: Promise<AvailableSandboxes>;
   /** A prompt is sent right after the opening: its git summary starts here. @default false */
@@ -113,6 +115,7 @@ function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
     sessionId: input.session.id,
     maxBytes: undo?.maxSnapshotMB === undefined ? undefined : undo.maxSnapshotMB * 1024 * 1024,
     record: input.recordCommandChanges,
+    journal: input.journalCommand,
     warn: (message) => input.emit("warning", { message }),
   });
 }

@@ -22,6 +22,13 @@ export interface AtomicWrites {
 }
 
 /**
+ * The name of a temporary file `writeAtomically` writes before its rename:
+ * `.<name>.skiff-<8 hex>.tmp`, beside the file. A process killed between
+ * the two leaves one; src/undo/temp_sweep.ts removes those.
+ */
+export const ATOMIC_TEMP_NAME = /^\..+\.skiff-[0-9a-f]{8}\.tmp$/;
+
+/**
  * The atomic write itself, with synchronous calls only: Deno runs those on
  * the calling thread, which is the thread a Landlock restriction covers.
  * `mode` (default: the replaced regular file's) is set exactly; a new file

@@ -28,7 +28,10 @@ export class Statements {
     return statement;
   }
 
-  run(sql: string, ...params: SQLInputValue[]): { changes: number | bigint } {
+  run(
+    sql: string,
+    ...params: SQLInputValue[]
+  ): { changes: number | bigint; lastInsertRowid: number | bigint } {
     return this.#statement(sql).run(...params);
   }
 

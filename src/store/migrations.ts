@@ -288,6 +288,26 @@ export const MIGRATIONS: readonly Migration[] = [
     // sum, as a server that does not report them.
     sql: `ALTER TABLE usage ADD COLUMN reasoning_tokens INTEGER;`,
   },
+  {
+    version: 13,
+    description: "undo journal: each write and command recorded before it acts",
+    // A write's row names the state skiff is about to leave the file in; a
+    // command's row holds the workspace survey taken before it ran, and is
+    // completed once its changes are filed as snapshots (src/store/undo_journal.ts).
+    sql: `
+      CREATE TABLE undo_journal (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        prompt INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        path TEXT,
+        state TEXT NOT NULL,
+        completed INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX undo_journal_by_prompt ON undo_journal(session_id, prompt);
+    `,
+  },
 ];
 
 /** The schema version this build of skiff writes. */

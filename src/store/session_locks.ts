@@ -65,6 +65,15 @@ export class SessionLocks {
     return this.sql.transaction(() => this.claimWithin(sessionId, owner));
   }
 
+  /** Whether a live run holds any session in `workspace`. */
+  liveIn(workspace: string): boolean {
+    return this.sql.all(
+      `SELECT locks.* FROM session_locks locks JOIN sessions ses ON ses.id = locks.session_id
+       WHERE ses.workspace = ?`,
+      workspace,
+    ).some((row) => this.holds(toHolder(row)));
+  }
+
   /** The run is still here: renew every session it holds. */
   beat(runId: string): void {
     this.sql.run("UPDATE session_locks SET heartbeat_at = ? WHERE run_id = ?", this.now(), runId);

@@ -27,6 +27,8 @@ export class SnapshotTable {
     path: string,
     content: Uint8Array | null,
     mode: number | null = null,
+    /** When the change was made, if not now (a killed command's, filed later). */
+    createdAt: number = this.now(),
   ): void {
     this.sql.run(
       `INSERT INTO snapshots (session_id, prompt, path, content, existed, hash, mode, created_at)
@@ -38,7 +40,7 @@ export class SnapshotTable {
       content === null ? 0 : 1,
       content === null ? null : hashContent(content),
       mode,
-      this.now(),
+      createdAt,
     );
   }
 

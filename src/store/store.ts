@@ -19,6 +19,7 @@ import { newId, newSessionId } from "./ids.ts";
 import { migrate } from "./migrations.ts";
 import { SESSION_COLUMNS, Statements, toSession } from "./_rows.ts";
 import { SnapshotTable } from "./snapshots.ts";
+import { UndoJournal } from "./undo_journal.ts";
 import { UsageTable } from "./usage.ts";
 import { BatchTable } from "./batches.ts";
 import { MemoryTable } from "./memory.ts";
@@ -80,6 +81,8 @@ export class Store {
   readonly #sql: Statements;
   /** Undo snapshots (src/store/snapshots.ts). */
   readonly snapshots: SnapshotTable;
+  /** What skiff is about to write or run, for undo after a kill (src/store/undo_journal.ts). */
+  readonly undoJournal: UndoJournal;
   /** Which run writes each session (src/store/session_locks.ts). */
   readonly locks: SessionLocks;
   /** Per-request token usage and cost (src/store/usage.ts). */
@@ -98,6 +101,7 @@ export class Store {
   ) {
     this.#sql = new Statements(db);
     this.snapshots = new SnapshotTable(this.#sql, now);
+    this.undoJournal = new UndoJournal(this.#sql, now);
     this.locks = new SessionLocks(this.#sql, now, liveness);
     this.usage = new UsageTable(this.#sql, now);
     this.batches = new BatchTable(this.#sql, now);

@@ -50,6 +50,13 @@ export interface CommandSnapshotOptions {
   record(changes: CommandChange[]): void;
   /** Said once, when command changes stop being covered and why. */
   warn(message: string): void;
+  /**
+   * Files in the undo journal, before the command starts, that it is about
+   * to run from workspace tree `tree`; the function returned marks it
+   * completed once its changes are recorded. A command never completed was
+   * killed while it ran: `changesSince` finds what it changed.
+   */
+  journal?(tree: string): () => void;
 }
 
 const DEFAULT_MAX_BYTES = 500 * 1024 * 1024;
@@ -111,12 +118,31 @@ export class CommandSnapshots {
     const start = await (early ? warm.tree : this.#serial(() => this.#tree()))
       .catch((error) => this.#off(error));
     if (!start) return () => Promise.resolve();
+    const complete = this.#options.journal?.(start);
     return async () => {
       await this.#serial(async () => {
         const end = await this.#tree();
         if (end && end !== start) this.#options.record(await this.#changes(start, end));
+        // Not when the survey failed: undo surveys it again from the journal.
+        if (end) complete?.();
       }).catch((error) => this.#off(error));
     };
+  }
+
+  /**
+   * What changed in the workspace since tree `start` was taken: for a
+   * command killed while it ran, whose changes were never recorded. Throws
+   * when git cannot tell.
+   */
+  async changesSince(start: string): Promise<CommandChange[]> {
+    try {
+      const end = await this.#tree();
+      if (!end) throw new SnapshotUnavailable("the snapshot store is off");
+      return end === start ? [] : await this.#changes(start, end);
+    } finally {
+      // This survey's own index, a copy made for it, is not kept.
+      if (exists(this.#index)) Deno.removeSync(this.#index);
+    }
   }
 
   /**
@@ -301,7 +327,8 @@ export class CommandSnapshots {
         const change = {
           path: where,
           before: new Uint8Array(),
-          mode: status === "D" ? parseInt(oldMode.slice(-3), 8) : null,
+          // git keeps only the executable bit: a chmod that changed it is put back, not other bits.
+          mode: status === "D" || oldMode !== newMode ? parseInt(oldMode.slice(-3), 8) : null,
         };
         changes.push(change);
         blobs.push({ change, sha: oldSha });
@@ -373,6 +400,25 @@ export class CommandSnapshots {
     }
     return result.stdout;
   }
+}
+
+/**
+ * What a command killed while it ran changed: the workspace now against the
+ * tree the undo journal kept from before it ran, through an index of its own.
+ * Throws when git cannot tell.
+ */
+export function changesOfKilledCommand(
+  survey: { workspace: string; dataDir: string; tree: string },
+): Promise<CommandChange[]> {
+  const snapshots = new CommandSnapshots({
+    workspace: survey.workspace,
+    dataDir: survey.dataDir,
+    sessionId: `survey-${crypto.randomUUID()}`,
+    maxBytes: Number.POSITIVE_INFINITY,
+    record: () => {},
+    warn: () => {},
+  });
+  return snapshots.changesSince(survey.tree);
 }
 
 function pathVariable(): string {

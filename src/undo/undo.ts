@@ -31,7 +31,18 @@ export interface UndoReport {
   prompt: number | null;
   restored: string[];
   removed: string[];
+  /** Already as they were before the prompt (it left them so, or a killed undo put them back). */
+  unchanged: string[];
   refused: { path: string; reason: string }[];
+}
+
+/** A file's content hash, or ABSENT when nothing (or no file) is there: the state undo compares. */
+export function undoStateOf(path: string): string {
+  try {
+    return hashContent(Deno.readFileSync(path));
+  } catch {
+    return ABSENT;
+  }
 }
 
 /** The file's bytes, null when nothing is there; throws for anything but a file. */
@@ -89,7 +100,12 @@ export async function undoSnapshots(
   knownHashes: Map<string, string | string[]>,
   options: UndoOptions,
 ): Promise<Omit<UndoReport, "prompt">> {
-  const report: Omit<UndoReport, "prompt"> = { restored: [], removed: [], refused: [] };
+  const report: Omit<UndoReport, "prompt"> = {
+    restored: [],
+    removed: [],
+    unchanged: [],
+    refused: [],
+  };
   const writes = options.writes ?? writesOnThisThread;
   const isFolder = (snapshot: UndoSnapshot) => ((snapshot.mode ?? 0) & 0o170000) === FOLDER_MODE;
   // Files first; then the folders the prompt created, deepest first, once emptied.
@@ -150,6 +166,10 @@ async function undoOne(
   writes: AtomicWrites,
 ): Promise<void> {
   const current = readOrNull(snapshot.path);
+  if (asBefore(snapshot, current)) {
+    report.unchanged.push(snapshot.path);
+    return;
+  }
   if (current !== null) {
     const known = snapshot.after_hash
       ? [snapshot.after_hash]
@@ -174,6 +194,19 @@ async function undoOne(
   // No mode recorded: the atomic write keeps the current file's.
   await writes.write(snapshot.path, snapshot.content, snapshot.mode ?? undefined);
   report.restored.push(snapshot.path);
+}
+
+/**
+ * Whether the file already is what the snapshot would put back: the same
+ * bytes (and mode, where one was kept), or absent as it was. Nothing to
+ * write and nothing to refuse — a second undo after a killed one finds its
+ * files so.
+ */
+function asBefore(snapshot: UndoSnapshot, current: Uint8Array | null): boolean {
+  if (current === null || snapshot.content === null) return current === snapshot.content;
+  if (hashContent(current) !== hashContent(snapshot.content)) return false;
+  if (snapshot.mode === null || snapshot.mode === undefined) return true;
+  return (Deno.statSync(snapshot.path).mode ?? 0) % 0o10000 === snapshot.mode % 0o10000;
 }
 
 /**

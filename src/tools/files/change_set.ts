@@ -130,7 +130,7 @@ export async function commitChangeSet(
       const before = change.link !== undefined
         ? new TextEncoder().encode(change.link)
         : change.before;
-      await ctx.files.snapshot(change.target.real, before);
+      await ctx.files.snapshot(change.target.real, before, change.after);
       if (change.after === null) await io.remove(change.target.real);
       else await io.write(change.target.real, change.after, change.mode);
       done.push({ change, mode });

@@ -119,12 +119,21 @@ export class FileLedger {
     }
   }
 
-  /** Keep what `path` was before its first change in this prompt. */
-  async snapshot(path: string, before: Uint8Array | null): Promise<void> {
+  /**
+   * Keep what `path` was before its first change in this prompt, and file
+   * what it is about to become (`after`; null: removed) before the write.
+   */
+  async snapshot(
+    path: string,
+    before: Uint8Array | null,
+    after?: Uint8Array | null,
+  ): Promise<void> {
     this.#changed.add(path);
-    if (this.#snapshotted.has(path)) return;
-    this.#snapshotted.add(path);
-    await this.sink?.save(this.#prompt, path, before);
+    if (!this.#snapshotted.has(path)) {
+      this.#snapshotted.add(path);
+      await this.sink?.save(this.#prompt, path, before);
+    }
+    if (after !== undefined) await this.sink?.expect?.(this.#prompt, path, after);
   }
 
   /** Run `work` while holding the lock for `path`. */
