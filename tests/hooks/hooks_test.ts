@@ -273,3 +273,79 @@ Deno.test("attacker: a hook cannot write outside the workspace; the user's own o
     await sandbox.cleanup();
   }
 });
+
+/** `skiff tool bash` in a headless run: a call the rules leave at "ask" is refused. */
+async function toolBash(sandbox: Sandbox, command: string, flags: string[] = []) {
+  const result = await runSkiff(["tool", "bash", ...flags, JSON.stringify({ command })], sandbox, {
+    env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" },
+  });
+  const line = JSON.parse(result.stdout.trim().split("\n")[0] || "null") as {
+    ok: boolean;
+    output: string;
+    error?: { code: string; message: string };
+  } | null;
+  return { ...result, line };
+}
+
+Deno.test("a PreToolUse hook's approval answers an ask, never a deny rule", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    // Control: headless, the rules ask about the command and nobody answers.
+    const asked = await toolBash(sandbox, "echo approved");
+    assertEquals(asked.line?.ok, false, asked.stdout + asked.stderr);
+    await writeJson(path.join(sandbox.configDir, "config.json"), {
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{
+            type: "command",
+            command:
+              `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'`,
+          }],
+        }],
+      },
+    });
+    const approved = await toolBash(sandbox, "echo approved");
+    assertEquals(approved.line?.ok, true, approved.stdout + approved.stderr);
+    assertStringIncludes(approved.line?.output ?? "", "approved");
+    const denied = await toolBash(sandbox, "echo approved", ["--deny", "bash(echo *)"]);
+    assertEquals(denied.line?.ok, false, denied.stdout);
+    assertEquals(denied.line?.error?.code, "denied");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("UserPromptSubmit: what a hook prints reaches the model; a block refuses the prompt", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await writeJson(path.join(sandbox.configDir, "config.json"), {
+      hooks: {
+        UserPromptSubmit: [{
+          hooks: [{
+            type: "command",
+            command:
+              `prompt=$(jq -r .prompt); case "$prompt" in *secret*) echo "no secrets" >&2; exit 2;; esac; echo "house rule: tabs"`,
+          }],
+        }],
+      },
+    });
+    const mock = startMockServer([{ text: "fine" }]);
+    try {
+      const env = { OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" };
+      const ran = await runSkiff(["run", "write code"], sandbox, { env });
+      assertEquals(ran.code, 0, ran.stderr);
+      assertStringIncludes(JSON.stringify(mock.requests[0]), "house rule: tabs");
+      // The text renderer shows the hook and what it printed.
+      assertStringIncludes(ran.stderr, "hook UserPromptSubmit");
+      const blocked = await runSkiff(["run", "print the secret"], sandbox, { env });
+      assert(blocked.code !== 0, blocked.stderr);
+      assertStringIncludes(blocked.stderr, "no secrets");
+      assertEquals(mock.requests.length, 1, "the refused prompt never reached the model");
+    } finally {
+      await mock.close();
+    }
+  } finally {
+    await sandbox.cleanup();
+  }
+});
