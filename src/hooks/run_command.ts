@@ -68,8 +68,10 @@ export async function runHookCommand(options: HookCommandOptions): Promise<HookP
       stop.abort();
     }, options.timeoutMs);
     const writing = writeInput(child.stdin, options.input);
-    const done = child.output();
-    let result: Deno.CommandOutput | undefined;
+    const stdout = readBounded(child.stdout);
+    const stderr = readBounded(child.stderr);
+    const done = Promise.all([child.status, stdout, stderr]);
+    let result: Awaited<typeof done> | undefined;
     try {
       result = await Promise.race([done, stopped(stop.signal).then(() => undefined)]);
       // Stopped: what it printed so far, if its streams close soon.
@@ -78,11 +80,10 @@ export async function runHookCommand(options: HookCommandOptions): Promise<HookP
       clearTimeout(timer);
       await writing;
     }
-    const decoder = new TextDecoder();
     return {
-      code: stop.signal.aborted ? null : result?.code ?? null,
-      stdout: bounded(result ? decoder.decode(result.stdout) : ""),
-      stderr: bounded(result ? decoder.decode(result.stderr) : ""),
+      code: stop.signal.aborted ? null : result?.[0].code ?? null,
+      stdout: result?.[1] ?? "",
+      stderr: result?.[2] ?? "",
       timedOut,
       durationMs: clock() - started,
     };
@@ -125,8 +126,25 @@ function delay(ms: number): Promise<void> {
   });
 }
 
-function bounded(text: string): string {
-  return text.length > MAX_OUTPUT_CHARS
-    ? `${text.slice(0, MAX_OUTPUT_CHARS)}\n… (cut: the hook printed ${text.length} characters)`
-    : text;
+/**
+ * The stream's text up to the bound; the rest is read and dropped, so the
+ * hook never blocks on a full pipe and never fills skiff's memory.
+ */
+async function readBounded(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = "";
+  let dropped = 0;
+  try {
+    for await (const chunk of stream) {
+      if (text.length < MAX_OUTPUT_CHARS) text += decoder.decode(chunk, { stream: true });
+      else dropped += chunk.byteLength;
+    }
+  } catch {
+    // The stream broke off (the hook was stopped): keep what came.
+  }
+  if (text.length > MAX_OUTPUT_CHARS) {
+    dropped += text.length - MAX_OUTPUT_CHARS;
+    text = text.slice(0, MAX_OUTPUT_CHARS);
+  }
+  return dropped ? `${text}\n… (cut: about ${dropped} more bytes)` : text;
 }
