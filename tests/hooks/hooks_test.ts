@@ -349,3 +349,32 @@ Deno.test("UserPromptSubmit: what a hook prints reaches the model; a block refus
     await sandbox.cleanup();
   }
 });
+
+Deno.test("SessionStart adds to the first prompt; a Stop block is reported; SessionEnd runs at close", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await writeJson(path.join(sandbox.configDir, "config.json"), {
+      hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: "echo branch-notes" }] }],
+        Stop: [{ hooks: [{ type: "command", command: "echo run the tests >&2; exit 2" }] }],
+        SessionEnd: [{ hooks: [{ type: "command", command: "cat > ended.json" }] }],
+      },
+    });
+    const run = await runWith(sandbox, [{ text: "hi" }]);
+    assertEquals(run.code, 0, run.stderr);
+    assertStringIncludes(JSON.stringify(run.requests[0]), "branch-notes");
+    assertStringIncludes(
+      warnings(run.events),
+      "a Stop hook asked the run to go on (run the tests)",
+    );
+    assertEquals(
+      ofType(run.events, "hook.completed").map((event) => event.hook_event),
+      ["SessionStart", "Stop", "SessionEnd"],
+    );
+    const ended = JSON.parse(await Deno.readTextFile(path.join(sandbox.workspace, "ended.json")));
+    assertEquals(ended.hook_event_name, "SessionEnd");
+    assertEquals(ended.cwd, sandbox.workspace);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
