@@ -4,8 +4,8 @@
  * skiff.json and .claude/settings(.local).json — and judged once: a
  * project's hooks are code the repository ships, so they run only when the
  * project is trusted (the one trust decision, src/trust/project_trust.ts);
- * until then each file's hooks are named in a note that says how to trust
- * it. Only the user's own hooks may run outside the sandbox, and only when
+ * until then they are listed among what the project asks for, in the trust
+ * question or in the warning that says how to trust it. Only the user's own hooks may run outside the sandbox, and only when
  * the user's global config says so. Pure but for the injected reader.
  */
 import { type HooksConfig, HooksSchema } from "../config/schema.ts";
@@ -46,17 +46,9 @@ export function sessionHookSpecs(
   for (const { source, file, value } of hookFiles(options)) {
     const found = readHooks(value, file, source, warnings);
     const project = source === "skiff-project" || source === "claude-project";
-    if (project && !options.projectTrusted) {
-      if (found.length) {
-        warnings.push(
-          `${file}: ${found.length} hook${
-            found.length === 1 ? "" : "s"
-          } not run: the project is not trusted. ` +
-            "Pass --trust-project (or answer yes when skiff asks) if you trust this repository's hooks.",
-        );
-      }
-      continue;
-    }
+    // The trust warning already names them, with the flag that trusts the
+    // project: they are trust subjects (`projectHookSubjects`).
+    if (project && !options.projectTrusted) continue;
     for (const hook of found) {
       hooks.push({ ...hook, unsandboxed: !project && options.userUnsandboxed });
     }

@@ -172,8 +172,13 @@ Deno.test("attacker: an untrusted project's hooks do not run, with a note naming
     ];
     const untrusted = await runWith(sandbox, script, ["--yes"]);
     assertEquals(untrusted.code, 0, untrusted.stderr);
-    assertStringIncludes(warnings(untrusted.events), "2 hooks not run: the project is not trusted");
-    assertStringIncludes(warnings(untrusted.events), "--trust-project");
+    const note = warnings(untrusted.events);
+    assertStringIncludes(
+      note,
+      "this project is not trusted, so what its own files ask for is ignored",
+    );
+    assertStringIncludes(note, `hook PreToolUse: touch ${marker}`);
+    assertStringIncludes(note, "--trust-project");
     assertEquals(ofType(untrusted.events, "hook.completed").length, 0);
     assert(!(await Deno.stat(marker).then(() => true, () => false)), "no project hook ran");
 
