@@ -8,7 +8,7 @@
  * question or in the warning that says how to trust it. Only the user's own hooks may run outside the sandbox, and only when
  * the user's global config says so. Pure but for the injected reader.
  */
-import { type HooksConfig, HooksSchema } from "../config/schema.ts";
+import type { HooksConfig } from "../config/schema.ts";
 import {
   claudeProjectSettingsFiles,
   type ClaudeSettingsRead,
@@ -107,15 +107,15 @@ function readHooks(
   source: HookSource,
   warnings: string[],
 ): Omit<HookSpec, "unsandboxed">[] {
-  const parsed = HooksSchema.safeParse(value);
-  if (!parsed.success) {
+  const parsed = hooksShape(value);
+  if (!parsed) {
     warnings.push(
       `${file}: "hooks" is not in Claude Code's shape ({"Event": [{"matcher": …, "hooks": [{"type": "command", "command": …}]}]}); its hooks are not run`,
     );
     return [];
   }
   const found: Omit<HookSpec, "unsandboxed">[] = [];
-  for (const [event, groups] of Object.entries(parsed.data)) {
+  for (const [event, groups] of Object.entries(parsed)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
       warnings.push(`${file}: skiff runs no ${event} hooks; those are left out`);
       continue;
@@ -137,7 +137,8 @@ function readHooks(
           event: event as HookEventName,
           ...(matcher ? { matcher } : {}),
           command: hook.command,
-          timeoutSeconds: hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS,
+          // Held to an hour: a timer longer than about 24 days would fire at once.
+          timeoutSeconds: Math.min(hook.timeout ?? DEFAULT_HOOK_TIMEOUT_SECONDS, 3600),
           source,
           file,
         });
@@ -154,4 +155,26 @@ function validMatcher(matcher: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * `value` when it is in Claude Code's shape (what the config schema checks
+ * for skiff's own files), else undefined. By hand: the host does not load
+ * the schema library for another program's file.
+ */
+function hooksShape(value: unknown): HooksConfig | undefined {
+  const isObject = (item: unknown): item is Record<string, unknown> =>
+    typeof item === "object" && item !== null && !Array.isArray(item);
+  if (!isObject(value)) return undefined;
+  const commandShaped = (hook: unknown) =>
+    isObject(hook) && typeof hook.type === "string" &&
+    (hook.command === undefined || typeof hook.command === "string") &&
+    (hook.timeout === undefined || (typeof hook.timeout === "number" && hook.timeout > 0));
+  const groupShaped = (group: unknown) =>
+    isObject(group) && (group.matcher === undefined || typeof group.matcher === "string") &&
+    Array.isArray(group.hooks) && group.hooks.every(commandShaped);
+  const shaped = Object.values(value).every((groups) =>
+    Array.isArray(groups) && groups.every(groupShaped)
+  );
+  return shaped ? value as HooksConfig : undefined;
 }
