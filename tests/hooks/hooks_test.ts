@@ -59,11 +59,13 @@ function requireBwrap() {
 Deno.test("a PostToolUse formatter rewrites an edited file; the next edit of it succeeds", async () => {
   const sandbox = await makeSandbox();
   try {
-    // The formatter puts spaces around `=` in the file the call named.
+    await Deno.writeTextFile(path.join(sandbox.workspace, "other.py"), "y=1\n");
+    // The formatter puts spaces around `=` in the file the call named; it
+    // also changes a file the call did not write, which stays unread.
     await hookScript(
       sandbox,
       "format.sh",
-      `file=$(jq -r '.tool_input.file_path')\nsed -i 's/\\([a-z]\\)=\\([0-9]\\)/\\1 = \\2/' "$file"\necho "formatted $file"`,
+      `file=$(jq -r '.tool_input.file_path')\nsed -i 's/\\([a-z]\\)=\\([0-9]\\)/\\1 = \\2/' "$file"\necho "# touched" >> other.py\necho "formatted $file"`,
     );
     await writeJson(path.join(sandbox.configDir, "config.json"), {
       hooks: {
@@ -74,6 +76,7 @@ Deno.test("a PostToolUse formatter rewrites an edited file; the next edit of it 
       },
     });
     const run = await runWith(sandbox, [
+      { toolCalls: [{ id: "c0", name: "read", arguments: { file_path: "other.py" } }] },
       {
         toolCalls: [{
           id: "c1",
@@ -82,22 +85,34 @@ Deno.test("a PostToolUse formatter rewrites an edited file; the next edit of it 
         }],
       },
       {
-        toolCalls: [{
-          id: "c2",
-          name: "edit",
-          arguments: { file_path: "a.py", old_string: "x = 1", new_string: "x = 2" },
-        }],
+        toolCalls: [
+          {
+            id: "c2",
+            name: "edit",
+            arguments: { file_path: "a.py", old_string: "x = 1", new_string: "x = 2" },
+          },
+          {
+            id: "c3",
+            name: "edit",
+            arguments: { file_path: "other.py", old_string: "y=1", new_string: "y=2" },
+          },
+        ],
       },
       { text: "done" },
     ], ["--allow", "edit"]);
     assertEquals(run.code, 0, run.stderr);
-    const [write, edit] = ofType(run.events, "tool.completed");
+    const result = (id: string) =>
+      ofType(run.events, "tool.completed").find((event) => event.call_id === id)!;
+    const [write, edit, other] = [result("c1"), result("c2"), result("c3")];
     assert(write.ok, JSON.stringify(write));
     assertStringIncludes(String(write.output), "A PostToolUse hook changed a.py");
     assert(edit.ok, `the second edit is not refused as unread or changed: ${JSON.stringify(edit)}`);
     assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "a.py")), "x = 2\n");
+    // Read-before-edit still holds for what the call did not write.
+    assertEquals(other.ok, false, JSON.stringify(other));
+    assertEquals((other.error as { code: string }).code, "file_changed");
     const hooks = ofType(run.events, "hook.completed");
-    assertEquals(hooks.length, 2, "the formatter ran after each of the two edits");
+    assertEquals(hooks.length, 2, "the formatter ran after each of the two edits of a.py");
     assertStringIncludes(String(hooks[0].output), "formatted a.py");
     assertEquals(hooks[0].source, "skiff-user");
   } finally {
