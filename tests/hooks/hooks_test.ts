@@ -398,3 +398,40 @@ Deno.test("SessionStart adds to the first prompt; a Stop block is reported; Sess
     await sandbox.cleanup();
   }
 });
+
+Deno.test("a subagent's tool calls meet the same PreToolUse guard", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await Deno.writeTextFile(path.join(sandbox.workspace, "keep.txt"), "precious\n");
+    await hookScript(sandbox, "guard.sh", GUARD);
+    await writeJson(path.join(sandbox.configDir, "config.json"), {
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hooks: [{ type: "command", command: `${sandbox.workspace}/hooks/guard.sh` }],
+        }],
+      },
+    });
+    const run = await runWith(sandbox, [
+      {
+        toolCalls: [{
+          id: "t1",
+          name: "task",
+          arguments: {
+            description: "clean up",
+            prompt: "remove keep.txt",
+            subagent_type: "general",
+          },
+        }],
+      },
+      { toolCalls: [{ id: "c1", name: "bash", arguments: { command: "rm keep.txt" } }] },
+      { text: "could not remove it" },
+      { text: "ok" },
+    ], ["--yes"]);
+    assertEquals(run.code, 0, run.stderr);
+    assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "keep.txt")), "precious\n");
+    assertStringIncludes(JSON.stringify(run.requests[2]), "move files to trash/ instead");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
