@@ -33,6 +33,7 @@ export const LAYERS: readonly string[] = [
   "tools",
   "undo",
   "mcp",
+  "hooks",
   "ui",
   "engine",
   "trust",

@@ -1,11 +1,13 @@
 /**
- * Finds and reads the `permissions` lists of Claude Code's settings files:
- * the user's `~/.claude/settings.json`, and the workspace's
- * `.claude/settings.json` and `.claude/settings.local.json`. Only reading
- * happens here; what the rules mean and whether a project's count is decided
- * by the permission layer (src/permission/claude_layers.ts). A file that is
- * missing is no rules; one that cannot be read is a warning, never a stop,
- * since it is another program's file.
+ * Finds and reads the two parts skiff uses of Claude Code's settings files —
+ * the `permissions` lists and the `hooks` — in the user's
+ * `~/.claude/settings.json` and the workspace's `.claude/settings.json` and
+ * `.claude/settings.local.json`. Only reading happens here, each file once
+ * for both parts; what the rules mean and whether a project's count is
+ * decided by the permission layer (src/permission/claude_layers.ts), the
+ * hooks by src/hooks/sources.ts. A file that is missing is no rules and no
+ * hooks; one that cannot be read is a warning, never a stop, since it is
+ * another program's file.
  */
 import * as path from "../lib/path.ts";
 import { MAX_CONFIG_BYTES, readRegularTextFileSync } from "./regular_file.ts";
@@ -24,9 +26,14 @@ export interface ClaudePermissionLists {
   deny: string[];
 }
 
-/** What reading one file gave: its lists (absent when it holds none) and any warnings. */
+/**
+ * What reading one file gave: its lists (absent when it holds none), its
+ * `hooks` value as written (absent when it has none; checked where it is
+ * used), and any warnings.
+ */
 export interface ClaudeSettingsRead {
   lists?: ClaudePermissionLists;
+  hooks?: unknown;
   warnings: string[];
 }
 
@@ -41,10 +48,11 @@ export function claudeProjectSettingsFiles(workspace: string): string[] {
 }
 
 /**
- * The `permissions.allow`/`ask`/`deny` lists of `file`. Entries that are not
- * strings are left out with a warning. Needs --allow-read on `file`.
+ * The `permissions.allow`/`ask`/`deny` lists and the `hooks` of `file`.
+ * Entries that are not strings are left out with a warning. Needs
+ * --allow-read on `file`.
  */
-export function readClaudePermissions(file: string): ClaudeSettingsRead {
+export function readClaudeSettings(file: string): ClaudeSettingsRead {
   let read;
   try {
     read = readRegularTextFileSync(file, MAX_CONFIG_BYTES);
@@ -66,11 +74,18 @@ export function readClaudePermissions(file: string): ClaudeSettingsRead {
   } catch (error) {
     return {
       warnings: [
-        `${file}: not valid JSON (${(error as Error).message}); its permission rules are not used`,
+        `${file}: not valid JSON (${
+          (error as Error).message
+        }); its permission rules and hooks are not used`,
       ],
     };
   }
-  const permissions = (settings as { permissions?: unknown } | null)?.permissions;
+  const hooks = (settings as { hooks?: unknown } | null)?.hooks;
+  const lists = readPermissions(file, (settings as { permissions?: unknown } | null)?.permissions);
+  return hooks === undefined ? lists : { ...lists, hooks };
+}
+
+function readPermissions(file: string, permissions: unknown): ClaudeSettingsRead {
   if (permissions === undefined) return { warnings: [] };
   if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions)) {
     return { warnings: [`${file}: "permissions" is not an object; its rules are not used`] };

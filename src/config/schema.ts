@@ -130,6 +130,12 @@ export const SandboxSchema = z.strictObject({
   }).optional(),
   /** Path → true (hide from commands and file tools too) or false (show a default again). */
   hidden: z.record(z.string().min(1), z.boolean()).optional(),
+  /**
+   * Run the user's own hooks (global config, ~/.claude/settings.json) with
+   * the user's rights instead of in the command sandbox. Read from the
+   * global config only (docs/hooks.md). @default false
+   */
+  unsandboxedHooks: z.boolean().optional(),
   limits: z.strictObject({
     /** MiB for the private /tmp and /dev/shm. */
     tmpMB: positiveInt().optional(),
@@ -202,6 +208,27 @@ export const McpServerSchema = z.strictObject({
   }
 });
 
+/**
+ * One hook command, in Claude Code's shape. Loose: fields Claude Code added
+ * later are passed over, not errors, so a settings file copied in still loads.
+ */
+export const HookCommandSchema = z.looseObject({
+  type: z.string().min(1),
+  command: z.string().optional(),
+  /** Seconds before the command is stopped. @default 60 */
+  timeout: z.number().positive().max(3600).optional(),
+});
+
+/** Hooks by event name: each a list of tool matchers with their commands (docs/hooks.md). */
+export const HooksSchema = z.record(
+  z.string().min(1),
+  z.array(z.looseObject({
+    /** A tool name, `A|B`, or a pattern matched against the whole name; empty or `*`: every tool. */
+    matcher: z.string().optional(),
+    hooks: z.array(HookCommandSchema),
+  })),
+);
+
 /** An agent, from config or from a markdown file's frontmatter. */
 export const AgentConfigSchema = z.strictObject({
   description: z.string().optional(),
@@ -223,6 +250,8 @@ export const ConfigSchema = z.strictObject({
   sandbox: SandboxSchema.optional(),
   mcp: z.record(z.string(), McpServerSchema).optional(),
   agent: z.record(z.string(), AgentConfigSchema).optional(),
+  /** Commands run at points of a session, in Claude Code's shape (docs/hooks.md). */
+  hooks: HooksSchema.optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
   /** Seconds a `skiff run` may take; `--max-time` overrides. */
@@ -268,4 +297,5 @@ export type SandboxConfig = z.infer<typeof SandboxSchema>;
 export type SandboxMode = NonNullable<SandboxConfig["mode"]>;
 export type McpServerConfig = z.infer<typeof McpServerSchema>;
 export type AgentConfig = z.infer<typeof AgentConfigSchema>;
+export type HooksConfig = z.infer<typeof HooksSchema>;
 export type Config = z.infer<typeof ConfigSchema>;

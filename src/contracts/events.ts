@@ -144,7 +144,8 @@ export interface EventBodies {
     call_id: string;
     tool: string;
     decision: "allow" | "deny";
-    source: "rule" | "user" | "headless" | "yes";
+    /** `hook`: a PreToolUse hook answered the rules' question (docs/hooks.md). */
+    source: "rule" | "user" | "headless" | "yes" | "hook";
   };
   "provider.retry": { attempt: number; delay_ms: number; reason: string };
   "turn.completed": { turn: number; usage: Usage };
@@ -183,6 +184,26 @@ export interface EventBodies {
   };
   /** A gate's command(s) ran after the agent said it was done (docs/verification.md). */
   "verification.completed": VerificationSummary;
+  /** One hook command ran (docs/hooks.md); `blocked`: it refused what its event was about. */
+  "hook.completed": {
+    /** The event it ran at, in Claude Code's spelling (`PreToolUse`, `Stop`, …). */
+    hook_event: string;
+    command: string;
+    /** Where it was written: skiff-user, claude-user, skiff-project or claude-project. */
+    source: string;
+    /** False when it failed (an exit status other than 0 or 2), timed out or could not start. */
+    ok: boolean;
+    exit_code: number | null;
+    timed_out?: boolean;
+    blocked?: boolean;
+    /** It ran with the user's own rights, outside the sandbox. */
+    unsandboxed?: boolean;
+    /** The tool call it ran for. */
+    call_id?: string;
+    /** What it printed, stderr first (cut). */
+    output: string;
+    duration_ms: number;
+  };
   "error": { code: string; message: string; exit_code: number };
   "warning": { message: string };
 }

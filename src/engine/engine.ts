@@ -43,6 +43,7 @@ import { runCheckCommand, stopBackground, untilChecks } from "./verify/verify.ts
 import { runCycles } from "./verify/cycles.ts";
 import { measureProposals, projectCheckRefusal } from "./verify/done_criteria.ts";
 import { bashTool } from "../tools/process/bash.ts";
+import { promptHooks, sessionEndHooks, stopHooks } from "../hooks/session_events.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
@@ -67,6 +68,8 @@ export class Engine {
   #instructionWarnings = new Set<string>();
   /** The git summary begun while the session opened, for the prompt sent right after (taken once). */
   #openingGitSummary?: Promise<string | null>;
+  /** The SessionStart hooks ran (before the first prompt): SessionEnd runs at close. */
+  #hooksStarted = false;
 
   constructor(
     private readonly spec: EngineSpec,
@@ -238,16 +241,21 @@ export class Engine {
         ...(this.spec.parentId ? { parent_id: this.spec.parentId } : {}),
       });
       this.#flushWarnings(emit);
+      const hooked = await this.#promptHooks(parts, request.prompt, stored.length > 0);
       // In an untrusted project, `.skiff/done.json`'s commands need a rule before anything runs.
-      const unallowed = this.spec.projectTrusted === true ? undefined : await projectCheckRefusal(
-        request.until,
-        (command) =>
-          parts.gate.unattended(
-            { tool: bashTool, input: { command } },
-            parts.context("done_check", run.signal),
-            { byRule: true },
-          ),
-      );
+      const unallowed = "block" in hooked
+        ? `A UserPromptSubmit hook refused this prompt: ${hooked.block}`
+        : this.spec.projectTrusted === true
+        ? undefined
+        : await projectCheckRefusal(
+          request.until,
+          (command) =>
+            parts.gate.unattended(
+              { tool: bashTool, input: { command } },
+              parts.context("done_check", run.signal),
+              { byRule: true },
+            ),
+        );
       if (unallowed) {
         const spent = run.spent;
         const outcome: LoopOutcome = {
@@ -267,7 +275,7 @@ export class Engine {
           {
             until: untilChecks(request.until, request.maxCycles),
             firstPrompt: run.prompt,
-            prompt: request.prompt,
+            prompt: "prompt" in hooked ? hooked.prompt : request.prompt,
             signal: run.signal,
             deadline: request.deadline,
           },
@@ -297,6 +305,7 @@ export class Engine {
                   tools: parts.tools,
                   schemas: parts.schemas,
                   gate: parts.gate,
+                  hooks: parts.toolHooks,
                   recorder: run.recorder(this.store, session.id, ledger),
                   emit,
                   context: (callId, signal) => parts.context(callId, signal),
@@ -347,6 +356,8 @@ export class Engine {
         return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
       }
       const { outcome, verification } = cycled;
+      const stopNote = this.spec.depth === 0 ? await stopHooks(parts.hooks) : undefined;
+      if (stopNote) emit("warning", { message: stopNote });
       const done = outcome.kind === "completed" && parts.doneProposals?.length
         ? await measureProposals(parts.doneProposals, session.id, async (command, index) => {
           // The model chose it: it runs only where the agent's bash rules would run it unasked.
@@ -518,6 +529,14 @@ export class Engine {
     );
   }
 
+  /** SessionStart (before a session's first prompt here) and UserPromptSubmit; a subagent runs neither. */
+  #promptHooks(parts: EngineSession["parts"], prompt: string, resumed: boolean) {
+    if (this.spec.depth > 0) return Promise.resolve({ prompt });
+    const start = this.#hooksStarted ? undefined : resumed ? "resume" : "startup";
+    this.#hooksStarted = true;
+    return promptHooks(parts.hooks, prompt, start);
+  }
+
   #flushWarnings(emit: Emit): void {
     for (const message of this.#warnings) emit("warning", { message });
     this.#warnings = [];
@@ -560,6 +579,7 @@ export class Engine {
       {
         tools,
         gate: parts.gate,
+        hooks: parts.toolHooks,
         emit,
         context: (callId, signal) => parts.context(callId, signal),
         parseInput: parts.parseInput,
@@ -642,6 +662,9 @@ export class Engine {
         this.#recordUndoAfterState(this.#opened, this.#opened.ledger.prompt, changed);
       }
       this.store.updateSession(this.#opened.id, { status: "completed" });
+    }
+    if (this.#opened && this.#hooksStarted) {
+      await sessionEndHooks(this.#opened.parts.hooks, "other");
     }
     await this.#opened?.parts.close();
   }

@@ -70,6 +70,8 @@ export function buildGate(
   emit: Emit,
   sandbox: SandboxState,
   agentPermission?: PermissionConfig,
+  /** Told when a question goes to the user (the Notification hooks). */
+  notify?: (message: string) => void,
 ): SessionGate {
   const layers = ruleLayers(spec, agentPermission);
   const { broker, source } = brokerFor(spec, io);
@@ -93,6 +95,7 @@ export function buildGate(
     broker: {
       ask: async (request) => {
         announce(request);
+        notify?.(`skiff needs your permission to use ${request.tool}`);
         const answer = await broker.ask(request);
         // Not a refusal of this call: the person stopped the whole run.
         if (answer === "interrupt") throw interruptedAtPrompt(request, emit, turns);
@@ -132,7 +135,7 @@ export function buildGate(
    * and events. Throws when refused.
    */
   const judge = async (
-    { tool, input, callId, turn }: GateCall,
+    { tool, input, callId, turn, hookApproved }: GateCall,
     access: Access,
     followUp: boolean,
   ): Promise<void> => {
@@ -143,6 +146,7 @@ export function buildGate(
         followUp,
         // Turn 0: no model turn asked for it (engine.runTool).
         notByModel: turn === 0,
+        hookApproved: !followUp && hookApproved,
         decided: (decision, source) =>
           emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source }),
       });

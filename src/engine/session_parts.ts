@@ -35,6 +35,12 @@ import { hiddenAround } from "../sandbox/hidden.ts";
 import { type CommandChange, CommandSnapshots } from "../undo/command_snapshots.ts";
 import { gitSummary } from "./loop/git_summary.ts";
 import { toolsForWindow } from "./context/small_window.ts";
+import { acceptUnsandboxed } from "../sandbox/choose.ts";
+import { SessionHooks } from "../hooks/session_hooks.ts";
+import { toolCallHooks } from "../hooks/tool_hooks.ts";
+import { notificationHooks } from "../hooks/session_events.ts";
+import type { ToolCallHooks } from "./loop/tool_call.ts";
+import { sandboxSettings } from "./launcher.ts";
 
 export interface SessionParts {
   agent: AgentDefinition;
@@ -59,6 +65,10 @@ export interface SessionParts {
   openingGitSummary?: Promise<string | null>;
   schemas: ToolSchema[];
   gate: SessionGate;
+  /** The session's hooks (docs/hooks.md); with none set, every event runs nothing. */
+  hooks: SessionHooks;
+  /** Its PreToolUse and PostToolUse hooks, for the call path; absent when there are none. */
+  toolHooks?: ToolCallHooks;
   warnings: string[];
   /** What the plan agent proposed with done_propose (src/engine/verify/done_criteria.ts); absent for others. */
   doneProposals?: DoneProposal[];
@@ -200,6 +210,16 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
   }
   candidates.push(...mcpTools);
 
+  const stopHooks = new AbortController();
+  const hooks = new SessionHooks({
+    hooks: spec.hooks ?? [],
+    launcher,
+    userLauncher: () => acceptUnsandboxed(sandboxSettings(spec)),
+    workspace: spec.workspace,
+    sessionId: session.id,
+    report: (body) => input.emit("hook.completed", body),
+    signal: stopHooks.signal,
+  });
   let tools: Tool[];
   let gate: SessionGate;
   try {
@@ -213,7 +233,14 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       ),
     );
     tools = candidates.filter((tool) => allowed.has(tool.name));
-    gate = buildGate(spec, input.io, input.emit, sandboxState, agent.permission);
+    gate = buildGate(
+      spec,
+      input.io,
+      input.emit,
+      sandboxState,
+      agent.permission,
+      spec.interactive ? (message) => void notificationHooks(hooks, message) : undefined,
+    );
   } catch (error) {
     // Nobody else holds the servers yet: stop them before giving up.
     await closeMcp();
@@ -239,6 +266,8 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       return schemas ??= toolSchemas(toolsForWindow(tools, modelLimits.context));
     },
     gate,
+    hooks,
+    toolHooks: toolCallHooks(hooks),
     warnings,
     agentPrompt: agent.prompt,
     doneProposals,
@@ -267,6 +296,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     truncate: (output, callId) =>
       truncateOutput(output, { callId, sessionId: session.id, dataDir: spec.dataDir }),
     close: async () => {
+      stopHooks.abort();
       try {
         await background.stopAll();
       } finally {

@@ -13,6 +13,7 @@ import type { ReasoningEffort } from "../provider/dialects/reasoning_effort.ts";
 import type { SessionMcp } from "../mcp/sources.ts";
 import type { LoadedAgents } from "../definitions/agents/types.ts";
 
+import type { HookSpec } from "../hooks/types.ts";
 import type { VerifyCheck } from "./verify/verify.ts";
 export type { ApprovalAnswer, ApprovalRequest };
 
@@ -58,6 +59,11 @@ export interface EngineSpec {
   title?: string;
   sandbox: SessionSandbox;
   flags: { allow: string[]; ask: string[]; deny: string[]; yes: boolean };
+  /**
+   * The session's hooks, read and judged by the host (src/hooks/sources.ts):
+   * a project's only when it is trusted. A subagent runs none of its own.
+   */
+  hooks?: HookSpec[];
   /** Found while preparing (ignored project settings…); shown as warning events. */
   warnings: string[];
   /** A person can answer approval prompts. */

@@ -37,6 +37,7 @@ import { mcpSources } from "../mcp/sources.ts";
 import { projectMcpServers } from "../trust/mcp_trust.ts";
 import { resolveMcpServers } from "../mcp/config.ts";
 import { mcpSpec } from "./mcp_spec.ts";
+import { projectHookSubjects, sessionHookSpecs } from "../hooks/sources.ts";
 
 export interface CommonOptions {
   dir?: string;
@@ -184,6 +185,19 @@ export async function prepare(
     serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
   );
   subjects.files.push(...claudeProjectAllows(workspace, readClaudeSettings));
+  const hookFiles = {
+    home: homeDir(),
+    workspace,
+    user: loaded.global?.hooks
+      ? { file: path.join(loaded.configDir, GLOBAL_CONFIG_FILE), hooks: loaded.global.hooks }
+      : undefined,
+    project: loaded.project?.config.hooks
+      ? { file: loaded.project.file, hooks: loaded.project.config.hooks }
+      : undefined,
+    readClaude: readClaudeSettings,
+  };
+  // A project's hooks run code: trusting it says yes to them too.
+  subjects.files.push(...projectHookSubjects(hookFiles));
   const projectTrust = await decideProjectTrust({
     subjects,
     global: loaded.global,
@@ -200,6 +214,16 @@ export async function prepare(
     projectTrusted: projectTrust.trusted,
     read: readClaudeSettings,
   });
+  const hooks = sessionHookSpecs({
+    ...hookFiles,
+    projectTrusted: projectTrust.trusted,
+    userUnsandboxed: loaded.global?.sandbox?.unsandboxedHooks === true,
+  });
+  if (loaded.project?.config.sandbox?.unsandboxedHooks !== undefined) {
+    hooks.warnings.push(
+      `${loaded.project.file}: sandbox.unsandboxedHooks is ignored: only your global config can let hooks out of the sandbox`,
+    );
+  }
   const config = trust.config;
   const provider = config.provider ?? {};
   const baseURL = provider.baseURL ?? DEFAULT_BASE_URL;
@@ -276,11 +300,13 @@ export async function prepare(
       ...sandboxGuards(config, loaded, workspace),
     },
     flags: userFlags,
+    ...(hooks.hooks.length ? { hooks: hooks.hooks } : {}),
     warnings: [
       ...loaded.warnings,
       ...projectTrust.warnings,
       ...trust.warnings,
       ...claude.warnings,
+      ...hooks.warnings,
     ],
     interactive,
     provider: {

@@ -11,7 +11,7 @@ import {
   claudeProjectSettingsFiles,
   type ClaudeSettingsRead,
   claudeUserSettingsFile,
-  readClaudePermissions,
+  readClaudeSettings,
 } from "../config/claude_settings.ts";
 import { type ClaudeRuleOrigin, mapClaudeRule } from "./claude_rules.ts";
 import { type Action, mergeRule, type PermissionConfig } from "./rules.ts";
@@ -31,7 +31,7 @@ export interface ClaudeLayersOptions {
   workspace: string;
   /** The session's trust decision on the workspace's project. */
   projectTrusted: boolean;
-  /** Reads one settings file. @default readClaudePermissions */
+  /** Reads one settings file. @default readClaudeSettings */
   read?: (file: string) => ClaudeSettingsRead;
 }
 
@@ -42,7 +42,7 @@ export interface ClaudeLayersOptions {
 export function claudePermissionLayers(
   options: ClaudeLayersOptions,
 ): { layers: ClaudePermissionLayer[]; warnings: string[] } {
-  const read = options.read ?? readClaudePermissions;
+  const read = options.read ?? readClaudeSettings;
   const layers: ClaudePermissionLayer[] = [];
   const warnings: string[] = [];
   const sources: [ClaudeLayerSource, string[]][] = [
@@ -99,7 +99,7 @@ function addRules(
 
 /** A reader that reads each settings file once, for the trust question and the layers both. */
 export function claudeSettingsReader(
-  read: (file: string) => ClaudeSettingsRead = readClaudePermissions,
+  read: (file: string) => ClaudeSettingsRead = readClaudeSettings,
 ): (file: string) => ClaudeSettingsRead {
   const seen = new Map<string, ClaudeSettingsRead>();
   return (file) => {

@@ -82,10 +82,16 @@ export interface CheckOptions {
   notByModel?: boolean;
   /** Told of each refusal and each answered question, in the order they happen. */
   decided?: (decision: "allow" | "deny", source: DecisionSource) => void;
+  /**
+   * A PreToolUse hook approved the call: it answers the rules' question in
+   * place of the broker, as `--yes` would. A deny stays a deny, and a local
+   * address still needs a rule or a person.
+   */
+  hookApproved?: boolean;
 }
 
 export type GateResult =
-  | { allowed: true; asked: boolean; source: "rule" | "user" | "yes"; decision: Decision }
+  | { allowed: true; asked: boolean; source: "rule" | "user" | "yes" | "hook"; decision: Decision }
   | {
     allowed: false;
     asked: boolean;
@@ -182,6 +188,9 @@ export class PermissionGate {
     // A local address is opened by a rule naming it or by a person, never by --yes.
     if (access.local && this.options.brokerSource === "yes") {
       return this.#refuse(request, context, "rule", false);
+    }
+    if (options.hookApproved && !access.local) {
+      return { allowed: true, asked: true, source: "hook", decision };
     }
     const answer: ApprovalAnswer = await this.options.broker.ask(request);
     const source = this.options.brokerSource ?? "user";

@@ -12,6 +12,7 @@ import { neutraliseControls } from "./safe_text.ts";
 import { shellLine } from "../permission/hints.ts";
 import { diffBlock, wantsColour } from "./text_diff.ts";
 import { describeInput, modelLabel } from "./tool_title.ts";
+import { hookLines } from "./hook_line.ts";
 
 export interface TextRendererOptions {
   quiet?: boolean;
@@ -134,6 +135,12 @@ export function textRenderer(options: TextRendererOptions = {}): (event: SkiffEv
           );
         }
         break;
+      case "hook.completed": {
+        const { text, failed } = hookLines(event);
+        // A failure is shown even with --quiet: something the user set did not work.
+        if (failed || !options.quiet) note(`${text}\n`);
+        break;
+      }
       case "warning":
         note(`warning: ${event.message}\n`);
         break;

@@ -28,6 +28,7 @@ import {
   executeToolCall,
   type ToolCallDeps,
   type ToolCallGate,
+  type ToolCallHooks,
   type ToolResultPart,
 } from "./tool_call.ts";
 
@@ -58,6 +59,8 @@ export interface LoopDeps {
   tools: Tool[];
   schemas: ToolSchema[];
   gate: ToolCallGate;
+  /** The session's PreToolUse and PostToolUse hooks; absent: none. */
+  hooks?: ToolCallHooks;
   recorder: SessionRecorder;
   emit<K extends EventType>(type: K, body: EventBodies[K]): void;
   /** A ToolContext for one call. */
@@ -386,6 +389,7 @@ async function runToolCalls(
     parseInput: deps.parseInput,
     truncate: deps.truncate,
     record: (part) => deps.recorder.toolResult(part),
+    hooks: deps.hooks,
     clock: deps.clock,
   };
   const admitted: AdmittedCall[] = [];

@@ -20,6 +20,28 @@ export interface GateCall {
   input: unknown;
   callId: string;
   turn: number;
+  /** A PreToolUse hook approved it: an "ask" of the rules is answered, a deny stays. */
+  hookApproved?: boolean;
+}
+
+/**
+ * The session's tool hooks seen from a call (src/hooks/tool_hooks.ts):
+ * before the policy, a block refuses the call with the hook's reason and an
+ * approval answers the rules' question; after a call that succeeded, text
+ * for the model is added to its result.
+ */
+export interface ToolCallHooks {
+  before(
+    call: { tool: Tool; input: unknown; callId: string },
+    ctx: ToolContext,
+  ): Promise<{ block?: string; approved?: boolean }>;
+  /** `seen`: the read ledger as it was before the call ran. */
+  after(
+    call: { tool: Tool; input: unknown; callId: string },
+    ctx: ToolContext,
+    result: { output: string; metadata?: Record<string, unknown> },
+    seen: ReadonlyMap<string, string>,
+  ): Promise<string | undefined>;
 }
 
 /** The policy seen from a call: one call in, a verdict out (it may ask a person). */
@@ -52,6 +74,8 @@ export interface ToolCallDeps {
   truncate(output: string, callId: string): Promise<string>;
   /** Keeps the result (committed before tool.completed is emitted). */
   record(part: ToolResultPart): void;
+  /** The session's PreToolUse and PostToolUse hooks; absent: none. */
+  hooks?: ToolCallHooks;
   clock?: () => number;
 }
 
@@ -106,7 +130,22 @@ export async function admitToolCall(
     // What the call will need (a sandbox) starts now, beside the policy's work.
     tool.prepare?.(ctx);
     input = deps.parseInput(tool, call.arguments);
-    const gateCall: GateCall = { tool, input, callId: call.id, turn };
+    const hooked = await deps.hooks?.before({ tool, input, callId: call.id }, ctx);
+    if (hooked?.block !== undefined) {
+      throw new ToolError(
+        "denied",
+        `A PreToolUse hook blocked this call: ${hooked.block}`,
+        "Do not retry the same call; follow the hook's reason or do the work another way.",
+        { blockedByHook: true },
+      );
+    }
+    const gateCall: GateCall = {
+      tool,
+      input,
+      callId: call.id,
+      turn,
+      ...(hooked?.approved ? { hookApproved: true } : {}),
+    };
     const verdict = await deps.gate.check(gateCall, ctx);
     if (!verdict.allowed) throw new ToolError("denied", verdict.reason);
     return {
@@ -139,14 +178,29 @@ export async function executeToolCall(
 ): Promise<ToolResultPart> {
   const started = (deps.clock ?? Date.now)();
   let outcome: unknown;
+  const seen = deps.hooks ? new Map(admitted.ctx.files.entries()) : undefined;
   try {
     // Stopped while the policy was still deciding: nothing starts after that.
     if (admitted.signal.aborted) throw notRun();
     outcome = await admitted.tool.execute(admitted.input, admitted.ctx);
+    if (deps.hooks && seen) outcome = await afterHooks(deps.hooks, admitted, outcome, seen);
   } catch (error) {
     outcome = error;
   }
   return await finish(deps, admitted.call, admitted.turn, started, outcome);
+}
+
+/** The call's result with what its PostToolUse hooks said to the model appended. */
+async function afterHooks(
+  hooks: ToolCallHooks,
+  admitted: AdmittedCall,
+  outcome: unknown,
+  seen: ReadonlyMap<string, string>,
+): Promise<unknown> {
+  const result = outcome as { output: string; metadata?: Record<string, unknown> };
+  const call = { tool: admitted.tool, input: admitted.input, callId: admitted.call.id };
+  const said = await hooks.after(call, admitted.ctx, result, seen);
+  return said ? { ...result, output: `${result.output}\n\n${said}` } : outcome;
 }
 
 async function finish(

@@ -22,6 +22,7 @@ import { canRedraw, chatColour, makeStyle } from "./style.ts";
 import { formatTodos, todosOf } from "./todo_view.ts";
 import { formatToolCall, keyArgument } from "./tool_line.ts";
 import { preloadWidth, truncate, wrapLine } from "./width.ts";
+import { hookLines } from "../hook_line.ts";
 
 export { chatColour };
 
@@ -157,6 +158,12 @@ class InlineChatRenderer implements ChatRenderer {
       case "context.compacted":
         this.#compacted(event);
         break;
+      case "hook.completed": {
+        this.#endAnswer();
+        const { text, failed } = hookLines(event);
+        this.#note(failed ? this.#style.yellow(text) : this.#style.dim(text));
+        break;
+      }
       case "warning":
         this.#endAnswer();
         this.#note(this.#style.yellow(`warning: ${neutraliseControls(event.message)}`));

@@ -1,0 +1,55 @@
+/**
+ * The hooks of a session's own moments, in the shape the engine calls them:
+ * a prompt submitted (with the session's start before its first one), the
+ * run's stop, a notification (a question for the user), the session's end.
+ * What a UserPromptSubmit or SessionStart hook prints goes to the model with
+ * the prompt, as Claude Code adds it; a UserPromptSubmit block refuses the
+ * prompt. Each never throws: a failing hook is reported and passed over.
+ */
+import { addedContext, blockReason, type SessionHooks } from "./session_hooks.ts";
+
+/**
+ * Runs SessionStart (when `start` is given: "startup" for a new session,
+ * "resume" for one continued) and UserPromptSubmit for `prompt`. Returns
+ * the prompt with what the hooks added, or the reason a hook refused it.
+ */
+export async function promptHooks(
+  hooks: SessionHooks,
+  prompt: string,
+  start?: "startup" | "resume",
+): Promise<{ prompt: string } | { block: string }> {
+  const added: string[] = [];
+  if (start && hooks.has("SessionStart")) {
+    added.push(addedContext(await hooks.run("SessionStart", { source: start }), true));
+  }
+  if (hooks.has("UserPromptSubmit")) {
+    const outcomes = await hooks.run("UserPromptSubmit", { prompt });
+    const block = blockReason(outcomes);
+    if (block !== undefined) return { block };
+    added.push(addedContext(outcomes, true));
+  }
+  const context = added.filter(Boolean).join("\n");
+  return { prompt: context ? `${prompt}\n\n${context}` : prompt };
+}
+
+/**
+ * Runs the Stop hooks once the run has ended. A hook that asks to go on is
+ * not obeyed (a finished run is not restarted for it): its reason comes
+ * back to be shown, with the way skiff does keep a run going.
+ */
+export async function stopHooks(hooks: SessionHooks): Promise<string | undefined> {
+  if (!hooks.has("Stop")) return undefined;
+  const block = blockReason(await hooks.run("Stop", { stop_hook_active: false }));
+  return block === undefined ? undefined : `a Stop hook asked the run to go on (${block}); ` +
+    "skiff does not restart a finished run for a Stop hook: give the check to --until instead";
+}
+
+/** Runs the Notification hooks for `message` (a question waiting for the user). */
+export async function notificationHooks(hooks: SessionHooks, message: string): Promise<void> {
+  if (hooks.has("Notification")) await hooks.run("Notification", { message });
+}
+
+/** Runs the SessionEnd hooks as the session closes. */
+export async function sessionEndHooks(hooks: SessionHooks, reason: string): Promise<void> {
+  if (hooks.has("SessionEnd")) await hooks.run("SessionEnd", { reason });
+}
