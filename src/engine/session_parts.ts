@@ -28,7 +28,8 @@ import { loadSkillsAsync } from "../definitions/skills.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./types.ts";
-import { buildGate, readVerdictFor, type SessionGate } from "./permission_gate.ts";
+import { buildGate, lspVerdictFor, readVerdictFor, type SessionGate } from "./permission_gate.ts";
+import type { DiagnoseChanges } from "../lsp/types.ts";
 import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
 import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
@@ -117,6 +118,38 @@ function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
   });
 }
 
+/**
+ * The session's language servers for the diagnostics after an edit, loaded
+ * at the first changed file (src/lsp/), run contained like skiff's helper
+ * commands (read-only workspace); undefined when config switches them off.
+ */
+function sessionDiagnostics(
+  spec: EngineSpec,
+  helperCommands: SessionParts["helperCommands"],
+  verdict: (name: string) => "allow" | "ask" | "deny",
+): { diagnose: DiagnoseChanges; close(): Promise<void> } | undefined {
+  const lsp = spec.settings.lsp;
+  if (lsp?.enabled === false) return undefined;
+  let servers: Promise<import("../lsp/diagnostics.ts").SessionDiagnostics> | undefined;
+  return {
+    diagnose: async (files, signal) => {
+      servers ??= import("../lsp/diagnostics.ts").then(({ SessionDiagnostics }) =>
+        new SessionDiagnostics({
+          workspace: spec.workspace,
+          prepare: helperCommands,
+          verdict,
+          servers: lsp?.servers,
+          firstWaitMs: lsp?.firstWaitMs,
+          waitMs: lsp?.waitMs,
+        })
+      );
+      return await (await servers).diagnose(files, signal);
+    },
+    // A module that failed to load started no server.
+    close: async () => await (await servers?.catch(() => undefined))?.close(),
+  };
+}
+
 /** The agent this session runs as; `tool` (skiff tool) uses build's tool set. */
 export function pickAgent(agents: AgentDefinition[], name: string, depth: number): AgentDefinition {
   const wanted = name === "tool" ? "build" : name;
@@ -164,6 +197,11 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     ? gitSummary(spec.workspace, helperCommands)
     : undefined;
   const commandUndo = commandUndoFor(input);
+  const diagnostics = sessionDiagnostics(
+    spec,
+    helperCommands,
+    lspVerdictFor(spec, agent.permission),
+  );
   const background = new BackgroundProcesses(launcher, { commandUndo });
 
   const candidates: Tool[] = [...builtinTools()];
@@ -257,6 +295,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       },
       launcher,
       background,
+      diagnostics: diagnostics?.diagnose,
       commandUndo,
       fetch: globalThis.fetch,
     }),
@@ -269,6 +308,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       } finally {
         // A first undo snapshot warmed for a call that never ran (denied) may still be taken.
         await commandUndo?.settled();
+        await diagnostics?.close();
         await closeMcp();
         await sandboxState.close?.();
       }

@@ -297,6 +297,7 @@ export async function prepare(
       undo: config.undo,
       toolOutput: config.toolOutput,
       maxSubagentDepth: config.subagents?.maxDepth,
+      lsp: config.lsp,
     },
   };
   decideProjectServers(spec, projectServers);
