@@ -12,7 +12,7 @@ export function formatDiagnostics(report: DiagnosticsReport): string {
   const parts: string[] = [];
   if (report.errors.length) {
     const listed = report.errors.slice(0, MAX_LISTED).map((error) =>
-      `${error.path}:${error.line}:${error.column}: ${error.code ? `${error.code} ` : ""}${
+      `${error.path}:${error.line}:${error.column}: ${codeText(error)}${
         error.message.replace(/\s*\n\s*/g, " ")
       }`
     );
