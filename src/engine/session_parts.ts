@@ -29,7 +29,7 @@ import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./types.ts";
 import { buildGate, lspVerdictFor, readVerdictFor, type SessionGate } from "./permission_gate.ts";
-import type { DiagnoseChanges } from "../lsp/types.ts";
+import type { LanguageServers } from "../lsp/types.ts";
 import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
 import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
@@ -127,24 +127,27 @@ function sessionDiagnostics(
   spec: EngineSpec,
   helperCommands: SessionParts["helperCommands"],
   verdict: (name: string) => "allow" | "ask" | "deny",
-): { diagnose: DiagnoseChanges; close(): Promise<void> } | undefined {
+): (LanguageServers & { close(): Promise<void> }) | undefined {
   const lsp = spec.settings.lsp;
   if (lsp?.enabled === false) return undefined;
   let servers: Promise<import("../lsp/diagnostics.ts").SessionDiagnostics> | undefined;
+  const load = () =>
+    servers ??= import("../lsp/diagnostics.ts").then(({ SessionDiagnostics }) =>
+      new SessionDiagnostics({
+        workspace: spec.workspace,
+        prepare: helperCommands,
+        verdict,
+        servers: lsp?.servers,
+        firstWaitMs: lsp?.firstWaitMs,
+        waitMs: lsp?.waitMs,
+      })
+    );
   return {
-    diagnose: async (files, signal) => {
-      servers ??= import("../lsp/diagnostics.ts").then(({ SessionDiagnostics }) =>
-        new SessionDiagnostics({
-          workspace: spec.workspace,
-          prepare: helperCommands,
-          verdict,
-          servers: lsp?.servers,
-          firstWaitMs: lsp?.firstWaitMs,
-          waitMs: lsp?.waitMs,
-        })
-      );
-      return await (await servers).diagnose(files, signal);
-    },
+    diagnose: async (files, signal) => await (await load()).diagnose(files, signal),
+    // `skiff tool` reads without editing as often as not: no server starts for a read there.
+    opened: spec.agent === "tool"
+      ? () => {}
+      : (real, text) => void load().then((loaded) => loaded.opened(real, text), () => {}),
     // A module that failed to load started no server.
     close: async () => await (await servers?.catch(() => undefined))?.close(),
   };
@@ -295,7 +298,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       },
       launcher,
       background,
-      diagnostics: diagnostics?.diagnose,
+      diagnostics,
       commandUndo,
       fetch: globalThis.fetch,
     }),

@@ -41,6 +41,8 @@ interface ServerState {
   ready?: Promise<void>;
   /** Set once the server is switched off: why. */
   off?: string;
+  /** `off` was said in a tool's result. */
+  offSaid: boolean;
   /** The first wait (its start included) is over. */
   warm: boolean;
   busyInARow: number;
@@ -100,6 +102,21 @@ export class SessionDiagnostics {
     return report;
   }
 
+  /** Starts `real`'s server and opens the file there with `text`, without waiting; never throws. */
+  opened(real: string, text: string): void {
+    const definition = serverFor(this.#table, real);
+    if (!definition || this.#closed) return;
+    const state = this.#stateOf(definition);
+    const server = state?.server;
+    if (!state || !server) return;
+    const uri = fileUri(real);
+    state.ready!.then(async () => {
+      if (server.textOf(uri) === undefined) {
+        await server.send(uri, languageIdOf(definition, real), text);
+      }
+    }).catch(() => {});
+  }
+
   /** Stops every server; no server starts after. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -114,30 +131,37 @@ export class SessionDiagnostics {
     return this.#options.firstWaitMs ?? 1500;
   }
 
-  /** The server's state, starting it the first time; undefined (and a note once) when it may not run. */
-  #stateOf(definition: ServerDefinition, report: DiagnosticsReport): ServerState | undefined {
+  /**
+   * The server's state, starting it the first time; undefined when it may
+   * not run or was switched off (said once, in the first `report` given).
+   */
+  #stateOf(definition: ServerDefinition, report?: DiagnosticsReport): ServerState | undefined {
     let state = this.#states.get(definition.name);
     if (!state) {
-      state = { warm: false, busyInARow: 0 };
+      state = { warm: false, busyInARow: 0, offSaid: false };
       this.#states.set(definition.name, state);
       const refusal = this.#refusal(definition);
-      if (refusal) {
-        state.off = refusal;
-        report.notes.push(refusal);
-        return undefined;
-      }
-      const server = new LanguageServer(definition);
-      state.server = server;
-      const program = resolveProgram(definition.command[0], this.#options.workspace);
-      state.ready = withLimit(
-        server.start(program, this.#options.workspace, this.#options.prepare!),
-        this.#options.startLimitMs ?? 60_000,
-        "it did not answer initialize",
-      );
-      // A failure is read where the state is next awaited.
-      state.ready.catch(() => {});
+      if (refusal) state.off = refusal;
+      else this.#start(state, definition);
+    }
+    if (state.off && !state.offSaid && report) {
+      state.offSaid = true;
+      report.notes.push(state.off);
     }
     return state.off ? undefined : state;
+  }
+
+  #start(state: ServerState, definition: ServerDefinition): void {
+    const server = new LanguageServer(definition);
+    state.server = server;
+    const program = resolveProgram(definition.command[0], this.#options.workspace);
+    state.ready = withLimit(
+      server.start(program, this.#options.workspace, this.#options.prepare!),
+      this.#options.startLimitMs ?? 60_000,
+      "it did not answer initialize",
+    );
+    // A failure is read where the state is next awaited.
+    state.ready.catch(() => {});
   }
 
   #refusal(definition: ServerDefinition): string | undefined {
@@ -169,7 +193,7 @@ export class SessionDiagnostics {
       const send = await server.send(uri, languageId, file.before);
       before = await server.diagnosticsAfter(uri, send, deadline, signal);
     } else if (file.before !== null) {
-      before = await server.diagnosticsAfter(uri, 0, deadline, signal);
+      before = server.latest(uri) ?? await server.diagnosticsAfter(uri, 0, deadline, signal);
     }
     if (server.endedWith) throw new Error(server.endedWith);
     if (before === undefined) return undefined;
@@ -195,6 +219,7 @@ export class SessionDiagnostics {
   ): Promise<void> {
     if (state.off) return;
     state.off = `Language server ${definition.name} switched off for this session: ${why}.`;
+    state.offSaid = true;
     report.notes.push(state.off);
     await state.server?.stop();
   }

@@ -4,4 +4,10 @@
  */
 export { SessionDiagnostics, type SessionDiagnosticsOptions } from "./diagnostics.ts";
 export { formatDiagnostics } from "./format.ts";
-export type { ChangedFile, DiagnoseChanges, DiagnosticsReport, FileDiagnostic } from "./types.ts";
+export type {
+  ChangedFile,
+  DiagnoseChanges,
+  DiagnosticsReport,
+  FileDiagnostic,
+  LanguageServers,
+} from "./types.ts";

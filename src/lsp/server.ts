@@ -179,6 +179,15 @@ export class LanguageServer {
     return open.sends;
   }
 
+  /** What was published for the text sent last of `uri`, when that has come. */
+  latest(uri: string): Diagnostic[] | undefined {
+    const document = this.#documents.get(uri);
+    const published = this.#published.get(uri);
+    if (!document || !published || published.send < document.sends) return undefined;
+    if (published.version !== undefined && published.version < document.version) return undefined;
+    return published.diagnostics;
+  }
+
   /**
    * The diagnostics published for send `send` of `uri` (or a later one), or
    * undefined when none came by `deadline` (a `performance.now()` time).

@@ -42,3 +42,14 @@ export type DiagnoseChanges = (
   files: ChangedFile[],
   signal?: AbortSignal,
 ) => Promise<DiagnosticsReport | undefined>;
+
+/** The session's language servers as the file tools see them. */
+export interface LanguageServers {
+  /** New errors in files a tool changed; never throws. */
+  diagnose: DiagnoseChanges;
+  /**
+   * A file was read: start its server and open it there without waiting, so
+   * that an edit finds the server warm and the text before it checked.
+   */
+  opened(real: string, text: string): void;
+}

@@ -26,7 +26,7 @@ export async function withDiagnostics(
   if (files.length === 0) return result;
   let report;
   try {
-    report = await ctx.diagnostics(files, ctx.signal);
+    report = await ctx.diagnostics.diagnose(files, ctx.signal);
   } catch {
     return result;
   }
