@@ -216,10 +216,10 @@ export const AgentConfigSchema = z.strictObject({
 
 /** A language server the config names, beside the known ones (docs/config.md, `lsp`). */
 const LspServerSchema = z.strictObject({
-  /** Program and arguments; it speaks LSP over stdin and stdout. */
-  command: z.array(z.string().min(1)).min(1),
-  /** File name endings it checks, with the dot: [".ts", ".tsx"]. */
-  extensions: z.array(z.string().regex(/^\./, "an extension starts with a dot")).min(1),
+  /** Program and arguments; it speaks LSP over stdin and stdout. A new server needs it. */
+  command: z.array(z.string().min(1)).min(1).optional(),
+  /** File name endings it checks, with the dot: [".ts", ".tsx"]. A new server needs them. */
+  extensions: z.array(z.string().regex(/^\./, "an extension starts with a dot")).min(1).optional(),
   /** The LSP language id sent with each file. @default the extension without its dot */
   languageId: z.string().optional(),
   /** Sent as `initializationOptions` in `initialize`. */

@@ -21,8 +21,8 @@ export interface ServerDefinition {
 
 /** The config's `lsp.servers` entry, as src/config/schema.ts checks it. */
 export interface ServerConfig {
-  command: string[];
-  extensions: string[];
+  command?: string[];
+  extensions?: string[];
   languageId?: string;
   initializationOptions?: unknown;
   enabled?: boolean;
@@ -52,20 +52,29 @@ const KNOWN: readonly ServerDefinition[] = [
   { name: "rust", command: ["rust-analyzer"], extensions: [".rs"], languageId: "rust" },
 ];
 
-/** The known servers with the config's changes and additions; switched-off ones left out. */
+/**
+ * The known servers with the config's changes and additions; switched-off
+ * ones left out. An entry for a known name changes what it gives; a new name
+ * without `command` and `extensions` names nothing to start and is left out.
+ */
 export function serverTable(configured: Record<string, ServerConfig> = {}): ServerDefinition[] {
   const table = new Map(KNOWN.map((server) => [server.name, server]));
   for (const [name, entry] of Object.entries(configured)) {
+    const known = table.get(name);
     if (entry.enabled === false) {
       table.delete(name);
       continue;
     }
+    const command = entry.command ?? known?.command;
+    const extensions = entry.extensions ?? known?.extensions;
+    if (!command || !extensions) continue;
     table.set(name, {
       name,
-      command: entry.command,
-      extensions: entry.extensions,
-      languageId: entry.languageId,
-      initializationOptions: entry.initializationOptions,
+      command,
+      extensions,
+      languageIds: entry.languageId ? undefined : known?.languageIds,
+      languageId: entry.languageId ?? known?.languageId,
+      initializationOptions: entry.initializationOptions ?? known?.initializationOptions,
     });
   }
   return [...table.values()];
