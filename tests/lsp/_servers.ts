@@ -4,7 +4,7 @@
  * workspace whose calls go through `skiff tool`.
  */
 import { assert } from "../support/assert.ts";
-import { type Sandbox } from "../support/cli.ts";
+import type { Sandbox } from "../support/cli.ts";
 import * as path from "../../src/lib/path.ts";
 
 /** Fails loudly unless `program` is on PATH. */
