@@ -26,8 +26,13 @@ export type PrepareCommand = (
   cwd: string,
 ) => Promise<{ argv: string[]; env: Record<string, string> }>;
 
-/** Quiet time after a publish without a version before it counts as the whole answer. */
-const SETTLE_MS = 120;
+/**
+ * Quiet time after a publish without a version before it counts as the whole
+ * answer (a server may publish syntax errors first, type errors after); the
+ * first check of a file, often a project's first, takes longer between them.
+ */
+const SETTLE_MS = 150;
+const FIRST_SETTLE_MS = 400;
 /** How much of the server's stderr is kept to explain a failed start. */
 const STDERR_KEEP = 2000;
 
@@ -36,6 +41,8 @@ interface Published {
   version?: number;
   /** Which of our sends of the file it followed. */
   send: number;
+  /** When it came (`performance.now()`). */
+  at: number;
 }
 
 interface OpenDocument {
@@ -43,6 +50,8 @@ interface OpenDocument {
   text: string;
   /** Counts didOpen and didChange of this file. */
   sends: number;
+  /** When the last one went (`performance.now()`). */
+  sentAt: number;
 }
 
 /** `real` as a file URI. */
@@ -162,7 +171,7 @@ export class LanguageServer {
     if (!connection) throw new Error("the server was not started");
     const open = this.#documents.get(uri);
     if (!open) {
-      const document = { version: 1, text, sends: 1 };
+      const document = { version: 1, text, sends: 1, sentAt: performance.now() };
       this.#documents.set(uri, document);
       await connection.sendNotification("textDocument/didOpen", {
         textDocument: { uri, languageId, version: 1, text },
@@ -171,6 +180,7 @@ export class LanguageServer {
     }
     open.version++;
     open.sends++;
+    open.sentAt = performance.now();
     open.text = text;
     await connection.sendNotification("textDocument/didChange", {
       textDocument: { uri, version: open.version },
@@ -179,13 +189,20 @@ export class LanguageServer {
     return open.sends;
   }
 
-  /** What was published for the text sent last of `uri`, when that has come. */
+  /**
+   * What was published for the text sent last of `uri`, when that has come
+   * and nothing has followed it for the settling time.
+   */
   latest(uri: string): Diagnostic[] | undefined {
     const document = this.#documents.get(uri);
     const published = this.#published.get(uri);
     if (!document || !published || published.send < document.sends) return undefined;
-    if (published.version !== undefined && published.version < document.version) return undefined;
-    return published.diagnostics;
+    if (published.version !== undefined) {
+      return published.version < document.version ? undefined : published.diagnostics;
+    }
+    if (this.#early(published, document)) return undefined;
+    const settled = performance.now() - published.at >= this.#settleMs(document);
+    return settled ? published.diagnostics : undefined;
   }
 
   /**
@@ -202,6 +219,9 @@ export class LanguageServer {
     const answered = () => {
       const published = this.#published.get(uri);
       if (!published || published.send < send) return undefined;
+      if (published.version === undefined && document && this.#early(published, document)) {
+        return undefined;
+      }
       if (published.version !== undefined && document && published.version < document.version) {
         return undefined;
       }
@@ -216,7 +236,7 @@ export class LanguageServer {
       if (found && found !== last) {
         // A server that numbers no version may publish in steps (syntax, then types).
         last = found;
-        settledAt = now + SETTLE_MS;
+        settledAt = now + this.#settleMs(document);
       }
       if (last && now >= settledAt) return last.diagnostics;
       if (now >= deadline) return last?.diagnostics;
@@ -246,12 +266,22 @@ export class LanguageServer {
     await child.status.catch(() => {});
   }
 
+  /** Came sooner than the server checks after a change: the answer for an earlier text. */
+  #early(published: Published, document: OpenDocument): boolean {
+    return published.at < document.sentAt + (this.definition.checkDelayMs ?? 0);
+  }
+
+  #settleMs(document: OpenDocument | undefined): number {
+    return document?.sends === 1 ? FIRST_SETTLE_MS : SETTLE_MS;
+  }
+
   #onPublish(params: PublishDiagnosticsParams): void {
     const document = this.#documents.get(params.uri);
     this.#published.set(params.uri, {
       diagnostics: params.diagnostics,
       version: params.version ?? undefined,
       send: document?.sends ?? 0,
+      at: performance.now(),
     });
     for (const listener of this.#listeners) listener();
   }

@@ -17,6 +17,12 @@ export interface ServerDefinition {
   languageIds?: Record<string, string>;
   languageId?: string;
   initializationOptions?: unknown;
+  /**
+   * How long the server waits after a change before it checks, for a server
+   * whose diagnostics carry no version: what it publishes sooner is about an
+   * earlier text. @default 0
+   */
+  checkDelayMs?: number;
 }
 
 /** The config's `lsp.servers` entry, as src/config/schema.ts checks it. */
@@ -41,6 +47,8 @@ const KNOWN: readonly ServerDefinition[] = [
       ".jsx": "javascriptreact",
     },
     languageId: "javascript",
+    // typescript-language-server checks 300 ms (or more, for long files) after a change.
+    checkDelayMs: 250,
   },
   {
     name: "python",
@@ -75,6 +83,7 @@ export function serverTable(configured: Record<string, ServerConfig> = {}): Serv
       languageIds: entry.languageId ? undefined : known?.languageIds,
       languageId: entry.languageId ?? known?.languageId,
       initializationOptions: entry.initializationOptions ?? known?.initializationOptions,
+      checkDelayMs: entry.command ? undefined : known?.checkDelayMs,
     });
   }
   return [...table.values()];
