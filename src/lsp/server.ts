@@ -71,6 +71,7 @@ export class LanguageServer {
   #published = new Map<string, Published>();
   #listeners = new Set<() => void>();
   #endedWith?: string;
+  #stopped = false;
   #end!: (why: string) => void;
 
   constructor(definition: ServerDefinition) {
@@ -92,6 +93,7 @@ export class LanguageServer {
     const words = [program, ...this.definition.command.slice(1)];
     const line = ["exec", ...words.map(shellQuote)].join(" ");
     const prepared = await prepare(line, workspace);
+    if (this.#stopped) throw new Error("the session ended before it started");
     const child = spawn(prepared.argv[0], {
       args: prepared.argv.slice(1),
       env: prepared.env,
@@ -245,19 +247,16 @@ export class LanguageServer {
     return undefined;
   }
 
-  /** Asks the server to shut down, then ends the process; never throws. */
+  /**
+   * Ends the process at once, or keeps it from starting: it sees the
+   * workspace read-only and holds nothing to save, so a polite shutdown would
+   * only make the session's end wait. Never throws.
+   */
   async stop(): Promise<void> {
-    const connection = this.#connection;
+    this.#stopped = true;
+    this.#connection?.dispose();
     const child = this.#child;
     if (!child) return;
-    if (connection && this.#endedWith === undefined) {
-      const bye = (async () => {
-        await connection.sendRequest("shutdown");
-        await connection.sendNotification("exit");
-      })().catch(() => {});
-      await Promise.race([bye, new Promise((resolve) => setTimeout(resolve, 300))]);
-    }
-    connection?.dispose();
     try {
       child.kill("SIGKILL");
     } catch {
