@@ -31,10 +31,13 @@ export interface SessionDiagnosticsOptions {
   waitMs?: number;
   /** Milliseconds a server may take to answer `initialize` before it counts as hung. @default 60000 */
   startLimitMs?: number;
+  /**
+   * Milliseconds a running server may publish nothing after a file was sent
+   * to it before it counts as hung; slow is not hung, so far above any wait.
+   * @default 30000
+   */
+  hungAfterMs?: number;
 }
-
-/** Waits without an answer in a row after which a started server counts as hung. */
-const HUNG_AFTER_BUSY = 5;
 
 interface ServerState {
   server?: LanguageServer;
@@ -45,7 +48,6 @@ interface ServerState {
   offSaid: boolean;
   /** The first wait (its start included) is over. */
   warm: boolean;
-  busyInARow: number;
 }
 
 /** One session's language servers. */
@@ -79,13 +81,18 @@ export class SessionDiagnostics {
       try {
         const errors = await this.#diagnoseFile(state, definition, file, deadline, signal);
         if (errors === undefined) {
-          state.busyInARow++;
           if (!report.busy.includes(definition.name)) report.busy.push(definition.name);
-          if (state.busyInARow >= HUNG_AFTER_BUSY && state.warm) {
-            await this.#switchOff(state, definition, "it answered none of the last checks", report);
+          const silent = state.server?.unansweredForMs() ?? 0;
+          if (silent >= (this.#options.hungAfterMs ?? 30_000)) {
+            const seconds = Math.round(silent / 1000);
+            await this.#switchOff(
+              state,
+              definition,
+              `it answered nothing for ${seconds} s`,
+              report,
+            );
           }
         } else {
-          state.busyInARow = 0;
           report.errors.push(...errors);
         }
       } catch (error) {
@@ -138,7 +145,7 @@ export class SessionDiagnostics {
   #stateOf(definition: ServerDefinition, report?: DiagnosticsReport): ServerState | undefined {
     let state = this.#states.get(definition.name);
     if (!state) {
-      state = { warm: false, busyInARow: 0, offSaid: false };
+      state = { warm: false, offSaid: false };
       this.#states.set(definition.name, state);
       const refusal = this.#refusal(definition);
       if (refusal) state.off = refusal;

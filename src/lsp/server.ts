@@ -72,6 +72,8 @@ export class LanguageServer {
   #listeners = new Set<() => void>();
   #endedWith?: string;
   #stopped = false;
+  /** The first send since the server last published anything, when there is one. */
+  #unansweredSince?: number;
   #end!: (why: string) => void;
 
   constructor(definition: ServerDefinition) {
@@ -162,6 +164,11 @@ export class LanguageServer {
     await connection.sendNotification("initialized", {});
   }
 
+  /** How long the server has published nothing since a file was sent to it (0: it answered). */
+  unansweredForMs(): number {
+    return this.#unansweredSince === undefined ? 0 : performance.now() - this.#unansweredSince;
+  }
+
   /** The text this server last got for `uri`, or undefined when it never opened it. */
   textOf(uri: string): string | undefined {
     return this.#documents.get(uri)?.text;
@@ -174,6 +181,7 @@ export class LanguageServer {
     const open = this.#documents.get(uri);
     if (!open) {
       const document = { version: 1, text, sends: 1, sentAt: performance.now() };
+      this.#unansweredSince ??= document.sentAt;
       this.#documents.set(uri, document);
       await connection.sendNotification("textDocument/didOpen", {
         textDocument: { uri, languageId, version: 1, text },
@@ -183,6 +191,7 @@ export class LanguageServer {
     open.version++;
     open.sends++;
     open.sentAt = performance.now();
+    this.#unansweredSince ??= open.sentAt;
     open.text = text;
     await connection.sendNotification("textDocument/didChange", {
       textDocument: { uri, version: open.version },
@@ -275,6 +284,7 @@ export class LanguageServer {
   }
 
   #onPublish(params: PublishDiagnosticsParams): void {
+    this.#unansweredSince = undefined;
     const document = this.#documents.get(params.uri);
     this.#published.set(params.uri, {
       diagnostics: params.diagnostics,
