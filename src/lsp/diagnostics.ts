@@ -225,7 +225,9 @@ export class SessionDiagnostics {
     report: DiagnosticsReport,
   ): Promise<void> {
     if (state.off) return;
-    state.off = `Language server ${definition.name} switched off for this session: ${why}.`;
+    state.off = `Language server ${definition.name} switched off for this session: ${
+      why.replace(/[.\s]+$/, "")
+    }.`;
     state.offSaid = true;
     report.notes.push(state.off);
     await state.server?.stop();
