@@ -5,6 +5,7 @@
  * - one-shot `skiff run` against the mock endpoint, as a ratio to an empty
  *   `deno run` and phase by phase;
  * - then the edit and search benchmarks of the tool suite;
+ * - the time a language server adds to an edit, first and warm (scripts/bench_lsp.ts);
  * - a scripted 300-turn session in a 32k window (scripts/bench_long_session.ts):
  *   per-turn overhead first and last 50 turns, peak RSS, largest request.
  * Each figure is printed beside its bar (docs/performance.md lists them).
@@ -241,6 +242,7 @@ async function benchAll(): Promise<void> {
     ["first bash call", async () => (await import("./bench_first_bash.ts")).benchFirstBash()],
     ["edit", async () => (await import("./bench_edit.ts")).benchEdit()],
     ["search", async () => (await import("./bench_search.ts")).benchSearch()],
+    ["diagnostics after an edit", async () => (await import("./bench_lsp.ts")).benchLsp()],
     ["long session", async () => (await import("./bench_long_session.ts")).benchLongSession()],
     ["per turn and memory", async () => (await import("./bench_turns.ts")).benchTurns()],
     ["chat", async () => (await import("./bench_chat.ts")).benchChat()],

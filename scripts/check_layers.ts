@@ -30,6 +30,7 @@ export const LAYERS: readonly string[] = [
   "provider",
   "permission",
   "definitions",
+  "lsp", // language servers for the diagnostics after an edit
   "tools",
   "undo",
   "mcp",

@@ -37,6 +37,7 @@ export const BUILTIN_KEYS = [
   "harness_status",
   "harness_handoff",
   "harness_verify",
+  "lsp",
 ] as const;
 
 export type BuiltinKey = typeof BUILTIN_KEYS[number];

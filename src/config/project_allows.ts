@@ -47,9 +47,13 @@ export function projectAllows(config: Config): string[] {
   return found;
 }
 
-/** The project config with its allow rules (its own and its agents') taken out. */
+/**
+ * The project config with its allow rules (its own and its agents') taken
+ * out, and the language servers it names: a program the repository chose.
+ */
 export function withoutProjectAllows(config: Config): Config {
   const out: Config = { ...config };
+  if (config.lsp?.servers) out.lsp = { ...config.lsp, servers: undefined };
   if (config.permission) out.permission = withoutAllows(config.permission);
   if (config.agent) {
     out.agent = Object.fromEntries(

@@ -241,6 +241,34 @@ export const AgentConfigSchema = z.strictObject({
   mode: z.enum(["primary", "subagent", "all"]).optional(),
 });
 
+/** A language server the config names, beside the known ones (docs/config.md, `lsp`). */
+const LspServerSchema = z.strictObject({
+  /** Program and arguments; it speaks LSP over stdin and stdout. A new server needs it. */
+  command: z.array(z.string().min(1)).min(1).optional(),
+  /** File name endings it checks, with the dot: [".ts", ".tsx"]. A new server needs them. */
+  extensions: z.array(z.string().regex(/^\./, "an extension starts with a dot")).min(1).optional(),
+  /** The LSP language id sent with each file. @default the extension without its dot */
+  languageId: z.string().optional(),
+  /** Sent as `initializationOptions` in `initialize`. */
+  initializationOptions: z.unknown().optional(),
+  /** false switches a known server off. */
+  enabled: z.boolean().optional(),
+});
+
+/** Diagnostics from language servers after file edits (docs/config.md, `lsp`). */
+const LspSchema = z.strictObject({
+  /** false: no language server is started. @default true */
+  enabled: z.boolean().optional(),
+  /** Milliseconds an edit waits for a server's first file, its start included. @default 1500 */
+  firstWaitMs: positiveInt().optional(),
+  /** Milliseconds an edit waits for a running server. @default 700 */
+  waitMs: positiveInt().optional(),
+  /** Servers by name; a known name (typescript, python, go, rust) changes that one. */
+  servers: z.record(z.string(), LspServerSchema).optional(),
+});
+
+export type LspConfig = z.infer<typeof LspSchema>;
+
 export const ConfigSchema = z.strictObject({
   /** Editors' schema hint; allowed and ignored. */
   $schema: z.string().optional(),
@@ -249,6 +277,7 @@ export const ConfigSchema = z.strictObject({
   permission: PermissionSchema.optional(),
   sandbox: SandboxSchema.optional(),
   mcp: z.record(z.string(), McpServerSchema).optional(),
+  lsp: LspSchema.optional(),
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   /** Commands run at points of a session, in Claude Code's shape (docs/hooks.md). */
   hooks: HooksSchema.optional(),

@@ -222,6 +222,21 @@ export function ruleLayers(spec: EngineSpec, agentPermission?: PermissionConfig)
  * what is not "allow"). Only the `read` key of the rule table is asked —
  * the folder was approved with the search itself — and no one is asked.
  */
+/**
+ * The rule table's verdict on starting language server `name` (key `lsp`),
+ * asked without asking anyone: only "allow" starts it.
+ */
+export function lspVerdictFor(
+  spec: EngineSpec,
+  agentPermission?: PermissionConfig,
+): (name: string) => "allow" | "ask" | "deny" {
+  let layers: RuleLayer[] | undefined;
+  return (name) => {
+    layers ??= ruleLayers(spec, agentPermission);
+    return ruleVerdict(layers, "lsp", name).action;
+  };
+}
+
 export function readVerdictFor(
   spec: EngineSpec,
   agentPermission?: PermissionConfig,

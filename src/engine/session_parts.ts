@@ -28,7 +28,8 @@ import { loadSkillsAsync } from "../definitions/skills.ts";
 import { UsageError } from "../contracts/usage_error.ts";
 import { pickMaxOutputTokens, resolveModelLimits } from "../provider/model_limits.ts";
 import type { EngineIO, EngineSpec } from "./types.ts";
-import { buildGate, readVerdictFor, type SessionGate } from "./permission_gate.ts";
+import { buildGate, lspVerdictFor, readVerdictFor, type SessionGate } from "./permission_gate.ts";
+import type { LanguageServers } from "../lsp/types.ts";
 import { chooseSessionLauncher, landlockProbeCacheOf } from "./launcher.ts";
 import { type AvailableSandboxes, probeSandboxesFor } from "../sandbox/choose.ts";
 import { hiddenAround } from "../sandbox/hidden.ts";
@@ -130,6 +131,41 @@ function commandUndoFor(input: PartsInput): CommandSnapshots | undefined {
   });
 }
 
+/**
+ * The session's language servers for the diagnostics after an edit, loaded
+ * at the first changed file (src/lsp/), run contained like skiff's helper
+ * commands (read-only workspace); undefined when config switches them off.
+ */
+function sessionDiagnostics(
+  spec: EngineSpec,
+  helperCommands: SessionParts["helperCommands"],
+  verdict: (name: string) => "allow" | "ask" | "deny",
+): (LanguageServers & { close(): Promise<void> }) | undefined {
+  const lsp = spec.settings.lsp;
+  if (lsp?.enabled === false) return undefined;
+  let servers: Promise<import("../lsp/diagnostics.ts").SessionDiagnostics> | undefined;
+  const load = () =>
+    servers ??= import("../lsp/diagnostics.ts").then(({ SessionDiagnostics }) =>
+      new SessionDiagnostics({
+        workspace: spec.workspace,
+        prepare: helperCommands,
+        verdict,
+        servers: lsp?.servers,
+        firstWaitMs: lsp?.firstWaitMs,
+        waitMs: lsp?.waitMs,
+      })
+    );
+  return {
+    diagnose: async (files, signal) => await (await load()).diagnose(files, signal),
+    // `skiff tool` reads without editing as often as not: no server starts for a read there.
+    opened: spec.agent === "tool"
+      ? () => {}
+      : (real, text) => void load().then((loaded) => loaded.opened(real, text), () => {}),
+    // A module that failed to load started no server.
+    close: async () => await (await servers?.catch(() => undefined))?.close(),
+  };
+}
+
 /** The agent this session runs as; `tool` (skiff tool) uses build's tool set. */
 export function pickAgent(agents: AgentDefinition[], name: string, depth: number): AgentDefinition {
   const wanted = name === "tool" ? "build" : name;
@@ -177,6 +213,11 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
     ? gitSummary(spec.workspace, helperCommands)
     : undefined;
   const commandUndo = commandUndoFor(input);
+  const diagnostics = sessionDiagnostics(
+    spec,
+    helperCommands,
+    lspVerdictFor(spec, agent.permission),
+  );
   const background = new BackgroundProcesses(launcher, { commandUndo });
 
   const candidates: Tool[] = [...builtinTools()];
@@ -289,6 +330,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       },
       launcher,
       background,
+      diagnostics,
       commandUndo,
       fetch: globalThis.fetch,
     }),
@@ -302,6 +344,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       } finally {
         // A first undo snapshot warmed for a call that never ran (denied) may still be taken.
         await commandUndo?.settled();
+        await diagnostics?.close();
         await closeMcp();
         await sandboxState.close?.();
       }

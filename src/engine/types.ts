@@ -127,6 +127,8 @@ export interface EngineSettings {
   toolOutput?: Config["toolOutput"];
   /** How deep subagents may nest (config `subagents.maxDepth`). */
   maxSubagentDepth?: number;
+  /** Language servers for diagnostics after edits (config `lsp`; src/lsp/). */
+  lsp?: Config["lsp"];
 }
 
 /** How a prompt's run ended; the CLI alone maps these to exit codes (docs/cli.md). */

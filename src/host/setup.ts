@@ -333,6 +333,7 @@ export async function prepare(
       undo: config.undo,
       toolOutput: config.toolOutput,
       maxSubagentDepth: config.subagents?.maxDepth,
+      lsp: config.lsp,
     },
   };
   decideProjectServers(spec, projectServers);

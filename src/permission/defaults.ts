@@ -53,6 +53,8 @@ const DEFAULT_PERMISSION: Record<BuiltinKey, RuleLayer["permission"][string]> = 
   harness_status: "allow",
   harness_handoff: "allow",
   harness_verify: "allow",
+  // Language servers run contained (read-only workspace), as a helper command does.
+  lsp: "allow",
 };
 
 export function defaultLayer(): RuleLayer {

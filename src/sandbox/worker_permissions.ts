@@ -92,11 +92,13 @@ export function workerPermissions(input: WorkerPermissionInput): Deno.Permission
     present,
   );
   // Deno's cache names: the Landlock exec step must use the same cache as skiff.
+  // XDG_RUNTIME_DIR: the language-server client library reads it when it loads (src/lsp/).
   const env = [
     ...allowedEnvNames(input.envNames ?? []),
     ...(input.engineEnvNames ?? []),
     "DENO_DIR",
     "XDG_CACHE_HOME",
+    "XDG_RUNTIME_DIR",
   ];
   return {
     read,

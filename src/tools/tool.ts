@@ -8,6 +8,7 @@ import type { FileLedger } from "./files/file_ledger.ts";
 import type { Access, ToolResult } from "../contracts/tool_call.ts";
 import type { Todo } from "../contracts/todo.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
+import type { LanguageServers } from "../lsp/types.ts";
 
 // The shared shapes live in src/contracts/ so lower layers need not import tools.
 export type { Access, ToolErrorCode, ToolResult } from "../contracts/tool_call.ts";
@@ -70,6 +71,11 @@ export interface ToolContext {
   todos: { get(): Todo[]; set(todos: Todo[]): void };
   launcher: ProcessLauncher;
   background: BackgroundTable;
+  /**
+   * The session's language servers, asked after a file tool changed files
+   * (src/lsp/); absent: no diagnostics.
+   */
+  diagnostics?: LanguageServers;
   /** Network fetch; injected so tests never reach the network. */
   fetch: typeof fetch;
   /**

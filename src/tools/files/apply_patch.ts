@@ -12,6 +12,7 @@ import { declaredPaths, plan, type PlannedChange } from "./_apply_patch_plan.ts"
 import { diskWriter, type FileWriter } from "./_file_io.ts";
 import { commitChangeSet, planChangeSet, previewChange, withFileLocks } from "./change_set.ts";
 import { fileAccess, withFileErrors } from "../tool_paths.ts";
+import { withDiagnostics } from "./_diagnostics.ts";
 
 export const applyPatchSchema = z.lazy(() =>
   z.object({
@@ -87,13 +88,15 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
     async execute(input, ctx) {
       const operations = parsePatch(input.patch);
       const paths = declaredPaths(operations, ctx).map((p) => p.real);
-      return await withFileErrors(
+      let written: PlannedChange[] = [];
+      const result = await withFileErrors(
         "the files of this patch",
         "change",
         () =>
           withFileLocks(ctx.files, paths, async () => {
             const changes = await plan(operations, ctx);
             await commitChangeSet(ctx, planChangeSet(ctx, changes), { io });
+            written = changes;
             const summary = summarise(changes);
             return {
               output:
@@ -115,6 +118,8 @@ export function createApplyPatchTool(io: FileWriter = diskWriter) {
             };
           }),
       );
+      // Outside the files' locks: the language servers' wait holds no other call.
+      return await withDiagnostics(ctx, result, written);
     },
   });
 }

@@ -20,7 +20,8 @@ import {
   toLf,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
+import { commitFileChange, diffMetadata, type FileChange, withLockedFile } from "./change_set.ts";
+import { withDiagnostics } from "./_diagnostics.ts";
 import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath, type ToolPath } from "../tool_paths.ts";
 
 /** Built with the edit schema, when that is first needed. */
@@ -145,11 +146,17 @@ function summarise(
   }).${tail}`;
 }
 
-async function createFile(path: ToolPath, content: string, ctx: ToolContext): Promise<ToolResult> {
+async function createFile(
+  path: ToolPath,
+  content: string,
+  ctx: ToolContext,
+  changed: FileChange[],
+): Promise<ToolResult> {
   const after = toLf(content);
   const bytes = new TextEncoder().encode(content);
   const change = { target: path, before: null, after: bytes, beforeText: null, afterText: after };
   const diff = await commitFileChange(ctx, change, "create");
+  changed.push(change);
   return {
     output: `Created ${path.display} (${linesText(countLines(after))}).`,
     title: `${path.display} (created)`,
@@ -191,51 +198,61 @@ export const editTool = defineTool({
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
     const edits = collectEdits(input);
-    return await withLockedFile(ctx, target, "edit", "Give the path of a file.", async (before) => {
-      if (before === null) {
-        if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx);
-        throw new ToolError(
-          "not_found",
-          `${target.display} does not exist.`,
-          "Check the path (glob can find the file), or use write to create a new file.",
-        );
-      }
-      ctx.files.assertEditable(target.real, before, target.display);
-      if (looksBinary(before)) {
-        throw new ToolError(
-          "binary_file",
-          `${target.display} is a binary file; edit changes text files only.`,
-        );
-      }
-      const doc = decodeText(before);
-      let result: { text: string; outcomes: EditOutcome[] };
-      if (isCreation(edits) && doc.text === "") {
-        result = { text: toLf(edits[0].new_string), outcomes: [] };
-      } else {
-        result = applyEdits(doc.text, edits, target.display);
-      }
-      if (result.text === doc.text) {
-        throw new ToolError(
-          "no_op_edit",
-          `The edit would leave ${target.display} exactly as it is; nothing was written.`,
-          "Put the text you want in new_string, or skip this edit.",
-        );
-      }
-      const after = encodeText(result.text, doc);
-      const change = { target, before, after, beforeText: doc.text, afterText: result.text };
-      const diff = await commitFileChange(ctx, change, "write");
-      const lines = countLines(result.text);
-      const output = result.outcomes.length
-        ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
-        : `Wrote ${target.display} (${linesText(lines)}).`;
-      return {
-        output,
-        title: `${target.display} (+${diff.additions} -${diff.deletions})`,
-        metadata: {
-          ...diffMetadata(diff),
-          replacers: result.outcomes.map((o) => o.replacer),
-        },
-      };
-    });
+    const changed: FileChange[] = [];
+    const result = await withLockedFile(
+      ctx,
+      target,
+      "edit",
+      "Give the path of a file.",
+      async (before) => {
+        if (before === null) {
+          if (isCreation(edits)) return await createFile(target, edits[0].new_string, ctx, changed);
+          throw new ToolError(
+            "not_found",
+            `${target.display} does not exist.`,
+            "Check the path (glob can find the file), or use write to create a new file.",
+          );
+        }
+        ctx.files.assertEditable(target.real, before, target.display);
+        if (looksBinary(before)) {
+          throw new ToolError(
+            "binary_file",
+            `${target.display} is a binary file; edit changes text files only.`,
+          );
+        }
+        const doc = decodeText(before);
+        let result: { text: string; outcomes: EditOutcome[] };
+        if (isCreation(edits) && doc.text === "") {
+          result = { text: toLf(edits[0].new_string), outcomes: [] };
+        } else {
+          result = applyEdits(doc.text, edits, target.display);
+        }
+        if (result.text === doc.text) {
+          throw new ToolError(
+            "no_op_edit",
+            `The edit would leave ${target.display} exactly as it is; nothing was written.`,
+            "Put the text you want in new_string, or skip this edit.",
+          );
+        }
+        const after = encodeText(result.text, doc);
+        const change = { target, before, after, beforeText: doc.text, afterText: result.text };
+        const diff = await commitFileChange(ctx, change, "write");
+        changed.push(change);
+        const lines = countLines(result.text);
+        const output = result.outcomes.length
+          ? summarise(target.display, result.outcomes, diff.additions, diff.deletions, lines)
+          : `Wrote ${target.display} (${linesText(lines)}).`;
+        return {
+          output,
+          title: `${target.display} (+${diff.additions} -${diff.deletions})`,
+          metadata: {
+            ...diffMetadata(diff),
+            replacers: result.outcomes.map((o) => o.replacer),
+          },
+        };
+      },
+    );
+    // Outside the file's lock: the language server's wait holds no other call.
+    return await withDiagnostics(ctx, result, changed);
   },
 });

@@ -202,6 +202,8 @@ async function readTarget(
   }
   ctx.files.markRead(target.real, bytes);
   const { text, encoding } = decodeText(bytes);
+  // The file's language server starts now, so a later edit finds it warm.
+  ctx.diagnostics?.opened(target.real, text);
   // Not UTF-8: say so, so the model knows what it sees and that writes keep it.
   const encodingNote = encoding === "utf-8"
     ? ""

@@ -18,7 +18,8 @@ import {
   toLf,
 } from "./_file_io.ts";
 import { fileDiff } from "./_file_diff.ts";
-import { commitFileChange, diffMetadata, withLockedFile } from "./change_set.ts";
+import { commitFileChange, diffMetadata, type FileChange, withLockedFile } from "./change_set.ts";
+import { withDiagnostics } from "./_diagnostics.ts";
 import { fileAccess, PREVIEW_MAX_BYTES, resolveToolPath } from "../tool_paths.ts";
 
 export const writeSchema = z.lazy(() =>
@@ -68,7 +69,8 @@ export const writeTool = defineTool({
 
   async execute(input, ctx) {
     const target = resolveToolPath(ctx, input.file_path);
-    return await withLockedFile(
+    const changed: FileChange[] = [];
+    const result = await withLockedFile(
       ctx,
       target,
       "write",
@@ -95,6 +97,7 @@ export const writeTool = defineTool({
           afterText: planned.afterText,
         };
         const diff = await commitFileChange(ctx, change, "write");
+        changed.push(change);
         const output = before === null
           ? `Created ${target.display} (${linesText(lines)}).`
           : `Replaced ${target.display}: ${linesText(lines)}, was ${
@@ -109,5 +112,7 @@ export const writeTool = defineTool({
         };
       },
     );
+    // Outside the file's lock: the language server's wait holds no other call.
+    return await withDiagnostics(ctx, result, changed);
   },
 });

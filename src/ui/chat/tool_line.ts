@@ -54,6 +54,9 @@ function endOf(metadata: Record<string, unknown> | undefined): { text: string; f
   if (typeof metadata.exitCode === "number") {
     return { text: `exit ${metadata.exitCode}`, failed: metadata.exitCode !== 0 };
   }
+  // A file tool's new errors from the language server (src/lsp/): the call itself succeeded.
+  const errors = (metadata.diagnostics as { errors?: unknown[] } | undefined)?.errors?.length;
+  if (errors) return { text: `${errors} new error${errors === 1 ? "" : "s"}`, failed: false };
   return { text: "", failed: false };
 }
 

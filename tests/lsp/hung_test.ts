@@ -1,0 +1,80 @@
+/**
+ * A server that answers `initialize` and then never publishes: each edit
+ * waits no longer than the bound and says the server is busy; once it has
+ * been silent past the hang limit it is switched off, said once, and the
+ * next edit does not wait for it at all.
+ */
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { SessionDiagnostics } from "../../src/lsp/diagnostics.ts";
+import * as path from "../../src/lib/path.ts";
+
+// Answers initialize (LSP framing over stdio) and nothing else, ever.
+const SILENT_SERVER = `
+let buffered = Buffer.alloc(0);
+process.stdin.on("data", (chunk) => {
+  buffered = Buffer.concat([buffered, chunk]);
+  for (;;) {
+    const head = buffered.indexOf("\\r\\n\\r\\n");
+    if (head < 0) return;
+    const length = Number(/Content-Length: (\\d+)/i.exec(buffered.subarray(0, head).toString())[1]);
+    if (buffered.length < head + 4 + length) return;
+    const message = JSON.parse(buffered.subarray(head + 4, head + 4 + length).toString());
+    buffered = buffered.subarray(head + 4 + length);
+    if (message.method !== "initialize") continue;
+    const body = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { capabilities: {} } });
+    process.stdout.write("Content-Length: " + Buffer.byteLength(body) + "\\r\\n\\r\\n" + body);
+  }
+});
+`;
+
+Deno.test("a server that never publishes is bounded per edit, then switched off once", async () => {
+  const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-hung-" });
+  const server = path.join(workspace, "silent.cjs");
+  await Deno.writeTextFile(server, SILENT_SERVER);
+  const diagnostics = new SessionDiagnostics({
+    workspace,
+    prepare: (command, cwd) =>
+      Promise.resolve({
+        argv: ["sh", "-c", `cd '${cwd}' && ${command}`],
+        env: Deno.env.toObject(),
+      }),
+    verdict: () => "allow",
+    servers: { silent: { command: ["node", server], extensions: [".silent"] } },
+    firstWaitMs: 3000,
+    waitMs: 300,
+    hungAfterMs: 4000,
+  });
+  const file = {
+    real: path.join(workspace, "a.silent"),
+    display: "a.silent",
+    before: "a",
+    after: "b",
+  };
+  try {
+    const timed = async () => {
+      const started = performance.now();
+      const report = await diagnostics.diagnose([file]);
+      return { report: report!, took: performance.now() - started };
+    };
+    const first = await timed();
+    assertEquals(first.report.busy, ["silent"]);
+    assert(first.took < 3000 + 1000, `first edit took ${first.took} ms`);
+    let switchedOff: string[] = [];
+    for (let round = 0; round < 30 && switchedOff.length === 0; round++) {
+      const next = await timed();
+      assert(next.took < 300 + 1000, `an edit took ${next.took} ms with a 300 ms wait`);
+      switchedOff = next.report.notes;
+    }
+    assertEquals(switchedOff.length, 1);
+    assertStringIncludes(
+      switchedOff[0],
+      "silent switched off for this session: it answered nothing",
+    );
+    const after = await timed();
+    assertEquals(after.report, { errors: [], busy: [], notes: [] });
+    assert(after.took < 100, `a switched-off server still held the edit ${after.took} ms`);
+  } finally {
+    await diagnostics.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+});
