@@ -134,8 +134,11 @@ class InlineChatRenderer implements ChatRenderer {
         this.#toolCompleted(event);
         break;
       case "permission.decided":
-        if (event.decision === "deny") {
-          this.#note(this.#style.red(`✗ ${event.tool} refused (${event.source})`));
+        // A started call's own line says it was refused, and why: said once.
+        if (event.decision === "deny" && !this.#running.has(event.call_id)) {
+          this.#note(
+            this.#style.red(`✗ ${neutraliseControls(event.tool)} refused (${event.source})`),
+          );
         }
         break;
       case "provider.retry":

@@ -68,9 +68,9 @@ Deno.test("the answer and tool lines go to the scrollback; input and status stay
   assertEquals(
     terminal.text(),
     [
-      "Result",
+      "# Result",
       "",
-      "All good.",
+      "All **good**.",
       "",
       "• one",
       "• two",
@@ -191,7 +191,7 @@ Deno.test("NO_COLOR gives no colour; TERM=dumb gives plain appended text with no
   assertEquals(
     dumb.terminal.text(),
     [
-      "Hello there.",
+      "Hello **there**.",
       "",
       "Second paragraph.",
       "Todo 0/1",
