@@ -75,15 +75,14 @@ export class Screen {
       this.#regionCursor = next.cursor;
     }
     // The input side keeps the terminal in raw mode, where a newline does not return the carriage.
-    text = text.replace(/\r?\n/g, "\r\n");
-    const ending = text.endsWith("\n") ? text : text + "\n";
+    text = (text.endsWith("\n") ? text : text + "\n").replace(/\r?\n/g, "\r\n");
     if (!this.redraw) {
       // Appended only: each piece on lines of its own, so the user's message and the answer
       // never share a line.
-      this.#write(ending);
+      this.#write(text);
       return;
     }
-    this.#write(this.#erase() + ending + this.#draw());
+    this.#write(this.#erase() + text + this.#draw());
   }
 
   /** Replace the region's rows (already wrapped to `regionWidth`) and where the cursor sits. */
