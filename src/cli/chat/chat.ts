@@ -172,7 +172,12 @@ class ChatSession {
     this.renderer.setInput(
       this.editor.text,
       this.editor.cursor,
-      hint ?? (this.#busy ? "working… Esc to stop · Enter queues a message" : undefined),
+      hint ??
+        (this.#busy
+          ? "working… Esc to stop · Enter queues a message"
+          : this.editor.hasCollapsedPaste
+          ? "Ctrl-O shows the pasted text · Enter sends it whole"
+          : undefined),
     );
   }
 
@@ -203,7 +208,10 @@ class ChatSession {
   async #onKey(key: Key): Promise<void> {
     // While a turn runs, Ctrl-C stops it whatever the input holds.
     if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) return this.#stopTurn();
-    if (key.kind === "ctrl-o") return this.renderer.expandTool();
+    // Ctrl-O shows what is collapsed: a long paste in the input first, else the last call.
+    if (key.kind === "ctrl-o") {
+      return this.editor.expandPastes() ? this.#redraw() : this.renderer.expandTool();
+    }
     if (key.kind === "ctrl-t") return this.#toggleReasoning();
     const action = this.editor.handle(key);
     switch (action.kind) {

@@ -1,8 +1,11 @@
 /**
  * The model's answer as markdown for a terminal: headings, lists, bold,
  * italics, inline code, fenced code (coloured by `highlight.ts` once it has
- * loaded), links with their address, quotes and rules. `marked`'s lexer
- * reads the markdown; its tokens are drawn here as lines of text.
+ * loaded), links with their address, quotes, rules and aligned tables.
+ * `marked`'s lexer reads the markdown; its tokens are drawn here as lines of
+ * text. Without colour (NO_COLOR, TERM=dumb) emphasis keeps plain-text
+ * marks (`**bold**`, `_italic_`, backticks, `#` before a heading), so it
+ * still reads as emphasis.
  *
  * Streaming: `MarkdownStream` lexes what has arrived; every top-level block
  * but the last is finished and goes to the scrollback for good, the last one
@@ -13,7 +16,7 @@
 import type { Token, Tokens } from "marked";
 import { neutraliseControls } from "../safe_text.ts";
 import type { Style } from "./style.ts";
-import { wrapLine } from "./width.ts";
+import { textWidth, wrapLine } from "./width.ts";
 
 type Lexer = (source: string) => Token[];
 
@@ -125,7 +128,11 @@ function renderBlock(token: Token, options: MarkdownOptions, width: number): str
     case "heading": {
       const text = inline((token as Tokens.Heading).tokens, style);
       const depth = (token as Tokens.Heading).depth;
-      const styled = depth === 1 ? style.bold(style.underline(text)) : style.bold(text);
+      const styled = !style.color
+        ? `${"#".repeat(depth)} ${text}`
+        : depth === 1
+        ? style.bold(style.underline(text))
+        : style.bold(text);
       return wrapAll(styled, width);
     }
     case "paragraph":
@@ -188,13 +195,97 @@ function list(token: Tokens.List, options: MarkdownOptions, width: number): stri
   return lines;
 }
 
+/** Cells between two columns, and what the header rule puts there. */
+const COLUMN_GAP = " │ ";
+const RULE_GAP = "─┼─";
+/** Narrowest a column is squeezed to before the table is drawn row by row instead. */
+const MIN_COLUMN = 6;
+
+/**
+ * A table with its columns aligned: each as wide as its widest cell, the
+ * widest ones narrowed until the table fits, cells wrapped inside their
+ * column, and the rule under the header kept. Too many columns to fit even
+ * narrowed: each row as `header: value` lines.
+ */
 function table(token: Tokens.Table, style: Style, width: number): string[] {
-  const row = (cells: Tokens.TableCell[]) =>
-    cells.map((cell) => inline(cell.tokens, style)).join(style.dim(" │ "));
+  const header = token.header.map((cell) => inline(cell.tokens, style));
+  const rows = token.rows.map((cells) => cells.map((cell) => inline(cell.tokens, style)));
+  const columns = header.length;
+  const room = width - COLUMN_GAP.length * (columns - 1);
+  const natural = header.map((_, column) =>
+    Math.max(1, ...[header, ...rows].map((cells) => cellWidth(cells[column] ?? "")))
+  );
+  const widths = fitColumns(natural, room);
+  if (!widths) return stackedRows(header, rows, style, width);
+  const line = (cells: string[], strong: boolean) =>
+    tableRow(cells, widths, token.align, strong ? style.bold : (text: string) => text, style);
   return [
-    style.bold(row(token.header)),
-    ...token.rows.map(row),
-  ].flatMap((line) => wrapLine(line, width));
+    ...line(header, true),
+    style.dim(widths.map((cells) => "─".repeat(cells)).join(RULE_GAP)),
+    ...rows.flatMap((cells) => line(cells, false)),
+  ];
+}
+
+function cellWidth(cell: string): number {
+  return Math.max(0, ...cell.split("\n").map(textWidth));
+}
+
+/** Column widths summing to at most `room`: the widest narrowed first; undefined when none fit. */
+function fitColumns(natural: number[], room: number): number[] | undefined {
+  const widths = [...natural];
+  let total = widths.reduce((sum, cells) => sum + cells, 0);
+  while (total > room) {
+    const widest = widths.indexOf(Math.max(...widths));
+    if (widths[widest] <= MIN_COLUMN) return undefined;
+    widths[widest]--;
+    total--;
+  }
+  return widths;
+}
+
+/** One table row as terminal lines: every cell wrapped in its column, padded as aligned. */
+function tableRow(
+  cells: string[],
+  widths: number[],
+  align: Tokens.Table["align"],
+  emphasis: (text: string) => string,
+  style: Style,
+): string[] {
+  const wrapped = widths.map((columnWidth, column) =>
+    (cells[column] ?? "").split("\n").flatMap((part) => wrapLine(part, columnWidth))
+  );
+  const height = Math.max(...wrapped.map((parts) => parts.length));
+  const lines: string[] = [];
+  for (let row = 0; row < height; row++) {
+    const pieces = widths.map((columnWidth, column) => {
+      const text = wrapped[column][row] ?? "";
+      // A colour left open at a wrap would run into the padding and the next column.
+      const closed = style.color && text.includes("\x1b") ? text + "\x1b[0m" : text;
+      return pad(emphasis(closed), columnWidth - textWidth(text), align[column]);
+    });
+    lines.push(pieces.join(style.dim(COLUMN_GAP.trimEnd()) + " ").trimEnd());
+  }
+  return lines;
+}
+
+function pad(text: string, spare: number, align: Tokens.Table["align"][number]): string {
+  const fill = Math.max(0, spare);
+  if (align === "right") return " ".repeat(fill) + text;
+  if (align === "center") {
+    const left = Math.floor(fill / 2);
+    return " ".repeat(left) + text + " ".repeat(fill - left);
+  }
+  return text + " ".repeat(fill);
+}
+
+/** A table too wide for the terminal: each row as its cells under their headers' names. */
+function stackedRows(header: string[], rows: string[][], style: Style, width: number): string[] {
+  return rows.flatMap((cells, index) => [
+    ...(index > 0 ? [style.dim("─".repeat(Math.min(width, 20)))] : []),
+    ...cells.flatMap((cell, column) =>
+      wrapAll(`${style.bold(header[column] ?? "")}: ${cell}`, width)
+    ),
+  ]);
 }
 
 /** Inline tokens as one string (may hold newlines from hard breaks). */
@@ -205,14 +296,22 @@ function inline(tokens: Token[] | undefined, style: Style): string {
 
 function inlineOne(token: Token, style: Style): string {
   switch (token.type) {
-    case "strong":
-      return style.bold(inline((token as Tokens.Strong).tokens, style));
-    case "em":
-      return style.italic(inline((token as Tokens.Em).tokens, style));
-    case "del":
-      return style.dim(inline((token as Tokens.Del).tokens, style));
-    case "codespan":
-      return style.cyan(safe((token as Tokens.Codespan).text));
+    case "strong": {
+      const text = inline((token as Tokens.Strong).tokens, style);
+      return style.color ? style.bold(text) : `**${text}**`;
+    }
+    case "em": {
+      const text = inline((token as Tokens.Em).tokens, style);
+      return style.color ? style.italic(text) : `_${text}_`;
+    }
+    case "del": {
+      const text = inline((token as Tokens.Del).tokens, style);
+      return style.color ? style.dim(text) : `~~${text}~~`;
+    }
+    case "codespan": {
+      const code = safe((token as Tokens.Codespan).text);
+      return style.color ? style.cyan(code) : `\`${code}\``;
+    }
     case "br":
       return "\n";
     case "link": {

@@ -134,8 +134,11 @@ class InlineChatRenderer implements ChatRenderer {
         this.#toolCompleted(event);
         break;
       case "permission.decided":
-        if (event.decision === "deny") {
-          this.#note(this.#style.red(`✗ ${event.tool} refused (${event.source})`));
+        // A started call's own line says it was refused, and why: said once.
+        if (event.decision === "deny" && !this.#running.has(event.call_id)) {
+          this.#note(
+            this.#style.red(`✗ ${neutraliseControls(event.tool)} refused (${event.source})`),
+          );
         }
         break;
       case "provider.retry":
@@ -197,7 +200,7 @@ class InlineChatRenderer implements ChatRenderer {
 
   print(text: string): void {
     this.#endAnswer();
-    this.#screen.scroll(neutraliseControls(text));
+    this.#scroll(neutraliseControls(text));
     this.#redraw();
   }
 
@@ -210,7 +213,7 @@ class InlineChatRenderer implements ChatRenderer {
       columns: this.#screen.regionWidth,
       expanded: true,
     });
-    this.#screen.scroll(lines.join("\n") + "\n");
+    this.#scroll(lines.join("\n") + "\n");
     this.#redraw();
   }
 
@@ -281,8 +284,8 @@ class InlineChatRenderer implements ChatRenderer {
     }
     this.#stream ??= new MarkdownStream(lex, this.#markdown);
     const step = this.#stream.push(text);
-    if (step.done.length) this.#screen.scroll(step.done.join("\n") + "\n");
     this.#live = step.live;
+    if (step.done.length) this.#scroll(step.done.join("\n") + "\n");
   }
 
   #think(text: string): void {
@@ -339,13 +342,13 @@ class InlineChatRenderer implements ChatRenderer {
       this.#stream.push(this.#unlexed);
     } else if (this.#unlexed) {
       // marked never loaded: the answer is still shown, as plain safe text.
-      this.#screen.scroll(neutraliseControls(this.#unlexed) + "\n");
+      this.#scroll(neutraliseControls(this.#unlexed) + "\n");
     }
     this.#unlexed = "";
     const rest = this.#stream?.finish() ?? [];
-    if (rest.length) this.#screen.scroll(rest.join("\n") + "\n");
     this.#stream = undefined;
     this.#live = [];
+    if (rest.length) this.#scroll(rest.join("\n") + "\n");
   }
 
   #toolStarted(event: EventOf<"tool.started">): void {
@@ -371,7 +374,7 @@ class InlineChatRenderer implements ChatRenderer {
       style: this.#style,
       columns: this.#screen.regionWidth,
     });
-    this.#screen.scroll(lines.join("\n") + "\n");
+    this.#scroll(lines.join("\n") + "\n");
     this.#finished.set(event.call_id, { event, input });
     // Turn 0: a call no model turn asked for (`!command`, `@path`): no turn ends it.
     if (event.turn === 0 && !this.#running.size) this.#stopWorking();
@@ -400,8 +403,13 @@ class InlineChatRenderer implements ChatRenderer {
     );
   }
 
+  /** Finished text into the scrollback, the region under it drawn as it is now. */
+  #scroll(text: string): void {
+    this.#screen.scroll(text, this.#region());
+  }
+
   #note(text: string): void {
-    this.#screen.scroll(text + "\n");
+    this.#scroll(text + "\n");
   }
 
   #todoLines(maxRows: number): string[] {
@@ -445,9 +453,15 @@ class InlineChatRenderer implements ChatRenderer {
     return formatStatusLine(this.#status, working, this.#style, this.#screen.regionWidth);
   }
 
-  /** Build the bottom region from the current state and hand it to the screen. */
+  /** Hand the bottom region, built from the current state, to the screen. */
   #redraw(): void {
-    if (this.#disposed || this.#suspended || !this.#screen.redraw) return;
+    const region = this.#region();
+    if (region) this.#screen.setRegion(region.rows, region.cursor);
+  }
+
+  /** The bottom region from the current state; none while it is not drawn. */
+  #region(): { rows: string[]; cursor?: RegionCursor } | undefined {
+    if (this.#disposed || this.#suspended || !this.#screen.redraw) return undefined;
     const width = this.#screen.regionWidth;
     const budget = this.#screen.rows - 1;
     const bottom: string[] = [];
@@ -489,6 +503,6 @@ class InlineChatRenderer implements ChatRenderer {
     const rows = [...live, ...bottom].slice(-budget);
     if (cursor) cursor.row += rows.length - bottom.length + inputStart;
     if (cursor && cursor.row < 0) cursor = undefined;
-    this.#screen.setRegion(rows, cursor);
+    return { rows, cursor };
   }
 }

@@ -41,8 +41,6 @@ export class Screen {
   #region: string[] = [];
   #regionCursor: RegionCursor | undefined;
   #hidden = false;
-  /** The scrollback does not end in a newline (text of the answer still streaming). */
-  #midLine = false;
 
   constructor(options: ScreenOptions) {
     this.#output = options.output;
@@ -64,18 +62,27 @@ export class Screen {
     return this.#columns - 1;
   }
 
-  /** Append finished text to the scrollback, keeping the region below it. */
-  scroll(text: string): void {
+  /**
+   * Append finished text to the scrollback, with the region below it: `next`
+   * when given (what the region shows now that the text is finished), so a
+   * region about to shrink is never drawn at its old height under the text
+   * and then cut, which would leave empty rows under the prompt.
+   */
+  scroll(text: string, next?: { rows: string[]; cursor?: RegionCursor }): void {
     if (!text) return;
+    if (next) {
+      this.#region = next.rows;
+      this.#regionCursor = next.cursor;
+    }
     // The input side keeps the terminal in raw mode, where a newline does not return the carriage.
-    text = text.replace(/\r?\n/g, "\r\n");
+    text = (text.endsWith("\n") ? text : text + "\n").replace(/\r?\n/g, "\r\n");
     if (!this.redraw) {
+      // Appended only: each piece on lines of its own, so the user's message and the answer
+      // never share a line.
       this.#write(text);
-      this.#midLine = !text.endsWith("\n");
       return;
     }
-    const ending = text.endsWith("\n") ? text : text + "\n";
-    this.#write(this.#erase() + ending + this.#draw());
+    this.#write(this.#erase() + text + this.#draw());
   }
 
   /** Replace the region's rows (already wrapped to `regionWidth`) and where the cursor sits. */
@@ -117,7 +124,6 @@ export class Screen {
   /** Erase the region and leave the cursor at the start of a fresh line. */
   close(): void {
     if (this.redraw && !this.#hidden) this.#write(this.#erase() + "\x1b[?25h");
-    else if (this.#midLine) this.#write("\n");
     this.#hidden = true;
   }
 

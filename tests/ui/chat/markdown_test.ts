@@ -62,9 +62,10 @@ Deno.test("markdown: headings, lists, bold, inline code, fenced code and links a
   const plain = renderMarkdown(ANSWER, lex, { columns: 40, style: makeStyle(false) });
   const text = plain.join("\n");
   assert(!text.includes("\x1b"), "plain style writes no escape sequence");
-  assertEquals(plain[0], "Plan");
-  assertStringIncludes(text, "Some bold text, slanted, inline code");
-  assertStringIncludes(text, "link (https://example.org/docs)");
+  // Without colour the marks stay, so emphasis and code still read as such.
+  assertEquals(plain[0], "# Plan");
+  assertStringIncludes(text, "Some **bold** text, _slanted_, `inline\ncode`");
+  assertStringIncludes(text, "link\n(https://example.org/docs)");
   assertStringIncludes(text, "• first item with a long enough");
   assertStringIncludes(text, "  - nested".replace("-", "•"));
   assertStringIncludes(text, "1. one\n2. two");
@@ -82,7 +83,8 @@ Deno.test("markdown: headings, lists, bold, inline code, fenced code and links a
   assertStringIncludes(coloured, "\x1b[36minline code\x1b[39m");
   assertStringIncludes(coloured, "\x1b[4mlink\x1b[24m");
   assertStringIncludes(coloured, "\x1b[1m\x1b[4mPlan");
-  assertEquals(stripAnsi(coloured), text);
+  // With colour the style carries the emphasis: no marks.
+  assertStringIncludes(stripAnsi(coloured), "Some bold text, slanted, inline code");
 });
 
 Deno.test("fenced code gets syntax colour once highlight.js has loaded, and stays plain without colour", async () => {
@@ -113,4 +115,53 @@ Deno.test("a model's escape sequences in the answer and in code are shown, not o
     assertStringIncludes(stripAnsi(text), "Clear \\x1b[2J now\n and \\u202eevil");
     assertStringIncludes(stripAnsi(text), "printf '\\x1b]0;title\\x07'");
   }
+});
+
+const TABLE = [
+  "| Name | Role | Notes |",
+  "| :--- | :---: | ---: |",
+  "| ls | lists | short |",
+  "| ripgrep | searches files by regular expression, fast, respecting ignore files | 12 |",
+  "",
+].join("\n");
+
+Deno.test("a table is drawn aligned, with its header rule, its cells wrapped inside their columns", async () => {
+  const lex = await loadMarkdown();
+  for (const columns of [99, 79, 59]) {
+    const lines = renderMarkdown(TABLE, lex, { columns, style: makeStyle(false) });
+    const bars = lines.map((line) => [...line.matchAll(/[│┼]/g)].map((match) => match.index));
+    // Every row puts its column separators at the same cells, the rule included.
+    for (const row of bars) assertEquals(row, bars[0], lines.join("\n"));
+    assertEquals(bars[0].length, 2);
+    assert(lines[1].startsWith("────") && lines[1].includes("─┼─"), lines[1]);
+    assert(lines[0].startsWith("Name") && lines[0].includes("Role"), lines[0]);
+    for (const line of lines) assert(line.length <= columns, `${columns}: ${line}`);
+    // Right-aligned column: its value ends where the column does.
+    const short = lines.find((line) => line.startsWith("ls "))!;
+    assert(short.endsWith("short"), short);
+    // The long cell wraps inside its column at spaces: its words all there, in order.
+    const middle = lines.slice(2).map((line) => line.split("│")[1]?.trim() ?? "").join(" ");
+    assertStringIncludes(
+      middle.replace(/\s+/g, " "),
+      "searches files by regular expression, fast, respecting ignore files",
+    );
+  }
+  const coloured = renderMarkdown(TABLE, lex, { columns: 59, style: makeStyle(true) });
+  assertEquals(
+    coloured.map(stripAnsi),
+    renderMarkdown(TABLE, lex, { columns: 59, style: makeStyle(false) }),
+  );
+  assertStringIncludes(coloured[0], "\x1b[1mName");
+});
+
+Deno.test("a table with more columns than fit is drawn row by row, each cell under its header's name", async () => {
+  const lex = await loadMarkdown();
+  const header = Array.from({ length: 8 }, (_, index) => `column${index}`);
+  const source = `| ${header.join(" | ")} |\n|${" --- |".repeat(8)}\n| ${
+    header.map((_, index) => `value number ${index}`).join(" | ")
+  } |\n`;
+  const lines = renderMarkdown(source, lex, { columns: 40, style: makeStyle(false) });
+  assertEquals(lines[0], "column0: value number 0");
+  assertEquals(lines[7], "column7: value number 7");
+  for (const line of lines) assert(line.length <= 40, line);
 });

@@ -68,9 +68,9 @@ Deno.test("the answer and tool lines go to the scrollback; input and status stay
   assertEquals(
     terminal.text(),
     [
-      "Result",
+      "# Result",
       "",
-      "All good.",
+      "All **good**.",
       "",
       "• one",
       "• two",
@@ -191,7 +191,7 @@ Deno.test("NO_COLOR gives no colour; TERM=dumb gives plain appended text with no
   assertEquals(
     dumb.terminal.text(),
     [
-      "Hello there.",
+      "Hello **there**.",
       "",
       "Second paragraph.",
       "Todo 0/1",
@@ -374,4 +374,37 @@ Deno.test("reasoning shown streams into the scrollback as it comes, then its col
   emit("message.completed", { turn: 2, text: "Two.\n" });
   assert(!terminal.text().includes("Hidden again."), terminal.text());
   renderer.dispose();
+});
+
+Deno.test("a long block leaving the bottom region is never drawn there again under its own text", async () => {
+  const { terminal, renderer, emit } = await setup();
+  renderer.setInput("", 0);
+  emit("turn.started", { turn: 1 });
+  const items = Array.from({ length: 60 }, (_, index) => `- item ${index}`).join("\n");
+  for (const line of items.split("\n")) emit("message.delta", { turn: 1, text: `${line}\n` });
+  // The next block starts: the list goes to the scrollback, and the region under it is the
+  // new block's; a region drawn at the list's height and then cut would leave empty rows.
+  let before = terminal.raw.length;
+  emit("message.delta", { turn: 1, text: "\nThe end of it.\n" });
+  const written = terminal.raw.slice(before);
+  assertEquals(written.split("item 59").length - 1, 1, "the list's last row written once");
+  // The answer ends with a long last block: the same.
+  for (const line of items.split("\n")) emit("message.delta", { turn: 1, text: `\n${line}` });
+  before = terminal.raw.length;
+  emit("message.completed", { turn: 1, text: "" });
+  assertEquals(terminal.raw.slice(before).split("item 59").length - 1, 1);
+  assertStringIncludes(terminal.text(), "• item 59\n>\n");
+  renderer.dispose();
+});
+
+Deno.test("TERM=dumb: the user's message and the answer are on lines of their own", async () => {
+  const dumb = await setup({ color: false, redraw: false });
+  dumb.renderer.print("› what is this?");
+  dumb.emit("turn.started", { turn: 1 });
+  dumb.emit("message.delta", { turn: 1, text: "It is a test." });
+  dumb.emit("message.completed", { turn: 1, text: "" });
+  dumb.renderer.print("› and then?");
+  dumb.renderer.dispose();
+  assertStringIncludes(dumb.terminal.text(), "› what is this?\nIt is a test.\n");
+  assertStringIncludes(dumb.terminal.text(), "\n› and then?");
 });

@@ -99,7 +99,8 @@ export function helpCommand<C extends ChatControls>(
           ...(custom.length ? ["Custom commands:", ...custom.map(line)] : []),
           "Keys: Enter sends · Alt+Enter or a trailing \\ adds a line · ↑/↓ history · Ctrl-R search",
           "      @path inlines a file (Tab completes) · !command runs a shell command",
-          "      Ctrl-O writes the last tool call out whole · Ctrl-T shows or collapses reasoning",
+          "      Ctrl-O shows a collapsed paste, else the last tool call, whole",
+          "      Ctrl-T shows or collapses reasoning",
           "      Esc or Ctrl-C stops the agent · Ctrl-D or Ctrl-C twice exits",
         ].join("\n"),
       );

@@ -3,6 +3,11 @@
  * (↑/↓ on the first or last line), Ctrl-R reverse search, and the keys that
  * send, add a line, interrupt or exit. Pure: keys in, an action out; the
  * terminal side draws `view()`.
+ *
+ * A long paste would fill the screen and push the prompt off it, so it
+ * stands in the buffer as one label (`[pasted 300 lines]`) until it is
+ * sent, whole, or shown whole with `expandPastes()`; Backspace right after
+ * the label takes the paste out.
  */
 import type { Key } from "./keys.ts";
 
@@ -26,6 +31,11 @@ export interface EditorView {
   searching?: { query: string; match?: string };
 }
 
+/** A paste of more lines than this stands in the input as a label. */
+const COLLAPSE_LINES = 10;
+/** Or of more characters than this (one very long line). */
+const COLLAPSE_CHARACTERS = 2000;
+
 export class LineEditor {
   text = "";
   cursor = 0;
@@ -35,6 +45,8 @@ export class LineEditor {
   #draft = "";
   #search: { query: string; from: number; match?: number } | undefined;
   #armedExit = false;
+  /** Collapsed pastes: the label standing in the buffer, and the text it stands for. */
+  #pastes = new Map<string, string>();
 
   constructor(history: string[] = []) {
     this.#history = history;
@@ -57,13 +69,57 @@ export class LineEditor {
     this.cursor += text.length;
   }
 
+  /** Whether the buffer holds a paste shown as its label. */
+  get hasCollapsedPaste(): boolean {
+    return [...this.#pastes.keys()].some((label) => this.text.includes(label));
+  }
+
+  /** Every collapsed paste put in whole; false when there was none. */
+  expandPastes(): boolean {
+    let expanded = false;
+    for (const [label, pasted] of this.#pastes) {
+      const at = this.text.indexOf(label);
+      if (at < 0) continue;
+      this.text = this.text.slice(0, at) + pasted + this.text.slice(at + label.length);
+      if (this.cursor >= at + label.length) this.cursor += pasted.length - label.length;
+      else if (this.cursor > at) this.cursor = at + pasted.length;
+      expanded = true;
+    }
+    this.#pastes.clear();
+    return expanded;
+  }
+
+  /** The buffer as it is sent: each label replaced by the text it stands for. */
+  #whole(text: string): string {
+    for (const [label, pasted] of this.#pastes) {
+      const at = text.indexOf(label);
+      if (at >= 0) text = text.slice(0, at) + pasted + text.slice(at + label.length);
+    }
+    return text;
+  }
+
+  #paste(text: string): void {
+    const lines = text.split("\n").length;
+    if (lines <= COLLAPSE_LINES && text.length <= COLLAPSE_CHARACTERS) return this.insert(text);
+    const size = lines > 1 ? `${lines} lines` : `${text.length} characters`;
+    let label = `[pasted ${size}]`;
+    // A second paste of the same size, or the label typed by hand: a label of its own.
+    for (let n = 2; this.#pastes.has(label) || this.text.includes(label); n++) {
+      label = `[pasted ${size} #${n}]`;
+    }
+    this.#pastes.set(label, text);
+    this.insert(label);
+  }
+
   handle(key: Key): EditorAction {
     if (key.kind !== "ctrl-c") this.#armedExit = false;
     if (this.#search) return this.#handleSearch(key);
     switch (key.kind) {
       case "text":
-      case "paste":
         this.insert(key.text);
+        return { kind: "none" };
+      case "paste":
+        this.#paste(key.text);
         return { kind: "none" };
       case "newline":
         this.insert("\n");
@@ -76,19 +132,27 @@ export class LineEditor {
           this.insert("\n");
           return { kind: "none" };
         }
-        const text = this.text;
+        const text = this.#whole(this.text);
         if (!text.trim()) return { kind: "none" };
+        this.#pastes.clear();
         this.set("");
         this.remember(text);
         this.#draft = "";
         return { kind: "submit", text };
       }
-      case "backspace":
-        if (this.cursor > 0) {
+      case "backspace": {
+        const before = this.text.slice(0, this.cursor);
+        const label = [...this.#pastes.keys()].find((label) => before.endsWith(label));
+        if (label) {
+          this.text = before.slice(0, -label.length) + this.text.slice(this.cursor);
+          this.cursor -= label.length;
+          this.#pastes.delete(label);
+        } else if (this.cursor > 0) {
           this.text = this.text.slice(0, this.cursor - 1) + this.text.slice(this.cursor);
           this.cursor -= 1;
         }
         return { kind: "none" };
+      }
       case "delete":
         this.text = this.text.slice(0, this.cursor) + this.text.slice(this.cursor + 1);
         return { kind: "none" };
@@ -157,6 +221,7 @@ export class LineEditor {
   /** Ctrl-C with text clears it the second time round; kept here for the caller. */
   clear(): void {
     this.set("");
+    this.#pastes.clear();
   }
 
   #moveLine(direction: -1 | 1): EditorAction {
