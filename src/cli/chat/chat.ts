@@ -164,12 +164,28 @@ class ChatSession {
     : new AppendEcho((text) => Deno.stdout.writeSync(new TextEncoder().encode(text)));
 
   #redraw(hint?: string): void {
+    const search = this.editor.view().searching;
+    if (search) return this.#drawSearch(search.query, search.match);
     this.#echo?.show(this.editor.text);
     this.renderer.setInput(
       this.editor.text,
       this.editor.cursor,
       hint ?? (this.#busy ? "working… Esc to stop · Enter queues a message" : undefined),
     );
+  }
+
+  /**
+   * Ctrl-R: the match found so far stands in the input, the cursor on the
+   * query inside it, and the line below says what is being searched for.
+   */
+  #drawSearch(query: string, match: string | undefined): void {
+    const found = match ?? "";
+    const at = query && match !== undefined ? found.indexOf(query) : -1;
+    const hint = `search history: ${query}${
+      query && match === undefined ? " (no match)" : ""
+    } · Ctrl-R older · Enter sends · Esc cancels`;
+    this.#echo?.show(`(search) ${query}: ${found}`);
+    this.renderer.setInput(found, at < 0 ? found.length : at, hint);
   }
 
   /** Ctrl-T: the reasoning shown from now on (and the last one written out), or collapsed again. */
