@@ -100,8 +100,12 @@ async function withChat(
       pick: () => Promise.resolve(picks.shift()),
       tellModel: (note) => void fake.sent.push(`(note) ${note}`),
       showEarlier: (sessionId) => {
-        fake.printed.push(`(earlier) ${sessionId}`);
-        return Promise.resolve(true);
+        // The chat draws these through its renderer; the prompts are what a test can read.
+        const items = replayItems(fake.spec, sessionId);
+        fake.printed.push(
+          items.flatMap((item) => item.kind === "prompt" ? [`› ${item.text}`] : []).join("\n"),
+        );
+        return Promise.resolve(items.length > 0);
       },
       reasoning: {
         reasoningShown: false,
