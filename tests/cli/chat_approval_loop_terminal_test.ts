@@ -1,9 +1,9 @@
 /**
  * The chat at a real terminal (tmux) against the scripted mock: after an
  * approved tool call, the input and the status line come back by
- * themselves, every time. One chat answers many approvals in a row; after
- * each, the bottom rows must show the empty input and the status line with
- * no key pressed.
+ * themselves, every time. One chat answers 50 approvals, two a turn for
+ * 25 turns; after each turn the bottom rows must show the empty input and
+ * the status line with no key pressed.
  */
 import { assert } from "../support/assert.ts";
 import type { MockTurn } from "../support/mock_server.ts";
