@@ -40,6 +40,7 @@ import { lastStoredReasoning, pickSession, resumedStatus, resumeHint } from "./s
 import { watchTerminalSize } from "../../ui/chat/input/terminal_size.ts";
 import { AppendEcho } from "../../ui/chat/input/append_echo.ts";
 import { canRedraw } from "../../ui/chat/style.ts";
+import { textWidth } from "../../ui/chat/width.ts";
 
 export interface ChatOptions extends CommonOptions {
   continue?: boolean;
@@ -147,7 +148,14 @@ class ChatSession {
     this.renderer.dispose();
     await this.#engine?.close();
     if (this.#sessionId) {
-      console.log(`Continue this conversation with: ${resumeHint(this.#sessionId)}`);
+      // Too wide for one row: the command on a row of its own, never cut between two.
+      const command = resumeHint(this.#sessionId);
+      const hint = `Continue this conversation with: ${command}`;
+      console.log(
+        textWidth(hint) < terminalSize().columns
+          ? hint
+          : `Continue this conversation with:\n  ${command}`,
+      );
     }
     return ExitCode.ok;
   }

@@ -68,9 +68,11 @@ function pieces(text: string): string[] {
 /**
  * One line cut into rows of at most `columns` cells, breaking after a space
  * where one is near, else inside the word. Never splits a wide character or
- * an emoji sequence across rows.
+ * an emoji sequence across rows. With `keepWords` a word longer than a row
+ * (an id, a path, a command) is never cut: it gets a row of its own, which
+ * the terminal folds, so it can still be selected and copied whole.
  */
-export function wrapLine(line: string, columns: number): string[] {
+export function wrapLine(line: string, columns: number, keepWords = false): string[] {
   const width = Math.max(1, columns);
   if (textWidth(line) <= width) return [line];
   const rows: string[] = [];
@@ -79,7 +81,7 @@ export function wrapLine(line: string, columns: number): string[] {
   let lastSpace = -1; // index in `row` just after the last space
   for (const piece of pieces(line)) {
     const cells = piece.startsWith("\x1b") ? 0 : textWidth(piece);
-    if (rowWidth + cells > width) {
+    if (rowWidth + cells > width && !(keepWords && piece !== " " && lastSpace <= 0 && row)) {
       if (lastSpace > 0 && lastSpace < row.length) {
         rows.push(row.slice(0, lastSpace).trimEnd());
         row = row.slice(lastSpace);
