@@ -39,6 +39,11 @@ Deno.test({
           assert(words.includes(word), `"${word}" cut across rows:\n${question.join("\n")}`);
         }
         assert(question.every((row) => row.length < 60), question.join("\n"));
+        // A choice that fits a row is kept whole on one, its rule with it.
+        assert(
+          question.includes("[a] always bash(echo narrow-terminal *) (this session)"),
+          question.join("\n"),
+        );
         await press(session, "y");
         await shows(session, "Narrow done.");
         await press(session, "C-d");

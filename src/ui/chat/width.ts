@@ -79,23 +79,33 @@ export function wrapLine(line: string, columns: number, keepWords = false): stri
   let row = "";
   let rowWidth = 0;
   let lastSpace = -1; // index in `row` just after the last space
+  // With keepWords, after the last run of two spaces: skiff's own lines set
+  // items apart so (an approval's choices), and an item is kept whole when
+  // the row is at least a third full without it.
+  let lastGap = -1;
   for (const piece of pieces(line)) {
     const cells = piece.startsWith("\x1b") ? 0 : textWidth(piece);
     if (rowWidth + cells > width && !(keepWords && piece !== " " && lastSpace <= 0 && row)) {
-      if (lastSpace > 0 && lastSpace < row.length) {
-        rows.push(row.slice(0, lastSpace).trimEnd());
-        row = row.slice(lastSpace);
+      const gapFits = keepWords && lastGap > 0 && textWidth(row.slice(0, lastGap)) >= width / 3;
+      const at = gapFits ? lastGap : lastSpace;
+      if (at > 0 && at < row.length) {
+        rows.push(row.slice(0, at).trimEnd());
+        row = row.slice(at);
       } else {
         rows.push(row.trimEnd());
         row = "";
       }
       rowWidth = textWidth(row);
-      lastSpace = -1;
+      lastSpace = row.lastIndexOf(" ") + 1 || -1;
+      lastGap = -1;
       if (piece === " " && row === "") continue;
     }
     row += piece;
     rowWidth += cells;
-    if (piece === " ") lastSpace = row.length;
+    if (piece === " ") {
+      lastSpace = row.length;
+      if (row.endsWith("  ")) lastGap = row.length;
+    }
   }
   if (row) rows.push(row);
   return rows;

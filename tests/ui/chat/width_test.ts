@@ -36,3 +36,16 @@ Deno.test("wrapLine with keepWords breaks at spaces and never cuts a word longer
   // Without it the id is cut to the width.
   assertEquals(wrapLine("see ses_0123456789abcdef", 12), ["see", "ses_01234567", "89abcdef"]);
 });
+
+Deno.test("wrapLine with keepWords breaks between items set two spaces apart, keeping each whole", () => {
+  const line = "Allow? [y] yes, once  [a] always bash(echo round-2 *) (this session)  " +
+    "[h] always bash(echo round-2 *) here (saved to the project config)  [n] no  " +
+    "[r] no, and tell the model why  [Esc] stop";
+  assertEquals(wrapLine(line, 59, true), [
+    "Allow? [y] yes, once",
+    "[a] always bash(echo round-2 *) (this session)",
+    // Longer than a row: cut at its last space that fits, never inside a word.
+    "[h] always bash(echo round-2 *) here (saved to the project",
+    "config)  [n] no  [r] no, and tell the model why  [Esc] stop",
+  ]);
+});
