@@ -210,9 +210,9 @@ export async function inShell(
   await Deno.mkdir(bin);
   await Deno.writeTextFile(
     path.join(bin, "skiff"),
-    `#!/bin/sh\nexec ${quote(Deno.execPath())} run --quiet -A --unstable-worker-options --no-prompt ${
-      quote(MAIN)
-    } "$@"\n`,
+    `#!/bin/sh\nexec ${
+      quote(Deno.execPath())
+    } run --quiet -A --unstable-worker-options --no-prompt ${quote(MAIN)} "$@"\n`,
     { mode: 0o755 },
   );
   await options.prepare?.(sandbox);
