@@ -6,7 +6,7 @@
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
-import { ExitCode } from "./exit_codes.ts";
+import { ExitCode, UsageError } from "./exit_codes.ts";
 import { reportFatal } from "./report_fatal.ts";
 import { mark, reportTimings } from "../boot/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
@@ -17,6 +17,15 @@ import {
   SANDBOX_OPTIONS,
 } from "../boot/engine_options.ts";
 import { runEngineCommand } from "./engine_commands.ts";
+import {
+  headlessRunOptions,
+  mistypedCommand,
+  PRINT_FLAGS,
+  RUN_ONLY_OPTIONS,
+  runOnlyFlagsGiven,
+  runsHeadless,
+  unknownCommand,
+} from "./bare_prompt.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -119,6 +128,8 @@ export function buildProgram(setExit: (code: number) => void): Command {
       "after",
       `
 Examples:
+  skiff "explain this repo"            # the chat, with this first message
+  skiff -p "explain this repo"         # headless: the answer on stdout, as skiff run
   skiff run "explain what main.ts does"
   echo "fix the failing test" | skiff run --json
   skiff run --continue "now add a test for it"
@@ -129,12 +140,24 @@ Environment: OPENAI_API_KEY, OPENAI_BASE_URL, SKIFF_MODEL, SKIFF_CONFIG_DIR, SKI
 Docs: README.md and docs/ in the skiff repository.`,
     );
 
-  // `skiff` alone (or with -c / --resume) opens the interactive session.
-  addChatFlags(addSandboxFlags(program.enablePositionalOptions()))
-    .action(async (options) => {
-      const { chatCommand } = await load<typeof import("./chat/chat.ts")>("./chat/chat.ts");
-      setExit(await chatCommand([], options));
-    });
+  // `skiff` alone (or with -c / --resume) opens the interactive session; with
+  // a prompt it opens it with that message, or runs it headless (bare_prompt.ts).
+  const root = addChatFlags(
+    addSandboxFlags(
+      program.enablePositionalOptions().argument(
+        "[prompt...]",
+        "a first message; headless (or with -p) it runs as `skiff run` does",
+      ),
+    ),
+  ).option(PRINT_FLAGS, "run the prompt headless and print the answer, as `skiff run`");
+  for (const spec of RUN_ONLY_OPTIONS) {
+    const option = new Option(spec.flags, spec.description).hideHelp();
+    if (spec.repeatable) option.argParser(collect);
+    root.addOption(option);
+  }
+  root.action(async (prompt: string[], options: Record<string, unknown>) => {
+    setExit(await rootCommand(prompt, options, program.commands.map((command) => command.name())));
+  });
   addChatFlags(
     addSandboxFlags(
       program.command("chat").argument("[prompt...]", "a first message (optional)"),
@@ -476,6 +499,37 @@ Examples:
 
   addExamples(program);
   return program;
+}
+
+/** `skiff [prompt…]`: the chat, with a first message when there is one, or a headless run. */
+async function rootCommand(
+  prompt: string[],
+  options: Record<string, unknown>,
+  commands: string[],
+): Promise<number> {
+  try {
+    const suggestion = mistypedCommand(prompt, [...commands, "help"]);
+    if (suggestion) throw unknownCommand(prompt, suggestion);
+    const atTerminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
+    if ((prompt.length || options.print) && runsHeadless(options, atTerminal)) {
+      return await runEngineCommand({
+        command: "run",
+        prompt,
+        options: headlessRunOptions(options),
+      });
+    }
+    const runOnly = runOnlyFlagsGiven(options);
+    if (runOnly.length) {
+      throw new UsageError(
+        `${runOnly.join(", ")} ${runOnly.length === 1 ? "is" : "are"} for a headless run.`,
+        'Add -p to run the prompt headless: skiff -p "…", or use skiff run.',
+      );
+    }
+  } catch (error) {
+    return reportFatal(error);
+  }
+  const { chatCommand } = await load<typeof import("./chat/chat.ts")>("./chat/chat.ts");
+  return await chatCommand(prompt, options);
 }
 
 /** Parses `args` and runs the command; returns the exit code. */

@@ -8,7 +8,7 @@ import { chatCommands, type SessionControls } from "../../src/cli/chat/commands/
 import { CommandRegistry } from "../../src/ui/chat/input/commands.ts";
 import { INIT_PROMPT } from "../../src/cli/chat/commands/prompts.ts";
 import { listModels } from "../../src/cli/chat/commands/model.ts";
-import { earlierMessages } from "../../src/cli/chat/sessions.ts";
+import { replayItems } from "../../src/cli/chat/replay.ts";
 import type { EngineSpec } from "../../src/engine/types.ts";
 import type { EngineHandle } from "../../src/engine/handle.ts";
 import { openStore } from "../../src/store/store.ts";
@@ -99,6 +99,14 @@ async function withChat(
       },
       pick: () => Promise.resolve(picks.shift()),
       tellModel: (note) => void fake.sent.push(`(note) ${note}`),
+      showEarlier: (sessionId) => {
+        // The chat draws these through its renderer; the prompts are what a test can read.
+        const items = replayItems(fake.spec, sessionId);
+        fake.printed.push(
+          items.flatMap((item) => item.kind === "prompt" ? [`› ${item.text}`] : []).join("\n"),
+        );
+        return Promise.resolve(items.length > 0);
+      },
       reasoning: {
         reasoningShown: false,
         showReasoning: (on) => void fake.reasoning.push(on ? "show" : "collapse"),
@@ -471,10 +479,12 @@ Deno.test("/thinking writes out the last reasoning (a resumed session's from the
     add("assistant", [{ type: "reasoning", text: "second of the last" }]);
     store.close();
     await fake.controls.reopen({ sessionId: session.id });
-    // The replay of a resumed session keeps the collapsed line above an answer that had reasoning.
-    assert.match(
-      earlierMessages(fake.spec, session.id),
-      /› last question\n\n✻ thought for 2 lines\nthe answer/,
+    // The replay of a resumed session puts back what the person typed.
+    assert.deepEqual(
+      replayItems(fake.spec, session.id).flatMap((item) =>
+        item.kind === "prompt" ? [item.text] : []
+      ),
+      ["old question", "last question"],
     );
     await run(fake, "/thinking");
     assert.deepEqual(fake.reasoning, [

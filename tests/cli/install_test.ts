@@ -44,6 +44,8 @@ Deno.test("deno task install makes a skiff command that runs a prompt from anoth
     assertEquals(install.code, 0, install.stderr);
     const skiff = path.join(installRoot, "bin", "skiff");
     assert((await Deno.stat(skiff)).isFile, `${skiff} was not written`);
+    // Deno's own progress-line clears would erase the chat's bottom region.
+    assertStringIncludes(await Deno.readTextFile(skiff), " --quiet ");
 
     // From a folder outside the clone, by name, as the README has it.
     const env = {

@@ -95,7 +95,7 @@ export function skiffLine(sandbox: Sandbox, args = ""): string {
     .join(" ");
   return `cd ${quote(sandbox.workspace)} && env -i ${env} TERM=xterm ${
     quote(Deno.execPath())
-  } run -A --unstable-worker-options --no-prompt ${
+  } run --quiet -A --unstable-worker-options --no-prompt ${
     quote(MAIN)
   } ${args}; echo SKIFF_EXIT=$?; sleep 60`;
 }
@@ -210,9 +210,9 @@ export async function inShell(
   await Deno.mkdir(bin);
   await Deno.writeTextFile(
     path.join(bin, "skiff"),
-    `#!/bin/sh\nexec ${quote(Deno.execPath())} run -A --unstable-worker-options --no-prompt ${
-      quote(MAIN)
-    } "$@"\n`,
+    `#!/bin/sh\nexec ${
+      quote(Deno.execPath())
+    } run --quiet -A --unstable-worker-options --no-prompt ${quote(MAIN)} "$@"\n`,
     { mode: 0o755 },
   );
   await options.prepare?.(sandbox);

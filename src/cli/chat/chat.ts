@@ -38,16 +38,13 @@ import type { SessionControls } from "./commands/mod.ts";
 import { InlineBroker } from "../../ui/interactive_broker.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { fencedBlock } from "../../lib/markdown_fence.ts";
-import {
-  earlierMessages,
-  lastStoredReasoning,
-  pickSession,
-  resumedStatus,
-  resumeHint,
-} from "./sessions.ts";
+import { replayItems, withNotes } from "./replay.ts";
+import { loadMarkdown } from "../../ui/chat/markdown.ts";
+import { lastStoredReasoning, pickSession, resumedStatus, resumeHint } from "./sessions.ts";
 import { watchTerminalSize } from "../../ui/chat/input/terminal_size.ts";
 import { AppendEcho } from "../../ui/chat/input/append_echo.ts";
 import { canRedraw } from "../../ui/chat/style.ts";
+import { textWidth } from "../../ui/chat/width.ts";
 
 export interface ChatOptions extends CommonOptions {
   continue?: boolean;
@@ -132,9 +129,7 @@ class ChatSession {
     for (const line of readHistory(this.#history)) this.editor.remember(line);
     if (this.selector.sessionId || this.selector.continueLatest) {
       await this.#ensureEngine();
-      this.renderer.setStatus(resumedStatus(this.spec, this.#sessionId!));
-      const earlier = earlierMessages(this.spec, this.#sessionId!);
-      if (earlier) this.renderer.print(earlier);
+      await this.#showEarlier(this.#sessionId!);
     }
     this.renderer.print(
       neutraliseControls(
@@ -157,9 +152,36 @@ class ChatSession {
     this.renderer.dispose();
     await this.#engine?.close();
     if (this.#sessionId) {
-      console.log(`Continue this conversation with: ${resumeHint(this.#sessionId)}`);
+      // Too wide for one row: the command on a row of its own, never cut between two.
+      const command = resumeHint(this.#sessionId);
+      const hint = `Continue this conversation with: ${command}`;
+      console.log(
+        textWidth(hint) < terminalSize().columns
+          ? hint
+          : `Continue this conversation with:\n  ${command}`,
+      );
     }
     return ExitCode.ok;
+  }
+
+  /**
+   * A resumed session's earlier prompts, drawn as they were live (replay.ts);
+   * then its status line as the last run left it. False when it has none.
+   */
+  async #showEarlier(sessionId: string): Promise<boolean> {
+    const items = replayItems(this.spec, sessionId);
+    if (items.length) {
+      // Answers are markdown: drawn as they were live once the lexer is in.
+      await loadMarkdown().catch(() => {});
+      this.renderer.print(neutraliseControls(`── earlier in ${sessionId} ──`));
+      for (const item of items) {
+        if (item.kind === "prompt") this.renderer.print(neutraliseControls(`› ${item.text}`));
+        else this.renderer.event(this.#chatHints(item.event));
+      }
+      this.renderer.print("── now ──");
+    }
+    this.renderer.setStatus(resumedStatus(this.spec, sessionId));
+    return items.length > 0;
   }
 
   /** TERM=dumb: the renderer draws no input, so it is echoed by appending. */
@@ -168,6 +190,8 @@ class ChatSession {
     : new AppendEcho((text) => Deno.stdout.writeSync(new TextEncoder().encode(text)));
 
   #redraw(hint?: string): void {
+    const search = this.editor.view().searching;
+    if (search) return this.#drawSearch(search.query, search.match);
     this.#echo?.show(this.editor.text);
     this.renderer.setInput(
       this.editor.text,
@@ -179,6 +203,20 @@ class ChatSession {
           ? "Ctrl-O shows the pasted text · Enter sends it whole"
           : undefined),
     );
+  }
+
+  /**
+   * Ctrl-R: the match found so far stands in the input, the cursor on the
+   * query inside it, and the line below says what is being searched for.
+   */
+  #drawSearch(query: string, match: string | undefined): void {
+    const found = match ?? "";
+    const at = query && match !== undefined ? found.indexOf(query) : -1;
+    const hint = `search history: ${query}${
+      query && match === undefined ? " (no match)" : ""
+    } · Ctrl-R older · Enter sends · Esc cancels`;
+    this.#echo?.show(`(search) ${query}: ${found}`);
+    this.renderer.setInput(found, at < 0 ? found.length : at, hint);
   }
 
   /** Ctrl-T: the reasoning shown from now on (and the last one written out), or collapsed again. */
@@ -360,9 +398,8 @@ class ChatSession {
       if (!this.editor.text) this.editor.set(text);
       return;
     }
-    const notes = this.#shellNotes.splice(0);
     const result = await engine.run({
-      prompt: notes.length ? `${notes.join("\n\n")}\n\n${prompt}` : prompt,
+      prompt: withNotes(this.#shellNotes.splice(0), prompt),
       title: text,
       exitCodes: OUTCOME_EXIT_CODES,
     });
@@ -430,6 +467,7 @@ class ChatSession {
       spec: () => this.spec,
       engine: () => this.#ensureEngine(),
       tellModel: (note) => this.#shellNotes.push(note),
+      showEarlier: (sessionId) => this.#showEarlier(sessionId),
       reasoning: this.renderer,
       reopen: async ({ model, agent, sessionId }) => {
         await this.#engine?.close();
@@ -442,10 +480,7 @@ class ChatSession {
         this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
         this.#sessionId = sessionId ?? this.#sessionId;
         this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
-        if (sessionId) {
-          this.#shellNotes = [];
-          this.renderer.setStatus(resumedStatus(this.spec, sessionId));
-        }
+        if (sessionId) this.#shellNotes = [];
       },
       pick: (question, count) =>
         new Promise((resolve) => {

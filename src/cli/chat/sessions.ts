@@ -16,46 +16,6 @@ export function resumeHint(sessionId: string): string {
   return `skiff --resume ${sessionId}`;
 }
 
-/** The user and assistant text of a session, as a transcript to print; "" when empty. */
-export function earlierMessages(
-  spec: Pick<EngineSpec, "dataDir">,
-  sessionId: string,
-  keep = 40,
-): string {
-  const messages = withStore(
-    (store) => store.loadHistory(sessionId),
-    spec.dataDir,
-  ) as StoredMessage[];
-  const lines: string[] = [];
-  for (const message of messages) {
-    if (message.role !== "user" && message.role !== "assistant") continue;
-    const text = message.parts.flatMap((part) => part.type === "text" ? [part.text] : [])
-      .join("").trim();
-    if (!text) continue;
-    if (message.role === "user") {
-      lines.push(`› ${text.split("\n\n<file ")[0]}`, "");
-      continue;
-    }
-    // The collapsed line the live chat showed above this answer.
-    const thought = reasoningLines(message.parts);
-    if (thought) lines.push(`✻ thought for ${thought} line${thought === 1 ? "" : "s"}`);
-    lines.push(text, "");
-  }
-  const shown = lines.slice(-keep * 2);
-  if (!shown.length) return "";
-  return neutraliseControls(
-    [`── earlier in ${sessionId} ──`, ...shown, "── now ──"].join("\n"),
-  );
-}
-
-/** Lines of an assistant message's reasoning, as the live chat counts them; 0 when it had none. */
-function reasoningLines(parts: StoredMessage["parts"]): number {
-  return parts.reduce(
-    (sum, part) => part.type === "reasoning" ? sum + part.text.split("\n").length : sum,
-    0,
-  );
-}
-
 /**
  * The reasoning of a stored session's last prompt (every assistant message
  * after its last user message), blocks apart by a blank line; "" when none.

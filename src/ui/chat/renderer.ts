@@ -200,8 +200,14 @@ class InlineChatRenderer implements ChatRenderer {
 
   print(text: string): void {
     this.#endAnswer();
-    this.#scroll(neutraliseControls(text));
+    this.#scroll(this.#wrapWords(neutraliseControls(text)));
     this.#redraw();
+  }
+
+  /** skiff's own lines wrapped at spaces to the width; an id or a command is never cut. */
+  #wrapWords(text: string): string {
+    const width = this.#screen.regionWidth;
+    return text.split("\n").flatMap((line) => wrapLine(line, width, true)).join("\n");
   }
 
   expandTool(callId?: string): void {
@@ -409,7 +415,7 @@ class InlineChatRenderer implements ChatRenderer {
   }
 
   #note(text: string): void {
-    this.#scroll(text + "\n");
+    this.#scroll(this.#wrapWords(text) + "\n");
   }
 
   #todoLines(maxRows: number): string[] {

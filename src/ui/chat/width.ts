@@ -68,32 +68,44 @@ function pieces(text: string): string[] {
 /**
  * One line cut into rows of at most `columns` cells, breaking after a space
  * where one is near, else inside the word. Never splits a wide character or
- * an emoji sequence across rows.
+ * an emoji sequence across rows. With `keepWords` a word longer than a row
+ * (an id, a path, a command) is never cut: it gets a row of its own, which
+ * the terminal folds, so it can still be selected and copied whole.
  */
-export function wrapLine(line: string, columns: number): string[] {
+export function wrapLine(line: string, columns: number, keepWords = false): string[] {
   const width = Math.max(1, columns);
   if (textWidth(line) <= width) return [line];
   const rows: string[] = [];
   let row = "";
   let rowWidth = 0;
   let lastSpace = -1; // index in `row` just after the last space
+  // With keepWords, after the last run of two spaces: skiff's own lines set
+  // items apart so (an approval's choices), and an item is kept whole when
+  // the row is at least a third full without it.
+  let lastGap = -1;
   for (const piece of pieces(line)) {
     const cells = piece.startsWith("\x1b") ? 0 : textWidth(piece);
-    if (rowWidth + cells > width) {
-      if (lastSpace > 0 && lastSpace < row.length) {
-        rows.push(row.slice(0, lastSpace).trimEnd());
-        row = row.slice(lastSpace);
+    if (rowWidth + cells > width && !(keepWords && piece !== " " && lastSpace <= 0 && row)) {
+      const gapFits = keepWords && lastGap > 0 && textWidth(row.slice(0, lastGap)) >= width / 3;
+      const at = gapFits ? lastGap : lastSpace;
+      if (at > 0 && at < row.length) {
+        rows.push(row.slice(0, at).trimEnd());
+        row = row.slice(at);
       } else {
         rows.push(row.trimEnd());
         row = "";
       }
       rowWidth = textWidth(row);
-      lastSpace = -1;
+      lastSpace = row.lastIndexOf(" ") + 1 || -1;
+      lastGap = -1;
       if (piece === " " && row === "") continue;
     }
     row += piece;
     rowWidth += cells;
-    if (piece === " ") lastSpace = row.length;
+    if (piece === " ") {
+      lastSpace = row.length;
+      if (row.endsWith("  ")) lastGap = row.length;
+    }
   }
   if (row) rows.push(row);
   return rows;

@@ -27,3 +27,25 @@ Deno.test("colour sequences take no cells, and truncation keeps them closed", ()
   assert(cut.endsWith("\x1b[0m…"), JSON.stringify(cut));
   assertEquals(truncate("日本語テキスト", 7), "日本語…");
 });
+
+Deno.test("wrapLine with keepWords breaks at spaces and never cuts a word longer than a row", () => {
+  assertEquals(
+    wrapLine("resume with skiff --resume ses_0123456789abcdef now", 12, true),
+    ["resume with", "skiff", "--resume", "ses_0123456789abcdef", "now"],
+  );
+  // Without it the id is cut to the width.
+  assertEquals(wrapLine("see ses_0123456789abcdef", 12), ["see", "ses_01234567", "89abcdef"]);
+});
+
+Deno.test("wrapLine with keepWords breaks between items set two spaces apart, keeping each whole", () => {
+  const line = "Allow? [y] yes, once  [a] always bash(echo round-2 *) (this session)  " +
+    "[h] always bash(echo round-2 *) here (saved to the project config)  [n] no  " +
+    "[r] no, and tell the model why  [Esc] stop";
+  assertEquals(wrapLine(line, 59, true), [
+    "Allow? [y] yes, once",
+    "[a] always bash(echo round-2 *) (this session)",
+    // Longer than a row: cut at its last space that fits, never inside a word.
+    "[h] always bash(echo round-2 *) here (saved to the project",
+    "config)  [n] no  [r] no, and tell the model why  [Esc] stop",
+  ]);
+});

@@ -21,6 +21,11 @@ export interface SessionControls extends ChatControls {
   reopen(change: { model?: string; agent?: string; sessionId?: string }): Promise<void>;
   /** Asks the person to press 1…`count`; undefined for any other key. */
   pick(question: string, count: number): Promise<number | undefined>;
+  /**
+   * Draws a stored session's earlier prompts as they looked live, and its
+   * status line; false when it has none.
+   */
+  showEarlier(sessionId: string): Promise<boolean>;
   /** A note the model gets with the next message (as a `!command`'s output is). */
   tellModel(note: string): void;
   /** The chat's reasoning display: written out whole, or shown as it streams. */

@@ -7,7 +7,7 @@ import type { SlashCommand } from "../../../ui/chat/input/commands.ts";
 import type { Session } from "../../../store/store.ts";
 import { withStore } from "../../store_access.ts";
 import { neutraliseControls } from "../../../ui/safe_text.ts";
-import { earlierMessages, folderSessions, pickerLines } from "../sessions.ts";
+import { folderSessions, pickerLines } from "../sessions.ts";
 import { undoCommand } from "../../undo.ts";
 import type { SessionControls } from "./controls.ts";
 
@@ -54,8 +54,9 @@ export const resumeCommand: Command = {
     }
     if (chosen === controls.sessionId()) return controls.print("That is the session open now.");
     await controls.reopen({ sessionId: chosen });
-    const earlier = earlierMessages(controls.spec(), chosen);
-    controls.print(earlier || neutraliseControls(`Resumed ${chosen}: it has no messages yet.`));
+    if (!(await controls.showEarlier(chosen))) {
+      controls.print(neutraliseControls(`Resumed ${chosen}: it has no messages yet.`));
+    }
   },
 };
 
