@@ -374,7 +374,12 @@ class ChatSession {
     if (!command) return;
     const engine = await this.#ensureEngine();
     if (this.#stopRequested) return this.renderer.print(this.#stopped());
-    const result = await engine.runTool("bash", { command, description: "typed by the user" });
+    // The person's own command: it runs without the approval question a rule would put.
+    const result = await engine.runTool(
+      "bash",
+      { command, description: "typed by the user" },
+      { typedByPerson: true },
+    );
     // Its tool line already shows the output (folded; Ctrl-O writes it out whole).
     const note = result.ok
       ? `I ran \`${command}\` myself; its output:`
