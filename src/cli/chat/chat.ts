@@ -116,7 +116,7 @@ class ChatSession {
         model: spec.model,
         agent: spec.agent,
         sandbox: spec.sandbox.mode,
-        window: resolveModelLimits(spec.model, spec.settings.models).context,
+        ...contextWindow(spec),
       },
     });
   }
@@ -138,7 +138,8 @@ class ChatSession {
     }
     this.renderer.print(
       neutraliseControls(
-        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit`,
+        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit` +
+          windowNote(this.spec),
       ),
     );
     const done = new Promise<void>((resolve) => (this.#exit = resolve));
@@ -328,15 +329,15 @@ class ChatSession {
     const text = typeof message === "string" ? message : message.shown;
     this.renderer.print(neutraliseControls(`› ${text}`));
     const engine = await this.#ensureEngine();
-    const { prompt } = typeof message !== "string"
+    const { prompt, unattached = [] } = typeof message !== "string"
       ? { prompt: await message.build(() => this.#stopRequested) }
       : await expandMentions(
         text,
         (file) => {
           try {
-            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile ? "file" : "folder";
           } catch {
-            return false;
+            return "missing";
           }
         },
         async (file) => {
@@ -346,6 +347,9 @@ class ChatSession {
             : { ok: false, why: result.error?.message ?? "refused" };
         },
       );
+    for (const { path, why } of unattached) {
+      this.renderer.print(neutraliseControls(`@${path} is not attached: ${why}; sent as typed.`));
+    }
     if (this.#stopRequested) {
       // Stopped while the engine was still starting: the model is not asked.
       this.renderer.print(this.#stopped());
@@ -436,7 +440,11 @@ class ChatSession {
           model: model ?? this.spec.model,
           agent: agent ?? this.spec.agent,
         };
-        this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
+        this.renderer.setStatus({
+          model: this.spec.model,
+          agent: this.spec.agent,
+          ...contextWindow(this.spec),
+        });
         this.#sessionId = sessionId ?? this.#sessionId;
         this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
         if (sessionId) {
@@ -466,4 +474,18 @@ function terminalSize(): { columns: number; rows: number } {
     if (columns > 0 && rows > 0) return { columns, rows };
   } catch { /* not a console */ }
   return { columns: 80, rows: 24 };
+}
+
+/** The status line's window: the model's, and whether skiff only assumed it. */
+function contextWindow(spec: EngineSpec): { window: number; windowAssumed: boolean } {
+  const limits = resolveModelLimits(spec.model, spec.settings.models);
+  return { window: limits.context, windowAssumed: limits.source === "default" };
+}
+
+/** Under the greeting when the window is assumed: why the status says `ctx ?` and how to set it. */
+function windowNote(spec: EngineSpec): string {
+  const { window, windowAssumed } = contextWindow(spec);
+  if (!windowAssumed) return "";
+  return `\nctx ?: the context window of ${spec.model} is not known (assumed ${window} tokens); ` +
+    `set it in the config as models."${spec.model}".context`;
 }
