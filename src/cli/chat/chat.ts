@@ -8,8 +8,8 @@
  */
 import { collectGarbage } from "../../lib/collect.ts";
 import type { CommonOptions } from "../../host/setup.ts";
-import { prepare } from "../../host/setup.ts";
-import type { EngineIO, EngineSpec } from "../../engine/types.ts";
+import { MissingPrerequisites, prepare } from "../../host/setup.ts";
+import type { ApprovalRequest, EngineIO, EngineSpec } from "../../engine/types.ts";
 import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
 import { startEngine } from "../../host/start.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "../exit_codes.ts";
@@ -75,10 +75,24 @@ async function chat(promptArgs: string[], options: ChatOptions): Promise<number>
   if (options.continue && options.resume) {
     throw new UsageError("use either --continue or --resume, not both.");
   }
-  const { spec } = await prepare(options, true, async (request) => {
+  const askAtStart = async (request: ApprovalRequest) => {
     const answer = await approvalPrompter(true)(request);
     return answer === "interrupt" ? "deny" : answer;
-  });
+  };
+  let prepared;
+  try {
+    prepared = await prepare(options, true, askAtStart);
+  } catch (error) {
+    // No model or key yet, at a terminal: set them up instead of stopping.
+    if (!(error instanceof MissingPrerequisites)) throw error;
+    const { firstRunSetup, terminalQuestions } = await import("./first_run.ts");
+    if (!(await firstRunSetup(error.missing, terminalQuestions()))) {
+      console.error("Setup cancelled: nothing was written.");
+      throw error;
+    }
+    prepared = await prepare(options, true, askAtStart);
+  }
+  const { spec } = prepared;
   let selector: SessionSelector = {};
   if (options.continue) selector = { continueLatest: true };
   else if (typeof options.resume === "string") selector = { sessionId: options.resume };
