@@ -40,7 +40,10 @@ Deno.test({
         "the output and an idle status line",
       );
       assertEquals(screen.split("BANG-42").length - 1, 1, `the output shown once:\n${screen}`);
-      assert(!screen.includes("wants permission"), `the person's own command was asked:\n${screen}`);
+      assert(
+        !screen.includes("wants permission"),
+        `the person's own command was asked:\n${screen}`,
+      );
       assertEquals(mock.requests.length, 0, "a !command alone asks the model nothing");
       assert(!screen.includes("› !echo"), `sent as a prompt:\n${screen}`);
       await typeLine(session, "what did it print?");
@@ -157,7 +160,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "chat !command: a command file's !`line` is still asked, as the repository's, not the person's",
+  name:
+    "chat !command: a command file's !`line` is still asked, as the repository's, not the person's",
   ignore: !hasTmux,
   async fn() {
     await inChat([{ text: "Done." }], async (session, sandbox) => {
