@@ -23,6 +23,8 @@ export interface UndoCommandOptions {
   dir?: string;
   /** Folders besides the session's workspace that undo may write in. */
   addDir?: string[];
+  /** Told how many files each undone prompt put back (the chat tells the model only then). */
+  counted?: (putBack: number) => void;
 }
 
 /** Where undo's lines go: stdout and stderr, or (a batch) stderr alone. */
@@ -107,7 +109,7 @@ export async function undoSession(
     const unsurveyed = settled.unsurveyed.filter((command) =>
       command.sessionId === session.id && command.prompt === number
     );
-    refused += await undoPrompt(
+    const outcome = await undoPrompt(
       store,
       session,
       number,
@@ -116,11 +118,13 @@ export async function undoSession(
       unsurveyed,
       print,
     );
+    refused += outcome.refused;
+    options.counted?.(outcome.putBack);
   }
   return refused ? ExitCode.failed : ExitCode.ok;
 }
 
-/** Puts back one prompt's changes and says what it did; returns how many files it refused. */
+/** Puts back one prompt's changes and says what it did: how many files it put back and refused. */
 async function undoPrompt(
   store: Store,
   session: Session,
@@ -129,7 +133,7 @@ async function undoPrompt(
   addDirs: string[],
   unsurveyed: UnsurveyedCommand[],
   print: UndoPrinter,
-): Promise<number> {
+): Promise<{ putBack: number; refused: number }> {
   const snapshots = store.snapshots.forPrompt(session.id, prompt);
   // Subagents file their snapshots under the prompt that started them, and
   // keep their own record of what they wrote: undo knows both.
@@ -176,7 +180,7 @@ async function undoPrompt(
           : "it left no file changed"
       }.`,
     );
-    return 0;
+    return { putBack, refused: 0 };
   }
   const unchanged = report.unchanged.length
     ? `, ${report.unchanged.length} already as they were`
@@ -185,7 +189,7 @@ async function undoPrompt(
     `Undid ${label} of ${session.id}: ${putBack} file(s) put back${unchanged}, ` +
       `${report.refused.length} refused.`,
   );
-  return report.refused.length;
+  return { putBack, refused: report.refused.length };
 }
 
 /** Finishes what killed runs left in `workspace` (killed_commands.ts) and names the temp files swept. */

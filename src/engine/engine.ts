@@ -548,8 +548,8 @@ export class Engine {
    * no model turn asked for it).
    */
   runTool(name: string, input: unknown, options?: ToolCallOptions): Promise<ToolCallResult> {
-    if (!options?.inOrder) return this.#runTool(name, input, options?.cancelId);
-    const result = this.#ordered.then(() => this.#runTool(name, input, options.cancelId));
+    if (!options?.inOrder) return this.#runTool(name, input, options);
+    const result = this.#ordered.then(() => this.#runTool(name, input, options));
     this.#ordered = result.catch(() => {});
     return result;
   }
@@ -559,7 +559,11 @@ export class Engine {
     this.#cancellable.get(cancelId)?.abort();
   }
 
-  async #runTool(name: string, input: unknown, cancelId?: string): Promise<ToolCallResult> {
+  async #runTool(
+    name: string,
+    input: unknown,
+    { cancelId, typedByPerson }: ToolCallOptions = {},
+  ): Promise<ToolCallResult> {
     const opened = this.#requireOpen();
     const { session, parts, ledger, emit } = opened;
     this.#openingGitSummary = undefined; // a call may change what git would see
@@ -592,6 +596,7 @@ export class Engine {
       call,
       0,
       run.signal,
+      { typedByPerson },
     ).finally(() => {
       if (this.#current === run) this.#current = undefined;
       if (cancelId !== undefined && this.#cancellable.get(cancelId) === run) {

@@ -135,7 +135,7 @@ export function buildGate(
    * and events. Throws when refused.
    */
   const judge = async (
-    { tool, input, callId, turn, hookApproved }: GateCall,
+    { tool, input, callId, turn, hookApproved, typedByPerson }: GateCall,
     access: Access,
     followUp: boolean,
   ): Promise<void> => {
@@ -147,6 +147,8 @@ export function buildGate(
         // Turn 0: no model turn asked for it (engine.runTool).
         notByModel: turn === 0,
         hookApproved: !followUp && hookApproved,
+        // Only the call the person typed, as declared: not more asked for while it runs.
+        typedByPerson: !followUp && typedByPerson === true && turn === 0,
         decided: (decision, source) =>
           emit("permission.decided", { turn, call_id: callId, tool: tool.name, decision, source }),
       });

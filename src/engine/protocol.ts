@@ -40,6 +40,7 @@ export type ToEngine =
     input: unknown;
     inOrder?: boolean;
     cancelId?: string;
+    typedByPerson?: boolean;
   }
   | { type: "cancel-tool"; cancelId: string }
   | { type: "compact"; id: number; focus?: string }

@@ -181,6 +181,14 @@ export interface ToolCallOptions {
    * `notifications/cancelled`).
    */
   cancelId?: string;
+  /**
+   * The person typed this call themselves (the chat's `!command`): where a
+   * rule would only ask, it runs without the question; a deny rule, a hook's
+   * block and the sandbox still hold. Only the chat sets it for what the
+   * person typed: never a model's call, a command file's lines, a script
+   * (`skiff tool`) or an MCP client.
+   */
+  typedByPerson?: boolean;
 }
 
 export interface ToolCallResult {

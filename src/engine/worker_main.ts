@@ -105,6 +105,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
           (await ready()).runTool(data.name, data.input, {
             inOrder: data.inOrder,
             cancelId: data.cancelId,
+            typedByPerson: data.typedByPerson,
           }),
       );
       break;

@@ -61,6 +61,26 @@ export interface CommonOptions {
 
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
+/** What `prepare` found missing, beside the message naming each: the chat offers to set it up. */
+export interface Missing {
+  model: boolean;
+  /** No key for the default endpoint (a local server needs none). */
+  apiKey: boolean;
+  /** The endpoint the config and environment point at. */
+  baseURL: string;
+  /** The key they give ("" for none): the setup lists the endpoint's models with it. */
+  knownKey: string;
+  /** The user's global config file, where a first-run setup writes. */
+  globalFile: string;
+}
+
+/** A model or key is missing before anything can run (exit 2); `missing` says which. */
+export class MissingPrerequisites extends UsageError {
+  constructor(message: string, readonly missing: Missing) {
+    super(message);
+  }
+}
+
 const BACKENDS = ["auto", "bwrap", "landlock"] as const;
 
 /** `--sandbox-backend`, else `SKIFF_SANDBOX_BACKEND`: the user's own word, like a flag. */
@@ -260,12 +280,20 @@ export async function prepare(
       `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
     );
   }
-  if (missing.length === 1) throw new UsageError(missing[0]);
   if (missing.length) {
-    throw new UsageError(
-      `${missing.length} things are missing before skiff can run:\n${
-        missing.map((line) => `  - ${line}`).join("\n")
-      }`,
+    throw new MissingPrerequisites(
+      missing.length === 1
+        ? missing[0]
+        : `${missing.length} things are missing before skiff can run:\n${
+          missing.map((line) => `  - ${line}`).join("\n")
+        }`,
+      {
+        model: needsModel && !model,
+        apiKey: needsModel && !apiKey && baseURL === DEFAULT_BASE_URL,
+        baseURL,
+        knownKey: apiKey,
+        globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
+      },
     );
   }
   const addDirs = (config.sandbox?.addDirs ?? []).map((dir) => {

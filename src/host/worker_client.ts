@@ -245,6 +245,7 @@ export class EngineWorker {
           input,
           inOrder: callOptions?.inOrder,
           cancelId: callOptions?.cancelId,
+          typedByPerson: callOptions?.typedByPerson,
         }),
       cancelTool: (cancelId) => {
         if (!closed) this.#send({ type: "cancel-tool", cancelId });

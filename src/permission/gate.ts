@@ -88,6 +88,12 @@ export interface CheckOptions {
    * address still needs a rule or a person.
    */
   hookApproved?: boolean;
+  /**
+   * The person typed this call themselves (the chat's `!command`): where the
+   * rules would ask, it is their own yes, so no question is put. A deny, the
+   * `owns` narrowing and the unsandboxed question still hold.
+   */
+  typedByPerson?: boolean;
 }
 
 export type GateResult =
@@ -185,6 +191,10 @@ export class PermissionGate {
       return { allowed: true, asked: false, source: "rule", decision };
     }
     if (decision.action === "deny") return this.#refuse(request, context, "rule", false);
+    if (options.typedByPerson && !options.followUp) {
+      options.decided?.("allow", "user");
+      return { allowed: true, asked: false, source: "user", decision };
+    }
     // A local address is opened by a rule naming it or by a person, never by --yes.
     if (access.local && this.options.brokerSource === "yes") {
       return this.#refuse(request, context, "rule", false);

@@ -55,7 +55,7 @@ export function describeFailure(failure: AttemptFailure, context: FailureContext
   if (status === 404) {
     return `${capitalise(at)} answered ${failure.reason}${detail(failure)}. ` +
       `Check ${CHECK_URL} (it usually ends in /v1) and that the model "${context.model}" ` +
-      `is served there.`;
+      `is served there: /model in the chat lists the models it serves.`;
   }
   if (status === 429) {
     return `${capitalise(at)} ${repeated(context, "kept answering", "answered")} ${failure.reason}${

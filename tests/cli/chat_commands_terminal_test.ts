@@ -66,3 +66,35 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "chat: /undo that finds nothing to put back (the file already gone again) tells the model nothing",
+  ignore: !hasTmux,
+  async fn() {
+    const script = [
+      { toolCalls: [{ name: "write", arguments: { file_path: "notes.txt", content: "new\n" } }] },
+      { text: "Wrote the notes." },
+      { text: "Carrying on." },
+    ];
+    await inChat(script, async (session, sandbox, mock) => {
+      const notes = `${sandbox.workspace}/notes.txt`;
+      await typeLine(session, "write the notes");
+      await screenShows(session, "Wrote the notes.");
+      // The person removes the new file by hand before asking skiff to.
+      await Deno.remove(notes);
+      await typeLine(session, "/undo");
+      await screenShows(session, "Put these back?");
+      await tmux("send-keys", "-t", session, "y");
+      await screenShows(session, "Nothing to undo");
+      await typeLine(session, "what now");
+      await screenShows(session, "Carrying on.");
+      const next = JSON.stringify(mock.requests.at(-1)?.messages);
+      assertStringIncludes(next, "what now");
+      assert(!next.includes("undo the file changes"), `the model was told of an undo:\n${next}`);
+      assert(!next.includes("undid the file changes"), `the model was told of an undo:\n${next}`);
+    }, {
+      prefix: "skiff-cmd",
+    });
+  },
+});

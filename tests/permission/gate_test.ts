@@ -329,3 +329,48 @@ Deno.test("no OS sandbox: a command the rules allow is a person's question, aske
     assertEquals(approved, false);
   }
 });
+
+Deno.test("typed by the person: an ask runs unasked; a deny, a follow-up and the unsandboxed question still hold", async () => {
+  const person = new ScriptedBroker(["deny", "deny"]);
+  let approved = false;
+  const gate = new PermissionGate({
+    layers: buildLayers({ project }),
+    workspace,
+    broker: person,
+    unsandboxed: {
+      refusal: () => approved ? undefined : { message: "no sandbox", warning: "unsandboxed" },
+      approve: () => approved = true,
+    },
+  });
+  const decided: string[] = [];
+  const typed = {
+    typedByPerson: true,
+    decided: (d: string, s: string) => decided.push(`${d}/${s}`),
+  };
+  // Only the unsandboxed question is put: the person's "deny" there refuses it.
+  const unsandboxed = await gate.check(
+    "bash",
+    { command: "npm test" },
+    bash("npm test"),
+    "c1",
+    typed,
+  );
+  assert(!unsandboxed.allowed);
+  assertEquals(person.asked.map((r) => r.decision.reason), [
+    "no sandbox available: run unsandboxed?",
+  ]);
+  approved = true;
+  const ran = await gate.check("bash", { command: "npm test" }, bash("npm test"), "c2", typed);
+  assert(ran.allowed);
+  assertEquals([ran.asked, ran.source], [false, "user"]);
+  assertEquals(person.asked.length, 1, "the rules' question was put for the person's own command");
+  const denied = await gate.check("bash", { command: "rm -rf x" }, bash("rm -rf x"), "c3", typed);
+  assert(!denied.allowed && denied.source === "rule", "a deny rule gave way to a typed command");
+  // More access asked for while it runs is not what the person typed: asked.
+  await gate.check("bash", {}, bash("npm test"), "c2", { ...typed, followUp: true });
+  assertEquals(person.asked.length, 2);
+  // Control: the same call not typed by the person is asked.
+  await gate.check("bash", { command: "npm test" }, bash("npm test"), "c4");
+  assertEquals(person.asked.length, 3);
+  assertEquals(decided.slice(0, 4), ["allow/user", "deny/user", "allow/user", "deny/rule"]);
+});

@@ -8,8 +8,8 @@
  */
 import { collectGarbage } from "../../lib/collect.ts";
 import type { CommonOptions } from "../../host/setup.ts";
-import { prepare } from "../../host/setup.ts";
-import type { EngineIO, EngineSpec } from "../../engine/types.ts";
+import { MissingPrerequisites, prepare } from "../../host/setup.ts";
+import type { ApprovalRequest, EngineIO, EngineSpec } from "../../engine/types.ts";
 import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
 import { startEngine } from "../../host/start.ts";
 import { ExitCode, OUTCOME_EXIT_CODES, UsageError } from "../exit_codes.ts";
@@ -72,10 +72,24 @@ async function chat(promptArgs: string[], options: ChatOptions): Promise<number>
   if (options.continue && options.resume) {
     throw new UsageError("use either --continue or --resume, not both.");
   }
-  const { spec } = await prepare(options, true, async (request) => {
+  const askAtStart = async (request: ApprovalRequest) => {
     const answer = await approvalPrompter(true)(request);
     return answer === "interrupt" ? "deny" : answer;
-  });
+  };
+  let prepared;
+  try {
+    prepared = await prepare(options, true, askAtStart);
+  } catch (error) {
+    // No model or key yet, at a terminal: set them up instead of stopping.
+    if (!(error instanceof MissingPrerequisites)) throw error;
+    const { firstRunSetup, terminalQuestions } = await import("./first_run.ts");
+    if (!(await firstRunSetup(error.missing, terminalQuestions()))) {
+      console.error("Setup cancelled: nothing was written.");
+      throw error;
+    }
+    prepared = await prepare(options, true, askAtStart);
+  }
+  const { spec } = prepared;
   let selector: SessionSelector = {};
   if (options.continue) selector = { continueLatest: true };
   else if (typeof options.resume === "string") selector = { sessionId: options.resume };
@@ -113,7 +127,7 @@ class ChatSession {
         model: spec.model,
         agent: spec.agent,
         sandbox: spec.sandbox.mode,
-        window: resolveModelLimits(spec.model, spec.settings.models).context,
+        ...contextWindow(spec),
       },
     });
   }
@@ -133,7 +147,8 @@ class ChatSession {
     }
     this.renderer.print(
       neutraliseControls(
-        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit`,
+        `skiff · ${this.spec.model} · ${this.spec.workspace}\n/help for commands · Ctrl-D to exit` +
+          windowNote(this.spec),
       ),
     );
     const done = new Promise<void>((resolve) => (this.#exit = resolve));
@@ -374,15 +389,15 @@ class ChatSession {
     const text = typeof message === "string" ? message : message.shown;
     this.renderer.print(neutraliseControls(`› ${text}`));
     const engine = await this.#ensureEngine();
-    const { prompt } = typeof message !== "string"
+    const { prompt, unattached = [] } = typeof message !== "string"
       ? { prompt: await message.build(() => this.#stopRequested) }
       : await expandMentions(
         text,
         (file) => {
           try {
-            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile;
+            return Deno.statSync(`${this.spec.workspace}/${file}`).isFile ? "file" : "folder";
           } catch {
-            return false;
+            return "missing";
           }
         },
         async (file) => {
@@ -392,6 +407,9 @@ class ChatSession {
             : { ok: false, why: result.error?.message ?? "refused" };
         },
       );
+    for (const { path, why } of unattached) {
+      this.renderer.print(neutraliseControls(`@${path} is not attached: ${why}; sent as typed.`));
+    }
     if (this.#stopRequested) {
       // Stopped while the engine was still starting: the model is not asked.
       this.renderer.print(this.#stopped());
@@ -419,7 +437,12 @@ class ChatSession {
     if (!command) return;
     const engine = await this.#ensureEngine();
     if (this.#stopRequested) return this.renderer.print(this.#stopped());
-    const result = await engine.runTool("bash", { command, description: "typed by the user" });
+    // The person's own command: it runs without the approval question a rule would put.
+    const result = await engine.runTool(
+      "bash",
+      { command, description: "typed by the user" },
+      { typedByPerson: true },
+    );
     // Its tool line already shows the output (folded; Ctrl-O writes it out whole).
     const note = result.ok
       ? `I ran \`${command}\` myself; its output:`
@@ -477,7 +500,11 @@ class ChatSession {
           model: model ?? this.spec.model,
           agent: agent ?? this.spec.agent,
         };
-        this.renderer.setStatus({ model: this.spec.model, agent: this.spec.agent });
+        this.renderer.setStatus({
+          model: this.spec.model,
+          agent: this.spec.agent,
+          ...contextWindow(this.spec),
+        });
         this.#sessionId = sessionId ?? this.#sessionId;
         this.selector = this.#sessionId ? { sessionId: this.#sessionId } : {};
         if (sessionId) this.#shellNotes = [];
@@ -504,4 +531,18 @@ function terminalSize(): { columns: number; rows: number } {
     if (columns > 0 && rows > 0) return { columns, rows };
   } catch { /* not a console */ }
   return { columns: 80, rows: 24 };
+}
+
+/** The status line's window: the model's, and whether skiff only assumed it. */
+function contextWindow(spec: EngineSpec): { window: number; windowAssumed: boolean } {
+  const limits = resolveModelLimits(spec.model, spec.settings.models);
+  return { window: limits.context, windowAssumed: limits.source === "default" };
+}
+
+/** Under the greeting when the window is assumed: why the status says `ctx ?` and how to set it. */
+function windowNote(spec: EngineSpec): string {
+  const { window, windowAssumed } = contextWindow(spec);
+  if (!windowAssumed) return "";
+  return `\nctx ?: the context window of ${spec.model} is not known (assumed ${window} tokens); ` +
+    `set it in the config as models."${spec.model}".context`;
 }

@@ -22,6 +22,8 @@ export interface GateCall {
   turn: number;
   /** A PreToolUse hook approved it: an "ask" of the rules is answered, a deny stays. */
   hookApproved?: boolean;
+  /** The person typed it (ToolCallOptions.typedByPerson): an "ask" is their own yes. */
+  typedByPerson?: boolean;
 }
 
 /**
@@ -42,6 +44,12 @@ export interface ToolCallHooks {
     result: { output: string; metadata?: Record<string, unknown> },
     seen: ReadonlyMap<string, string>,
   ): Promise<string | undefined>;
+}
+
+/** Who asked for a call outside a model's turn; the loop's own calls pass none. */
+export interface CallOrigin {
+  /** The person typed it (ToolCallOptions.typedByPerson). */
+  typedByPerson?: boolean;
 }
 
 /** The policy seen from a call: one call in, a verdict out (it may ask a person). */
@@ -95,8 +103,9 @@ export async function runToolCall(
   call: ToolCall,
   turn: number,
   signal: AbortSignal,
+  origin: CallOrigin = {},
 ): Promise<ToolResultPart> {
-  const admitted = await admitToolCall(deps, call, turn, signal);
+  const admitted = await admitToolCall(deps, call, turn, signal, origin);
   return "result" in admitted ? admitted.result : await executeToolCall(deps, admitted.call);
 }
 
@@ -110,6 +119,7 @@ export async function admitToolCall(
   call: ToolCall,
   turn: number,
   signal: AbortSignal,
+  origin: CallOrigin = {},
 ): Promise<{ call: AdmittedCall } | { result: ToolResultPart }> {
   const clock = deps.clock ?? Date.now;
   let input: unknown = safeJson(call.arguments);
@@ -145,6 +155,7 @@ export async function admitToolCall(
       callId: call.id,
       turn,
       ...(hooked?.approved ? { hookApproved: true } : {}),
+      ...(origin.typedByPerson ? { typedByPerson: true } : {}),
     };
     const verdict = await deps.gate.check(gateCall, ctx);
     if (!verdict.allowed) throw new ToolError("denied", verdict.reason);

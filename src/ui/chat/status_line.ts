@@ -55,7 +55,10 @@ export function formatStatusLine(
   parts.push({ text: info.model || "no model", drop: 10 });
   if (info.agent) parts.push({ text: info.agent, drop: 3 });
   if (info.sandbox) parts.push({ text: info.sandbox, drop: 2 });
-  if (info.window > 0) {
+  if (info.windowAssumed) {
+    // A percentage of a guessed window would look like a measurement.
+    parts.push({ text: "ctx ?", drop: 8 });
+  } else if (info.window > 0) {
     const percent = Math.min(999, Math.round((info.contextTokens / info.window) * 100));
     parts.push({ text: `ctx ${percent}%`, drop: 8 });
   }

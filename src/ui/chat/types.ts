@@ -46,6 +46,8 @@ export interface StatusInfo {
   sandbox: string;
   /** The model's context window in tokens; 0 when unknown (then no % is shown). */
   window: number;
+  /** The window is skiff's guess (a model it does not know, none configured): `ctx ?`. */
+  windowAssumed?: boolean;
   /** Tokens in the last request sent (how full the context is). */
   contextTokens: number;
   /** Tokens this session, input + output. */

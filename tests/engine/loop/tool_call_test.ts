@@ -317,3 +317,29 @@ Deno.test("the gate's context is left as it was; the running call puts more to t
   );
   assert(running && running !== seen);
 });
+
+Deno.test("typed by the person: the flag reaches the gate only from the caller, and a hook's block still refuses", async () => {
+  const tool = echoTool();
+  const { deps } = fakes([tool]);
+  const seen: (boolean | undefined)[] = [];
+  deps.gate = {
+    check: (gateCall) => {
+      seen.push(gateCall.typedByPerson);
+      return Promise.resolve({ allowed: true });
+    },
+  };
+  // The call's own arguments claim it; only the caller's origin counts.
+  await runToolCall(deps, call("echo", { text: "hi", typedByPerson: true }), 0, live());
+  await runToolCall(deps, call("echo", { text: "hi" }), 0, live(), { typedByPerson: true });
+  assertEquals(seen, [undefined, true]);
+  deps.hooks = {
+    before: () => Promise.resolve({ block: "no commands today" }),
+    after: () => Promise.resolve(undefined),
+  };
+  const blocked = await runToolCall(deps, call("echo", { text: "x" }), 0, live(), {
+    typedByPerson: true,
+  });
+  assertEquals(blocked.ok, false);
+  assertStringIncludes(blocked.error?.message ?? "", "no commands today");
+  assertEquals(tool.executed.length, 2);
+});

@@ -62,3 +62,17 @@ Deno.test("NO_COLOR and TERM=dumb give plain text; a model name's escape sequenc
   assert(!hostile.includes("\x1b[2J"));
   assertStringIncludes(hostile, "evil\\x1b[2Jmodel");
 });
+
+Deno.test("an assumed window shows ctx ?, not a percentage of a guess", () => {
+  const assumed = {
+    model: "local-model",
+    agent: "build",
+    sandbox: "workspace-write",
+    window: 128_000,
+    windowAssumed: true,
+    contextTokens: 500,
+    totalTokens: 500,
+  };
+  const line = formatStatusLine(assumed, undefined, makeStyle(false), 100);
+  assertEquals(line, "local-model · build · workspace-write · ctx ? · 500 tok");
+});

@@ -10,6 +10,7 @@ import type { AgentDefinition } from "../../../definitions/agents/types.ts";
 import { neutraliseControls } from "../../../ui/safe_text.ts";
 import type { SessionControls } from "./controls.ts";
 import { endpointHeaders } from "../../../provider/auth_headers.ts";
+import { didYouMean } from "../../../config/errors.ts";
 
 type Command = SlashCommand<SessionControls>;
 
@@ -49,7 +50,17 @@ export async function listModels(
   }
 }
 
+/** Listed names that look like `wanted`: the closest by spelling, and those holding it. */
+export function closeModelNames(wanted: string, models: readonly string[]): string[] {
+  const lower = wanted.toLowerCase();
+  const holding = models.filter((model) => model.toLowerCase().includes(lower));
+  const spelled = didYouMean(wanted, models);
+  return [...new Set([...(spelled ? [spelled] : []), ...holding])].slice(0, 5);
+}
+
 export function modelCommand(fetchImpl: typeof fetch = fetch): Command {
+  // What the endpoint listed when /model last asked it in this chat.
+  let listedModels: string[] | undefined;
   return {
     name: "model",
     description: "show or switch the model (lists the endpoint's models)",
@@ -58,10 +69,19 @@ export function modelCommand(fetchImpl: typeof fetch = fetch): Command {
       const current = controls.spec().model;
       if (args) {
         if (args === current) return controls.print(neutraliseControls(`Already on ${current}.`));
+        if (listedModels && !listedModels.includes(args)) {
+          const close = closeModelNames(args, listedModels);
+          return controls.print(neutraliseControls(
+            `No model "${args}" at this endpoint: it is not in the list /model showed.` +
+              (close.length ? ` Did you mean ${close.join(", ")}?` : " See /model.") +
+              " Still on " + current + ".",
+          ));
+        }
         await controls.reopen({ model: args });
         return controls.print(neutraliseControls(`Model: ${args} from the next prompt.`));
       }
       const listed = await listModels(controls.spec().provider, fetchImpl);
+      listedModels = listed.ok ? listed.models : undefined;
       const lines = [`Model: ${current}`];
       if (listed.ok) {
         lines.push(

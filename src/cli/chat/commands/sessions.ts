@@ -76,7 +76,10 @@ export const undoSlashCommand: Command = {
       ),
     );
     if (!(await controls.confirm("Put these back?"))) return controls.print("Undo cancelled.");
-    const code = await undoCommand({ session: sessionId });
+    let putBack = 0;
+    const code = await undoCommand({ session: sessionId, counted: (count) => putBack += count });
+    // Nothing put back: the files are as the model last saw them, so it is told nothing.
+    if (putBack === 0) return;
     // The conversation still says these files were changed: the model must
     // not edit from what it remembers of them.
     controls.tellModel(

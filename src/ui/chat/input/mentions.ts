@@ -79,20 +79,45 @@ export type ReadFile = (
   path: string,
 ) => Promise<{ ok: true; text: string } | { ok: false; why: string }>;
 
+/** What a mention names in the workspace. */
+export type MentionKind = "file" | "folder" | "missing";
+
+/** A mention of a file name (a slash, or a dot and an extension), not a handle such as @alice. */
+function looksLikePath(mention: string): boolean {
+  return mention.includes("/") || /\.[A-Za-z0-9]+$/.test(mention);
+}
+
 /**
  * The prompt with the content of each mentioned file appended. A mention
- * that is not a file (an email address, a handle) is left as typed.
+ * that is not a file is left as typed: a folder, or a file name that is not
+ * there, with a note for the person (`unattached`); a handle without one.
  */
 export async function expandMentions(
   text: string,
-  isFile: (path: string) => boolean,
+  kindOf: (path: string) => MentionKind,
   read: ReadFile,
-): Promise<{ prompt: string; attached: string[]; refused: { path: string; why: string }[] }> {
+): Promise<{
+  prompt: string;
+  attached: string[];
+  refused: { path: string; why: string }[];
+  unattached: { path: string; why: string }[];
+}> {
   const attached: string[] = [];
   const refused: { path: string; why: string }[] = [];
+  const unattached: { path: string; why: string }[] = [];
   const blocks: string[] = [];
   for (const mention of mentionsIn(text)) {
-    if (!isFile(mention)) continue;
+    const kind = kindOf(mention);
+    if (kind === "folder") {
+      unattached.push({ path: mention, why: "a folder; mention the files in it (@folder/file)" });
+      continue;
+    }
+    if (kind === "missing") {
+      if (looksLikePath(mention)) {
+        unattached.push({ path: mention, why: "no such file in the workspace" });
+      }
+      continue;
+    }
     const result = await read(mention);
     if (result.ok) {
       attached.push(mention);
@@ -103,5 +128,5 @@ export async function expandMentions(
     }
   }
   const prompt = blocks.length ? `${text}\n\n${blocks.join("\n\n")}` : text;
-  return { prompt, attached, refused };
+  return { prompt, attached, refused, unattached };
 }
