@@ -12,6 +12,7 @@ import { editConfigFile } from "../../config/jsonc.ts";
 import { API_KEY_TEXT, apiKeyProblem } from "../../config/api_key_text.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { KeyDecoder } from "../../ui/chat/input/keys.ts";
+import { wrapLine } from "../../ui/chat/width.ts";
 import { closeModelNames, listModels } from "./commands/model.ts";
 
 /** The person at the terminal, one question at a time. */
@@ -182,6 +183,20 @@ async function saveAnswers(file: string, answers: SetupAnswers): Promise<void> {
   });
 }
 
+/** The terminal's width, or 80 where it cannot be read. */
+function columns(): number {
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return 80;
+  }
+}
+
+/** `text` with each of its lines wrapped at spaces to `width`, never a word cut. */
+export function wrapWords(text: string, width: number): string {
+  return text.split("\n").map((line) => wrapLine(line, width, true).join("\n")).join("\n");
+}
+
 /**
  * Questions on the real terminal: raw mode while one is asked, its answer
  * echoed unless hidden. Stdin is read only while a question waits, so
@@ -208,9 +223,9 @@ export function terminalQuestions(
     return decoder.feed(buffer.subarray(0, count));
   };
   return {
-    write,
+    write: (text) => write(wrapWords(text, columns())),
     async ask(question, options = {}) {
-      write(question);
+      write(wrapWords(question, columns()));
       input.setRaw(true);
       let answer = "";
       try {

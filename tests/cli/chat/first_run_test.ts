@@ -1,5 +1,5 @@
 import { assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { firstRunSetup, type SetupAnswers } from "../../../src/cli/chat/first_run.ts";
+import { firstRunSetup, type SetupAnswers, wrapWords } from "../../../src/cli/chat/first_run.ts";
 
 /** A terminal that answers from a script and keeps what was written. */
 function scripted(answers: (string | undefined)[]) {
@@ -53,4 +53,14 @@ Deno.test("first run: cancelled at the model question, nothing is saved", async 
     save: () => Promise.resolve(void saves++),
   });
   assertEquals([done, saves], [false, 0]);
+});
+
+Deno.test("the setup's words wrap at spaces in a narrow terminal, never inside a word or a URL", () => {
+  const text = "skiff is not set up yet: a few questions, then the chat opens.\n" +
+    "Endpoint: Enter for https://api.openai.com/v1, or a local server's URL: ";
+  const rows = wrapWords(text, 30).split("\n");
+  for (const row of rows) assertEquals(row.length <= 30 || !row.includes(" "), true, row);
+  const words = text.split(/\s+/).filter(Boolean);
+  assertEquals(rows.join(" ").split(/\s+/).filter(Boolean), words);
+  assertStringIncludes(rows.join("\n"), "https://api.openai.com/v1,");
 });
