@@ -315,6 +315,14 @@ export const ConfigSchema = z.strictObject({
    * global config only: a project cannot vouch for itself.
    */
   trustedProjects: z.array(z.string().min(1)).optional(),
+  /**
+   * Rules you keep for one project (by its real path), in your own config:
+   * an "always, here" answer in a project you have not trusted lands here,
+   * so it holds next time without trusting the project's own files. Read
+   * from the global config only.
+   */
+  projects: z.record(z.string().min(1), z.strictObject({ permission: PermissionSchema.optional() }))
+    .optional(),
 });
 
 export type PermissionAction = z.infer<typeof PermissionActionSchema>;

@@ -112,6 +112,15 @@ export function buildGate(
       },
     },
     saveProjectRule: async (key, patterns) => {
+      if (spec.ownRulesRoot !== undefined) {
+        // Kept in the user's own config by the terminal side (host/start.ts), not the project's file.
+        emit("warning", {
+          message:
+            `saved ${key}(${patterns.join(", ")}) → allow for ${spec.ownRulesRoot} in your ` +
+            `own config (projects in ${spec.configDir}/config.json)`,
+        });
+        return null;
+      }
       let saved;
       try {
         saved = await saveProjectRule(spec.workspace, key, patterns);

@@ -41,6 +41,12 @@ export interface EngineSpec {
   /** False: the project is not trusted, so allow rules in its agent files are dropped. */
   projectTrusted?: boolean;
   /**
+   * Set when the project is not trusted: the folder an "always, here" answer
+   * is kept for in the user's own config (`projects`), by the terminal side
+   * (host/start.ts), instead of in the project's file.
+   */
+  ownRulesRoot?: string;
+  /**
    * The config's `agent` entries, which `resolvedAgents` was resolved from;
    * agents are loaded from them where a spec has no `resolvedAgents`.
    */

@@ -15,7 +15,9 @@ import {
   decideProjectTrust,
   findTrustSubjects,
   serversForTrust,
+  trustRoot,
 } from "../trust/project_trust.ts";
+import { ownProjectRules, withOwnProjectRules } from "../permission/project_rules.ts";
 import { readAgentFiles } from "../definitions/agents/files.ts";
 import { resolveAgents } from "../definitions/agents/load.ts";
 import { primaryModel, settleAgentModels } from "../definitions/agents/models.ts";
@@ -198,11 +200,18 @@ export async function prepare(
   });
   // Claude Code's settings, each file read once: its allows are part of what trust grants.
   const readClaudeSettings = claudeSettingsReader();
+  // The rules the user keeps for this project in their own config hold whatever its trust.
+  const globalFile = path.join(loaded.configDir, GLOBAL_CONFIG_FILE);
+  const projectRoot = trustRoot(workspace, loaded.project?.root);
+  const ownRules = ownProjectRules(loaded.global, projectRoot);
   const subjects = findTrustSubjects(
     workspace,
     loaded,
     agentFiles.filter((file) => file.project),
-    serversForTrust({ permissionLayers: loaded.layers, flags: userFlags }, projectServers),
+    serversForTrust({
+      permissionLayers: withOwnProjectRules(loaded.layers, ownRules, globalFile),
+      flags: userFlags,
+    }, projectServers),
   );
   subjects.files.push(...claudeProjectAllows(workspace, readClaudeSettings));
   const hookFiles = {
@@ -221,7 +230,7 @@ export async function prepare(
   const projectTrust = await decideProjectTrust({
     subjects,
     global: loaded.global,
-    globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),
+    globalFile,
     flag: options.trustProject ?? false,
     ask: interactive ? askAtStart : undefined,
   });
@@ -308,7 +317,10 @@ export async function prepare(
     workspace,
     dataDir: resolveDataDir(Deno.env.toObject()),
     configDir: loaded.configDir,
-    permissionLayers: [...claude.layers, ...loaded.layers],
+    permissionLayers: [
+      ...claude.layers,
+      ...withOwnProjectRules(loaded.layers, ownRules, globalFile),
+    ],
     model,
     agent: options.agent ?? "build",
     depth: 0,
@@ -316,6 +328,7 @@ export async function prepare(
     owns: [],
     mcp: projectMcp(config, loaded, workspace),
     projectTrusted: projectTrust.trusted,
+    ...(projectTrust.trusted ? {} : { ownRulesRoot: projectRoot }),
     configAgents: config.agent,
     resolvedAgents,
     sandbox: {

@@ -11,6 +11,8 @@ import { currentRunOwner, type RunOwner } from "../store/run_owner.ts";
 import { type HoldOptions, sessionHold } from "./session_hold.ts";
 import { writeDoneFile } from "../engine/verify/done_criteria.ts";
 import { mark } from "../boot/timings.ts";
+import * as path from "../lib/path.ts";
+import { GLOBAL_CONFIG_FILE } from "../config/locations.ts";
 import { landlockProbeKey } from "../sandbox/landlock/probe_key.ts";
 import type { SkiffEvent } from "../contracts/events.ts";
 
@@ -55,8 +57,42 @@ export function engineStart(spec: EngineSpec, io: EngineIO): {
   }
   return {
     spec: held,
-    io: markedIO(io),
+    io: keepingOwnRules(markedIO(io), held),
     handle: (engine) => hostEngine(engine, held),
+  };
+}
+
+/**
+ * In a project the user has not trusted, an "always, here" answer to a
+ * call's question is kept in the user's own config (`projects`), written
+ * here with this side's rights before the engine hears the answer: the
+ * engine's Worker may not write the config folder, and the project's file
+ * would make the next start ask to trust the whole project for the user's
+ * own rule. When it cannot be written, the answer holds for this session.
+ */
+function keepingOwnRules(io: EngineIO, spec: EngineSpec): EngineIO {
+  const root = spec.ownRulesRoot;
+  if (root === undefined) return io;
+  return {
+    ...io,
+    async ask(request) {
+      const answer = await io.ask(request);
+      if (answer !== "always-here" || request.subject === "project-trust") return answer;
+      try {
+        const { saveOwnProjectRule } = await import("../permission/project_rules.ts");
+        for (const rule of request.always) {
+          await saveOwnProjectRule(
+            path.join(spec.configDir, GLOBAL_CONFIG_FILE),
+            root,
+            rule.key,
+            rule.patterns,
+          );
+        }
+        return answer;
+      } catch {
+        return "always";
+      }
+    },
   };
 }
 

@@ -149,6 +149,11 @@ export function limitProjectConfig(input: TrustInput): TrustResult {
       `${file} sets trustedProjects; ignored. Only your global config can say which projects you trust.`,
     );
   }
+  if (project.config.projects !== undefined) {
+    warnings.push(
+      `${file} sets projects; ignored. Only your global config keeps rules of your own for a project.`,
+    );
+  }
   const withholdApiKey = !input.trusted && keyWouldLeave(config, project.config, user.baseURL);
   if (withholdApiKey) {
     // The merged key is the environment's or the global file's whenever those

@@ -1,6 +1,7 @@
 /**
  * Asks a person at the terminal: allow once, always (this session), always
- * here (saved to the project config), deny, or deny and tell the model why
+ * in this project (kept in its config, or in yours when you have not trusted it), deny, or deny and
+ * tell the model why
  * (the typed reason is the call's result) — with the command, diff or URL
  * shown first. Prompts come from @clack/prompts, loaded only when a question
  * is actually asked; tests pass their own `prompts`.
@@ -119,7 +120,7 @@ export class InteractiveBroker implements ApprovalBroker {
         {
           value: "always-here",
           label: `Always allow ${rules} in this project`,
-          hint: "saved to the project config",
+          hint: "the project config keeps it; your own config, if you have not trusted the project",
         },
       );
     }
@@ -228,7 +229,7 @@ export class InlineBroker implements ApprovalBroker {
         ...(rules
           ? [
             ["a", "always", `always ${rules} (this session)`],
-            ["h", "always-here", `always ${rules} here (saved to the project config)`],
+            ["h", "always-here", `always ${rules} in this project`],
           ] as Choice[]
           : []),
         ["n", "deny", "no"],

@@ -1,7 +1,7 @@
 /**
  * The approval prompt in a real terminal: skiff runs inside tmux, the test
  * reads the screen and answers with keystrokes — allow once, always here
- * (saved to the project config), and deny.
+ * (kept in the project config, or in yours for an untrusted project), and deny.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { MAIN, makeSandbox, type Sandbox } from "../support/cli.ts";

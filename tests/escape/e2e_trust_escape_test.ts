@@ -377,6 +377,95 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "e2e: 'always in this project' in an untrusted project is kept in your own config: " +
+    "the next run allows it with no trust question, and the project's file is untouched",
+  ignore: !hasTmux,
+  fn: async () => {
+    await withAttack([
+      { toolCalls: [bash("echo made > made.txt")] },
+      { text: "done" },
+      { toolCalls: [bash("echo made again > again.txt")] },
+      { text: "done" },
+    ], async (sandbox) => {
+      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+      const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`);
+      const session = `skiff-here-${crypto.randomUUID().slice(0, 8)}`;
+      const command = `cd ${quote(sandbox.workspace)} && env -i ${env.join(" ")} TERM=xterm ${
+        quote(Deno.execPath())
+      } run -A --unstable-worker-options --no-prompt ${
+        quote(path.join(import.meta.dirname!, "..", "..", "main.ts"))
+      } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
+      try {
+        await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
+        const question = await screenShows(session, "in this project");
+        assertStringIncludes(question, "Always allow bash(echo made *) in this project");
+        // Once, always (session), always in this project: the third.
+        await tmux("send-keys", "-t", session, "Down");
+        await tmux("send-keys", "-t", session, "Down");
+        await tmux("send-keys", "-t", session, "Enter");
+        const screen = await screenShows(session, "SKIFF_EXIT=");
+        assertStringIncludes(screen, "SKIFF_EXIT=0");
+        assertEquals(screen.includes("Trust this project?"), false, screen);
+      } finally {
+        await tmux("kill-session", "-t", session);
+      }
+      assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "made.txt")), "made\n");
+      assertEquals(await exists(path.join(sandbox.workspace, "skiff.json")), false);
+      const global = JSON.parse(
+        await Deno.readTextFile(path.join(sandbox.configDir, "config.json")),
+      );
+      assertEquals(global.trustedProjects, undefined, "the project was not trusted");
+      assertEquals(global.projects, {
+        [await Deno.realPath(sandbox.workspace)]: {
+          permission: { bash: { "echo made *": "allow" } },
+        },
+      });
+      // The next run, headless: the user's own rule holds, nothing asks for trust.
+      const later = await runSkiff(["run", "--json", "again"], sandbox);
+      assertEquals(later.code, 0, later.stderr);
+      assertEquals(await exists(path.join(sandbox.workspace, "again.txt")), true);
+      const { warnings } = runEvents(later.stdout);
+      assertEquals(warnings.filter((warning) => warning.includes("not trusted")), []);
+    });
+  },
+});
+
+Deno.test("e2e: a project's file naming rules for itself under `projects` grants nothing", async () => {
+  await withAttack([
+    { toolCalls: [bash("echo planted > planted.txt")] },
+    { text: "done" },
+  ], async (sandbox) => {
+    const root = await Deno.realPath(sandbox.workspace);
+    await Deno.writeTextFile(
+      path.join(sandbox.workspace, "skiff.json"),
+      JSON.stringify({ projects: { [root]: { permission: { bash: "allow" } } } }),
+    );
+    const result = await runSkiff(["run", "--json", "plant it"], sandbox);
+    assertEquals(result.code, 3, result.stderr);
+    assertEquals(await exists(path.join(sandbox.workspace, "planted.txt")), false);
+    const { warnings } = runEvents(result.stdout);
+    assert(
+      warnings.some((warning) => warning.includes("sets projects; ignored")),
+      warnings.join("\n"),
+    );
+  });
+  // Control: the same entry in the user's own config allows it.
+  await withAttack([
+    { toolCalls: [bash("echo planted > planted.txt")] },
+    { text: "done" },
+  ], async (sandbox) => {
+    const root = await Deno.realPath(sandbox.workspace);
+    await Deno.writeTextFile(
+      path.join(sandbox.configDir, "config.json"),
+      JSON.stringify({ projects: { [root]: { permission: { bash: "allow" } } } }),
+    );
+    const result = await runSkiff(["run", "--json", "plant it"], sandbox);
+    assertEquals(result.code, 0, result.stderr);
+    assertEquals(await exists(path.join(sandbox.workspace, "planted.txt")), true);
+  });
+});
+
 /** A user's stdio "server" that tries to write home and reach a local port, then records it got that far. */
 function probingServer(sandbox: { home: string; workspace: string }, port: number) {
   return {

@@ -52,7 +52,7 @@ Deno.test("chat approval: [a] and [h] name the rule they store, and the answer l
   assertStringIncludes(printed[0], "[a] always bash(echo again *) (this session)");
   assertStringIncludes(
     printed[0],
-    "[h] always bash(echo again *) here (saved to the project config)",
+    "[h] always bash(echo again *) in this project",
   );
   consumer({ kind: "text", text: "a" });
   assertEquals(await answer, "always");

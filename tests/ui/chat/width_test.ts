@@ -39,13 +39,17 @@ Deno.test("wrapLine with keepWords breaks at spaces and never cuts a word longer
 
 Deno.test("wrapLine with keepWords breaks between items set two spaces apart, keeping each whole", () => {
   const line = "Allow? [y] yes, once  [a] always bash(echo round-2 *) (this session)  " +
-    "[h] always bash(echo round-2 *) here (saved to the project config)  [n] no  " +
+    "[h] always bash(echo round-2 *) in this project  [n] no  " +
     "[r] no, and tell the model why  [Esc] stop";
   assertEquals(wrapLine(line, 59, true), [
     "Allow? [y] yes, once",
     "[a] always bash(echo round-2 *) (this session)",
-    // Longer than a row: cut at its last space that fits, never inside a word.
-    "[h] always bash(echo round-2 *) here (saved to the project",
-    "config)  [n] no  [r] no, and tell the model why  [Esc] stop",
+    "[h] always bash(echo round-2 *) in this project  [n] no",
+    "[r] no, and tell the model why  [Esc] stop",
   ]);
+  // An item longer than a row is cut at its last space that fits, never inside a word.
+  const long = "[y] yes  [h] always bash(echo a-long-command-name *) in this very project  [n] no";
+  const rows = wrapLine(long, 40, true);
+  assertEquals(rows.every((row) => row.length <= 40), true, rows.join("|"));
+  assertEquals(rows.join(" ").split(/\s+/), long.split(/\s+/));
 });
