@@ -147,8 +147,9 @@ Deno.test({
         .then(() => true, () => false);
       assertEquals(made, false, "the model's call ran without the person's yes");
       // Control: the same command typed by the person runs with no question.
-      await typeLine(session, "!touch person-made.txt && echo PERSON-DONE");
-      const screen = await shows(session, "PERSON-DONE");
+      // The marker is computed, so the typed line itself never matches it.
+      await typeLine(session, "!touch person-made.txt && echo PERSON-$((40+2))");
+      const screen = await shows(session, "PERSON-42");
       assertEquals(
         screen.split("wants permission").length - 1,
         1,
