@@ -21,6 +21,7 @@ if (!denort) {
 Deno.test("the compile task uses exactly the flags of the skiff task", async () => {
   const flags = await runtimeFlags();
   assertEquals(flags, [
+    "--quiet",
     "--allow-all",
     "--unstable-worker-options",
     "--no-prompt",
