@@ -33,6 +33,14 @@ export type PrepareCommand = (
  */
 const SETTLE_MS = 150;
 const FIRST_SETTLE_MS = 400;
+/** How long an exit waits for the server's last stderr, to say why it ended. */
+const EXIT_WORDS_MS = 300;
+
+/** A wait that keeps nothing alive: the process may end meanwhile. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms)));
+}
+
 /** How much of the server's stderr is kept to explain a failed start. */
 const STDERR_KEEP = 2000;
 
@@ -105,16 +113,18 @@ export class LanguageServer {
       stderr: "piped",
     });
     this.#child = child;
-    this.#keepStderr(child.stderr);
-    child.status.then((status) =>
+    const stderrRead = this.#keepStderr(child.stderr);
+    child.status.then(async (status) => {
+      // Its last words explain the exit: read them first, for a moment at most.
+      await Promise.race([stderrRead, delay(EXIT_WORDS_MS)]);
       this.#end(
         status.code === 127
           ? `${
             this.definition.command[0]
           } is not installed (not in the workspace's node_modules/.bin nor on PATH)`
           : `it exited (status ${status.code})${this.#stderrTail()}`,
-      )
-    ).catch(() => this.#end("it could not be watched"));
+      );
+    }).catch(() => this.#end("it could not be watched"));
     const stdin = child.stdin.getWriter();
     const connection = createMessageConnection(
       new StreamMessageReader(Readable.fromWeb(child.stdout as never)),
@@ -142,7 +152,13 @@ export class LanguageServer {
     connection.onRequest(() => null);
     connection.onNotification(() => {});
     connection.onError(() => {});
-    connection.onClose(() => this.#end(`its connection closed${this.#stderrTail()}`));
+    // A closed pipe usually means the process ended: its exit, said above, explains more.
+    connection.onClose(() => {
+      if (this.#stopped) return this.#end("the session ended");
+      void delay(EXIT_WORDS_MS * 2).then(() =>
+        this.#end(`its connection closed${this.#stderrTail()}`)
+      );
+    });
     connection.listen();
     const params: InitializeParams = {
       processId: null,
@@ -157,10 +173,16 @@ export class LanguageServer {
         workspace: { configuration: true, workspaceFolders: true },
       },
     };
-    await Promise.race([
-      connection.sendRequest("initialize", params),
-      this.ended.then((why) => Promise.reject(new Error(why))),
-    ]);
+    try {
+      await Promise.race([
+        connection.sendRequest("initialize", params),
+        this.ended.then((why) => Promise.reject(new Error(why))),
+      ]);
+    } catch (error) {
+      // Writing to a server that already exited fails with a broken pipe; why it exited says more.
+      const why = await Promise.race([this.ended, delay(EXIT_WORDS_MS * 3).then(() => undefined)]);
+      throw why === undefined ? error : new Error(why);
+    }
     await connection.sendNotification("initialized", {});
   }
 
