@@ -94,7 +94,7 @@ async function listReadAndRefuse(sandbox: Sandbox, target: string[]): Promise<In
   assert(refused.code !== 0, "a refused call was not an error to the Inspector");
   assertEquals(resultOf<CallResult>(refused).isError, true);
   assertStringIncludes(textOf(refused), "denied");
-  assertStringIncludes(textOf(refused), "--allow 'bash(rm *)'");
+  assertStringIncludes(textOf(refused), "--allow 'bash(rm -rf notes.txt)'");
   assert(await Deno.stat(path.join(sandbox.workspace, "notes.txt")), "the refused rm ran");
   return [listed, readRun, refused];
 }
