@@ -35,6 +35,8 @@ async function inTerminal(
   check: (sandbox: Sandbox, screen: string) => Promise<void>,
   /** Shell redirection after the command, e.g. `> answer.txt`. */
   redirect = "",
+  /** Flags of `skiff run`, before the prompt. */
+  flags = "",
 ): Promise<void> {
   const mock = startMockServer(script);
   const sandbox = await makeSandbox({ OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" });
@@ -46,7 +48,7 @@ async function inTerminal(
     quote(Deno.execPath())
   } run -A --unstable-worker-options --no-prompt ${
     quote(MAIN)
-  } run 'do it' ${redirect}; echo SKIFF_EXIT=$?; sleep 60`;
+  } run ${flags} 'do it' ${redirect}; echo SKIFF_EXIT=$?; sleep 60`;
   try {
     await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
     await screenShows(session, "Allow this?");
@@ -78,14 +80,40 @@ Deno.test({
 });
 
 Deno.test({
-  name: "always here saves the command prefix rule into the project config",
+  name: "always in this project, trusted: the command prefix rule goes into the project config",
+  ignore: !hasTmux,
+  async fn() {
+    await inTerminal(
+      makeFile,
+      ["Down", "Down", "Enter"],
+      async (sandbox, screen) => {
+        assertStringIncludes(screen, "SKIFF_EXIT=0");
+        const saved = JSON.parse(await Deno.readTextFile(`${sandbox.workspace}/skiff.json`));
+        assertEquals(saved.permission.bash, { "echo approved *": "allow" });
+        assert(!JSON.stringify(saved).includes('"*":"allow"'), "never a bare * rule");
+      },
+      "",
+      "--trust-project",
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "always in this project, not trusted: the rule is kept in your own config, the project's untouched",
   ignore: !hasTmux,
   async fn() {
     await inTerminal(makeFile, ["Down", "Down", "Enter"], async (sandbox, screen) => {
       assertStringIncludes(screen, "SKIFF_EXIT=0");
-      const saved = JSON.parse(await Deno.readTextFile(`${sandbox.workspace}/skiff.json`));
-      assertEquals(saved.permission.bash, { "echo approved *": "allow" });
-      assert(!JSON.stringify(saved).includes('"*":"allow"'), "never a bare * rule");
+      const skiffJson = await Deno.stat(`${sandbox.workspace}/skiff.json`).then(
+        () => true,
+        () => false,
+      );
+      assertEquals(skiffJson, false);
+      const own = JSON.parse(await Deno.readTextFile(`${sandbox.configDir}/config.json`));
+      assertEquals(own.projects[await Deno.realPath(sandbox.workspace)].permission.bash, {
+        "echo approved *": "allow",
+      });
     });
   },
 });
