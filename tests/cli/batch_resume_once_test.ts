@@ -68,7 +68,11 @@ async function stopBatch(
   const output = Promise.all([child.stdout, child.stderr].map((s) => new Response(s).text()));
   await until(ready, "the batch to reach the point to stop it");
   for (const signal of signals) {
-    child.kill(signal);
+    try {
+      child.kill(signal);
+    } catch {
+      break; // The first stop ended it already: the second Ctrl-C of a person comes too late too.
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const status = await child.status;
