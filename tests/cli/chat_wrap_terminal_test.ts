@@ -35,13 +35,19 @@ Deno.test({
         const rows = (await visible(session)).map((row) => row.trimEnd());
         const question = rows.slice(rows.findIndex((row) => row.startsWith("Allow?")));
         const words = question.join(" ").split(/\s+/);
-        for (const word of ["(this", "session)", "(saved", "project", "config)", "[Esc]", "stop"]) {
+        for (const word of ["(this", "session)", "in", "this", "project", "[Esc]", "stop"]) {
           assert(words.includes(word), `"${word}" cut across rows:\n${question.join("\n")}`);
         }
         assert(question.every((row) => row.length < 60), question.join("\n"));
         // A choice that fits a row is kept whole on one, its rule with it.
         assert(
           question.includes("[a] always bash(echo narrow-terminal *) (this session)"),
+          question.join("\n"),
+        );
+        assert(
+          question.some((row) =>
+            row.startsWith("[h] always bash(echo narrow-terminal *) in this project")
+          ),
           question.join("\n"),
         );
         await press(session, "y");
