@@ -11,11 +11,14 @@
  * - timers that keep no process alive (`background_ticks.ts`) and the full
  *   garbage collections skiff asks for (`collect.ts`);
  * - a Markdown fence its content cannot close (`markdown_fence.ts`) and a
- *   Deno permission descriptor compared whole (`permission_key.ts`).
+ *   Deno permission descriptor compared whole (`permission_key.ts`);
+ * - waiting for SIGINT or SIGTERM, for a command that serves until told to stop
+ *   (`until_stopped.ts`).
  * Code imports the module it needs, not this one: a start loads only what it uses.
  */
 export { writeFileAtomicSync } from "./atomic_write.ts";
 export { lineReader } from "./line_reader.ts";
 export { fencedBlock } from "./markdown_fence.ts";
 export { permissionKey } from "./permission_key.ts";
+export { untilStopped } from "./until_stopped.ts";
 export { sha256Hex } from "./sha256.ts";

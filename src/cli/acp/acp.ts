@@ -6,6 +6,7 @@
  * sessions list` shows it and `skiff -c` continues it. Stdout is the
  * protocol: everything for a person goes to stderr.
  */
+import { untilStopped } from "../../lib/until_stopped.ts";
 import * as acp from "@agentclientprotocol/sdk";
 import { type CommonOptions, prepare } from "../../host/setup.ts";
 import type { EngineSpec } from "../../engine/types.ts";
@@ -37,19 +38,6 @@ async function answering<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw wireError(error);
   }
-}
-
-/** Waits for SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      Deno.removeSignalListener("SIGINT", stop);
-      Deno.removeSignalListener("SIGTERM", stop);
-      resolve();
-    };
-    Deno.addSignalListener("SIGINT", stop);
-    Deno.addSignalListener("SIGTERM", stop);
-  });
 }
 
 /** The ACP agent: its handlers over `sessions`, the sessions this connection opened. */

@@ -7,6 +7,7 @@
  * so the policy table, sandbox and undo are the same; since nobody can be
  * asked, an `ask` is refused with the `--allow` rule that would pass.
  */
+import { untilStopped } from "../../lib/until_stopped.ts";
 import process from "node:process";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { type CommonOptions, prepare } from "../../host/setup.ts";
@@ -41,19 +42,6 @@ export function parseHttpFlags(options: McpServeOptions): { port: number } | und
     );
   }
   return { port };
-}
-
-/** Waits for SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      Deno.removeSignalListener("SIGINT", stop);
-      Deno.removeSignalListener("SIGTERM", stop);
-      resolve();
-    };
-    Deno.addSignalListener("SIGINT", stop);
-    Deno.addSignalListener("SIGTERM", stop);
-  });
 }
 
 /**
