@@ -21,20 +21,12 @@ import {
   waitFor,
   warnWithoutTmux,
 } from "../support/chat_tmux.ts";
+import { exists, plantFile } from "./e2e_support.ts";
 import { hasBwrap } from "./_harness.ts";
 
 warnWithoutTmux("command-line (!`command`, @path) escape tests in the chat");
 
 const SSH_SECRET = "PRIVATE-KEY-cmdlines-77d0";
-
-async function exists(file: string): Promise<boolean> {
-  return await Deno.stat(file).then(() => true, () => false);
-}
-
-async function write(file: string, text: string): Promise<void> {
-  await Deno.mkdir(path.dirname(file), { recursive: true });
-  await Deno.writeTextFile(file, text);
-}
 
 /**
  * `skiff <flags>` with the project's `.claude/commands/<name>.md` and your
@@ -61,12 +53,15 @@ async function typeCommand(
     {
       prefix: "skiff-cmdline-esc",
       prepare: async (sandbox) => {
-        await write(
+        await plantFile(
           path.join(sandbox.workspace, `.claude/commands/${options.name}.md`),
           options.file,
         );
         if (options.config) {
-          await write(path.join(sandbox.configDir, "config.json"), JSON.stringify(options.config));
+          await plantFile(
+            path.join(sandbox.configDir, "config.json"),
+            JSON.stringify(options.config),
+          );
         }
         await options.extra?.(sandbox);
       },
@@ -176,9 +171,9 @@ Deno.test({
       flags: "--add-dir ../shared",
       config: { permission: { read: "allow", external_directory: "allow" } },
       extra: async (sandbox) => {
-        await write(path.join(sandbox.home, ".ssh/id_rsa"), `${SSH_SECRET}\n`);
-        await write(path.join(sandbox.root, "shared/notes.txt"), "OUTSIDE-NOTES-4b1\n");
-        await write(path.join(sandbox.workspace, "README.md"), "README-3c9\n");
+        await plantFile(path.join(sandbox.home, ".ssh/id_rsa"), `${SSH_SECRET}\n`);
+        await plantFile(path.join(sandbox.root, "shared/notes.txt"), "OUTSIDE-NOTES-4b1\n");
+        await plantFile(path.join(sandbox.workspace, "README.md"), "README-3c9\n");
       },
     }, async (session, _sandbox, mock) => {
       const screen = await shows(session, "Reply one.", { history: 300 });
@@ -194,7 +189,7 @@ Deno.test({
 
 Deno.test('e2e command lines (run): skiff run "/plant" expands nothing, even with --yes: no line runs and the text goes as written', async () => {
   await withMockSandbox([{ text: "Reply one." }], async (sandbox, mock) => {
-    await write(path.join(sandbox.workspace, ".claude/commands/plant.md"), PLANT);
+    await plantFile(path.join(sandbox.workspace, ".claude/commands/plant.md"), PLANT);
     const result = await runSkiff(["run", "--yes", "/plant"], sandbox);
     assertEquals(result.code, 0, result.stderr);
     assertEquals(

@@ -180,6 +180,12 @@ export async function exists(file: string): Promise<boolean> {
   return await Deno.lstat(file).then(() => true, () => false);
 }
 
+/** Writes `text` to `file`, making its folders first: a file a test plants. */
+export async function plantFile(file: string, text: string): Promise<void> {
+  await Deno.mkdir(path.dirname(file), { recursive: true });
+  await Deno.writeTextFile(file, text);
+}
+
 export interface ToolMessage {
   role: string;
   content: string;

@@ -325,6 +325,26 @@ async function screenShows(session: string, text: string): Promise<string> {
   }
 }
 
+/**
+ * `skiff run 'do it'` at a 120×50 terminal (tmux) in the sandbox's workspace,
+ * with only its environment, then `SKIFF_EXIT=<code>` on screen; the session's name.
+ */
+async function runAtTerminal(
+  sandbox: { workspace: string; env: Record<string, string> },
+  prefix: string,
+): Promise<string> {
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`);
+  const session = `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+  const command = `cd ${quote(sandbox.workspace)} && env -i ${env.join(" ")} TERM=xterm ${
+    quote(Deno.execPath())
+  } run -A --unstable-worker-options --no-prompt ${
+    quote(path.join(import.meta.dirname!, "..", "..", "main.ts"))
+  } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
+  await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
+  return session;
+}
+
 Deno.test({
   name: "e2e: at a terminal the trust question is asked once, and the yes is remembered",
   ignore: !hasTmux,
@@ -339,16 +359,8 @@ Deno.test({
         path.join(sandbox.workspace, "skiff.json"),
         JSON.stringify({ permission: { bash: { "echo *": "allow" } } }),
       );
-      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-      const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`);
-      const session = `skiff-trust-${crypto.randomUUID().slice(0, 8)}`;
-      const command = `cd ${quote(sandbox.workspace)} && env -i ${env.join(" ")} TERM=xterm ${
-        quote(Deno.execPath())
-      } run -A --unstable-worker-options --no-prompt ${
-        quote(path.join(import.meta.dirname!, "..", "..", "main.ts"))
-      } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
+      const session = await runAtTerminal(sandbox, "skiff-trust");
       try {
-        await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
         const question = await screenShows(session, "Trust this project?");
         assertStringIncludes(question, "bash(echo *)");
         // Its answers say what each does; Enter takes the first, trust remembered.
@@ -388,16 +400,8 @@ Deno.test({
       { toolCalls: [bash("echo made again > again.txt")] },
       { text: "done" },
     ], async (sandbox) => {
-      const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
-      const env = Object.entries(sandbox.env).map(([name, value]) => `${name}=${quote(value)}`);
-      const session = `skiff-here-${crypto.randomUUID().slice(0, 8)}`;
-      const command = `cd ${quote(sandbox.workspace)} && env -i ${env.join(" ")} TERM=xterm ${
-        quote(Deno.execPath())
-      } run -A --unstable-worker-options --no-prompt ${
-        quote(path.join(import.meta.dirname!, "..", "..", "main.ts"))
-      } run 'do it'; echo SKIFF_EXIT=$?; sleep 60`;
+      const session = await runAtTerminal(sandbox, "skiff-here");
       try {
-        await tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "50", command);
         const question = await screenShows(session, "in this project");
         assertStringIncludes(question, "Always allow bash(echo made *) in this project");
         // Once, always (session), always in this project: the third.

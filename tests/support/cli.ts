@@ -130,8 +130,12 @@ export function runInWorkspace(
   program: string,
   args: string[],
   sandbox: Sandbox,
+  options: { signal?: AbortSignal } = {},
 ): Promise<CliResult> {
-  return finished(new Deno.Command(program, { args, ...inWorkspace(sandbox) }).spawn(), undefined);
+  return finished(
+    new Deno.Command(program, { args, ...inWorkspace(sandbox), signal: options.signal }).spawn(),
+    undefined,
+  );
 }
 
 /** Writes `input` to the child's stdin (undefined: it has none) and waits for it to end. */

@@ -8,7 +8,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { makeSandbox, type Sandbox } from "../../support/cli.ts";
+import { makeSandbox, runInWorkspace, type Sandbox } from "../../support/cli.ts";
 import { processesHolding } from "../../support/processes.ts";
 import { MAX_CLIENTS } from "../../../src/cli/mcp/mcp_serve_http.ts";
 import { INSPECTOR, npmPackage, skiffServeCommand, startHttpServe } from "./prerequisites.ts";
@@ -30,23 +30,17 @@ async function inspector(
   request: string[],
 ): Promise<InspectorRun> {
   const launcher = path.join(await npmPackage(INSPECTOR), "clients/launcher/build/index.js");
-  const result = await new Deno.Command("node", {
-    args: [launcher, "--cli", "--format", "json", ...request, ...target],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stdout = new TextDecoder().decode(result.stdout);
-  const stderr = new TextDecoder().decode(result.stderr);
+  const { code, stdout, stderr } = await runInWorkspace(
+    "node",
+    [launcher, "--cli", "--format", "json", ...request, ...target],
+    sandbox,
+  );
   // A result goes to stdout (a tool error too); an error envelope, alone, to stderr.
   const lastJson = (text: string) =>
     text.split("\n").reverse().find((line) => line.startsWith("{"));
   const line = lastJson(stdout) ?? lastJson(stderr);
-  assert(line, `the Inspector printed no JSON (exit ${result.code}): ${stdout}\n${stderr}`);
-  return { code: result.code, json: JSON.parse(line), stderr };
+  assert(line, `the Inspector printed no JSON (exit ${code}): ${stdout}\n${stderr}`);
+  return { code, json: JSON.parse(line), stderr };
 }
 
 type ListedTool = { name: string; title?: string; annotations?: Record<string, unknown> };

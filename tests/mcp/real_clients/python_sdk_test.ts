@@ -10,7 +10,13 @@
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { makeSandbox, runSkiff, type Sandbox, withMockSandbox } from "../../support/cli.ts";
+import {
+  makeSandbox,
+  runInWorkspace,
+  runSkiff,
+  type Sandbox,
+  withMockSandbox,
+} from "../../support/cli.ts";
 import { pythonWithMcp, skiffServeCommand, startHttpServe } from "./prerequisites.ts";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -24,19 +30,13 @@ async function pythonClient(
   const python = await pythonWithMcp();
   // A length of sleep no other process on the machine is running.
   const marker = `${20 + Math.floor(Math.random() * 9000) / 1000}`;
-  const result = await new Deno.Command(python, {
-    args: [path.join(here, "python_client.py"), JSON.stringify({ marker, ...settings })],
-    cwd: sandbox.workspace,
-    env: sandbox.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(120_000),
-  }).output();
-  const stdout = new TextDecoder().decode(result.stdout);
-  const stderr = new TextDecoder().decode(result.stderr);
-  assertEquals(result.code, 0, `python_client.py failed:\n${stdout}\n${stderr}`);
+  const { code, stdout, stderr } = await runInWorkspace(
+    python,
+    [path.join(here, "python_client.py"), JSON.stringify({ marker, ...settings })],
+    sandbox,
+    { signal: AbortSignal.timeout(120_000) },
+  );
+  assertEquals(code, 0, `python_client.py failed:\n${stdout}\n${stderr}`);
   const seen = JSON.parse(stdout.trim().split("\n").at(-1)!);
   const timings = Object.entries(seen).filter(([key]) => key.endsWith("_s"));
   console.log(`python_client.py (${settings.transport}) seconds:`, Object.fromEntries(timings));
