@@ -12,7 +12,7 @@ import { editConfigFile } from "../../config/jsonc.ts";
 import { API_KEY_TEXT, apiKeyProblem } from "../../config/api_key_text.ts";
 import { neutraliseControls } from "../../ui/safe_text.ts";
 import { KeyDecoder } from "../../ui/chat/input/keys.ts";
-import { wrapLine } from "../../ui/chat/width.ts";
+import { wrapWords } from "../../ui/chat/width.ts";
 import { closeModelNames, listModels } from "./commands/model.ts";
 
 /** The person at the terminal, one question at a time. */
@@ -190,11 +190,6 @@ function columns(): number {
   } catch {
     return 80;
   }
-}
-
-/** `text` with each of its lines wrapped at spaces to `width`, never a word cut. */
-export function wrapWords(text: string, width: number): string {
-  return text.split("\n").map((line) => wrapLine(line, width, true).join("\n")).join("\n");
 }
 
 /**

@@ -21,7 +21,7 @@ import { formatStatusLine, formatTokens } from "./status_line.ts";
 import { canRedraw, chatColour, makeStyle } from "./style.ts";
 import { formatTodos, todosOf } from "./todo_view.ts";
 import { formatToolCall, keyArgument } from "./tool_line.ts";
-import { preloadWidth, truncate, wrapLine } from "./width.ts";
+import { preloadWidth, truncate, wrapLine, wrapWords } from "./width.ts";
 import { hookLines } from "../hook_line.ts";
 
 export { chatColour };
@@ -206,8 +206,7 @@ class InlineChatRenderer implements ChatRenderer {
 
   /** skiff's own lines wrapped at spaces to the width; an id or a command is never cut. */
   #wrapWords(text: string): string {
-    const width = this.#screen.regionWidth;
-    return text.split("\n").flatMap((line) => wrapLine(line, width, true)).join("\n");
+    return wrapWords(text, this.#screen.regionWidth);
   }
 
   expandTool(callId?: string): void {

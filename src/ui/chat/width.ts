@@ -111,6 +111,11 @@ export function wrapLine(line: string, columns: number, keepWords = false): stri
   return rows;
 }
 
+/** skiff's own text, each line wrapped at spaces to `columns` (`wrapLine` with keepWords). */
+export function wrapWords(text: string, columns: number): string {
+  return text.split("\n").flatMap((line) => wrapLine(line, columns, true)).join("\n");
+}
+
 /** `text` cut to `columns` cells, ending in `…` when anything was left out. */
 export function truncate(text: string, columns: number): string {
   if (textWidth(text) <= columns) return text;

@@ -1,5 +1,6 @@
 import { assertEquals, assertStringIncludes } from "../../support/assert.ts";
-import { firstRunSetup, type SetupAnswers, wrapWords } from "../../../src/cli/chat/first_run.ts";
+import { firstRunSetup, type SetupAnswers } from "../../../src/cli/chat/first_run.ts";
+import { wrapWords } from "../../../src/ui/chat/width.ts";
 
 /** A terminal that answers from a script and keeps what was written. */
 function scripted(answers: (string | undefined)[]) {
