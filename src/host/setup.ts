@@ -76,6 +76,14 @@ export interface Missing {
   globalFile: string;
 }
 
+/**
+ * Whether a run at `baseURL` cannot go without an API key: the hosted
+ * default needs one, a local server may not (`skiff run` and `skiff doctor`).
+ */
+export function endpointNeedsKey(baseURL: string): boolean {
+  return baseURL === DEFAULT_BASE_URL;
+}
+
 /** A model or key is missing before anything can run (exit 2); `missing` says which. */
 export class MissingPrerequisites extends UsageError {
   constructor(message: string, readonly missing: Missing) {
@@ -284,7 +292,8 @@ export async function prepare(
     );
   }
   const apiKey = provider.apiKey ?? "";
-  if (needsModel && !apiKey && baseURL === DEFAULT_BASE_URL) {
+  const keyMissing = needsModel && !apiKey && endpointNeedsKey(baseURL);
+  if (keyMissing) {
     missing.push(
       `no API key for ${baseURL}. Set OPENAI_API_KEY, or point OPENAI_BASE_URL / provider.baseURL at a local server.`,
     );
@@ -298,7 +307,7 @@ export async function prepare(
         }`,
       {
         model: needsModel && !model,
-        apiKey: needsModel && !apiKey && baseURL === DEFAULT_BASE_URL,
+        apiKey: keyMissing,
         baseURL,
         knownKey: apiKey,
         globalFile: path.join(loaded.configDir, GLOBAL_CONFIG_FILE),

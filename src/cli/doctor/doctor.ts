@@ -13,7 +13,7 @@
  */
 import { loadConfig, type LoadedConfig } from "../../config/load.ts";
 import { ConfigError } from "../../config/errors.ts";
-import { DEFAULT_BASE_URL } from "../../host/setup.ts";
+import { DEFAULT_BASE_URL, endpointNeedsKey } from "../../host/setup.ts";
 import { applyProjectTrust, isProjectTrusted } from "../../trust/project_trust.ts";
 import { type AvailableSandboxes, probeSandboxes } from "../../sandbox/choose.ts";
 import type { LandlockProbeCache } from "../../sandbox/landlock/probe_cache.ts";
@@ -280,7 +280,7 @@ export async function gatherFacts(deps: DoctorDeps = {}): Promise<DoctorFacts> {
     ...(configError === undefined ? {} : { configError }),
     model: deps.model ?? config.provider?.model,
     keySet: !!apiKey,
-    keyNeeded: baseURL === DEFAULT_BASE_URL.replace(/\/+$/, ""),
+    keyNeeded: endpointNeedsKey(baseURL),
   };
   let endpoint: DoctorFacts["endpoint"];
   try {
