@@ -5,6 +5,7 @@
  * input on stdin, and a timeout that stops it. What it wrote comes back
  * whole up to a bound; it never throws, so a broken hook cannot break a run.
  */
+import { backgroundDelay } from "../lib/background_ticks.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
 import { spawn } from "../lib/spawn.ts";
 import { shellQuote } from "../permission/hints.ts";
@@ -75,7 +76,7 @@ export async function runHookCommand(options: HookCommandOptions): Promise<HookP
     try {
       result = await Promise.race([done, stopped(stop.signal).then(() => undefined)]);
       // Stopped: what it printed so far, if its streams close soon.
-      result ??= await Promise.race([done, delay(STOP_GRACE_MS).then(() => undefined)]);
+      result ??= await Promise.race([done, backgroundDelay(STOP_GRACE_MS).then(() => undefined)]);
     } finally {
       clearTimeout(timer);
       await writing;
@@ -117,13 +118,6 @@ function stopped(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) =>
     signal.addEventListener("abort", () => resolve(), { once: true })
   );
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    Deno.unrefTimer(timer);
-  });
 }
 
 /**

@@ -25,6 +25,11 @@ export function backgroundTimeout(ms: number, fire: () => void): () => void {
   };
 }
 
+/** Resolves after `ms` milliseconds, keeping nothing alive meanwhile (as `backgroundTimeout`). */
+export function backgroundDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => backgroundTimeout(ms, resolve));
+}
+
 /**
  * Calls `tick` every `ms` milliseconds until the returned function is
  * called, while the process lives for other reasons. A tick that throws (or

@@ -4,6 +4,7 @@
  * about files as full text, and its published diagnostics kept per file so
  * a caller can wait, up to a deadline, for those of the text it sent last.
  */
+import { backgroundDelay } from "../lib/background_ticks.ts";
 import { Readable, Writable } from "node:stream";
 import {
   createMessageConnection,
@@ -35,11 +36,6 @@ const SETTLE_MS = 150;
 const FIRST_SETTLE_MS = 400;
 /** How long an exit waits for the server's last stderr, to say why it ended. */
 const EXIT_WORDS_MS = 300;
-
-/** A wait that keeps nothing alive: the process may end meanwhile. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => Deno.unrefTimer(setTimeout(resolve, ms)));
-}
 
 /** How much of the server's stderr is kept to explain a failed start. */
 const STDERR_KEEP = 2000;
@@ -116,7 +112,7 @@ export class LanguageServer {
     const stderrRead = this.#keepStderr(child.stderr);
     child.status.then(async (status) => {
       // Its last words explain the exit: read them first, for a moment at most.
-      await Promise.race([stderrRead, delay(EXIT_WORDS_MS)]);
+      await Promise.race([stderrRead, backgroundDelay(EXIT_WORDS_MS)]);
       this.#end(
         status.code === 127
           ? `${
@@ -155,7 +151,7 @@ export class LanguageServer {
     // A closed pipe usually means the process ended: its exit, said above, explains more.
     connection.onClose(() => {
       if (this.#stopped) return this.#end("the session ended");
-      void delay(EXIT_WORDS_MS * 2).then(() =>
+      void backgroundDelay(EXIT_WORDS_MS * 2).then(() =>
         this.#end(`its connection closed${this.#stderrTail()}`)
       );
     });
@@ -180,7 +176,10 @@ export class LanguageServer {
       ]);
     } catch (error) {
       // Writing to a server that already exited fails with a broken pipe; why it exited says more.
-      const why = await Promise.race([this.ended, delay(EXIT_WORDS_MS * 3).then(() => undefined)]);
+      const why = await Promise.race([
+        this.ended,
+        backgroundDelay(EXIT_WORDS_MS * 3).then(() => undefined),
+      ]);
       throw why === undefined ? error : new Error(why);
     }
     await connection.sendNotification("initialized", {});
