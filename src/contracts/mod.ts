@@ -6,8 +6,8 @@
  * error family (`errors.ts`, `usage_error.ts`), MCP tool names
  * (`mcp_names.ts`), the todo list, where snapshots go
  * (`snapshot_sink.ts`), secrets taken out of published text (`redact.ts`),
- * the reasoning efforts (`reasoning_effort.ts`) and skiff's own entry
- * point (`entry.ts`). Types and small rules only:
+ * the reasoning efforts (`reasoning_effort.ts`), an editor's view of the
+ * files (`editor_files.ts`) and skiff's own entry point (`entry.ts`). Types and small rules only:
  * nothing of skiff outside src/lib/, no package.
  */
 export type { SkiffEvent } from "./events.ts";

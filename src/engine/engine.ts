@@ -414,7 +414,7 @@ export class Engine {
     // Child events go to the store under the child's id, not to the terminal.
     const child = new Engine(
       childSpec,
-      { event: () => {}, ask: (question) => this.io.ask(question) },
+      { event: () => {}, ask: (question) => this.io.ask(question), editor: this.io.editor },
       this.store,
       this.provider,
       parts.mcpTools,

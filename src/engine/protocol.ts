@@ -8,6 +8,12 @@ import type { ErrorData } from "../contracts/errors.ts";
 import type { ApprovalAnswer, ApprovalRequest, EngineSpec, RunRequest } from "./types.ts";
 import type { SessionSelector } from "./select_session.ts";
 import type { WriterReply, WriterRequest } from "../sandbox/writer/writer_messages.ts";
+import type { EditorFileOffer } from "../contracts/editor_files.ts";
+
+/** What the file tools ask of the editor, by the path they have judged already. */
+export type EditorRequest =
+  | { op: "read"; file: string }
+  | { op: "write"; file: string; text: string };
 
 export type ToEngine =
   /**
@@ -15,8 +21,16 @@ export type ToEngine =
    * by `files` requests to this side, which passes them on; absent: on the engine's thread.
    * `events`: the event types the terminal side shows (absent: all); the others are still
    * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
+   * `editor`: what the editor the session runs inside offers its file tools (`EngineIO.editor`),
+   * asked for by `editor` requests to this side; absent: disk alone.
    */
-  | { type: "init"; spec: EngineSpec; files?: boolean; events?: readonly string[] }
+  | {
+    type: "init";
+    spec: EngineSpec;
+    files?: boolean;
+    events?: readonly string[];
+    editor?: EditorFileOffer;
+  }
   /**
    * Sent to a Worker started before the config was loaded (prewarm.ts): load
    * the engine's modules now, and the model client's when `provider`; open the
@@ -54,7 +68,9 @@ export type ToEngine =
   /** The confined writer's reply to a `files` request. */
   | { type: "files"; reply: WriterReply }
   /** The confined writer died: no reply to a `files` request will come. */
-  | { type: "files-gone"; message: string };
+  | { type: "files-gone"; message: string }
+  /** The editor's reply to an `editor` request: the text read, or why it failed. */
+  | { type: "editor"; id: number; text?: string; error?: ErrorData };
 
 export type FromEngine =
   | { type: "event"; event: SkiffEvent }
@@ -62,10 +78,12 @@ export type FromEngine =
   | { type: "result"; id: number; value: unknown }
   /** A write for the confined writer (sent only after an `init` with `files`). */
   | { type: "files"; request: WriterRequest }
+  /** A file tool's read from, or write to, the editor (sent only after an `init` with `editor`). */
+  | { type: "editor"; id: number; request: EditorRequest }
   /** A SkiffError keeps its kind and hint (src/contracts/errors.ts). */
   | { type: "failure"; id: number; error: ErrorData };
 
 /** A request to the engine before it gets its id: each is answered by one `result` or `failure`. */
-export type EngineRequest = Exclude<ToEngine, { type: "answer" }> extends infer M
+export type EngineRequest = Exclude<ToEngine, { type: "answer" | "editor" }> extends infer M
   ? M extends { id: number } ? Omit<M, "id"> : never
   : never;

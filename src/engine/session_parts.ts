@@ -331,6 +331,7 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       launcher,
       background,
       diagnostics,
+      editor: input.io.editor,
       commandUndo,
       fetch: globalThis.fetch,
     }),

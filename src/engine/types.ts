@@ -4,6 +4,7 @@
  * engine's Worker.
  */
 import type { SkiffEvent } from "../contracts/events.ts";
+import type { EditorFiles } from "../contracts/editor_files.ts";
 import type { ToolErrorPayload } from "../contracts/events.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "../permission/broker.ts";
 import type { RunOwner } from "../store/run_owner.ts";
@@ -175,6 +176,11 @@ export interface RunRequest {
 export interface EngineIO {
   event(event: SkiffEvent): void;
   ask(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /**
+   * The editor skiff runs inside, when it offers its buffers (`skiff acp`):
+   * the file tools read and write text through it, after the same judging.
+   */
+  editor?: EditorFiles;
 }
 
 /** How a tool call without a model is run (`EngineHandle.runTool`). */

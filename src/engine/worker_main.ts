@@ -4,14 +4,15 @@
  * relays its events and approval questions back by message.
  */
 /// <reference lib="deno.worker" />
-import type { FromEngine, ToEngine } from "./protocol.ts";
+import type { EditorRequest, FromEngine, ToEngine } from "./protocol.ts";
+import type { EditorFileOffer, EditorFiles } from "../contracts/editor_files.ts";
 import type { ApprovalAnswer, ApprovalRequest } from "./types.ts";
 import { RpcClient } from "../lib/rpc.ts";
 import { type EngineHandle, type EngineModules, openStoreAhead, startInProcess } from "./handle.ts";
 import { ConfinedWriterClient, type WriterLink } from "../sandbox/writer/confined_writer.ts";
 import type { WriterReply } from "../sandbox/writer/writer_messages.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
-import { toErrorData } from "../contracts/errors.ts";
+import { fromErrorData, toErrorData } from "../contracts/errors.ts";
 import { collectGarbage } from "../lib/collect.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
@@ -37,6 +38,22 @@ let shown: Set<string> | undefined;
 const questions = new RpcClient<ApprovalRequest>((id, request) =>
   post({ type: "ask", id, request })
 );
+/** The file tools' reads from and writes to the editor, each answered by its id. */
+const editorRequests = new RpcClient<EditorRequest>((id, request) =>
+  post({ type: "editor", id, request })
+);
+
+/** The editor's side of the file tools, as far as the session's init offers it. */
+function editorOver(offer: EditorFileOffer | undefined): EditorFiles | undefined {
+  if (!offer || (!offer.read && !offer.write)) return undefined;
+  return {
+    read: offer.read ? (file) => editorRequests.request<string>({ op: "read", file }) : undefined,
+    write: offer.write
+      ? (file, text) => editorRequests.request<void>({ op: "write", file, text })
+      : undefined,
+  };
+}
+
 /** Where the terminal side's `files` replies go: the file tools' writer client. */
 let fileReplies: ((reply: WriterReply) => void) | undefined;
 /** Told when the terminal side's writer has died. */
@@ -88,6 +105,7 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
           if (!shown || shown.has(event.type)) post({ type: "event", event });
         },
         ask: (request) => questions.request<ApprovalAnswer>(request),
+        editor: editorOver(data.editor),
       }, modules);
       break;
     case "open":
@@ -139,6 +157,10 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       break;
     case "files-gone":
       fileWriterGone?.(new Error(data.message));
+      break;
+    case "editor":
+      if (data.error) editorRequests.reject(data.id, fromErrorData(data.error));
+      else editorRequests.resolve(data.id, data.text);
       break;
   }
 };

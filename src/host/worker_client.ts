@@ -4,7 +4,8 @@
  * folder, config folders, the provider's and MCP servers' hosts. A bug in a
  * tool's own path checks then meets NotCapable instead of the user's files.
  */
-import { fromErrorData } from "../contracts/errors.ts";
+import { fromErrorData, toErrorData } from "../contracts/errors.ts";
+import { relayEditorRequest } from "./editor_relay.ts";
 import { peerCrashed, RpcClient } from "../lib/rpc.ts";
 import * as path from "../lib/path.ts";
 import { homeDir } from "../sandbox/paths.ts";
@@ -155,6 +156,7 @@ export interface EngineSessionOptions {
  */
 export class EngineWorker {
   readonly #worker: Worker;
+  readonly #permissions: Deno.PermissionOptionsObject;
   readonly #writer: ReturnType<typeof fileWriterFor>;
   readonly #rpc: RpcClient<EngineRequest>;
   /** Sessions this Worker ran before: a late event of theirs reaches no one. */
@@ -177,6 +179,7 @@ export class EngineWorker {
     private readonly released: (worker: EngineWorker) => void = () => {},
   ) {
     this.#worker = worker;
+    this.#permissions = permissions;
     this.#writer = fileWriterFor(
       permissions,
       (reply) => this.#send({ type: "files", reply }),
@@ -201,6 +204,13 @@ export class EngineWorker {
       if (!this.#closedSessions.has(data.event.session_id)) this.#io.event(data.event);
     } else if (data.type === "files") {
       this.#writer?.serve(data.request);
+    } else if (data.type === "editor") {
+      try {
+        const text = await relayEditorRequest(data.request, this.#io.editor, this.#permissions);
+        this.#send({ type: "editor", id: data.id, text });
+      } catch (error) {
+        this.#send({ type: "editor", id: data.id, error: toErrorData(error) });
+      }
     } else if (data.type === "ask") {
       const answer = await this.#io.ask(data.request);
       this.#send({ type: "answer", id: data.id, answer });
@@ -229,7 +239,8 @@ export class EngineWorker {
     this.sessions++;
     this.#io = io;
     const files = !this.#initialised && this.#writer !== null;
-    this.#send({ type: "init", spec, files, events: options.events });
+    const editor = io.editor && { read: !!io.editor.read, write: !!io.editor.write };
+    this.#send({ type: "init", spec, files, events: options.events, editor });
     this.#initialised = true;
     let sessionId: string | undefined;
     let closed = false;

@@ -8,6 +8,7 @@ import type { FileLedger } from "./files/file_ledger.ts";
 import type { Access, ToolResult } from "../contracts/tool_call.ts";
 import type { Todo } from "../contracts/todo.ts";
 import type { ProcessLauncher } from "../contracts/process_launcher.ts";
+import type { EditorFiles } from "../contracts/editor_files.ts";
 import type { LanguageServers } from "../lsp/types.ts";
 
 // The shared shapes live in src/contracts/ so lower layers need not import tools.
@@ -76,6 +77,12 @@ export interface ToolContext {
    * (src/lsp/); absent: no diagnostics.
    */
   diagnostics?: LanguageServers;
+  /**
+   * The editor skiff runs inside, when it offers its buffers (`skiff acp`):
+   * the file tools read and write text files through it
+   * (src/tools/files/_editor_route.ts). Absent: disk.
+   */
+  editor?: EditorFiles;
   /** Network fetch; injected so tests never reach the network. */
   fetch: typeof fetch;
   /**

@@ -40,8 +40,36 @@ async function answering<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** skiff's answer to `initialize`: what it can do. */
+function initializeAnswer(): acp.InitializeResponse {
+  return {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+    },
+    agentInfo: { name: "skiff", title: "skiff", version: VERSION },
+    authMethods: [],
+  };
+}
+
+/**
+ * How long an `fs/*` request waits for the editor: SKIFF_EDITOR_WAIT
+ * seconds when set to a positive number (docs/editors.md). Needs
+ * `--allow-env`.
+ * @default 10 seconds
+ */
+export function editorWait(): number {
+  const seconds = Number(Deno.env.get("SKIFF_EDITOR_WAIT"));
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 10_000;
+}
+
 /** The ACP agent: its handlers over `sessions`, the sessions this connection opened. */
 export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSession>): acp.AgentApp {
+  // What the editor offers, from its `initialize`; nothing until it says.
+  let fs: acp.FileSystemCapabilities = {};
+  const wait = editorWait();
   /** The session's spec for the editor's folder: the flags of `skiff acp`, its own trust decision. */
   const specFor = async (
     cwd: string,
@@ -66,7 +94,7 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
       await sessions.get(selector.sessionId)?.close();
       sessions.delete(selector.sessionId);
     }
-    const session = await AcpSession.open(spec, client, selector);
+    const session = await AcpSession.open(spec, client, selector, { fs, editorWait: wait });
     sessions.set(session.id, session);
     return session;
   };
@@ -81,16 +109,10 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
     return session;
   };
   return acp.agent({ name: "skiff" })
-    .onRequest("initialize", () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { embeddedContext: true },
-        mcpCapabilities: { http: true, sse: true },
-      },
-      agentInfo: { name: "skiff", title: "skiff", version: VERSION },
-      authMethods: [],
-    }))
+    .onRequest("initialize", ({ params }) => {
+      fs = params.clientCapabilities?.fs ?? {};
+      return initializeAnswer();
+    })
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
         const spec = await specFor(params.cwd, params.mcpServers);

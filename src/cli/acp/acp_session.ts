@@ -6,11 +6,15 @@
  * broker for an attended session is `EngineIO.ask`, and this is that
  * answer. A mode is an agent; switching closes the engine and opens the same
  * session with the new agent at the next prompt, as the chat's /agent does.
+ * Where the editor offers its buffers (`fs/read_text_file`,
+ * `fs/write_text_file`), the file tools read and write through them
+ * (`EngineIO.editor`), each call bounded by `AcpOptions.editorWait`.
  */
 import type * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalRequest, EngineIO, EngineSpec } from "../../engine/types.ts";
 import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
+import type { EditorFiles } from "../../contracts/editor_files.ts";
 import { startEngine } from "../../host/start.ts";
 import { OUTCOME_EXIT_CODES } from "../exit_codes.ts";
 import { printErrorLine } from "../../ui/safe_print.ts";
@@ -75,6 +79,35 @@ function stopReason(outcome: string): acp.StopReason {
   return "end_turn";
 }
 
+/** What the editor said of itself at `initialize`, and how long an editor call may take. */
+export interface AcpOptions {
+  /** The editor's file system offer (`clientCapabilities.fs`). */
+  fs: acp.FileSystemCapabilities;
+  /** Milliseconds an `fs/*` request may wait for the editor's answer. */
+  editorWait: number;
+}
+
+/**
+ * An editor request that gives up after `wait` milliseconds: an editor that
+ * never answers fails the one tool call, not the session.
+ */
+async function boundedEditorCall<T>(
+  call: (options: acp.SendRequestOptions) => Promise<T>,
+  method: string,
+  wait: number,
+): Promise<T> {
+  const signal = AbortSignal.timeout(wait);
+  try {
+    return await call({ cancellationSignal: signal, stopWaitingOnCancel: true });
+  } catch (error) {
+    if (signal.aborted) {
+      throw new Error(`it did not answer ${method} within ${wait / 1000} s`);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`it answered ${method} with an error (${message})`);
+  }
+}
+
 /** An open session of this connection. */
 export class AcpSession {
   #engine?: EngineHandle;
@@ -89,6 +122,7 @@ export class AcpSession {
     private spec: EngineSpec,
     private readonly client: acp.AgentContext,
     selector: SessionSelector,
+    private readonly options: AcpOptions,
   ) {
     this.#selector = selector;
     this.#translator = new UpdateTranslator(spec.workspace);
@@ -99,8 +133,9 @@ export class AcpSession {
     spec: EngineSpec,
     client: acp.AgentContext,
     selector: SessionSelector,
+    options: AcpOptions,
   ): Promise<AcpSession> {
-    const session = new AcpSession(spec, client, selector);
+    const session = new AcpSession(spec, client, selector, options);
     await session.#ensureEngine();
     return session;
   }
@@ -201,6 +236,7 @@ export class AcpSession {
         for (const update of this.#translator.translate(event)) this.send(update);
       },
       ask: (request) => this.#ask(request),
+      editor: this.#editorFiles(),
     };
     // The editor's person answers the questions: the session is attended.
     const engine = await startEngine({ ...this.spec, interactive: true }, io);
@@ -212,6 +248,39 @@ export class AcpSession {
     }
     this.#engine = engine;
     return engine;
+  }
+
+  /** The editor's buffers as far as it offers them; undefined: the file tools use disk. */
+  #editorFiles(): EditorFiles | undefined {
+    const { fs, editorWait } = this.options;
+    if (!fs.readTextFile && !fs.writeTextFile) return undefined;
+    return {
+      read: fs.readTextFile
+        ? async (file) => {
+          const answer = await boundedEditorCall(
+            (options) =>
+              this.client.request("fs/read_text_file", { sessionId: this.id, path: file }, options),
+            "fs/read_text_file",
+            editorWait,
+          );
+          return answer.content;
+        }
+        : undefined,
+      write: fs.writeTextFile
+        ? async (file, text) => {
+          await boundedEditorCall(
+            (options) =>
+              this.client.request(
+                "fs/write_text_file",
+                { sessionId: this.id, path: file, content: text },
+                options,
+              ),
+            "fs/write_text_file",
+            editorWait,
+          );
+        }
+        : undefined,
+    };
   }
 
   async #ask(request: ApprovalRequest): Promise<ApprovalAnswer> {

@@ -11,6 +11,7 @@ import { applyChunks } from "./_apply_patch_chunks.ts";
 import { decodeText, encodeText, looksBinary, statOrNull, type TextDocument } from "./_file_io.ts";
 import { resolveToolPath, type ToolPath } from "../tool_paths.ts";
 import { symlinkAt } from "./_symlink.ts";
+import { readExistingContent } from "./_editor_route.ts";
 import type { FileChange } from "./change_set.ts";
 
 /** One file's planned change, with what the patch did to it. */
@@ -31,7 +32,7 @@ async function readExisting(target: ToolPath, ctx: ToolContext, verb: string): P
       "Check the path, or use *** Add File to create a new file.",
     );
   }
-  const bytes = await Deno.readFile(target.real);
+  const bytes = await readExistingContent(ctx, target);
   ctx.files.assertEditable(target.real, bytes, target.display);
   if (looksBinary(bytes)) {
     throw new ToolError(
@@ -62,7 +63,7 @@ async function readReplaced(
       "Choose another path.",
     );
   }
-  const bytes = await Deno.readFile(target.real);
+  const bytes = await readExistingContent(ctx, target);
   try {
     ctx.files.assertEditable(target.real, bytes, target.display);
   } catch (error) {

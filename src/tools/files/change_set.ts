@@ -12,6 +12,7 @@ import { fileSystemError, type ToolPath, withFileErrors } from "../tool_paths.ts
 import { diskWriter, type FileWriter, readFileOrNull, statOrNull } from "./_file_io.ts";
 import { type FileDiff, fileDiff } from "./_file_diff.ts";
 import type { FileLedger } from "./file_ledger.ts";
+import { currentContent, editorWriter, readExistingContent } from "./_editor_route.ts";
 
 /** One file's change. `before` null: no file there; `after` null: remove it. */
 export interface FileChange {
@@ -39,7 +40,7 @@ export interface ChangeSet {
 }
 
 /** Everything the change set needs of a tool's context. */
-export type ChangeContext = Pick<ToolContext, "files">;
+export type ChangeContext = Pick<ToolContext, "files" | "editor">;
 
 /** Run `work` holding every path's lock, taken in sorted order so two sets cannot deadlock. */
 export async function withFileLocks<T>(
@@ -115,7 +116,7 @@ export async function commitChangeSet(
   set: ChangeSet,
   options: CommitOptions = {},
 ): Promise<void> {
-  const io = options.io ?? diskWriter;
+  const io = editorWriter(ctx, options.io ?? diskWriter);
   const { changes } = set;
   const ordered = [
     ...changes.filter((c) => c.after !== null),
@@ -125,7 +126,7 @@ export async function commitChangeSet(
   const done: Prior[] = [];
   try {
     for (const change of ordered) {
-      const mode = await stillAsPlanned(change);
+      const mode = await stillAsPlanned(ctx, change);
       // A removed link is kept for undo as the link (its text), not its target's bytes.
       const before = change.link !== undefined
         ? new TextEncoder().encode(change.link)
@@ -167,7 +168,7 @@ async function rollBack(done: Prior[], io: FileWriter): Promise<string[]> {
  * Throws unless the path still holds what the plan read (the same bytes, no
  * file, or the same link); answers the file's mode for the rollback.
  */
-async function stillAsPlanned(change: FileChange): Promise<number | null> {
+async function stillAsPlanned(ctx: ChangeContext, change: FileChange): Promise<number | null> {
   const { target } = change;
   const changed = () =>
     new ToolError(
@@ -186,7 +187,7 @@ async function stillAsPlanned(change: FileChange): Promise<number | null> {
   }
   const current = info?.isSymlink ? await Deno.stat(target.real) : info;
   if (!current?.isFile) throw changed();
-  const bytes = await Deno.readFile(target.real);
+  const bytes = await readExistingContent(ctx, target);
   if (!sameBytes(bytes, change.before)) throw changed();
   return current.mode;
 }
@@ -257,7 +258,8 @@ export function withLockedFile<T>(
         if (info?.isDirectory) {
           throw new ToolError("bad_input", `${target.display} is a directory.`, folderHint);
         }
-        return await work(info ? await readFileOrNull(target.real, target.display) : null);
+        const disk = info ? await readFileOrNull(target.real, target.display) : null;
+        return await work(await currentContent(ctx, target.real, disk, target.display));
       }),
   );
 }

@@ -9,6 +9,7 @@ import * as path from "../../lib/path.ts";
 import * as z from "zod";
 import { defineTool, type ToolContext, ToolError, type ToolResult } from "../tool.ts";
 import { decodeText, linesText, looksBinary, statOrNull, statOrNullSync } from "./_file_io.ts";
+import { currentContent } from "./_editor_route.ts";
 import { imageInfo } from "./_image_info.ts";
 import { ENCODING_LABELS } from "./_text_encoding.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
@@ -200,8 +201,10 @@ async function readTarget(
       "If you need to inspect it, run bash with `file` or `xxd | head`.",
     );
   }
-  ctx.files.markRead(target.real, bytes);
-  const { text, encoding } = decodeText(bytes);
+  // Inside an editor that offers its buffers, the text is the buffer's.
+  const content = (await currentContent(ctx, target.real, bytes, target.display))!;
+  ctx.files.markRead(target.real, content);
+  const { text, encoding } = decodeText(content);
   // The file's language server starts now, so a later edit finds it warm.
   ctx.diagnostics?.opened(target.real, text);
   // Not UTF-8: say so, so the model knows what it sees and that writes keep it.
