@@ -3,13 +3,27 @@
  * the ACP SDK's client side connected over its stdin and stdout. Every
  * `session/update` is kept in order; permission questions are answered by
  * the test's `answer`. `raw` writes a line as it is, for a malformed message,
- * and `rawLines` are the child's stdout lines as sent.
+ * and `rawLines` are the child's stdout lines as sent. An `editor` with
+ * buffers offers `fs/read_text_file` and `fs/write_text_file` and answers
+ * them with the test's handlers; every such request is kept in `fsRequests`.
  */
 import * as acp from "@agentclientprotocol/sdk";
 import { spawnSkiffPiped } from "./cli.ts";
 import type { Sandbox } from "./cli.ts";
 
+/** The editor's buffers as a test plays them: each handler offered is a capability. */
+export interface EditorBuffers {
+  read?: (params: acp.ReadTextFileRequest) => Promise<string> | string;
+  write?: (params: acp.WriteTextFileRequest) => Promise<void> | void;
+}
+
+/** An `fs/*` request as the editor received it. */
+export type FsRequest =
+  | { method: "fs/read_text_file"; params: acp.ReadTextFileRequest }
+  | { method: "fs/write_text_file"; params: acp.WriteTextFileRequest };
+
 export interface AcpHarness {
+  fsRequests: FsRequest[];
   agent: acp.ClientContext;
   updates: acp.SessionNotification[];
   questions: acp.RequestPermissionRequest[];
@@ -37,6 +51,7 @@ export async function startAcp(
   answer: (question: acp.RequestPermissionRequest) => acp.RequestPermissionOutcome = () => ({
     outcome: "cancelled",
   }),
+  editor: EditorBuffers = {},
 ): Promise<AcpHarness> {
   const child = spawnSkiffPiped(["acp", ...args], sandbox);
   const writer = child.stdin.getWriter();
@@ -62,22 +77,38 @@ export async function startAcp(
   const input = new WritableStream<Uint8Array>({ write: (chunk) => writer.write(chunk) });
   const updates: acp.SessionNotification[] = [];
   const questions: acp.RequestPermissionRequest[] = [];
-  const connection = acp.client({ name: "test-editor" })
+  const fsRequests: FsRequest[] = [];
+  let app = acp.client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => {
       updates.push(params);
     })
     .onRequest("session/request_permission", ({ params }) => {
       questions.push(params);
       return { outcome: answer(params) };
-    })
-    .connect(acp.ndJsonStream(input, forClient));
+    });
+  const { read, write } = editor;
+  if (read) {
+    app = app.onRequest("fs/read_text_file", async ({ params }) => {
+      fsRequests.push({ method: "fs/read_text_file", params });
+      return { content: await read(params) };
+    });
+  }
+  if (write) {
+    app = app.onRequest("fs/write_text_file", async ({ params }) => {
+      fsRequests.push({ method: "fs/write_text_file", params });
+      await write(params);
+      return {};
+    });
+  }
+  const connection = app.connect(acp.ndJsonStream(input, forClient));
   const agent = connection.agent;
   await agent.request("initialize", {
     protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
+    clientCapabilities: { fs: { readTextFile: !!read, writeTextFile: !!write } },
     clientInfo: { name: "test-editor", version: "0" },
   });
   return {
+    fsRequests,
     agent,
     updates,
     questions,

@@ -87,6 +87,14 @@ export interface AcpOptions {
   editorWait: number;
 }
 
+/** An editor's error as the model reads it: its message and data, bounded. */
+function editorErrorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const data = (error as { data?: unknown }).data;
+  const detail = data === undefined ? "" : `: ${JSON.stringify(data)}`;
+  return `${message}${detail}`.slice(0, 500);
+}
+
 /**
  * An editor request that gives up after `wait` milliseconds: an editor that
  * never answers fails the one tool call, not the session.
@@ -103,8 +111,7 @@ async function boundedEditorCall<T>(
     if (signal.aborted) {
       throw new Error(`it did not answer ${method} within ${wait / 1000} s`);
     }
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`it answered ${method} with an error (${message})`);
+    throw new Error(`it answered ${method} with an error (${editorErrorText(error)})`);
   }
 }
 

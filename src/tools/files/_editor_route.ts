@@ -29,7 +29,7 @@ function editorFailure(display: string, verb: string, error: unknown): ToolError
   const reason = error instanceof Error ? error.message : String(error);
   return new ToolError(
     "failed",
-    `The editor did not ${verb} ${display}: ${reason.replace(/\.$/, "")}. Nothing was changed.`,
+    `The editor did not ${verb} ${display}: ${reason.replace(/\.$/, "")}.`,
     "Retry once the editor answers; if it keeps failing, save the file in the editor and " +
       "run skiff in a terminal instead.",
   );
@@ -81,7 +81,9 @@ export function editorWriter(ctx: Pick<ToolContext, "editor">, base: FileWriter)
   return {
     write: (file, bytes, mode) => {
       if (!isUtf8Text(bytes)) return base.write(file, bytes, mode);
-      return write(file, new TextDecoder().decode(bytes));
+      return write(file, new TextDecoder().decode(bytes)).catch((error) => {
+        throw editorFailure(file, "take the new text of", error);
+      });
     },
     remove: (file) => base.remove(file),
   };
