@@ -28,6 +28,7 @@ import { PRUNE_EVERY_MS, pruneToolOutput } from "../store/tool_output.ts";
 import { isStoredEvent } from "./recorder.ts";
 import { PromptRun, recordUndoAfterState, type SpendLimits } from "./prompt_run.ts";
 import { undoStateOf } from "../undo/undo.ts";
+import { EditorWrites } from "../undo/editor_writes.ts";
 import { sweepTempFiles } from "../undo/temp_sweep.ts";
 import { type Emit, EngineSession, undoLedger } from "./opened_session.ts";
 import type { EngineIO, EngineSpec, RunRequest, ToolCallOptions, ToolCallResult } from "./types.ts";
@@ -71,6 +72,8 @@ export class Engine {
   /** The SessionStart hooks ran (before the first prompt): SessionEnd runs at close. */
   #hooksStarted = false;
 
+  readonly #editorWrites = new EditorWrites();
+
   constructor(
     private readonly spec: EngineSpec,
     private readonly io: EngineIO,
@@ -84,7 +87,10 @@ export class Engine {
      * subagent changed.
      */
     private readonly undoInto?: { sessionId: string; prompt: number },
-  ) {}
+  ) {
+    // What the editor took may stay unsaved: undo compares against it, not disk.
+    if (io.editor?.write) this.io = { ...io, editor: this.#editorWrites.remembering(io.editor) };
+  }
 
   /** Stops the running prompt; with none running, the next one. */
   abort(): void {
@@ -169,6 +175,7 @@ export class Engine {
       promptNext,
       recordCommandChanges: (changes) => {
         ledger.noteChanged(changes.map((change) => change.path));
+        this.#editorWrites.forget(changes.map((change) => change.path));
         // Filed like the ledger's snapshots: a subagent's under its parent's prompt.
         const target = undoInto ?? { sessionId: session.id, prompt: ledger.prompt };
         for (const change of changes) {
@@ -505,7 +512,13 @@ export class Engine {
    */
   #recordUndoAfterState(opened: EngineSession, prompt: number, paths?: readonly string[]): void {
     if (this.undoInto) return;
-    recordUndoAfterState(this.store, opened.id, prompt, paths);
+    recordUndoAfterState(
+      this.store,
+      opened.id,
+      prompt,
+      paths,
+      (path) => this.#editorWrites.stateOf(path),
+    );
   }
 
   #finish(

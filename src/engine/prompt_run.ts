@@ -98,9 +98,11 @@ export function recordUndoAfterState(
   prompt: number,
   /** Only these files (a file the prompt has no snapshot of is left alone); default: every changed one. */
   paths: readonly string[] = store.snapshots.pathsOfPrompt(sessionId, prompt),
+  /** The state a file was left in; the editor's text for a file an editor took. @default disk */
+  stateOf: (path: string) => string = undoStateOf,
 ): void {
   for (const path of paths) {
-    store.snapshots.recordAfter(sessionId, prompt, path, undoStateOf(path));
+    store.snapshots.recordAfter(sessionId, prompt, path, stateOf(path));
   }
   store.undoJournal.settle(sessionId, prompt, paths);
 }

@@ -7,7 +7,8 @@
  * while an allowed one does; an editor without buffers leaves everything
  * on disk; an editor that never answers or answers with an error fails the
  * one tool call within the bound and the session goes on serving; `skiff
- * undo` puts back what the prompt changed.
+ * undo` puts back on disk what the prompt changed when the editor saved it,
+ * and leaves the disk alone when the editor kept the change unsaved.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
@@ -303,6 +304,38 @@ Deno.test("skiff acp: skiff undo puts back the text the edit replaced when the e
       assertEquals(undone.code, 0, undone.stderr);
       // The text before the prompt's change: the buffer the model read and edited.
       assertEquals(await Deno.readTextFile(file), BUFFER);
+    },
+  );
+});
+
+Deno.test("skiff acp: skiff undo leaves the disk alone when the editor kept the change unsaved", async () => {
+  await withMockSandbox(
+    [
+      { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
+      {
+        toolCalls: [{
+          name: "edit",
+          arguments: { file_path: "notes.txt", old_string: "unsaved line two", new_string: "x" },
+        }],
+      },
+      { text: "edited" },
+    ],
+    async (sandbox) => {
+      const file = path.join(sandbox.workspace, "notes.txt");
+      await Deno.writeTextFile(file, DISK);
+      const editor = await startAcp(sandbox, ["--allow", "edit"], undefined, {
+        read: () => BUFFER,
+        write: () => {},
+      });
+      try {
+        assertEquals((await prompt(editor, sandbox.workspace, "edit")).stopReason, "end_turn");
+      } finally {
+        await editor.stop();
+      }
+      const undone = await runSkiff(["undo"], sandbox);
+      assertStringIncludes(undone.stdout + undone.stderr, "1 refused");
+      assertStringIncludes(undone.stdout + undone.stderr, "notes.txt: changed on disk");
+      assertEquals(await Deno.readTextFile(file), DISK, "undo overwrote the saved file");
     },
   );
 });
