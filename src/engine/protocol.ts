@@ -1,7 +1,7 @@
 /**
  * Messages between the terminal side and the engine Worker. Requests carry
- * an id and get exactly one `result` or `failure` back; events and approval
- * questions flow the other way at any time.
+ * an id and get exactly one `result` or `failure` back; events, approval
+ * questions and editor requests flow the other way at any time.
  */
 import type { SkiffEvent } from "../contracts/events.ts";
 import type { ErrorData } from "../contracts/errors.ts";

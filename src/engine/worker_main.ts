@@ -1,7 +1,8 @@
 /**
  * The Worker side of the engine: runs the same in-process engine, under the
  * Deno permissions the terminal side derived from the sandbox mode, and
- * relays its events and approval questions back by message.
+ * relays its events, approval questions and the file tools' editor requests
+ * back by message.
  */
 /// <reference lib="deno.worker" />
 import type { EditorRequest, FromEngine, ToEngine } from "./protocol.ts";
