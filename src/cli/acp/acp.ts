@@ -88,13 +88,18 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
     client: acp.AgentContext,
     spec: EngineSpec,
     selector: SessionSelector,
+    editorRoot: string,
   ): Promise<AcpSession> => {
     // The session open here already is let go first: a stored session is held by one engine.
     if (selector.sessionId) {
       await sessions.get(selector.sessionId)?.close();
       sessions.delete(selector.sessionId);
     }
-    const session = await AcpSession.open(spec, client, selector, { fs, editorWait: wait });
+    const session = await AcpSession.open(spec, client, selector, {
+      fs,
+      editorWait: wait,
+      editorRoot,
+    });
     sessions.set(session.id, session);
     return session;
   };
@@ -116,13 +121,13 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
     .onRequest("session/new", ({ params, client }) =>
       answering(async () => {
         const spec = await specFor(params.cwd, params.mcpServers);
-        const session = await opened(client, spec, {});
+        const session = await opened(client, spec, {}, params.cwd);
         return { sessionId: session.id, modes: session.modes() };
       }))
     .onRequest("session/load", ({ params, client }) =>
       answering(async () => {
         const spec = await specFor(params.cwd, params.mcpServers);
-        const session = await opened(client, spec, { sessionId: params.sessionId });
+        const session = await opened(client, spec, { sessionId: params.sessionId }, params.cwd);
         const history = withStore(
           (store) => store.loadHistory(session.id),
           spec.dataDir,

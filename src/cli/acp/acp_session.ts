@@ -15,6 +15,8 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import type { ApprovalAnswer, ApprovalRequest, EngineIO, EngineSpec } from "../../engine/types.ts";
 import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
 import type { EditorFiles } from "../../contracts/editor_files.ts";
+import * as path from "../../lib/path.ts";
+import { lexicallyWithin } from "../../sandbox/paths.ts";
 import { startEngine } from "../../host/start.ts";
 import { OUTCOME_EXIT_CODES } from "../exit_codes.ts";
 import { printErrorLine } from "../../ui/safe_print.ts";
@@ -85,6 +87,12 @@ export interface AcpOptions {
   fs: acp.FileSystemCapabilities;
   /** Milliseconds an `fs/*` request may wait for the editor's answer. */
   editorWait: number;
+  /**
+   * The folder as the editor named it (`cwd`): the workspace is its real
+   * path, and a file inside is named to the editor under the editor's own
+   * spelling, so it finds its buffer.
+   */
+  editorRoot: string;
 }
 
 /** An editor's error as the model reads it: its message and data, bounded. */
@@ -257,6 +265,13 @@ export class AcpSession {
     return engine;
   }
 
+  /** `file` (a real path) as the editor names it: under its own spelling of the workspace. */
+  #editorPath(file: string): string {
+    const { workspace } = this.spec;
+    if (!lexicallyWithin(workspace, file)) return file;
+    return path.join(this.options.editorRoot, path.relative(workspace, file));
+  }
+
   /** The editor's buffers as far as it offers them; undefined: the file tools use disk. */
   #editorFiles(): EditorFiles | undefined {
     const { fs, editorWait } = this.options;
@@ -266,7 +281,11 @@ export class AcpSession {
         ? async (file) => {
           const answer = await boundedEditorCall(
             (options) =>
-              this.client.request("fs/read_text_file", { sessionId: this.id, path: file }, options),
+              this.client.request(
+                "fs/read_text_file",
+                { sessionId: this.id, path: this.#editorPath(file) },
+                options,
+              ),
             "fs/read_text_file",
             editorWait,
           );
@@ -279,7 +298,7 @@ export class AcpSession {
             (options) =>
               this.client.request(
                 "fs/write_text_file",
-                { sessionId: this.id, path: file, content: text },
+                { sessionId: this.id, path: this.#editorPath(file), content: text },
                 options,
               ),
             "fs/write_text_file",

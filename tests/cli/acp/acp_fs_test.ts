@@ -8,7 +8,8 @@
  * on disk; an editor that never answers or answers with an error fails the
  * one tool call within the bound and the session goes on serving; `skiff
  * undo` puts back on disk what the prompt changed when the editor saved it,
- * and leaves the disk alone when the editor kept the change unsaved.
+ * and leaves the disk alone when the editor kept the change unsaved; a
+ * folder opened through a symlink is named to the editor as it named it.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
@@ -336,6 +337,27 @@ Deno.test("skiff acp: skiff undo leaves the disk alone when the editor kept the 
       assertStringIncludes(undone.stdout + undone.stderr, "1 refused");
       assertStringIncludes(undone.stdout + undone.stderr, "notes.txt: changed on disk");
       assertEquals(await Deno.readTextFile(file), DISK, "undo overwrote the saved file");
+    },
+  );
+});
+
+Deno.test("skiff acp: a folder the editor opened through a symlink is named to it in the editor's own spelling", async () => {
+  await withMockSandbox(
+    [{ toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] }, { text: "read" }],
+    async (sandbox, mock) => {
+      await Deno.writeTextFile(path.join(sandbox.workspace, "notes.txt"), DISK);
+      const alias = path.join(path.dirname(sandbox.workspace), "alias");
+      await Deno.symlink(sandbox.workspace, alias);
+      const editor = await startAcp(sandbox, [], undefined, {
+        read: (params) => `buffer at ${params.path}\n`,
+      });
+      try {
+        assertEquals((await prompt(editor, alias, "read")).stopReason, "end_turn");
+      } finally {
+        await editor.stop();
+      }
+      assertEquals(askedPaths(editor, "fs/read_text_file"), [path.join(alias, "notes.txt")]);
+      assertStringIncludes(requestText(mock.requests[1]), "buffer at");
     },
   );
 });
