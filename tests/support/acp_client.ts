@@ -23,6 +23,8 @@ export type FsRequest =
   | { method: "fs/write_text_file"; params: acp.WriteTextFileRequest };
 
 export interface AcpHarness {
+  /** What skiff said it can do, at `initialize`. */
+  agentCapabilities: acp.AgentCapabilities;
   fsRequests: FsRequest[];
   agent: acp.ClientContext;
   updates: acp.SessionNotification[];
@@ -102,12 +104,13 @@ export async function startAcp(
   }
   const connection = app.connect(acp.ndJsonStream(input, forClient));
   const agent = connection.agent;
-  await agent.request("initialize", {
+  const initialized = await agent.request("initialize", {
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: { fs: { readTextFile: !!read, writeTextFile: !!write } },
     clientInfo: { name: "test-editor", version: "0" },
   });
   return {
+    agentCapabilities: initialized.agentCapabilities ?? {},
     fsRequests,
     agent,
     updates,

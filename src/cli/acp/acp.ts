@@ -20,6 +20,7 @@ import { printErrorLine } from "../../ui/safe_print.ts";
 import { AcpSession } from "./acp_session.ts";
 import { addEditorServers } from "./acp_mcp.ts";
 import { replayUpdates } from "./acp_replay.ts";
+import { listedSessions } from "./acp_list.ts";
 
 /** A failure as the editor gets it: a user's mistake as invalid params, with what to do. */
 function wireError(error: unknown): acp.RequestError {
@@ -46,6 +47,7 @@ function initializeAnswer(): acp.InitializeResponse {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
+      sessionCapabilities: { list: {} },
       promptCapabilities: { embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
     },
@@ -136,6 +138,10 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
         await session.flush();
         return { modes: session.modes() };
       }))
+    .onRequest(
+      "session/list",
+      ({ params }) => answering(() => Promise.resolve(listedSessions(params))),
+    )
     .onRequest("session/prompt", ({ params }) =>
       answering(async () => ({
         stopReason: await sessionOf(params.sessionId).prompt(params.prompt),
