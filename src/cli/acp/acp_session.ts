@@ -268,8 +268,9 @@ export class AcpSession {
   /** `file` (a real path) as the editor names it: under its own spelling of the workspace. */
   #editorPath(file: string): string {
     const { workspace } = this.spec;
-    if (!lexicallyWithin(workspace, file)) return file;
-    return path.join(this.options.editorRoot, path.relative(workspace, file));
+    const { editorRoot } = this.options;
+    if (!path.isAbsolute(editorRoot) || !lexicallyWithin(workspace, file)) return file;
+    return path.join(editorRoot, path.relative(workspace, file));
   }
 
   /** The editor's buffers as far as it offers them; undefined: the file tools use disk. */

@@ -12,6 +12,7 @@
 import * as z from "zod";
 import { type Access, defineTool, type ToolContext, ToolError } from "../tool.ts";
 import { decodeText, looksBinary, readFileOrNull, statOrNull } from "./_file_io.ts";
+import { currentContent } from "./_editor_route.ts";
 import { commitFileChange, type FileChange, withFileLocks } from "./change_set.ts";
 import { fileAccess, resolveToolPath, type ToolPath, withFileErrors } from "../tool_paths.ts";
 
@@ -136,7 +137,9 @@ export const fileCopyTool = defineTool({
             );
           }
           const bytes = await Deno.readFile(source.real);
-          const before = info ? await readFileOrNull(destination.real, destination.display) : null;
+          const disk = info ? await readFileOrNull(destination.real, destination.display) : null;
+          // The copy replaces what the editor holds, as edit would.
+          const before = await currentContent(ctx, destination.real, disk, destination.display);
           ctx.files.assertEditable(destination.real, before, destination.display);
           const binary = looksBinary(bytes) || (before !== null && looksBinary(before));
           const change: FileChange = {
