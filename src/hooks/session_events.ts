@@ -33,15 +33,14 @@ export async function promptHooks(
 }
 
 /**
- * Runs the Stop hooks once the run has ended. A hook that asks to go on is
- * not obeyed (a finished run is not restarted for it): its reason comes
- * back to be shown, with the way skiff does keep a run going.
+ * Runs the Stop hooks as the agent ends its turn; `active` is Claude
+ * Code's `stop_hook_active`: this turn was itself a Stop hook's
+ * continuation, so a hook can let the run end instead of looping. Returns
+ * the first block's reason: the run goes on with it as the next message.
  */
-export async function stopHooks(hooks: SessionHooks): Promise<string | undefined> {
+export async function stopHooks(hooks: SessionHooks, active: boolean): Promise<string | undefined> {
   if (!hooks.has("Stop")) return undefined;
-  const block = blockReason(await hooks.run("Stop", { stop_hook_active: false }));
-  return block === undefined ? undefined : `a Stop hook asked the run to go on (${block}); ` +
-    "skiff does not restart a finished run for a Stop hook: give the check to --until instead";
+  return blockReason(await hooks.run("Stop", { stop_hook_active: active }));
 }
 
 /** Runs the Notification hooks for `message` (a question waiting for the user). */

@@ -1,0 +1,177 @@
+/**
+ * Stop hooks that block, end to end through the real CLI with real hook
+ * scripts and a scripted model: the block's reason becomes the model's next
+ * message and the run goes on; the next Stop says `stop_hook_active: true`;
+ * a hook that always blocks is cut off after a bounded number of
+ * continuations (a project's hook cannot burn the budget forever);
+ * `--max-turns` still holds; a Ctrl-C is never undone by a Stop hook.
+ */
+import * as path from "node:path";
+import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
+import { makeSandbox, parseJsonLines, spawnSkiff } from "../support/cli.ts";
+import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { type Event, hookScript, ofType, runWith, warnings, writeJson } from "./_hook_support.ts";
+
+/** Logs its stdin as one line, then blocks until the agent has written done.txt. */
+const UNTIL_DONE = `cat >> stop_inputs.jsonl; echo >> stop_inputs.jsonl
+if [ -f done.txt ]; then exit 0; fi
+echo "write done.txt before you finish" >&2
+exit 2`;
+
+/** Logs its stdin and always blocks, in the JSON form. */
+const ALWAYS = `cat >> stop_inputs.jsonl; echo >> stop_inputs.jsonl
+echo '{"decision": "block", "reason": "not yet"}'`;
+
+const STOP_CAP = 8;
+
+async function stopInputs(workspace: string): Promise<Record<string, unknown>[]> {
+  const text = await Deno.readTextFile(path.join(workspace, "stop_inputs.jsonl")).catch(() => "");
+  return text.split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
+}
+
+function userMessages(request: Record<string, unknown>): string[] {
+  const messages = request.messages as { role: string; content: unknown }[];
+  return messages.filter((message) => message.role === "user").map((message) =>
+    typeof message.content === "string" ? message.content : JSON.stringify(message.content)
+  );
+}
+
+async function stopHookConfig(configDir: string, script: string) {
+  await writeJson(path.join(configDir, "config.json"), {
+    hooks: { Stop: [{ hooks: [{ type: "command", command: script }] }] },
+  });
+}
+
+Deno.test("a Stop hook's block sends the agent back with its reason; the next Stop passes", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await stopHookConfig(sandbox.configDir, await hookScript(sandbox, "stop.sh", UNTIL_DONE));
+    const run = await runWith(sandbox, [
+      { text: "all done" },
+      {
+        toolCalls: [{
+          id: "w1",
+          name: "write",
+          arguments: { file_path: "done.txt", content: "ok\n" },
+        }],
+      },
+      { text: "done.txt is written" },
+    ], ["--allow", "edit"]);
+    assertEquals(run.code, 0, run.stderr);
+    assertEquals(run.requests.length, 3);
+    // The model's next message after its first stop is the hook's reason.
+    assertEquals(
+      userMessages(run.requests[1]).at(-1),
+      "Stop hook feedback:\nwrite done.txt before you finish",
+    );
+    assertEquals(await Deno.readTextFile(path.join(sandbox.workspace, "done.txt")), "ok\n");
+    // The hook saw both stops, the second marked as a continuation.
+    const inputs = await stopInputs(sandbox.workspace);
+    assertEquals(inputs.map((input) => input.stop_hook_active), [false, true]);
+    assertEquals(inputs[0].hook_event_name, "Stop");
+    assertEquals(inputs[0].cwd, sandbox.workspace);
+    // The events show the block, the continuation and the pass.
+    const stops = ofType(run.events, "hook.completed").filter((event) => event.hook_event === "Stop");
+    assertEquals(stops.map((event) => event.blocked ?? false), [true, false]);
+    assertStringIncludes(
+      warnings(run.events),
+      "a Stop hook sent the agent back to work (1 of at most 8 in a row): write done.txt",
+    );
+    const completed = ofType(run.events, "session.completed")[0];
+    assertEquals(completed.exit_code, 0);
+    assertEquals(completed.turns, 3);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("attacker: a Stop hook that always blocks is cut off after 8 continuations, exit 1", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    // A project's hook, in a trusted project: the most a repository can ask for.
+    await hookScript(sandbox, "stop.sh", ALWAYS);
+    await writeJson(path.join(sandbox.workspace, ".claude", "settings.json"), {
+      hooks: { Stop: [{ hooks: [{ type: "command", command: "./hooks/stop.sh" }] }] },
+    });
+    const turns: MockTurn[] = Array.from({ length: STOP_CAP + 1 }, (_, index) => ({
+      text: `attempt ${index + 1}`,
+    }));
+    // More answers than the cap allows: a loop without the cap would use them all.
+    const run = await runWith(sandbox, [...turns, ...turns], ["--trust-project"]);
+    assertEquals(run.code, 1, run.stderr);
+    assertEquals(run.requests.length, STOP_CAP + 1);
+    const inputs = await stopInputs(sandbox.workspace);
+    assertEquals(inputs.length, STOP_CAP + 1);
+    assertEquals(inputs.map((input) => input.stop_hook_active), [
+      false,
+      ...Array(STOP_CAP).fill(true),
+    ]);
+    const [error] = ofType(run.events, "error");
+    assertEquals(error.exit_code, 1);
+    assertStringIncludes(
+      String(error.message),
+      "a Stop hook still asks the run to go on after 8 continuations in a row (not yet)",
+    );
+    assertEquals(ofType(run.events, "session.completed")[0].exit_code, 1);
+
+    // Control: untrusted, the same project hook never runs and the run ends at once.
+    await Deno.remove(path.join(sandbox.workspace, "stop_inputs.jsonl"));
+    const untrusted = await runWith(sandbox, turns);
+    assertEquals(untrusted.code, 0, untrusted.stderr);
+    assertEquals(untrusted.requests.length, 1);
+    assertEquals((await stopInputs(sandbox.workspace)).length, 0);
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("--max-turns holds across a Stop hook's continuations", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    await stopHookConfig(sandbox.configDir, await hookScript(sandbox, "stop.sh", ALWAYS));
+    const turns: MockTurn[] = Array.from({ length: 6 }, (_, index) => ({ text: `try ${index}` }));
+    const run = await runWith(sandbox, turns, ["--max-turns", "2"]);
+    assertEquals(run.code, 5, run.stderr);
+    assertEquals(run.requests.length, 2);
+    const [error] = ofType(run.events, "error");
+    assertStringIncludes(String(error.message), "stopped after 2 turns (--max-turns 2)");
+    assertStringIncludes(warnings(run.events), "but the run had already stopped");
+  } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a Ctrl-C during a Stop hook's continuation ends the run; no Stop hook restarts it", async () => {
+  const sandbox = await makeSandbox();
+  let asked!: () => void;
+  const second = new Promise<void>((resolve) => asked = resolve);
+  const mock = startMockServer([{ text: "all done" }, { hang: true }], {
+    onRequest: () => {
+      if (mock.requests.length === 2) asked();
+    },
+  });
+  try {
+    await stopHookConfig(sandbox.configDir, await hookScript(sandbox, "stop.sh", ALWAYS));
+    const child = spawnSkiff(["run", "--json", "go"], sandbox, {
+      OPENAI_BASE_URL: mock.url,
+      SKIFF_MODEL: "mock-model",
+    });
+    const stdout = new Response(child.stdout).text();
+    const stderr = new Response(child.stderr).text();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    await second;
+    child.kill("SIGINT");
+    const status = await child.status;
+    clearTimeout(timer);
+    assertEquals(status.code, 130, await stderr);
+    const events = parseJsonLines(await stdout) as Event[];
+    assertEquals(mock.requests.length, 2, "no request after the Ctrl-C");
+    // The Stop hook ran once, after the first answer; the interrupted turn got none.
+    assertEquals((await stopInputs(sandbox.workspace)).length, 1);
+    assert(events.some((event) => event.type === "session.completed"));
+    assertEquals(ofType(events, "session.completed")[0].exit_code, 130);
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+});
