@@ -43,9 +43,18 @@ export async function stopHooks(hooks: SessionHooks, active: boolean): Promise<s
   return blockReason(await hooks.run("Stop", { stop_hook_active: active }));
 }
 
-/** Runs the Notification hooks for `message` (a question waiting for the user). */
-export async function notificationHooks(hooks: SessionHooks, message: string): Promise<void> {
-  if (hooks.has("Notification")) await hooks.run("Notification", { message });
+/**
+ * Runs the Notification hooks for `message`, a question waiting for the
+ * user. `type` is Claude Code's `notification_type` (`permission_prompt`),
+ * which a Notification hook's matcher is matched against.
+ */
+export async function notificationHooks(
+  hooks: SessionHooks,
+  message: string,
+  type: "permission_prompt",
+): Promise<void> {
+  if (!hooks.has("Notification")) return;
+  await hooks.run("Notification", { message, notification_type: type }, { toolNames: [type] });
 }
 
 /** Runs the SessionEnd hooks as the session closes. */
