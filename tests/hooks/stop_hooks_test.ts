@@ -175,3 +175,24 @@ Deno.test("a Ctrl-C during a Stop hook's continuation ends the run; no Stop hook
     await sandbox.cleanup();
   }
 });
+
+Deno.test("a Stop hook's continue: false wins over a block: the run ends", async () => {
+  const sandbox = await makeSandbox();
+  try {
+    const ends = await hookScript(
+      sandbox,
+      "stop.sh",
+      `echo '{"decision": "block", "reason": "more", "continue": false, "stopReason": "enough"}'`,
+    );
+    await stopHookConfig(sandbox.configDir, ends);
+    const run = await runWith(sandbox, [{ text: "done" }, { text: "never asked" }]);
+    assertEquals(run.code, 0, run.stderr);
+    assertEquals(run.requests.length, 1);
+    assertStringIncludes(
+      String(ofType(run.events, "hook.completed")[0].output),
+      '"stopReason": "enough"',
+    );
+  } finally {
+    await sandbox.cleanup();
+  }
+});
