@@ -343,7 +343,9 @@ Deno.test("SessionStart adds to the first prompt; Stop runs as the run ends; Ses
       ofType(run.events, "hook.completed").map((event) => event.hook_event),
       ["SessionStart", "Stop", "SessionEnd"],
     );
-    const stopped = JSON.parse(await Deno.readTextFile(path.join(sandbox.workspace, "stopped.json")));
+    const stopped = JSON.parse(
+      await Deno.readTextFile(path.join(sandbox.workspace, "stopped.json")),
+    );
     assertEquals(stopped.stop_hook_active, false);
     const ended = JSON.parse(await Deno.readTextFile(path.join(sandbox.workspace, "ended.json")));
     assertEquals(ended.hook_event_name, "SessionEnd");

@@ -4,11 +4,12 @@
  * message and the run goes on; the next Stop says `stop_hook_active: true`;
  * a hook that always blocks is cut off after a bounded number of
  * continuations (a project's hook cannot burn the budget forever);
- * `--max-turns` still holds; a Ctrl-C is never undone by a Stop hook.
+ * `--max-turns` still holds; a Ctrl-C is never undone by a Stop hook;
+ * `continue: false` wins over a block; a batch task takes the same path.
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, spawnSkiff } from "../support/cli.ts";
+import { makeSandbox, parseJsonLines, runSkiff, spawnSkiff } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
 import { type Event, hookScript, ofType, runWith, warnings, writeJson } from "./_hook_support.ts";
 
@@ -71,7 +72,9 @@ Deno.test("a Stop hook's block sends the agent back with its reason; the next St
     assertEquals(inputs[0].hook_event_name, "Stop");
     assertEquals(inputs[0].cwd, sandbox.workspace);
     // The events show the block, the continuation and the pass.
-    const stops = ofType(run.events, "hook.completed").filter((event) => event.hook_event === "Stop");
+    const stops = ofType(run.events, "hook.completed").filter((event) =>
+      event.hook_event === "Stop"
+    );
     assertEquals(stops.map((event) => event.blocked ?? false), [true, false]);
     assertStringIncludes(
       warnings(run.events),
@@ -193,6 +196,39 @@ Deno.test("a Stop hook's continue: false wins over a block: the run ends", async
       '"stopReason": "enough"',
     );
   } finally {
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("skiff batch: a task's Stop hook block sends that task's agent back to work", async () => {
+  const sandbox = await makeSandbox();
+  const mock = startMockServer([{ text: "first stop" }, { text: "second stop" }]);
+  try {
+    // Blocks only a first stop, so each task continues once (a task cannot write the workspace).
+    const once = await hookScript(
+      sandbox,
+      "stop.sh",
+      `[ "$(jq -r .stop_hook_active)" = true ] && exit 0
+echo "check the task once more" >&2; exit 2`,
+    );
+    await stopHookConfig(sandbox.configDir, once);
+    await Deno.mkdir(path.join(sandbox.workspace, "src"));
+    await Deno.writeTextFile(path.join(sandbox.workspace, "src", "a.txt"), "a\n");
+    const run = await runSkiff(
+      ["batch", "--each", "src/*.txt", "--prompt", "look at {file}", "--json"],
+      sandbox,
+      { env: { OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" } },
+    );
+    assertEquals(run.code, 0, run.stderr);
+    assertEquals(mock.requests.length, 2);
+    assertEquals(
+      userMessages(mock.requests[1]).at(-1),
+      "Stop hook feedback:\ncheck the task once more",
+    );
+    const stops = parseJsonLines(run.stdout).filter((event) => event.type === "hook.completed");
+    assertEquals(stops.map((event) => event.blocked ?? false), [true, false]);
+  } finally {
+    await mock.close();
     await sandbox.cleanup();
   }
 });
