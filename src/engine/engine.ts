@@ -293,7 +293,8 @@ export class Engine {
             },
             ...(this.spec.depth === 0 && parts.hooks.has("Stop")
               ? {
-                stopHooks: (active: boolean) => stopHooks(parts.hooks, active),
+                stopHooks: (active: boolean, signal: AbortSignal) =>
+                  stopHooks(parts.hooks, active, signal),
                 stopNote: (message: string) => emit("warning", { message }),
               }
               : {}),

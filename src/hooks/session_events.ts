@@ -35,13 +35,18 @@ export async function promptHooks(
 /**
  * Runs the Stop hooks as the agent ends its turn; `active` is Claude
  * Code's `stop_hook_active`: this turn was itself a Stop hook's
- * continuation, so a hook can let the run end instead of looping. Returns
+ * continuation, so a hook can let the run end instead of looping.
+ * `signal` stops the hooks with the run (Ctrl-C, `--max-time`). Returns
  * the first block's reason: the run goes on with it as the next message;
  * none when a hook answered `continue: false`.
  */
-export async function stopHooks(hooks: SessionHooks, active: boolean): Promise<string | undefined> {
+export async function stopHooks(
+  hooks: SessionHooks,
+  active: boolean,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (!hooks.has("Stop")) return undefined;
-  const outcomes = await hooks.run("Stop", { stop_hook_active: active });
+  const outcomes = await hooks.run("Stop", { stop_hook_active: active }, { signal });
   // `continue: false` wins over any block, as in Claude Code: the run ends.
   if (outcomes.some(({ json }) => json?.continue === false)) return undefined;
   return blockReason(outcomes);

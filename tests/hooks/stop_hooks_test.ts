@@ -83,6 +83,10 @@ Deno.test("a Stop hook's block sends the agent back with its reason; the next St
     const completed = ofType(run.events, "session.completed")[0];
     assertEquals(completed.exit_code, 0);
     assertEquals(completed.turns, 3);
+    // The continuation is a prompt of the same run: undo takes the whole run back.
+    const undone = await runSkiff(["undo"], sandbox);
+    assertEquals(undone.code, 0, undone.stderr);
+    assertEquals(await Deno.stat(path.join(sandbox.workspace, "done.txt")).catch(() => null), null);
   } finally {
     await sandbox.cleanup();
   }
@@ -172,6 +176,43 @@ Deno.test("a Ctrl-C during a Stop hook's continuation ends the run; no Stop hook
     // The Stop hook ran once, after the first answer; the interrupted turn got none.
     assertEquals((await stopInputs(sandbox.workspace)).length, 1);
     assert(events.some((event) => event.type === "session.completed"));
+    assertEquals(ofType(events, "session.completed")[0].exit_code, 130);
+  } finally {
+    await mock.close();
+    await sandbox.cleanup();
+  }
+});
+
+Deno.test("a Ctrl-C while a slow Stop hook runs stops the hook and ends the run", async () => {
+  const sandbox = await makeSandbox();
+  const mock = startMockServer([{ text: "all done" }, { text: "never asked" }]);
+  try {
+    const slow = await hookScript(
+      sandbox,
+      "stop.sh",
+      `touch stop_started; sleep 30; echo "go on" >&2; exit 2`,
+    );
+    await stopHookConfig(sandbox.configDir, slow);
+    const child = spawnSkiff(["run", "--json", "go"], sandbox, {
+      OPENAI_BASE_URL: mock.url,
+      SKIFF_MODEL: "mock-model",
+    });
+    const stdout = new Response(child.stdout).text();
+    const stderr = new Response(child.stderr).text();
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const started = path.join(sandbox.workspace, "stop_started");
+    while (!(await Deno.stat(started).then(() => true, () => false))) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const pressed = Date.now();
+    child.kill("SIGINT");
+    const status = await child.status;
+    const waited = Date.now() - pressed;
+    clearTimeout(timer);
+    assertEquals(status.code, 130, await stderr);
+    assert(waited < 15_000, `the run waited ${waited} ms for the hook after Ctrl-C`);
+    assertEquals(mock.requests.length, 1, "the hook's block did not restart the run");
+    const events = parseJsonLines(await stdout) as Event[];
     assertEquals(ofType(events, "session.completed")[0].exit_code, 130);
   } finally {
     await mock.close();

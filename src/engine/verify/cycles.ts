@@ -51,9 +51,10 @@ export interface CycleHooks {
   /**
    * The Stop hooks, once a loop has ended (absent: the session has none, or
    * it is a subagent's). `active`: this loop was itself a Stop hook's
-   * continuation. Returns the first block's reason, or undefined.
+   * continuation; `signal` stops the hooks (Ctrl-C, `--max-time`). Returns
+   * the first block's reason, or undefined.
    */
-  stopHooks?(active: boolean): Promise<string | undefined>;
+  stopHooks?(active: boolean, signal: AbortSignal): Promise<string | undefined>;
   /** What a Stop hook's block did (sent the agent back, or not obeyed after a limit): shown. */
   stopNote?(message: string): void;
 }
@@ -90,9 +91,19 @@ export async function runCycles(
     attemptTurns += outcome.turns;
     // A Ctrl-C ends the run: no Stop hook runs, so none can restart it.
     if (run.signal.aborted || outcome.kind === "interrupted") break;
-    const block = hooks.stopHooks ? await hooks.stopHooks(continuations > 0) : undefined;
+    let block: string | undefined;
+    if (hooks.stopHooks) {
+      // A run that stopped at a limit still runs its Stop hooks to the end (they are told, not obeyed).
+      const stop = checkSignal(run.signal, outcome.kind === "completed" ? run.deadline : undefined);
+      block = await hooks.stopHooks(continuations > 0, stop.signal).finally(() => stop.dispose());
+      // A Ctrl-C or --max-time that cut the hooks ends the run as it would the loop.
+      const cut = stop.outcome(spent);
+      if (cut) {
+        spent = outcome.kind === "completed" ? cut : spent;
+        break;
+      }
+    }
     if (block !== undefined) {
-      if (run.signal.aborted) break;
       if (outcome.kind !== "completed") {
         hooks.stopNote?.(
           `a Stop hook asked the run to go on (${block}), but the run had already stopped: ` +
