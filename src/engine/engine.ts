@@ -298,7 +298,14 @@ export class Engine {
               const stopped = await stopBackground(parts.context("verify", run.signal).background);
               if (stopped) emit("warning", { message: stopped });
             },
-            runLoop: async (prompt, promptNumber, turnsBefore) => {
+            ...(this.spec.depth === 0 && parts.hooks.has("Stop")
+              ? {
+                stopHooks: (active: boolean, signal: AbortSignal) =>
+                  stopHooks(parts.hooks, active, signal),
+                stopNote: (message: string) => emit("warning", { message }),
+              }
+              : {}),
+            runLoop: async (prompt, promptNumber, turnsBefore, turnsCounted) => {
               number = promptNumber;
               ledger.beginPrompt(promptNumber);
               if (promptNumber > run.prompt) {
@@ -332,6 +339,7 @@ export class Engine {
                   modelLimits: resolveModelLimits(this.spec.model, this.spec.settings.models),
                   prompt,
                   maxTurns: request.maxTurns,
+                  turnsCounted,
                   overBudget: () => run.overBudget(),
                   maxOutputTokens: parts.maxOutputTokens,
                   temperature: parts.temperature,
@@ -363,8 +371,6 @@ export class Engine {
         return { outcome: "failed", exitCode, sessionId: session.id, text: "" };
       }
       const { outcome, verification } = cycled;
-      const stopNote = this.spec.depth === 0 ? await stopHooks(parts.hooks) : undefined;
-      if (stopNote) emit("warning", { message: stopNote });
       const done = outcome.kind === "completed" && parts.doneProposals?.length
         ? await measureProposals(parts.doneProposals, session.id, async (command, index) => {
           // The model chose it: it runs only where the agent's bash rules would run it unasked.

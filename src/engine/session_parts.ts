@@ -280,7 +280,9 @@ export async function buildSessionParts(input: PartsInput): Promise<SessionParts
       input.emit,
       sandboxState,
       agent.permission,
-      spec.interactive ? (message) => void notificationHooks(hooks, message) : undefined,
+      spec.interactive
+        ? (message) => void notificationHooks(hooks, message, "permission_prompt")
+        : undefined,
     );
   } catch (error) {
     // Nobody else holds the servers yet: stop them before giving up.

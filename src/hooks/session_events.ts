@@ -33,20 +33,37 @@ export async function promptHooks(
 }
 
 /**
- * Runs the Stop hooks once the run has ended. A hook that asks to go on is
- * not obeyed (a finished run is not restarted for it): its reason comes
- * back to be shown, with the way skiff does keep a run going.
+ * Runs the Stop hooks as the agent ends its turn; `active` is Claude
+ * Code's `stop_hook_active`: this turn was itself a Stop hook's
+ * continuation, so a hook can let the run end instead of looping.
+ * `signal` stops the hooks with the run (Ctrl-C, `--max-time`). Returns
+ * the first block's reason: the run goes on with it as the next message;
+ * none when a hook answered `continue: false`.
  */
-export async function stopHooks(hooks: SessionHooks): Promise<string | undefined> {
+export async function stopHooks(
+  hooks: SessionHooks,
+  active: boolean,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (!hooks.has("Stop")) return undefined;
-  const block = blockReason(await hooks.run("Stop", { stop_hook_active: false }));
-  return block === undefined ? undefined : `a Stop hook asked the run to go on (${block}); ` +
-    "skiff does not restart a finished run for a Stop hook: give the check to --until instead";
+  const outcomes = await hooks.run("Stop", { stop_hook_active: active }, { signal });
+  // `continue: false` wins over any block, as in Claude Code: the run ends.
+  if (outcomes.some(({ json }) => json?.continue === false)) return undefined;
+  return blockReason(outcomes);
 }
 
-/** Runs the Notification hooks for `message` (a question waiting for the user). */
-export async function notificationHooks(hooks: SessionHooks, message: string): Promise<void> {
-  if (hooks.has("Notification")) await hooks.run("Notification", { message });
+/**
+ * Runs the Notification hooks for `message`, a question waiting for the
+ * user. `type` is Claude Code's `notification_type` (`permission_prompt`),
+ * which a Notification hook's matcher is matched against.
+ */
+export async function notificationHooks(
+  hooks: SessionHooks,
+  message: string,
+  type: "permission_prompt",
+): Promise<void> {
+  if (!hooks.has("Notification")) return;
+  await hooks.run("Notification", { message, notification_type: type }, { toolNames: [type] });
 }
 
 /** Runs the SessionEnd hooks as the session closes. */

@@ -51,13 +51,14 @@ export class SessionHooks {
 
   /**
    * Runs every hook of `event` (those whose matcher covers `toolNames`, for
-   * the tool events) at once, with `fields` added to the common input.
-   * Never throws: a hook that fails is reported and passed over.
+   * the tool events) at once, with `fields` added to the common input;
+   * `signal` stops them sooner than the session's end does. Never throws:
+   * a hook that fails is reported and passed over.
    */
   async run(
     event: HookEventName,
     fields: Record<string, unknown>,
-    options: { toolNames?: string[]; callId?: string } = {},
+    options: { toolNames?: string[]; callId?: string; signal?: AbortSignal } = {},
   ): Promise<HookOutcome[]> {
     const hooks = this.options.hooks.filter((hook) =>
       hook.event === event &&
@@ -81,7 +82,9 @@ export class SessionHooks {
         workspace: this.options.workspace,
         input,
         timeoutMs: hook.timeoutSeconds * 1000,
-        signal: this.options.signal,
+        signal: options.signal && this.options.signal
+          ? AbortSignal.any([options.signal, this.options.signal])
+          : options.signal ?? this.options.signal,
       });
       const outcome: HookOutcome = { hook, process, json: jsonAnswer(process) };
       this.#report(outcome, options.callId);

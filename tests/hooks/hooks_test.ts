@@ -8,53 +8,9 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, type Sandbox } from "../support/cli.ts";
+import { makeSandbox, runSkiff, type Sandbox } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
-
-type Event = Record<string, unknown>;
-
-/** One `skiff run --json` against its own scripted model; the requests it made come back too. */
-async function runWith(sandbox: Sandbox, script: MockTurn[], args: string[] = []) {
-  const mock = startMockServer(script);
-  try {
-    const result = await runSkiff(["run", "--json", ...args, "go"], sandbox, {
-      env: { OPENAI_BASE_URL: mock.url, SKIFF_MODEL: "mock-model" },
-    });
-    return { ...result, events: parseJsonLines(result.stdout) as Event[], requests: mock.requests };
-  } finally {
-    await mock.close();
-  }
-}
-
-async function writeJson(file: string, value: unknown) {
-  await Deno.mkdir(path.dirname(file), { recursive: true });
-  await Deno.writeTextFile(file, JSON.stringify(value, null, 2));
-}
-
-/** A hook script in the workspace's hooks folder, executable. */
-async function hookScript(sandbox: Sandbox, name: string, body: string): Promise<string> {
-  const file = path.join(sandbox.workspace, "hooks", name);
-  await Deno.mkdir(path.dirname(file), { recursive: true });
-  await Deno.writeTextFile(file, `#!/bin/sh\n${body}\n`);
-  await Deno.chmod(file, 0o755);
-  return file;
-}
-
-function ofType(events: Event[], type: string): Event[] {
-  return events.filter((event) => event.type === type);
-}
-
-/** The warning events' messages, one per line. */
-function warnings(events: Event[]): string {
-  return ofType(events, "warning").map((event) => event.message).join("\n");
-}
-
-function requireBwrap() {
-  const found = new Deno.Command("sh", { args: ["-c", "command -v bwrap"] }).outputSync();
-  if (!found.success) {
-    throw new Error("bubblewrap (bwrap) is needed for the sandbox tests; install it");
-  }
-}
+import { hookScript, ofType, requireBwrap, runWith, warnings, writeJson } from "./_hook_support.ts";
 
 Deno.test("a PostToolUse formatter rewrites an edited file; the next edit of it succeeds", async () => {
   const sandbox = await makeSandbox();
@@ -370,27 +326,27 @@ Deno.test("UserPromptSubmit: what a hook prints reaches the model; a block refus
   }
 });
 
-Deno.test("SessionStart adds to the first prompt; a Stop block is reported; SessionEnd runs at close", async () => {
+Deno.test("SessionStart adds to the first prompt; Stop runs as the run ends; SessionEnd at close", async () => {
   const sandbox = await makeSandbox();
   try {
     await writeJson(path.join(sandbox.configDir, "config.json"), {
       hooks: {
         SessionStart: [{ hooks: [{ type: "command", command: "echo branch-notes" }] }],
-        Stop: [{ hooks: [{ type: "command", command: "echo run the tests >&2; exit 2" }] }],
+        Stop: [{ hooks: [{ type: "command", command: "cat > stopped.json" }] }],
         SessionEnd: [{ hooks: [{ type: "command", command: "cat > ended.json" }] }],
       },
     });
     const run = await runWith(sandbox, [{ text: "hi" }]);
     assertEquals(run.code, 0, run.stderr);
     assertStringIncludes(JSON.stringify(run.requests[0]), "branch-notes");
-    assertStringIncludes(
-      warnings(run.events),
-      "a Stop hook asked the run to go on (run the tests)",
-    );
     assertEquals(
       ofType(run.events, "hook.completed").map((event) => event.hook_event),
       ["SessionStart", "Stop", "SessionEnd"],
     );
+    const stopped = JSON.parse(
+      await Deno.readTextFile(path.join(sandbox.workspace, "stopped.json")),
+    );
+    assertEquals(stopped.stop_hook_active, false);
     const ended = JSON.parse(await Deno.readTextFile(path.join(sandbox.workspace, "ended.json")));
     assertEquals(ended.hook_event_name, "SessionEnd");
     assertEquals(ended.cwd, sandbox.workspace);

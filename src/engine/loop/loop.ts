@@ -88,6 +88,12 @@ export interface LoopOptions {
   /** Model turns this run may take; no limit when absent. */
   maxTurns?: number;
   /**
+   * Turns the same attempt took before this loop (a Stop hook sent the
+   * agent back): they count against `maxTurns` and the budget.
+   * @default 0
+   */
+  turnsCounted?: number;
+  /**
    * Asked before each model request after the first (so after each step): a
    * reason ends the run as a limit (`--max-cost`, `--max-tokens`).
    */
@@ -212,17 +218,18 @@ async function loop(
   for (;;) {
     const before = stopped();
     if (before) return before;
-    if (options.maxTurns !== undefined && turns >= options.maxTurns) {
+    const counted = (options.turnsCounted ?? 0) + turns;
+    if (options.maxTurns !== undefined && counted >= options.maxTurns) {
       return {
         kind: "limit",
-        reason: `stopped after ${turns} turns (--max-turns ${options.maxTurns})`,
+        reason: `stopped after ${counted} turns (--max-turns ${options.maxTurns})`,
         text: lastText,
         turns,
         usage,
       };
     }
     if (options.deadline !== undefined && clock() > options.deadline) return timeUp();
-    const spentTooMuch = turns > 0 ? options.overBudget?.() : undefined;
+    const spentTooMuch = counted > 0 ? options.overBudget?.() : undefined;
     if (spentTooMuch) return full(spentTooMuch);
     turns++;
     const turn = (deps.turnsSoFar ?? 0) + turns;

@@ -1,9 +1,10 @@
 /**
- * The cycles of a checked run (`--until`, `--done`): the agent's loop, then
- * the checks, then — while they fail and attempts are left — the loop again
- * with the failure as its prompt. Each cycle is its own prompt number, so
- * undo can take back one attempt. The engine supplies the loop and the
- * command runner; this file holds only the order of things.
+ * The cycles of a run: the agent's loop, then its Stop hooks, then the
+ * checks (`--until`, `--done`); while a Stop hook blocks or a check fails
+ * (and continuations or attempts are left), the loop again with the hook's
+ * reason or the failure as its prompt. Each loop is its own prompt number,
+ * so undo can take back one attempt. The engine supplies the loop, the
+ * hooks and the command runner; this file holds only the order of things.
  */
 import type { VerificationSummary } from "../../contracts/events.ts";
 import type { LoopOutcome } from "../loop/loop.ts";
@@ -16,9 +17,25 @@ import {
   type UntilChecks,
 } from "./verify.ts";
 
+/**
+ * Stop hook blocks in a row that send the agent back to work; one more
+ * ends the run. The figure Claude Code uses, so hooks written for it see
+ * the same bound.
+ */
+export const MAX_STOP_CONTINUATIONS = 8;
+
 export interface CycleHooks {
-  /** One run of the agent's loop on `prompt`, filed as prompt `number`; `turnsBefore` this run. */
-  runLoop(prompt: string, number: number, turnsBefore: number): Promise<LoopOutcome>;
+  /**
+   * One run of the agent's loop on `prompt`, filed as prompt `number`;
+   * `turnsBefore` this run; `turnsCounted` of them belong to this attempt
+   * (a Stop hook's continuation) and count against `--max-turns`.
+   */
+  runLoop(
+    prompt: string,
+    number: number,
+    turnsBefore: number,
+    turnsCounted: number,
+  ): Promise<LoopOutcome>;
   /** Prompt `number` is attempt `cycle` of this run (kept for undo). */
   markCycle(number: number, cycle: number): void;
   /** A check's command, sandboxed; `callId` names its spilled output. */
@@ -31,6 +48,15 @@ export interface CycleHooks {
    * the workspace (a check, a protected test) while the work is judged.
    */
   beforeChecks(): Promise<void>;
+  /**
+   * The Stop hooks, once a loop has ended (absent: the session has none, or
+   * it is a subagent's). `active`: this loop was itself a Stop hook's
+   * continuation; `signal` stops the hooks (Ctrl-C, `--max-time`). Returns
+   * the first block's reason, or undefined.
+   */
+  stopHooks?(active: boolean, signal: AbortSignal): Promise<string | undefined>;
+  /** What a Stop hook's block did (sent the agent back, or not obeyed after a limit): shown. */
+  stopNote?(message: string): void;
 }
 
 export interface CycleRun {
@@ -53,12 +79,52 @@ export async function runCycles(
   let prompt = run.prompt;
   let spent: LoopOutcome | undefined;
   let verification: VerificationSummary | undefined;
-  for (let cycle = 1;; cycle++) {
-    const number = run.firstPrompt + cycle - 1;
-    if (until) hooks.markCycle(number, cycle);
-    const outcome = await hooks.runLoop(prompt, number, spent?.turns ?? 0);
+  let cycle = 1;
+  // Stop hook continuations in a row, and the turns of this attempt before the current loop.
+  let continuations = 0;
+  let attemptTurns = 0;
+  for (let number = run.firstPrompt;; number++) {
+    const attempt = number - run.firstPrompt + 1;
+    if (until || attempt > 1) hooks.markCycle(number, attempt);
+    const outcome = await hooks.runLoop(prompt, number, spent?.turns ?? 0, attemptTurns);
     spent = spent ? addCycle(spent, outcome) : outcome;
-    if (!until || outcome.kind !== "completed" || run.signal.aborted) break;
+    attemptTurns += outcome.turns;
+    // A Ctrl-C ends the run: no Stop hook runs, so none can restart it.
+    if (run.signal.aborted || outcome.kind === "interrupted") break;
+    let block: string | undefined;
+    if (hooks.stopHooks) {
+      // A run that stopped at a limit still runs its Stop hooks to the end (they are told, not obeyed).
+      const stop = checkSignal(run.signal, outcome.kind === "completed" ? run.deadline : undefined);
+      block = await hooks.stopHooks(continuations > 0, stop.signal).finally(() => stop.dispose());
+      // A Ctrl-C or --max-time that cut the hooks ends the run as it would the loop.
+      const cut = stop.outcome(spent);
+      if (cut) {
+        spent = outcome.kind === "completed" ? cut : spent;
+        break;
+      }
+    }
+    if (block !== undefined) {
+      if (outcome.kind !== "completed") {
+        hooks.stopNote?.(
+          `a Stop hook asked the run to go on (${block}), but the run had already stopped: ` +
+            stopCause(outcome),
+        );
+        break;
+      }
+      if (continuations >= MAX_STOP_CONTINUATIONS) {
+        spent = { ...spent, kind: "failed", message: stopCapMessage(block) };
+        break;
+      }
+      continuations++;
+      hooks.stopNote?.(
+        `a Stop hook sent the agent back to work (${continuations} of at most ` +
+          `${MAX_STOP_CONTINUATIONS} in a row): ${block}`,
+      );
+      prompt = `Stop hook feedback:\n${block}`;
+      continue;
+    }
+    continuations = 0;
+    if (!until || outcome.kind !== "completed") break;
     await hooks.beforeChecks();
     let check = 0;
     const stop = checkSignal(run.signal, run.deadline);
@@ -74,6 +140,29 @@ export async function runCycles(
     if (cut) spent = cut;
     if (cut || verification.passed || cycle >= until.maxCycles) break;
     prompt = feedbackMessage(verification, result.outputs);
+    cycle++;
+    attemptTurns = 0;
   }
   return { outcome: spent, verification };
+}
+
+/** Why a loop ended without completing, for the note on a Stop block it cannot obey. */
+function stopCause(outcome: LoopOutcome): string {
+  switch (outcome.kind) {
+    case "limit":
+      return outcome.reason;
+    case "failed":
+      return outcome.message;
+    case "provider_error":
+      return outcome.error.message;
+    default:
+      return outcome.kind;
+  }
+}
+
+/** The end of a run whose Stop hook kept blocking. */
+function stopCapMessage(reason: string): string {
+  return `a Stop hook still asks the run to go on after ${MAX_STOP_CONTINUATIONS} ` +
+    `continuations in a row (${reason}); skiff ended the run there. Check what the hook ` +
+    "waits for: it gets stop_hook_active: true once it has sent the agent back";
 }

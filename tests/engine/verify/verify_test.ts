@@ -285,3 +285,52 @@ Deno.test("runCycles: a Ctrl-C during the check ends the run interrupted, with t
   assertEquals(outcome.kind, "interrupted");
   assertEquals(verification?.exit_code, null);
 });
+
+Deno.test("runCycles: a Stop block goes back to the loop before the check, and is no cycle of it", async () => {
+  const fake = fakeCycles(["completed", "completed", "completed", "completed"], [1, 0]);
+  const runLoop = fake.hooks.runLoop;
+  const counted: number[] = [];
+  fake.hooks.runLoop = (prompt, number, turnsBefore, turnsCounted) => {
+    counted.push(turnsCounted);
+    return runLoop(prompt, number, turnsBefore, turnsCounted);
+  };
+  // The first Stop blocks, the second passes; after the failed check, the third passes too.
+  const blocks = ["run the linter", undefined, undefined, undefined];
+  const active: boolean[] = [];
+  fake.hooks.stopHooks = (isActive) => {
+    active.push(isActive);
+    return Promise.resolve(blocks[active.length - 1]);
+  };
+  const notes: string[] = [];
+  fake.hooks.stopNote = (message) => notes.push(message);
+  const { outcome, verification } = await runCycles(
+    {
+      until: untilChecks("t"),
+      firstPrompt: 1,
+      prompt: "do it",
+      signal: new AbortController().signal,
+    },
+    fake.hooks,
+  );
+  assertEquals(fake.log.map((line) => line.split(":")[0]), [
+    "loop 1 after 0 turns",
+    "loop 2 after 2 turns",
+    "check t as verify_2_1",
+    "loop 3 after 4 turns",
+    "check t as verify_3_1",
+  ]);
+  assertEquals(fake.log[1], "loop 2 after 2 turns: Stop hook feedback:");
+  assertEquals(active, [false, true, false]);
+  // The continuation shares its attempt's --max-turns; the check's feedback starts a new one.
+  assertEquals(counted, [0, 2, 0]);
+  assertEquals(fake.marks, [[1, 1], [2, 2], [3, 3]]);
+  assertEquals(fake.summaries.map((summary) => [summary.cycle, summary.passed]), [[1, false], [
+    2,
+    true,
+  ]]);
+  assertEquals(notes, [
+    "a Stop hook sent the agent back to work (1 of at most 8 in a row): run the linter",
+  ]);
+  assertEquals(verification?.passed, true);
+  assertEquals(outcome.turns, 6);
+});
