@@ -281,6 +281,11 @@ export const ConfigSchema = z.strictObject({
   agent: z.record(z.string(), AgentConfigSchema).optional(),
   /** Commands run at points of a session, in Claude Code's shape (docs/hooks.md). */
   hooks: HooksSchema.optional(),
+  /**
+   * Seconds the chat's input may wait untouched after an answer before the
+   * Notification hooks hear `idle_prompt` (docs/hooks.md). @default 60
+   */
+  idleNotificationSeconds: positiveInt().optional(),
   subagents: z.strictObject({ maxDepth: z.int().min(0).optional() }).optional(),
   maxTurns: positiveInt().optional(),
   /** Seconds a `skiff run` may take; `--max-time` overrides. */

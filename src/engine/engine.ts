@@ -44,7 +44,12 @@ import { runCheckCommand, stopBackground, untilChecks } from "./verify/verify.ts
 import { runCycles } from "./verify/cycles.ts";
 import { measureProposals, projectCheckRefusal } from "./verify/done_criteria.ts";
 import { bashTool } from "../tools/process/bash.ts";
-import { promptHooks, sessionEndHooks, stopHooks } from "../hooks/session_events.ts";
+import {
+  notificationHooks,
+  promptHooks,
+  sessionEndHooks,
+  stopHooks,
+} from "../hooks/session_events.ts";
 
 export type { RunResult };
 export { startSandboxProbe } from "./session_parts.ts";
@@ -675,6 +680,17 @@ export class Engine {
   /** The chat's `/mcp`: this session's MCP servers and their state. */
   mcpStatus(): McpServerStatus[] {
     return this.#requireOpen().parts.mcpStatus?.() ?? [];
+  }
+
+  /**
+   * The chat's input has waited for the person (config
+   * `idleNotificationSeconds`): the Notification hooks hear `idle_prompt`.
+   * Nothing while a prompt runs, or before the session is open.
+   */
+  async notifyIdle(): Promise<void> {
+    const parts = this.#opened?.parts;
+    if (!parts || this.#current) return;
+    await notificationHooks(parts.hooks, "skiff is waiting for your input", "idle_prompt");
   }
 
   async close(): Promise<void> {

@@ -53,6 +53,12 @@ export interface EngineHandle {
   /** The chat's `/mcp`: the open session's MCP servers and their state. */
   mcpStatus?(): Promise<McpServerStatus[]>;
   /**
+   * The chat's input has waited for the person: the Notification hooks'
+   * `idle_prompt` run where the engine runs. Told, not awaited: a hook's
+   * failure is reported as any hook's is.
+   */
+  notifyIdle?(): void;
+  /**
    * `skiff run`'s open cut by `--max-time`: stops the engine, ends the session
    * as cut by the limit and resolves to its closing events (start_cut.ts).
    * Offered by the handle `startEngine` returns.
@@ -238,6 +244,7 @@ export async function startInProcess(
     cancelTool: (cancelId) => engine?.cancelTool(cancelId),
     compact: (focus) => engine!.compact(focus),
     mcpStatus: () => Promise.resolve(engine!.mcpStatus()),
+    notifyIdle: () => void engine?.notifyIdle().catch(() => {}),
     abort: () => {
       aborted = true;
       engine?.abort();

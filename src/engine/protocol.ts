@@ -59,6 +59,8 @@ export type ToEngine =
   | { type: "cancel-tool"; cancelId: string }
   | { type: "compact"; id: number; focus?: string }
   | { type: "mcp-status"; id: number }
+  /** The chat's input has waited for the person (EngineHandle.notifyIdle). */
+  | { type: "idle" }
   /** `keepHold`, `ending`: see EngineHandle.close (engine/handle.ts). */
   | { type: "close"; id: number; keepHold?: boolean; ending?: boolean }
   | { type: "abort" }

@@ -136,6 +136,8 @@ export interface EngineSettings {
   maxSubagentDepth?: number;
   /** Language servers for diagnostics after edits (config `lsp`; src/lsp/). */
   lsp?: Config["lsp"];
+  /** The chat's wait for the person before the `idle_prompt` notification (config `idleNotificationSeconds`). */
+  idleNotificationSeconds?: number;
 }
 
 /** How a prompt's run ended; the CLI alone maps these to exit codes (docs/cli.md). */

@@ -134,6 +134,9 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "compact":
       void answer(data.id, async () => (await ready()).compact!(data.focus));
       break;
+    case "idle":
+      void starting?.then((started) => started.notifyIdle?.(), () => {});
+      break;
     case "mcp-status":
       void answer(data.id, async () => (await ready()).mcpStatus!());
       break;

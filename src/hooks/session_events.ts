@@ -53,14 +53,15 @@ export async function stopHooks(
 }
 
 /**
- * Runs the Notification hooks for `message`, a question waiting for the
- * user. `type` is Claude Code's `notification_type` (`permission_prompt`),
- * which a Notification hook's matcher is matched against.
+ * Runs the Notification hooks for `message`, something waiting for the
+ * user. `type` is Claude Code's `notification_type` (`permission_prompt`: a
+ * question; `idle_prompt`: the chat's input, untouched for a while), which a
+ * Notification hook's matcher is matched against.
  */
 export async function notificationHooks(
   hooks: SessionHooks,
   message: string,
-  type: "permission_prompt",
+  type: "permission_prompt" | "idle_prompt",
 ): Promise<void> {
   if (!hooks.has("Notification")) return;
   await hooks.run("Notification", { message, notification_type: type }, { toolNames: [type] });

@@ -384,6 +384,7 @@ export async function prepare(
       toolOutput: config.toolOutput,
       maxSubagentDepth: config.subagents?.maxDepth,
       lsp: config.lsp,
+      idleNotificationSeconds: config.idleNotificationSeconds,
     },
   };
   decideProjectServers(spec, projectServers);

@@ -263,6 +263,9 @@ export class EngineWorker {
       },
       compact: (focus) => this.#request({ type: "compact", focus }),
       mcpStatus: () => this.#request({ type: "mcp-status" }),
+      notifyIdle: () => {
+        if (!closed) this.#send({ type: "idle" });
+      },
       abort: () => {
         if (closed) return;
         // Stopped mid-call: what it left running is not the next session's to meet.

@@ -9,7 +9,15 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, runSkiff } from "../support/cli.ts";
 import { startMockServer } from "../support/mock_server.ts";
-import { hasTmux, inChat, press, shows, typeLine, warnWithoutTmux } from "../support/chat_tmux.ts";
+import {
+  hasTmux,
+  inChat,
+  press,
+  shows,
+  type,
+  typeLine,
+  warnWithoutTmux,
+} from "../support/chat_tmux.ts";
 import { hookScript, writeJson } from "./_hook_support.ts";
 
 warnWithoutTmux("hooks in the chat at a real terminal");
@@ -65,6 +73,92 @@ Deno.test({
       {
         prefix: "skiff-notify",
         prepare: (sandbox) => writeJson(path.join(sandbox.configDir, "config.json"), NOTIFY),
+      },
+    );
+  },
+});
+
+/** The idle notifications a hook appended, one JSON document per line. */
+async function idleNotices(file: string): Promise<Record<string, unknown>[]> {
+  const text = await Deno.readTextFile(file).catch(() => "");
+  return text.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
+async function noticesWhenThere(file: string, count: number): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const notices = await idleNotices(file);
+    if (notices.length >= count) return notices;
+    if (Date.now() > deadline) {
+      throw new Error(`${count} idle notices expected, ${notices.length} came`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+Deno.test({
+  name: "chat: an answered prompt left untouched gets one idle_prompt notification per wait",
+  ignore: !hasTmux,
+  async fn() {
+    await inChat(
+      [{ text: "First answer." }, { text: "Second answer." }],
+      async (session, sandbox) => {
+        const log = path.join(sandbox.workspace, "idle.log");
+        await typeLine(session, "first");
+        await shows(session, "First answer.");
+        const [notice] = await noticesWhenThere(log, 1);
+        assertEquals(notice.hook_event_name, "Notification");
+        assertEquals(notice.notification_type, "idle_prompt");
+        assertEquals(notice.message, "skiff is waiting for your input");
+        assertEquals(notice.cwd, sandbox.workspace);
+        // Once per wait: three more of its seconds pass and nothing more comes.
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        assertEquals((await idleNotices(log)).length, 1);
+        // Typing starts a new wait only once the next answer is there.
+        await typeLine(session, "second");
+        await shows(session, "Second answer.");
+        const notices = await noticesWhenThere(log, 2);
+        assertEquals(notices.map((one) => one.notification_type), ["idle_prompt", "idle_prompt"]);
+      },
+      {
+        prefix: "skiff-idle",
+        prepare: (sandbox) =>
+          writeJson(path.join(sandbox.configDir, "config.json"), {
+            idleNotificationSeconds: 1,
+            hooks: {
+              Notification: [{
+                matcher: "idle_prompt",
+                hooks: [{ type: "command", command: "cat >> idle.log; echo >> idle.log" }],
+              }],
+            },
+          }),
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "chat: a person who starts typing before the wait ends gets no idle_prompt",
+  ignore: !hasTmux,
+  async fn() {
+    await inChat(
+      [{ text: "An answer." }],
+      async (session, sandbox) => {
+        await typeLine(session, "ask");
+        await shows(session, "An answer.");
+        await type(session, "x"); // within the 2 s wait: the person is there
+        await new Promise((resolve) => setTimeout(resolve, 4_000));
+        assertEquals(await idleNotices(path.join(sandbox.workspace, "idle.log")), []);
+      },
+      {
+        prefix: "skiff-idle-typed",
+        prepare: (sandbox) =>
+          writeJson(path.join(sandbox.configDir, "config.json"), {
+            idleNotificationSeconds: 2,
+            hooks: {
+              Notification: [{ hooks: [{ type: "command", command: "cat >> idle.log" }] }],
+            },
+          }),
       },
     );
   },

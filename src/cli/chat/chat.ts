@@ -101,6 +101,9 @@ async function chat(promptArgs: string[], options: ChatOptions): Promise<number>
   return await new ChatSession(spec, selector).run(promptArgs.join(" ").trim());
 }
 
+/** Seconds the input waits untouched before `idle_prompt`, as in Claude Code. */
+const DEFAULT_IDLE_SECONDS = 60;
+
 class ChatSession {
   readonly renderer: ChatRenderer;
   readonly keys = new KeySource();
@@ -118,6 +121,8 @@ class ChatSession {
   #files?: string[];
   #exit!: () => void;
   #history = "";
+  /** Runs the Notification hooks' `idle_prompt` once the input has waited long enough. */
+  #idleTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private spec: EngineSpec, private selector: SessionSelector) {
     const size = terminalSize();
@@ -162,6 +167,7 @@ class ChatSession {
     this.#registry().catch(() => {}); // a failure shows when a command is used
     if (firstPrompt) void this.#submit(firstPrompt);
     await Promise.race([done, reading]);
+    this.#stopIdleWait();
     unwatch();
     this.keys.stop();
     this.renderer.dispose();
@@ -259,6 +265,7 @@ class ChatSession {
   }
 
   async #onKey(key: Key): Promise<void> {
+    this.#stopIdleWait(); // the person is here
     // While a turn runs, Ctrl-C stops it whatever the input holds.
     if (this.#busy && (key.kind === "escape" || key.kind === "ctrl-c")) return this.#stopTurn();
     // Ctrl-O shows what is collapsed: a long paste in the input first, else the last call.
@@ -383,6 +390,29 @@ class ChatSession {
     }
     const next = this.#queued.shift();
     if (next !== undefined) await this.#submit(next);
+    else this.#startIdleWait();
+  }
+
+  /**
+   * The answer is there and the input waits: after the configured seconds
+   * untouched (default 60), the engine runs the Notification hooks with
+   * `idle_prompt`, once per wait. Only once a session is open: its hooks
+   * are the engine's.
+   */
+  #startIdleWait(): void {
+    this.#stopIdleWait();
+    const engine = this.#engine;
+    if (!engine?.notifyIdle) return;
+    const seconds = this.spec.settings.idleNotificationSeconds ?? DEFAULT_IDLE_SECONDS;
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (!this.#busy) engine.notifyIdle?.();
+    }, seconds * 1000);
+  }
+
+  #stopIdleWait(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
   }
 
   async #prompt(message: ChatMessage): Promise<void> {
