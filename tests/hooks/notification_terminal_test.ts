@@ -32,15 +32,20 @@ const NOTIFY = {
   },
 };
 
-async function readWhenThere(file: string, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
+/** What `take` finds in `file` once it finds something, polled for up to 20 s. */
+async function fromFile<T>(file: string, take: (text: string) => T | undefined): Promise<T> {
+  const deadline = Date.now() + 20_000;
   for (;;) {
-    const text = await Deno.readTextFile(file).catch(() => "");
-    if (text.trim().endsWith("}")) return text;
-    if (Date.now() > deadline) throw new Error(`${file} was not written in ${timeoutMs} ms`);
+    const found = take(await Deno.readTextFile(file).catch(() => ""));
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`${file}: what the test waits for did not come`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** The whole JSON a hook wrote with `cat > file`, once written. */
+const readWhenThere = (file: string) =>
+  fromFile(file, (text) => text.trim().endsWith("}") ? text : undefined);
 
 Deno.test({
   name: "chat: a Notification hook gets the permission question's JSON before it is answered",
@@ -79,22 +84,16 @@ Deno.test({
 });
 
 /** The idle notifications a hook appended, one JSON document per line. */
-async function idleNotices(file: string): Promise<Record<string, unknown>[]> {
-  const text = await Deno.readTextFile(file).catch(() => "");
-  return text.split("\n").filter(Boolean).map((line) => JSON.parse(line));
-}
+const noticesIn = (text: string): Record<string, unknown>[] =>
+  text.split("\n").filter(Boolean).map((line) => JSON.parse(line));
 
-async function noticesWhenThere(file: string, count: number): Promise<Record<string, unknown>[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const notices = await idleNotices(file);
-    if (notices.length >= count) return notices;
-    if (Date.now() > deadline) {
-      throw new Error(`${count} idle notices expected, ${notices.length} came`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The notices in `file` once there are `count` of them. */
+const noticesWhenThere = (file: string, count: number) =>
+  fromFile(file, (text) => noticesIn(text).length >= count ? noticesIn(text) : undefined);
+
+/** The notices in `file` now. */
+const idleNotices = async (file: string) =>
+  noticesIn(await Deno.readTextFile(file).catch(() => ""));
 
 Deno.test({
   name: "chat: an answered prompt left untouched gets one idle_prompt notification per wait",
