@@ -91,36 +91,18 @@ export async function runCycles(
     attemptTurns += outcome.turns;
     // A Ctrl-C ends the run: no Stop hook runs, so none can restart it.
     if (run.signal.aborted || outcome.kind === "interrupted") break;
-    let block: string | undefined;
-    if (hooks.stopHooks) {
-      // A run that stopped at a limit still runs its Stop hooks to the end (they are told, not obeyed).
-      const stop = checkSignal(run.signal, outcome.kind === "completed" ? run.deadline : undefined);
-      block = await hooks.stopHooks(continuations > 0, stop.signal).finally(() => stop.dispose());
-      // A Ctrl-C or --max-time that cut the hooks ends the run as it would the loop.
-      const cut = stop.outcome(spent);
-      if (cut) {
-        spent = outcome.kind === "completed" ? cut : spent;
-        break;
-      }
+    const step = await stopStep(run, hooks, outcome, spent, continuations);
+    if (step.next === "end") {
+      spent = step.spent;
+      break;
     }
-    if (block !== undefined) {
-      if (outcome.kind !== "completed") {
-        hooks.stopNote?.(
-          `a Stop hook asked the run to go on (${block}), but the run had already stopped: ` +
-            stopCause(outcome),
-        );
-        break;
-      }
-      if (continuations >= MAX_STOP_CONTINUATIONS) {
-        spent = { ...spent, kind: "failed", message: stopCapMessage(block) };
-        break;
-      }
+    if (step.next === "again") {
       continuations++;
       hooks.stopNote?.(
         `a Stop hook sent the agent back to work (${continuations} of at most ` +
-          `${MAX_STOP_CONTINUATIONS} in a row): ${block}`,
+          `${MAX_STOP_CONTINUATIONS} in a row): ${step.reason}`,
       );
-      prompt = `Stop hook feedback:\n${block}`;
+      prompt = `Stop hook feedback:\n${step.reason}`;
       continue;
     }
     continuations = 0;
@@ -144,6 +126,45 @@ export async function runCycles(
     attemptTurns = 0;
   }
   return { outcome: spent, verification };
+}
+
+/** What the Stop hooks make of a loop that ended: go on to the checks, loop again, or end the run. */
+type StopStep =
+  | { next: "checks" }
+  | { next: "again"; reason: string }
+  | { next: "end"; spent: LoopOutcome };
+
+/**
+ * Runs the Stop hooks after a loop (`outcome`; `spent`: the run so far),
+ * `continuations` of them in a row already. A block sends a completed loop
+ * back to work while continuations are left; a run that stopped at a limit
+ * still runs its hooks, which are told, not obeyed; a Ctrl-C or
+ * `--max-time` that cuts them ends the run as it would the loop.
+ */
+async function stopStep(
+  run: CycleRun,
+  hooks: CycleHooks,
+  outcome: LoopOutcome,
+  spent: LoopOutcome,
+  continuations: number,
+): Promise<StopStep> {
+  if (!hooks.stopHooks) return { next: "checks" };
+  const stop = checkSignal(run.signal, outcome.kind === "completed" ? run.deadline : undefined);
+  const block = await hooks.stopHooks(continuations > 0, stop.signal).finally(() => stop.dispose());
+  const cut = stop.outcome(spent);
+  if (cut) return { next: "end", spent: outcome.kind === "completed" ? cut : spent };
+  if (block === undefined) return { next: "checks" };
+  if (outcome.kind !== "completed") {
+    hooks.stopNote?.(
+      `a Stop hook asked the run to go on (${block}), but the run had already stopped: ` +
+        stopCause(outcome),
+    );
+    return { next: "end", spent };
+  }
+  if (continuations >= MAX_STOP_CONTINUATIONS) {
+    return { next: "end", spent: { ...spent, kind: "failed", message: stopCapMessage(block) } };
+  }
+  return { next: "again", reason: block };
 }
 
 /** Why a loop ended without completing, for the note on a Stop block it cannot obey. */
