@@ -1,8 +1,9 @@
 /**
  * One running language server: started through the session's contained
  * launcher like a command, spoken to over stdio with vscode-jsonrpc, told
- * about files as full text, and its published diagnostics kept per file so
- * a caller can wait, up to a deadline, for those of the text it sent last.
+ * about files as full text. The diagnostics of the text sent last are asked
+ * for where the server can be asked (pull.ts), else its published ones are
+ * kept per file so a caller can wait for them, up to a deadline.
  */
 import { backgroundDelay } from "../lib/background_ticks.ts";
 import { Readable, Writable } from "node:stream";
@@ -15,8 +16,11 @@ import {
 import type {
   Diagnostic,
   InitializeParams,
+  InitializeResult,
   PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol";
+import { pullDiagnostics, type PullKind, pullKindOf } from "./pull.ts";
+import { untilDeadline } from "./_deadline.ts";
 import { spawn } from "../lib/spawn.ts";
 import { shellQuote } from "../permission/hints.ts";
 import type { ServerDefinition } from "./servers.ts";
@@ -58,6 +62,13 @@ interface OpenDocument {
   sentAt: number;
 }
 
+/** An answer asked for one version of a file: pending, then its diagnostics or undefined (failed). */
+interface Pulled {
+  version: number;
+  answer: Promise<Diagnostic[] | undefined>;
+  diagnostics?: Diagnostic[];
+}
+
 /** `real` as a file URI. */
 export function fileUri(real: string): string {
   return "file://" + real.split("/").map(encodeURIComponent).join("/");
@@ -73,6 +84,8 @@ export class LanguageServer {
   #stderr = "";
   #documents = new Map<string, OpenDocument>();
   #published = new Map<string, Published>();
+  #pulled = new Map<string, Pulled>();
+  #pullKind?: PullKind;
   #listeners = new Set<() => void>();
   #endedWith?: string;
   #stopped = false;
@@ -97,7 +110,10 @@ export class LanguageServer {
    */
   async start(program: string, workspace: string, prepare: PrepareCommand): Promise<void> {
     const words = [program, ...this.definition.command.slice(1)];
-    const line = ["exec", ...words.map(shellQuote)].join(" ");
+    const cache = this.definition.cacheInTemp
+      ? ['XDG_CACHE_HOME="${TMPDIR:-/tmp}/skiff-lsp-cache"']
+      : [];
+    const line = [...cache, "exec", ...words.map(shellQuote)].join(" ");
     const prepared = await prepare(line, workspace);
     if (this.#stopped) throw new Error("the session ended before it started");
     const child = spawn(prepared.argv[0], {
@@ -165,15 +181,17 @@ export class LanguageServer {
         textDocument: {
           synchronization: { didSave: false },
           publishDiagnostics: { versionSupport: true },
+          diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
         },
         workspace: { configuration: true, workspaceFolders: true },
       },
     };
     try {
-      await Promise.race([
-        connection.sendRequest("initialize", params),
+      const result = await Promise.race([
+        connection.sendRequest<InitializeResult>("initialize", params),
         this.ended.then((why) => Promise.reject(new Error(why))),
       ]);
+      this.#pullKind = pullKindOf(this.definition, result?.capabilities);
     } catch (error) {
       // Writing to a server that already exited fails with a broken pipe; why it exited says more.
       const why = await Promise.race([
@@ -221,12 +239,30 @@ export class LanguageServer {
     return open.sends;
   }
 
+  /** How the server is asked for diagnostics; undefined: it is waited for. */
+  get pullKind(): PullKind | undefined {
+    return this.#pullKind;
+  }
+
   /**
-   * What was published for the text sent last of `uri`, when that has come
-   * and nothing has followed it for the settling time.
+   * Asks for the diagnostics of the text sent last of `uri`, once per text,
+   * without waiting, so that a later caller finds them; nothing for a server
+   * that cannot be asked.
+   */
+  prefetch(uri: string): void {
+    void this.#pull(uri);
+  }
+
+  /**
+   * The diagnostics of the text sent last of `uri`, when known: asked and
+   * answered, or published and nothing has followed for the settling time.
    */
   latest(uri: string): Diagnostic[] | undefined {
     const document = this.#documents.get(uri);
+    const pulled = this.#pulled.get(uri);
+    if (document && pulled?.version === document.version && pulled.diagnostics) {
+      return pulled.diagnostics;
+    }
     const published = this.#published.get(uri);
     if (!document || !published || published.send < document.sends) return undefined;
     if (published.version !== undefined) {
@@ -248,6 +284,14 @@ export class LanguageServer {
     signal?: AbortSignal,
   ): Promise<Diagnostic[] | undefined> {
     const document = this.#documents.get(uri);
+    const version = document?.version;
+    const asked = this.#pull(uri);
+    if (asked) {
+      const diagnostics = await untilDeadline(asked, deadline, signal);
+      if (diagnostics !== null) return diagnostics;
+      // Asking failed: what the server publishes counts, while it is about this text.
+      if (document?.version !== version) return undefined;
+    }
     const answered = () => {
       const published = this.#published.get(uri);
       if (!published || published.send < send) return undefined;
@@ -298,6 +342,36 @@ export class LanguageServer {
   /** Came sooner than the server checks after a change: the answer for an earlier text. */
   #early(published: Published, document: OpenDocument): boolean {
     return published.at < document.sentAt + (this.definition.checkDelayMs ?? 0);
+  }
+
+  /**
+   * The answer asked for the text sent last of `uri` (asking once per text):
+   * its diagnostics, or null when asking failed; undefined for a server that
+   * cannot be asked.
+   */
+  #pull(uri: string): Promise<Diagnostic[] | null> | undefined {
+    const kind = this.#pullKind;
+    const connection = this.#connection;
+    const document = this.#documents.get(uri);
+    if (!kind || !connection || !document) return undefined;
+    let pulled = this.#pulled.get(uri);
+    if (pulled?.version !== document.version) {
+      const version = document.version;
+      const entry: Pulled = {
+        version,
+        answer: pullDiagnostics(connection, kind, uri).then(
+          (diagnostics) => {
+            this.#unansweredSince = undefined;
+            entry.diagnostics = diagnostics;
+            return diagnostics;
+          },
+          () => undefined,
+        ),
+      };
+      pulled = entry;
+      this.#pulled.set(uri, entry);
+    }
+    return pulled.answer.then((diagnostics) => diagnostics ?? null);
   }
 
   #settleMs(document: OpenDocument | undefined): number {
