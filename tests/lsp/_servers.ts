@@ -7,8 +7,11 @@ import { assert } from "../support/assert.ts";
 import type { Sandbox } from "../support/cli.ts";
 import * as path from "../../src/lib/path.ts";
 
-/** Fails loudly unless `program` is on PATH. */
-export async function requireServer(program: string): Promise<void> {
+/** Fails loudly unless `program` is on PATH; `install` says how .ci/run gets it. */
+export async function requireServer(
+  program: string,
+  install = "npm install -g typescript-language-server typescript pyright, pinned there",
+): Promise<void> {
   const found = await new Deno.Command("sh", {
     args: ["-c", `command -v ${program}`],
     stdout: "null",
@@ -17,7 +20,7 @@ export async function requireServer(program: string): Promise<void> {
   assert(
     found.success,
     `${program} is not on PATH: install the language servers as .ci/run does ` +
-      "(npm install -g typescript-language-server typescript pyright, pinned there)",
+      `(${install})`,
   );
 }
 
