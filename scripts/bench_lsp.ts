@@ -5,7 +5,8 @@
  * - TypeScript on a copy of skiff's own tree (src/ and a tsconfig): the
  *   first edit of the language, server start included, then the median of
  *   edits with the server warm (aims: 3 s and 300 ms);
- * - Python on a small project with pyright: the first edit and the warm median;
+ * - Python on a small project with pyright, Go on a small module with gopls:
+ *   the first edit and the warm median;
  * - for each, the first edit of a new session after a read of the file (the
  *   server starts at the read) and a model's turn of `MODEL_TURN_MS`.
  *
@@ -132,36 +133,73 @@ function report(
   ];
 }
 
+/** The report of one language: its first edit cold, its first after a read, its warm edits. */
+async function benchLanguage(
+  name: string,
+  workspace: string,
+  file: string,
+  broken: string,
+): Promise<string[]> {
+  const figures = await measure(workspace, file, broken);
+  const afterRead = await measure(workspace, file, broken, {
+    warmRuns: 0,
+    readFirst: MODEL_TURN_MS,
+  });
+  return report(name, figures, afterRead);
+}
+
+/** A folder `name` in `dir` holding `files` (path → text). */
+async function smallProject(
+  dir: string,
+  name: string,
+  files: Record<string, string>,
+): Promise<string> {
+  const workspace = path.join(dir, name);
+  await Deno.mkdir(workspace);
+  for (const [file, text] of Object.entries(files)) {
+    await Deno.writeTextFile(path.join(workspace, file), text);
+  }
+  return workspace;
+}
+
 /** The report lines. */
 export async function benchLsp(): Promise<string[]> {
   const lines: string[] = [];
   const dir = await Deno.makeTempDir({ prefix: "skiff-bench-lsp-" });
   try {
     if (await onPath("typescript-language-server")) {
-      const workspace = await skiffTree(dir);
-      const broken = 'export const benchBroken: number = "not a number";\n';
-      const figures = await measure(workspace, "src/lsp/format.ts", broken);
-      const afterRead = await measure(workspace, "src/lsp/format.ts", broken, {
-        warmRuns: 0,
-        readFirst: MODEL_TURN_MS,
-      });
-      lines.push(...report("typescript (skiff's src/)", figures, afterRead));
+      lines.push(
+        ...await benchLanguage(
+          "typescript (skiff's src/)",
+          await skiffTree(dir),
+          "src/lsp/format.ts",
+          'export const benchBroken: number = "not a number";\n',
+        ),
+      );
     } else lines.push("typescript: typescript-language-server is not on PATH (see .ci/run)");
     if (await onPath("pyright-langserver")) {
-      const workspace = path.join(dir, "py");
-      await Deno.mkdir(workspace);
-      await Deno.writeTextFile(
-        path.join(workspace, "app.py"),
-        "def double(n: int) -> int:\n    return n * 2\n\n\nvalue: int = double(2)\n",
-      );
-      const broken = 'other: int = double("2")\n';
-      const figures = await measure(workspace, "app.py", broken);
-      const afterRead = await measure(workspace, "app.py", broken, {
-        warmRuns: 0,
-        readFirst: MODEL_TURN_MS,
+      const workspace = await smallProject(dir, "py", {
+        "app.py": "def double(n: int) -> int:\n    return n * 2\n\n\nvalue: int = double(2)\n",
       });
-      lines.push(...report("python (pyright)", figures, afterRead));
+      lines.push(
+        ...await benchLanguage(
+          "python (pyright)",
+          workspace,
+          "app.py",
+          'other: int = double("2")\n',
+        ),
+      );
     } else lines.push("python: pyright-langserver is not on PATH (see .ci/run)");
+    if (await onPath("gopls") && await onPath("go")) {
+      const workspace = await smallProject(dir, "go", {
+        "go.mod": "module example.com/bench\n\ngo 1.19\n",
+        "main.go": "package main\n\nfunc double(n int) int {\n\treturn n * 2\n}\n\n" +
+          "func main() {\n\t_ = double(2)\n}\n",
+      });
+      lines.push(
+        ...await benchLanguage("go (gopls)", workspace, "main.go", 'var other int = double("2")\n'),
+      );
+    } else lines.push("go: gopls or go is not on PATH (see .ci/run)");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
