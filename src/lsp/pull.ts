@@ -98,3 +98,55 @@ export function tsserverDiagnostics(response: unknown): Diagnostic[] {
     source: diagnostic.source ?? "typescript",
   }));
 }
+
+/** An answer asked for one version of a file: pending, then its diagnostics (undefined: failed). */
+interface Asked {
+  version: number;
+  answer: Promise<Diagnostic[] | undefined>;
+  diagnostics?: Diagnostic[];
+}
+
+/** One server's answers when asked: once per version of a file, the latest version's kept. */
+export class DiagnosticsAsker {
+  readonly kind: PullKind;
+  #connection: MessageConnection;
+  #answered: () => void;
+  #asked = new Map<string, Asked>();
+
+  /** `answered` is called at each answer, an error included. */
+  constructor(connection: MessageConnection, kind: PullKind, answered: () => void) {
+    this.#connection = connection;
+    this.kind = kind;
+    this.#answered = answered;
+  }
+
+  /** The diagnostics of `version` of `uri`, asked once per version; null when asking failed. */
+  ask(uri: string, version: number): Promise<Diagnostic[] | null> {
+    let asked = this.#asked.get(uri);
+    if (asked?.version !== version) {
+      const entry: Asked = {
+        version,
+        answer: pullDiagnostics(this.#connection, this.kind, uri).then(
+          (diagnostics) => {
+            this.#answered();
+            entry.diagnostics = diagnostics;
+            return diagnostics;
+          },
+          () => {
+            this.#answered();
+            return undefined;
+          },
+        ),
+      };
+      asked = entry;
+      this.#asked.set(uri, entry);
+    }
+    return asked.answer.then((diagnostics) => diagnostics ?? null);
+  }
+
+  /** The answer about `version` of `uri`, when it has come. */
+  answered(uri: string, version: number): Diagnostic[] | undefined {
+    const asked = this.#asked.get(uri);
+    return asked?.version === version ? asked.diagnostics : undefined;
+  }
+}

@@ -19,7 +19,7 @@ import type {
   InitializeResult,
   PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol";
-import { pullDiagnostics, type PullKind, pullKindOf } from "./pull.ts";
+import { DiagnosticsAsker, type PullKind, pullKindOf } from "./pull.ts";
 import { untilDeadline } from "./_deadline.ts";
 import { spawn } from "../lib/spawn.ts";
 import { shellQuote } from "../permission/hints.ts";
@@ -62,13 +62,6 @@ interface OpenDocument {
   sentAt: number;
 }
 
-/** An answer asked for one version of a file: pending, then its diagnostics or undefined (failed). */
-interface Pulled {
-  version: number;
-  answer: Promise<Diagnostic[] | undefined>;
-  diagnostics?: Diagnostic[];
-}
-
 /** `real` as a file URI. */
 export function fileUri(real: string): string {
   return "file://" + real.split("/").map(encodeURIComponent).join("/");
@@ -84,8 +77,8 @@ export class LanguageServer {
   #stderr = "";
   #documents = new Map<string, OpenDocument>();
   #published = new Map<string, Published>();
-  #pulled = new Map<string, Pulled>();
-  #pullKind?: PullKind;
+  /** Set when the server can be asked for diagnostics. */
+  #asker?: DiagnosticsAsker;
   #listeners = new Set<() => void>();
   #endedWith?: string;
   #stopped = false;
@@ -191,7 +184,10 @@ export class LanguageServer {
         connection.sendRequest<InitializeResult>("initialize", params),
         this.ended.then((why) => Promise.reject(new Error(why))),
       ]);
-      this.#pullKind = pullKindOf(this.definition, result?.capabilities);
+      const kind = pullKindOf(this.definition, result?.capabilities);
+      // Any answer, an error too, shows the server is not hung.
+      const answered = () => this.#unansweredSince = undefined;
+      if (kind) this.#asker = new DiagnosticsAsker(connection, kind, answered);
     } catch (error) {
       // Writing to a server that already exited fails with a broken pipe; why it exited says more.
       const why = await Promise.race([
@@ -241,7 +237,7 @@ export class LanguageServer {
 
   /** How the server is asked for diagnostics; undefined: it is waited for. */
   get pullKind(): PullKind | undefined {
-    return this.#pullKind;
+    return this.#asker?.kind;
   }
 
   /**
@@ -259,10 +255,8 @@ export class LanguageServer {
    */
   latest(uri: string): Diagnostic[] | undefined {
     const document = this.#documents.get(uri);
-    const pulled = this.#pulled.get(uri);
-    if (document && pulled?.version === document.version && pulled.diagnostics) {
-      return pulled.diagnostics;
-    }
+    const asked = document && this.#asker?.answered(uri, document.version);
+    if (asked) return asked;
     const published = this.#published.get(uri);
     if (!document || !published || published.send < document.sends) return undefined;
     if (published.version !== undefined) {
@@ -350,28 +344,8 @@ export class LanguageServer {
    * cannot be asked.
    */
   #pull(uri: string): Promise<Diagnostic[] | null> | undefined {
-    const kind = this.#pullKind;
-    const connection = this.#connection;
     const document = this.#documents.get(uri);
-    if (!kind || !connection || !document) return undefined;
-    let pulled = this.#pulled.get(uri);
-    if (pulled?.version !== document.version) {
-      const version = document.version;
-      const entry: Pulled = {
-        version,
-        answer: pullDiagnostics(connection, kind, uri).then(
-          (diagnostics) => {
-            this.#unansweredSince = undefined;
-            entry.diagnostics = diagnostics;
-            return diagnostics;
-          },
-          () => undefined,
-        ),
-      };
-      pulled = entry;
-      this.#pulled.set(uri, entry);
-    }
-    return pulled.answer.then((diagnostics) => diagnostics ?? null);
+    return document && this.#asker?.ask(uri, document.version);
   }
 
   #settleMs(document: OpenDocument | undefined): number {
