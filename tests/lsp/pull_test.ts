@@ -6,22 +6,16 @@
  * as a publishing server.
  */
 import { assertEquals } from "../support/assert.ts";
-import { SessionDiagnostics } from "../../src/lsp/diagnostics.ts";
+import { scriptedServers } from "./_servers.ts";
 import type { DiagnosticsReport } from "../../src/lsp/types.ts";
 import * as path from "../../src/lib/path.ts";
 
-// A server (LSP framing over stdio) that keeps each file's text and finds one error on each line
-// saying "bad". Its argument: "ask" answers the diagnostic request and never publishes; "fail"
-// fails the request and publishes, with the version, after each change; "none" offers no request
-// and never publishes.
+// A server that keeps each file's text and finds one error on each line saying "bad". Its
+// argument: "ask" answers the diagnostic request and never publishes; "fail" fails the request and
+// publishes, with the version, after each change; "none" offers no request and never publishes.
 const SCRIPTED_SERVER = `
 const mode = process.argv[2];
 const texts = new Map();
-let buffered = Buffer.alloc(0);
-const send = (message) => {
-  const body = JSON.stringify({ jsonrpc: "2.0", ...message });
-  process.stdout.write("Content-Length: " + Buffer.byteLength(body) + "\\r\\n\\r\\n" + body);
-};
 const errorsOf = (text) => text.split("\\n").flatMap((line, index) =>
   line.includes("bad")
     ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
@@ -49,37 +43,18 @@ function handle(message) {
   }
   if (message.id !== undefined && message.method) send({ id: message.id, result: null });
 }
-process.stdin.on("data", (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  for (;;) {
-    const head = buffered.indexOf("\\r\\n\\r\\n");
-    if (head < 0) return;
-    const length = Number(/Content-Length: (\\d+)/i.exec(buffered.subarray(0, head).toString())[1]);
-    if (buffered.length < head + 4 + length) return;
-    const message = JSON.parse(buffered.subarray(head + 4, head + 4 + length).toString());
-    buffered = buffered.subarray(head + 4 + length);
-    handle(message);
-  }
-});
 `;
 
 /** The reports of an edit adding a bad line, then of the one fixing it, with the server in `mode`. */
 async function breakAndFix(mode: "ask" | "fail" | "none"): Promise<DiagnosticsReport[]> {
   const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-pull-" });
-  const server = path.join(workspace, "scripted.cjs");
-  await Deno.writeTextFile(server, SCRIPTED_SERVER);
-  const diagnostics = new SessionDiagnostics({
-    workspace,
-    prepare: (command, cwd) =>
-      Promise.resolve({
-        argv: ["sh", "-c", `cd '${cwd}' && ${command}`],
-        env: Deno.env.toObject(),
-      }),
-    verdict: () => "allow",
-    servers: { scripted: { command: ["node", server, mode], extensions: [".txt"] } },
+  const diagnostics = await scriptedServers(workspace, "scripted", SCRIPTED_SERVER, {
+    args: [mode],
+    extension: ".txt",
     // Long enough for a busy machine; the silent control waits it out once per edit.
-    firstWaitMs: mode === "none" ? 1000 : 30_000,
-    waitMs: mode === "none" ? 500 : 30_000,
+    waits: mode === "none"
+      ? { firstWaitMs: 1000, waitMs: 500 }
+      : { firstWaitMs: 30_000, waitMs: 30_000 },
   });
   const real = path.join(workspace, "notes.txt");
   const change = (before: string, after: string) => ({ real, display: "notes.txt", before, after });
