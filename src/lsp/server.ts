@@ -103,9 +103,8 @@ export class LanguageServer {
    */
   async start(program: string, workspace: string, prepare: PrepareCommand): Promise<void> {
     const words = [program, ...this.definition.command.slice(1)];
-    const cache = this.definition.cacheInTemp
-      ? ['XDG_CACHE_HOME="${TMPDIR:-/tmp}/skiff-lsp-cache"']
-      : [];
+    // A fresh private folder: a fixed name in a shared /tmp could be another user's.
+    const cache = this.definition.cacheInTemp ? ['XDG_CACHE_HOME="$(mktemp -d)"'] : [];
     const line = [...cache, "exec", ...words.map(shellQuote)].join(" ");
     const prepared = await prepare(line, workspace);
     if (this.#stopped) throw new Error("the session ended before it started");

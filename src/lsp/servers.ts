@@ -31,9 +31,9 @@ export interface ServerDefinition {
    */
   pull?: "lsp" | "tsserver";
   /**
-   * Keeps the server's caches (`XDG_CACHE_HOME`) in the temporary folder:
-   * the home folder is read-only in the sandbox and some servers stop
-   * without a cache.
+   * Keeps the server's caches (`XDG_CACHE_HOME`) in a new folder of the
+   * temporary one: the home folder is read-only in the sandbox and some
+   * servers do nothing without a cache.
    */
   cacheInTemp?: boolean;
 }
