@@ -6,6 +6,7 @@
  * that is missing, crashes or hangs is reported once and left off.
  */
 import type { Diagnostic } from "vscode-languageserver-protocol";
+import { untilDeadline } from "./_deadline.ts";
 import { fileUri, LanguageServer, type PrepareCommand } from "./server.ts";
 import {
   languageIdOf,
@@ -118,9 +119,10 @@ export class SessionDiagnostics {
     if (!state || !server) return;
     const uri = fileUri(real);
     state.ready!.then(async () => {
-      if (server.textOf(uri) === undefined) {
-        await server.send(uri, languageIdOf(definition, real), text);
-      }
+      if (server.textOf(uri) !== undefined) return;
+      await server.send(uri, languageIdOf(definition, real), text);
+      // The text before the coming edit, checked while the model thinks.
+      server.prefetch(uri);
     }).catch(() => {});
   }
 
@@ -190,12 +192,14 @@ export class SessionDiagnostics {
     deadline: number,
     signal?: AbortSignal,
   ): Promise<FileDiagnostic[] | undefined> {
-    const ready = await beforeDeadline(state.ready!.then(() => true), deadline);
+    const ready = await untilDeadline(state.ready!.then(() => true), deadline, signal);
     if (!ready) return undefined;
     const server = state.server!;
     const uri = fileUri(file.real);
     const languageId = languageIdOf(definition, file.real);
     let before: Diagnostic[] | undefined = [];
+    // A server checks the text it holds when it gets to it, so the text after
+    // is sent only once the answer about the text before is in.
     if (file.before !== null && server.textOf(uri) !== file.before) {
       const send = await server.send(uri, languageId, file.before);
       before = await server.diagnosticsAfter(uri, send, deadline, signal);
@@ -256,19 +260,6 @@ function messageText(diagnostic: Diagnostic): string {
 
 function isError(diagnostic: Diagnostic): boolean {
   return (diagnostic.severity ?? 1) === 1;
-}
-
-/** True when `work` succeeded by `deadline`, false when it had not; its failure is thrown. */
-async function beforeDeadline(work: Promise<boolean>, deadline: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), Math.max(0, deadline - performance.now()));
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** `work`, failing with `message` when it takes longer than `ms`. */

@@ -1,8 +1,9 @@
 /**
  * One running language server: started through the session's contained
  * launcher like a command, spoken to over stdio with vscode-jsonrpc, told
- * about files as full text, and its published diagnostics kept per file so
- * a caller can wait, up to a deadline, for those of the text it sent last.
+ * about files as full text. The diagnostics of the text sent last are asked
+ * for where the server can be asked (pull.ts), else its published ones are
+ * kept per file so a caller can wait for them, up to a deadline.
  */
 import { backgroundDelay } from "../lib/background_ticks.ts";
 import { Readable, Writable } from "node:stream";
@@ -15,8 +16,11 @@ import {
 import type {
   Diagnostic,
   InitializeParams,
+  InitializeResult,
   PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol";
+import { DiagnosticsAsker, type PullKind, pullKindOf } from "./pull.ts";
+import { untilDeadline } from "./_deadline.ts";
 import { spawn } from "../lib/spawn.ts";
 import { shellQuote } from "../permission/hints.ts";
 import type { ServerDefinition } from "./servers.ts";
@@ -73,6 +77,8 @@ export class LanguageServer {
   #stderr = "";
   #documents = new Map<string, OpenDocument>();
   #published = new Map<string, Published>();
+  /** Set when the server can be asked for diagnostics. */
+  #asker?: DiagnosticsAsker;
   #listeners = new Set<() => void>();
   #endedWith?: string;
   #stopped = false;
@@ -97,7 +103,9 @@ export class LanguageServer {
    */
   async start(program: string, workspace: string, prepare: PrepareCommand): Promise<void> {
     const words = [program, ...this.definition.command.slice(1)];
-    const line = ["exec", ...words.map(shellQuote)].join(" ");
+    // A fresh private folder: a fixed name in a shared /tmp could be another user's.
+    const cache = this.definition.cacheInTemp ? ['XDG_CACHE_HOME="$(mktemp -d)"'] : [];
+    const line = [...cache, "exec", ...words.map(shellQuote)].join(" ");
     const prepared = await prepare(line, workspace);
     if (this.#stopped) throw new Error("the session ended before it started");
     const child = spawn(prepared.argv[0], {
@@ -165,15 +173,20 @@ export class LanguageServer {
         textDocument: {
           synchronization: { didSave: false },
           publishDiagnostics: { versionSupport: true },
+          diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
         },
         workspace: { configuration: true, workspaceFolders: true },
       },
     };
     try {
-      await Promise.race([
-        connection.sendRequest("initialize", params),
+      const result = await Promise.race([
+        connection.sendRequest<InitializeResult>("initialize", params),
         this.ended.then((why) => Promise.reject(new Error(why))),
       ]);
+      const kind = pullKindOf(this.definition, result?.capabilities);
+      // Any answer, an error too, shows the server is not hung.
+      const answered = () => this.#unansweredSince = undefined;
+      if (kind) this.#asker = new DiagnosticsAsker(connection, kind, answered);
     } catch (error) {
       // Writing to a server that already exited fails with a broken pipe; why it exited says more.
       const why = await Promise.race([
@@ -221,12 +234,28 @@ export class LanguageServer {
     return open.sends;
   }
 
+  /** How the server is asked for diagnostics; undefined: it is waited for. */
+  get pullKind(): PullKind | undefined {
+    return this.#asker?.kind;
+  }
+
   /**
-   * What was published for the text sent last of `uri`, when that has come
-   * and nothing has followed it for the settling time.
+   * Asks for the diagnostics of the text sent last of `uri`, once per text,
+   * without waiting, so that a later caller finds them; nothing for a server
+   * that cannot be asked.
+   */
+  prefetch(uri: string): void {
+    void this.#pull(uri);
+  }
+
+  /**
+   * The diagnostics of the text sent last of `uri`, when known: asked and
+   * answered, or published and nothing has followed for the settling time.
    */
   latest(uri: string): Diagnostic[] | undefined {
     const document = this.#documents.get(uri);
+    const asked = document && this.#asker?.answered(uri, document.version);
+    if (asked) return asked;
     const published = this.#published.get(uri);
     if (!document || !published || published.send < document.sends) return undefined;
     if (published.version !== undefined) {
@@ -248,6 +277,14 @@ export class LanguageServer {
     signal?: AbortSignal,
   ): Promise<Diagnostic[] | undefined> {
     const document = this.#documents.get(uri);
+    const version = document?.version;
+    const asked = this.#pull(uri);
+    if (asked) {
+      const diagnostics = await untilDeadline(asked, deadline, signal);
+      if (diagnostics !== null) return diagnostics;
+      // Asking failed: what the server publishes counts, while it is about this text.
+      if (document?.version !== version) return undefined;
+    }
     const answered = () => {
       const published = this.#published.get(uri);
       if (!published || published.send < send) return undefined;
@@ -298,6 +335,16 @@ export class LanguageServer {
   /** Came sooner than the server checks after a change: the answer for an earlier text. */
   #early(published: Published, document: OpenDocument): boolean {
     return published.at < document.sentAt + (this.definition.checkDelayMs ?? 0);
+  }
+
+  /**
+   * The answer asked for the text sent last of `uri` (asking once per text):
+   * its diagnostics, or null when asking failed; undefined for a server that
+   * cannot be asked.
+   */
+  #pull(uri: string): Promise<Diagnostic[] | null> | undefined {
+    const document = this.#documents.get(uri);
+    return document && this.#asker?.ask(uri, document.version);
   }
 
   #settleMs(document: OpenDocument | undefined): number {

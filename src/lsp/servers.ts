@@ -23,6 +23,19 @@ export interface ServerDefinition {
    * earlier text. @default 0
    */
   checkDelayMs?: number;
+  /**
+   * How the server answers when asked for a file's diagnostics, where its
+   * `initialize` answer does not say: `lsp`, LSP's request (a server that
+   * offers it only to clients that register it on the fly); `tsserver`,
+   * typescript-language-server's command for tsserver's own requests.
+   */
+  pull?: "lsp" | "tsserver";
+  /**
+   * Keeps the server's caches (`XDG_CACHE_HOME`) in a new folder of the
+   * temporary one: the home folder is read-only in the sandbox and some
+   * servers do nothing without a cache.
+   */
+  cacheInTemp?: boolean;
 }
 
 /** The config's `lsp.servers` entry, as src/config/schema.ts checks it. */
@@ -47,6 +60,14 @@ const KNOWN: readonly ServerDefinition[] = [
       ".jsx": "javascriptreact",
     },
     languageId: "javascript",
+    // What it publishes unasked comes only after its own delay: asked, tsserver answers at once.
+    pull: "tsserver",
+    // Types are never fetched (no network in the sandbox), and one tsserver instead of two
+    // leaves the cores to the project load.
+    initializationOptions: {
+      disableAutomaticTypingAcquisition: true,
+      tsserver: { useSyntaxServer: "never" },
+    },
     // typescript-language-server checks 300 ms (or more, for long files) after a change.
     checkDelayMs: 250,
   },
@@ -55,8 +76,10 @@ const KNOWN: readonly ServerDefinition[] = [
     command: ["pyright-langserver", "--stdio"],
     extensions: [".py", ".pyi"],
     languageId: "python",
+    // It answers LSP's request while it also publishes, as this client registers nothing on the fly.
+    pull: "lsp",
   },
-  { name: "go", command: ["gopls"], extensions: [".go"], languageId: "go" },
+  { name: "go", command: ["gopls"], extensions: [".go"], languageId: "go", cacheInTemp: true },
   { name: "rust", command: ["rust-analyzer"], extensions: [".rs"], languageId: "rust" },
 ];
 
@@ -83,7 +106,10 @@ export function serverTable(configured: Record<string, ServerConfig> = {}): Serv
       languageIds: entry.languageId ? undefined : known?.languageIds,
       languageId: entry.languageId ?? known?.languageId,
       initializationOptions: entry.initializationOptions ?? known?.initializationOptions,
+      // What is known of how the known program behaves does not carry to another program.
       checkDelayMs: entry.command ? undefined : known?.checkDelayMs,
+      pull: entry.command ? undefined : known?.pull,
+      cacheInTemp: entry.command ? undefined : known?.cacheInTemp,
     });
   }
   return [...table.values()];

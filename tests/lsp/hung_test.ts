@@ -1,48 +1,29 @@
 /**
- * A server that answers `initialize` and then never publishes: each edit
+ * A server that answers `initialize` and then never publishes (or, when it
+ * offers to be asked for diagnostics, never answers the asking): each edit
  * waits no longer than the bound and says the server is busy; once it has
  * been silent past the hang limit it is switched off, said once, and the
  * next edit does not wait for it at all.
  */
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { SessionDiagnostics } from "../../src/lsp/diagnostics.ts";
+import { scriptedServers } from "./_servers.ts";
 import * as path from "../../src/lib/path.ts";
 
-// Answers initialize (LSP framing over stdio) and nothing else, ever.
+// Answers initialize, with the capabilities given as its argument, and nothing else, ever.
 const SILENT_SERVER = `
-let buffered = Buffer.alloc(0);
-process.stdin.on("data", (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  for (;;) {
-    const head = buffered.indexOf("\\r\\n\\r\\n");
-    if (head < 0) return;
-    const length = Number(/Content-Length: (\\d+)/i.exec(buffered.subarray(0, head).toString())[1]);
-    if (buffered.length < head + 4 + length) return;
-    const message = JSON.parse(buffered.subarray(head + 4, head + 4 + length).toString());
-    buffered = buffered.subarray(head + 4 + length);
-    if (message.method !== "initialize") continue;
-    const body = JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { capabilities: {} } });
-    process.stdout.write("Content-Length: " + Buffer.byteLength(body) + "\\r\\n\\r\\n" + body);
-  }
-});
+const capabilities = JSON.parse(process.argv[2] ?? "{}");
+function handle(message) {
+  if (message.method === "initialize") send({ id: message.id, result: { capabilities } });
+}
 `;
 
-Deno.test("a server that never publishes is bounded per edit, then switched off once", async () => {
+/** The rounds of edits against a silent server offering `capabilities`. */
+async function boundedThenSwitchedOff(capabilities: Record<string, unknown>): Promise<void> {
   const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-hung-" });
-  const server = path.join(workspace, "silent.cjs");
-  await Deno.writeTextFile(server, SILENT_SERVER);
-  const diagnostics = new SessionDiagnostics({
-    workspace,
-    prepare: (command, cwd) =>
-      Promise.resolve({
-        argv: ["sh", "-c", `cd '${cwd}' && ${command}`],
-        env: Deno.env.toObject(),
-      }),
-    verdict: () => "allow",
-    servers: { silent: { command: ["node", server], extensions: [".silent"] } },
-    firstWaitMs: 3000,
-    waitMs: 300,
-    hungAfterMs: 4000,
+  const diagnostics = await scriptedServers(workspace, "silent", SILENT_SERVER, {
+    args: [JSON.stringify(capabilities)],
+    extension: ".silent",
+    waits: { firstWaitMs: 3000, waitMs: 300, hungAfterMs: 4000 },
   });
   const file = {
     real: path.join(workspace, "a.silent"),
@@ -77,4 +58,12 @@ Deno.test("a server that never publishes is bounded per edit, then switched off 
     await diagnostics.close();
     await Deno.remove(workspace, { recursive: true });
   }
+}
+
+Deno.test("a server that never publishes is bounded per edit, then switched off once", async () => {
+  await boundedThenSwitchedOff({});
+});
+
+Deno.test("a server asked for diagnostics that never answers is bounded the same", async () => {
+  await boundedThenSwitchedOff({ diagnosticProvider: { interFileDependencies: false } });
 });
