@@ -1,12 +1,13 @@
 /**
- * The flags of `skiff run` and `skiff tool`, defined once: src/cli/program.ts
- * builds commander's options from them (help, errors, every other command),
- * and `parseEngineCommand` reads a command line of those two commands without
- * loading commander, whose module graph (with Deno's Node modules for child
- * processes, files and events) would be the largest part of their start
- * (docs/performance.md). It reads only the plain forms; anything else (help,
- * `--`, joined short flags, an unknown flag, a missing or refused value, too
- * many arguments) is left to commander, which answers it.
+ * The flags of `skiff run`, `skiff tool` and the chat, defined once:
+ * src/cli/program.ts builds commander's options from them (help, errors,
+ * every other command), and `parseEngineCommand` reads a command line of
+ * those commands without loading commander, whose module graph (with Deno's
+ * Node modules for child processes, files and events) would be the largest
+ * part of their start (docs/performance.md). It reads only the plain forms;
+ * anything else (help, `--`, joined short flags, an unknown flag, a missing
+ * or refused value, too many arguments, the chat's `--resume` and a prompt
+ * given to `skiff` itself) is left to commander, which answers it.
  * tests/cli/startup_args_test.ts holds the two side by side.
  */
 import { REASONING_EFFORTS } from "../contracts/reasoning_effort.ts";
@@ -72,6 +73,15 @@ export const REASONING_EFFORT_OPTION: OptionSpec = {
   choices: REASONING_EFFORTS,
 };
 
+/** The chat's own flags (`skiff`, `skiff chat`), after the sandbox flags. */
+export const CHAT_OPTIONS: readonly OptionSpec[] = [
+  { flags: "-m, --model <name>", description: "model to use (overrides config)" },
+  REASONING_EFFORT_OPTION,
+  { flags: "--agent <name>", description: "agent to run as (default: build)" },
+  { flags: "-c, --continue", description: "resume the latest session in this folder" },
+  { flags: "--resume [id]", description: "resume a session: pick from this folder's, or name one" },
+];
+
 /** `skiff run`'s own flags, after the sandbox flags. */
 export const RUN_OPTIONS: readonly OptionSpec[] = [
   { flags: "-m, --model <name>", description: "model to use (overrides config)" },
@@ -128,9 +138,14 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
   },
 ];
 
-/** A command line of `run` or `tool` as commander's action would receive it. */
+/**
+ * A command line of `run`, `tool` or the chat as commander's action would
+ * receive it (`chat`: `skiff chat` with its first message, or `skiff` with
+ * none).
+ */
 export type ParsedEngineCommand =
   | { command: "run"; prompt: string[]; options: Record<string, unknown> }
+  | { command: "chat"; prompt: string[]; options: Record<string, unknown> }
   | {
     command: "tool";
     name: string | undefined;
@@ -160,10 +175,19 @@ function flagOf(spec: OptionSpec): { names: string[]; flag: Flag } | undefined {
   };
 }
 
-function flagTable(specs: readonly OptionSpec[]): Map<string, Flag> | undefined {
+/**
+ * The flags read here. `optional`: flags this reader cannot read (an
+ * optional value) are left out, so a line holding one goes to commander;
+ * otherwise such a flag leaves the whole command to commander.
+ */
+function flagTable(
+  specs: readonly OptionSpec[],
+  optional: readonly OptionSpec[] = [],
+): Map<string, Flag> | undefined {
   const table = new Map<string, Flag>();
   for (const spec of specs) {
     const found = flagOf(spec);
+    if (!found && optional.includes(spec)) continue;
     if (!found) return undefined;
     for (const name of found.names) table.set(name, found.flag);
   }
@@ -173,7 +197,19 @@ function flagTable(specs: readonly OptionSpec[]): Map<string, Flag> | undefined 
 const TABLES = {
   run: flagTable([...SANDBOX_OPTIONS, ...RUN_OPTIONS]),
   tool: flagTable(SANDBOX_OPTIONS),
+  chat: flagTable([...SANDBOX_OPTIONS, ...CHAT_OPTIONS], CHAT_OPTIONS),
 };
+
+/**
+ * The command `args` name for this reader: `skiff` alone or with flags only
+ * is the chat (`root`), which takes no words here (a prompt given to `skiff`
+ * itself is commander's: it may be a mistyped command).
+ */
+function commandOf(args: readonly string[]): "run" | "tool" | "chat" | "root" | undefined {
+  const first = args[0];
+  if (first === "run" || first === "tool" || first === "chat") return first;
+  return first === undefined || first.startsWith("-") ? "root" : undefined;
+}
 
 /**
  * `args` (after the program's name) as `skiff run` or `skiff tool` would get
@@ -181,14 +217,15 @@ const TABLES = {
  * commander parses the line.
  */
 export function parseEngineCommand(args: readonly string[]): ParsedEngineCommand | undefined {
-  const command = args[0];
-  if (command !== "run" && command !== "tool") return undefined;
+  const named = commandOf(args);
+  if (named === undefined) return undefined;
+  const command = named === "root" ? "chat" : named;
   const table = TABLES[command];
   if (!table) return undefined;
   const options: Record<string, unknown> = {};
   for (const flag of table.values()) if (flag.negate) options[flag.key] = true;
   const operands: string[] = [];
-  for (let index = 1; index < args.length; index++) {
+  for (let index = named === "root" ? 0 : 1; index < args.length; index++) {
     const arg = args[index];
     if (!arg.startsWith("-") || arg === "-") {
       operands.push(arg);
@@ -212,7 +249,8 @@ export function parseEngineCommand(args: readonly string[]): ParsedEngineCommand
       ? [...(options[flag.key] as string[] | undefined ?? []), value]
       : value;
   }
-  if (command === "run") return { command, prompt: operands, options };
+  if (named === "root" && operands.length) return undefined;
+  if (command !== "tool") return { command, prompt: operands, options };
   if (operands.length > 2) return undefined;
   return { command, name: operands[0], input: operands[1], options };
 }

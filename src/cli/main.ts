@@ -1,6 +1,6 @@
 /**
- * The command line's entry, loaded lazily by main.ts. `skiff run` and `skiff
- * tool` in their plain forms are read without commander
+ * The command line's entry, loaded lazily by main.ts. `skiff run`, `skiff
+ * tool` and the chat in their plain forms are read without commander
  * (src/boot/engine_options.ts); any other command line goes to the parser,
  * src/cli/program.ts (commander), loaded by a computed specifier. Returns the
  * exit code; the entry point exits with it.

@@ -1,8 +1,8 @@
 /**
  * The command line: parses argv with commander and hands each command to its
  * own module (src/cli/command_loader.ts), loaded only when that command runs.
- * Loaded by src/cli/main.ts for any command line the plain reading of `run`
- * and `tool` (src/boot/engine_options.ts) leaves to it.
+ * Loaded by src/cli/main.ts for any command line the plain reading of `run`,
+ * `tool` and the chat (src/boot/engine_options.ts) leaves to it.
  */
 import { Command, CommanderError, Option } from "commander";
 import { VERSION } from "../version.ts";
@@ -11,6 +11,7 @@ import { reportFatal } from "./report_fatal.ts";
 import { mark, reportTimings } from "../boot/timings.ts";
 import { loadCommandModule as load } from "./command_loader.ts";
 import {
+  CHAT_OPTIONS,
   type OptionSpec,
   REASONING_EFFORT_OPTION,
   RUN_OPTIONS,
@@ -47,12 +48,7 @@ function addSandboxFlags(command: Command): Command {
 
 /** Flags of the interactive session (`skiff`, `skiff chat`). */
 function addChatFlags(command: Command): Command {
-  return addOptions(command.option("-m, --model <name>", "model to use (overrides config)"), [
-    REASONING_EFFORT_OPTION,
-  ])
-    .option("--agent <name>", "agent to run as (default: build)")
-    .option("-c, --continue", "resume the latest session in this folder")
-    .option("--resume [id]", "resume a session: pick from this folder's, or name one");
+  return addOptions(command, CHAT_OPTIONS);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `skiff run` and `skiff tool` read without commander (src/boot/engine_options.ts)
+ * `skiff run`, `skiff tool` and the chat read without commander (src/boot/engine_options.ts)
  * get exactly what commander's action would get: every command line here goes
  * through both, and whatever the short reader accepts, commander accepts with
  * the same arguments and options; everything else is left to commander.
@@ -60,8 +60,28 @@ const LINES: string[][] = [
   ["run", "--no-json", "x"],
   ["run", "--sandbox", "nowhere", "x"],
   ["chat"],
+  ["chat", "why", "does", "it", "fail?"],
+  ["chat", "-m", "gpt-5", "--agent", "plan", "-c", "--sandbox", "read-only", "why?"],
+  ["chat", "--reasoning-effort", "high", "--no-memory"],
+  ["chat", "--resume"],
+  ["chat", "--resume", "ses_1"],
+  ["chat", "--json"],
+  ["chat", "--help"],
   ["sessions", "list"],
   [],
+  ["-c"],
+  ["-m", "gpt-5", "--agent", "plan", "-y", "--add-dir", "../lib"],
+  ["--model=gpt-5", "--trust-project", "--deny", "webfetch"],
+  ["--continue", "--reasoning-effort", "low"],
+  ["--resume"],
+  ["--resume", "ses_1"],
+  ["-p", "hi"],
+  ["explain", "this"],
+  ["-c", "explain this"],
+  ["--max-turns", "3"],
+  ["--help"],
+  ["-V"],
+  ["--sandbox", "nowhere"],
 ];
 
 type Captured = { command: string; operands: unknown[]; options: Record<string, unknown> };
@@ -75,7 +95,7 @@ async function byCommander(args: string[]): Promise<Captured | undefined> {
   for (const command of program.commands) {
     command.configureOutput(silent);
     const name = command.name();
-    if (name !== "run" && name !== "tool") {
+    if (name !== "run" && name !== "tool" && name !== "chat") {
       command.action(() => {});
       continue;
     }
@@ -84,7 +104,11 @@ async function byCommander(args: string[]): Promise<Captured | undefined> {
       captured = { command: name, operands: received.slice(0, -2), options: { ...options } };
     });
   }
-  program.action(() => {});
+  // `skiff` alone is the chat: compared as `chat` with its first message.
+  program.action((...received: unknown[]) => {
+    const options = received.at(-2) as Record<string, unknown>;
+    captured = { command: "chat", operands: received.slice(0, -2), options: { ...options } };
+  });
   try {
     await program.parseAsync(args, { from: "user" });
   } catch {
@@ -101,14 +125,14 @@ Deno.test("what the short reader accepts, commander reads the same way", async (
     accepted++;
     const commander = await byCommander(args);
     assert(commander, `commander refused what the short reader accepted: ${args.join(" ")}`);
-    const operands = parsed.command === "run" ? [parsed.prompt] : [parsed.name, parsed.input];
+    const operands = parsed.command === "tool" ? [parsed.name, parsed.input] : [parsed.prompt];
     assertEquals(
       { command: parsed.command, operands, options: parsed.options },
       commander,
       args.join(" "),
     );
   }
-  assert(accepted >= 25, `only ${accepted} lines took the short path`);
+  assert(accepted >= 33, `only ${accepted} lines took the short path`);
 });
 
 Deno.test("the lines a script or CI job writes take the short path", () => {
@@ -119,12 +143,24 @@ Deno.test("the lines a script or CI job writes take the short path", () => {
       ["run", "hello"],
       ["run", "--json", "--max-turns", "20", "make the tests pass"],
       ["run", "--until", "npm test", "--protect", "tests/**", "make the tests pass"],
+      [],
+      ["-c"],
+      ["chat", "--agent", "plan"],
     ]
   ) {
     assert(parseEngineCommand(args), args.join(" "));
   }
   for (
-    const args of [["run", "--help"], ["tool", "-h"], ["run", "-x"], ["tool", "--", "x"], ["chat"]]
+    const args of [
+      ["run", "--help"],
+      ["tool", "-h"],
+      ["run", "-x"],
+      ["tool", "--", "x"],
+      ["--resume"],
+      ["explain", "this"],
+      ["-p", "hi"],
+      ["sessions", "list"],
+    ]
   ) {
     assertEquals(parseEngineCommand(args), undefined, args.join(" "));
   }
@@ -145,7 +181,7 @@ async function commanderPoisoned(sandbox: Sandbox): Promise<string> {
   return file;
 }
 
-Deno.test("skiff tool read and skiff run run without evaluating commander", async () => {
+Deno.test("skiff tool read, skiff run and the chat run without evaluating commander", async () => {
   const sandbox = await makeSandbox({ SKIFF_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
   try {
     const map = await commanderPoisoned(sandbox);
@@ -154,6 +190,13 @@ Deno.test("skiff tool read and skiff run run without evaluating commander", asyn
     const run = await runPoisoned(sandbox, map, ["run", "--max-time", "20", "hello"]);
     assertEquals(run.stderr.includes("POISON"), false, run.stderr);
     assertEquals(run.code, 4, run.stderr);
+    // The chat's plain forms too: without a terminal they get as far as the chat's own refusal.
+    for (const args of [[], ["-c", "--agent", "plan"], ["chat", "--sandbox", "read-only"]]) {
+      const chat = await runPoisoned(sandbox, map, args);
+      assertEquals(chat.stderr.includes("POISON"), false, chat.stderr);
+      assertStringIncludes(chat.stderr, "the interactive session needs a terminal", args.join(" "));
+      assertEquals(chat.code, 2, chat.stderr);
+    }
   } finally {
     await sandbox.cleanup();
   }
@@ -164,7 +207,13 @@ Deno.test("control: help, errors and other commands still go through commander",
   try {
     const map = await commanderPoisoned(sandbox);
     for (
-      const args of [["run", "--help"], ["tool", "--sandbox", "nowhere"], ["sessions", "list"]]
+      const args of [
+        ["run", "--help"],
+        ["tool", "--sandbox", "nowhere"],
+        ["sessions", "list"],
+        ["--resume"],
+        ["explain", "this"],
+      ]
     ) {
       const result = await runPoisoned(sandbox, map, args);
       assert(result.code !== 0, args.join(" "));
