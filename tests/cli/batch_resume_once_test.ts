@@ -56,7 +56,19 @@ function editsStored(mock: MockServer): number {
   ).length;
 }
 
-const BATCH = ["batch", "--each", "src/*.txt", "--prompt", "mark {file}", "--until", "sleep 3"];
+/**
+ * Each task's check takes 3 s, so a stop can fall while checks run; once the
+ * test has written `.resuming` (before it resumes), the same check passes at once.
+ */
+const BATCH = [
+  "batch",
+  "--each",
+  "src/*.txt",
+  "--prompt",
+  "mark {file}",
+  "--until",
+  "test -f .resuming || sleep 3",
+];
 
 /** Starts the batch, waits for `ready`, sends `signals`, returns the batch id and its exit. */
 async function stopBatch(
@@ -89,6 +101,7 @@ async function stopBatch(
  * (it fails, saying so) rather than edit it twice.
  */
 async function resumeToTheEnd(sandbox: Sandbox, batchId: string, racy = false): Promise<string> {
+  await Deno.writeTextFile(path.join(sandbox.workspace, ".resuming"), "");
   const report = path.join(sandbox.root, "resumed.json");
   const resumed = await runSkiff(["batch", "--resume", batchId, "--report", report], sandbox);
   for (const name of FILES) assertEquals(await read(sandbox, name), marked(name), resumed.stderr);
@@ -180,6 +193,7 @@ Deno.test("batch --resume does not run again a stopped task whose file was chang
       "SIGINT",
     ]);
     assertEquals(stopped.code, 130, stopped.stderr);
+    await Deno.writeTextFile(path.join(sandbox.workspace, ".resuming"), "");
     const byHand = "edited by hand after the stop\n";
     await Deno.writeTextFile(path.join(sandbox.workspace, "src", "f01.txt"), byHand);
 
