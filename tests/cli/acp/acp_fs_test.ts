@@ -14,10 +14,25 @@
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { runSkiff, withMockSandbox } from "../../support/cli.ts";
+import type { MockTurn } from "../../support/mock_server.ts";
 import { type AcpHarness, option, startAcp, updatesOf } from "../../support/acp_client.ts";
 
 const DISK = "saved line one\nsaved line two\n";
 const BUFFER = "unsaved line one\nunsaved line two\n";
+
+/** The model reads notes.txt, replaces the buffer's second line with `line`, then answers `answer`. */
+function readThenEdit(line: string, answer: string): MockTurn[] {
+  return [
+    { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
+    {
+      toolCalls: [{
+        name: "edit",
+        arguments: { file_path: "notes.txt", old_string: "unsaved line two", new_string: line },
+      }],
+    },
+    { text: answer },
+  ];
+}
 
 /** The message texts of a model request, joined. */
 function requestText(body: Record<string, unknown>): string {
@@ -47,20 +62,7 @@ function askedPaths(editor: AcpHarness, method: string): string[] {
 
 Deno.test("skiff acp: the model reads the editor's unsaved buffer and its edit goes to the editor, not to disk", async () => {
   await withMockSandbox(
-    [
-      { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
-      {
-        toolCalls: [{
-          name: "edit",
-          arguments: {
-            file_path: "notes.txt",
-            old_string: "unsaved line two",
-            new_string: "edited line two",
-          },
-        }],
-      },
-      { text: "edited" },
-    ],
+    readThenEdit("edited line two", "edited"),
     async (sandbox, mock) => {
       const file = path.join(sandbox.workspace, "notes.txt");
       await Deno.writeTextFile(file, DISK);
@@ -239,16 +241,7 @@ Deno.test("skiff acp: an editor that never answers a read fails that call within
 
 Deno.test("skiff acp: an editor that answers a write with an error fails the edit and nothing lands on disk", async () => {
   await withMockSandbox(
-    [
-      { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
-      {
-        toolCalls: [{
-          name: "edit",
-          arguments: { file_path: "notes.txt", old_string: "unsaved line two", new_string: "x" },
-        }],
-      },
-      { text: "the editor refused" },
-    ],
+    readThenEdit("x", "the editor refused"),
     async (sandbox, mock) => {
       const file = path.join(sandbox.workspace, "notes.txt");
       await Deno.writeTextFile(file, DISK);
@@ -273,20 +266,7 @@ Deno.test("skiff acp: an editor that answers a write with an error fails the edi
 
 Deno.test("skiff acp: skiff undo puts back the text the edit replaced when the editor saved the change", async () => {
   await withMockSandbox(
-    [
-      { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
-      {
-        toolCalls: [{
-          name: "edit",
-          arguments: {
-            file_path: "notes.txt",
-            old_string: "unsaved line two",
-            new_string: "edited line two",
-          },
-        }],
-      },
-      { text: "edited" },
-    ],
+    readThenEdit("edited line two", "edited"),
     async (sandbox) => {
       const file = path.join(sandbox.workspace, "notes.txt");
       await Deno.writeTextFile(file, DISK);
@@ -311,16 +291,7 @@ Deno.test("skiff acp: skiff undo puts back the text the edit replaced when the e
 
 Deno.test("skiff acp: skiff undo leaves the disk alone when the editor kept the change unsaved", async () => {
   await withMockSandbox(
-    [
-      { toolCalls: [{ name: "read", arguments: { file_path: "notes.txt" } }] },
-      {
-        toolCalls: [{
-          name: "edit",
-          arguments: { file_path: "notes.txt", old_string: "unsaved line two", new_string: "x" },
-        }],
-      },
-      { text: "edited" },
-    ],
+    readThenEdit("x", "edited"),
     async (sandbox) => {
       const file = path.join(sandbox.workspace, "notes.txt");
       await Deno.writeTextFile(file, DISK);
