@@ -56,6 +56,12 @@ export class SessionDiagnostics {
   #options: SessionDiagnosticsOptions;
   #table: ServerDefinition[];
   #states = new Map<string, ServerState>();
+  /**
+   * Files whose last check found the server busy, by real path: the text
+   * before that change. The next change to the file is checked against it,
+   * so what the unchecked change broke is still reported as new.
+   */
+  #unchecked = new Map<string, string | null>();
   #closed = false;
 
   constructor(options: SessionDiagnosticsOptions) {
@@ -79,9 +85,12 @@ export class SessionDiagnostics {
       const state = this.#stateOf(definition, report);
       if (!state) return;
       const deadline = started + (state.warm ? this.#waitMs : this.#firstWaitMs);
+      const unchecked = this.#unchecked.has(file.real);
+      const since = unchecked ? { ...file, before: this.#unchecked.get(file.real)! } : file;
       try {
-        const errors = await this.#diagnoseFile(state, definition, file, deadline, signal);
+        const errors = await this.#diagnoseFile(state, definition, since, deadline, signal);
         if (errors === undefined) {
+          if (!unchecked) this.#unchecked.set(file.real, file.before);
           if (!report.busy.includes(definition.name)) report.busy.push(definition.name);
           const silent = state.server?.unansweredForMs() ?? 0;
           if (silent >= (this.#options.hungAfterMs ?? 30_000)) {
@@ -94,6 +103,7 @@ export class SessionDiagnostics {
             );
           }
         } else {
+          this.#unchecked.delete(file.real);
           report.errors.push(...errors);
         }
       } catch (error) {

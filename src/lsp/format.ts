@@ -27,7 +27,7 @@ export function formatDiagnostics(report: DiagnosticsReport): string {
     parts.push(
       `The language server ${
         report.busy.join(", ")
-      } was still busy: no diagnostics for this change yet.`,
+      } was still busy: no diagnostics for this change yet (the next change to the same file reports what this one broke too).`,
     );
   }
   parts.push(...report.notes);

@@ -1,0 +1,81 @@
+/**
+ * A change whose check found the server busy is not forgotten: the next
+ * change to the same file is checked against the text before it, so the
+ * error the busy change made is reported then. Control: when the first
+ * check was answered, its error is not reported again.
+ */
+import { assertEquals } from "../support/assert.ts";
+import { scriptedServers } from "./_servers.ts";
+import type { DiagnosticsReport } from "../../src/lsp/types.ts";
+import * as path from "../../src/lib/path.ts";
+
+// Keeps each file's text; one error per line saying "bad"; answers the diagnostic request,
+// never before `delay` ms after it started (its argument): a server still loading its project.
+const LOADING_SERVER = `
+const delay = Number(process.argv[2]);
+const started = Date.now();
+const texts = new Map();
+const errorsOf = (text) => text.split("\\n").flatMap((line, index) =>
+  line.includes("bad")
+    ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
+        severity: 1, code: "bad-word", source: "scripted", message: "a bad word" }]
+    : []);
+function handle(message) {
+  if (message.method === "initialize") {
+    return send({ id: message.id, result: { capabilities: { diagnosticProvider: {} } } });
+  }
+  if (message.method === "textDocument/didOpen" || message.method === "textDocument/didChange") {
+    const document = message.params.textDocument;
+    texts.set(document.uri, message.params.contentChanges?.[0].text ?? document.text);
+    return;
+  }
+  if (message.method === "textDocument/diagnostic") {
+    const items = errorsOf(texts.get(message.params.textDocument.uri) ?? "");
+    const answer = () => send({ id: message.id, result: { kind: "full", items } });
+    return setTimeout(answer, Math.max(0, started + delay - Date.now()));
+  }
+  if (message.id !== undefined && message.method) send({ id: message.id, result: null });
+}
+`;
+
+/** The reports of a change adding a bad line, then of a harmless change after it. */
+async function badThenHarmless(loadingMs: number): Promise<DiagnosticsReport[]> {
+  const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-carry-" });
+  const diagnostics = await scriptedServers(workspace, "loading", LOADING_SERVER, {
+    args: [String(loadingMs)],
+    extension: ".txt",
+    // The first check gives up long before a loading server answers; the next one waits it out.
+    waits: { firstWaitMs: 300, waitMs: 30_000 },
+  });
+  const real = path.join(workspace, "notes.txt");
+  const change = (before: string, after: string) => ({ real, display: "notes.txt", before, after });
+  try {
+    const bad = await diagnostics.diagnose([change("good\n", "good\nbad\n")]);
+    const harmless = await diagnostics.diagnose([change("good\nbad\n", "good\nbad\nfine\n")]);
+    return [bad!, harmless!];
+  } finally {
+    await diagnostics.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
+}
+
+const BAD_LINE = {
+  path: "notes.txt",
+  line: 2,
+  column: 1,
+  message: "a bad word",
+  code: "bad-word",
+  source: "scripted",
+};
+
+Deno.test("an error made while the server was busy is reported with the file's next change", async () => {
+  const [bad, harmless] = await badThenHarmless(2_000);
+  assertEquals(bad, { errors: [], busy: ["loading"], notes: [] });
+  assertEquals(harmless, { errors: [BAD_LINE], busy: [], notes: [] });
+});
+
+Deno.test("control: an error already reported is not reported again with the next change", async () => {
+  const [bad, harmless] = await badThenHarmless(0);
+  assertEquals(bad.errors, [BAD_LINE]);
+  assertEquals(harmless, { errors: [], busy: [], notes: [] });
+});
