@@ -8,6 +8,7 @@ import { assert } from "../support/assert.ts";
 import type { Sandbox } from "../support/cli.ts";
 import * as path from "../../src/lib/path.ts";
 import { SessionDiagnostics, type SessionDiagnosticsOptions } from "../../src/lsp/diagnostics.ts";
+import type { DiagnosticsReport } from "../../src/lsp/types.ts";
 
 /** Fails loudly unless `program` is on PATH; `install` says how .ci/run gets it. */
 export async function requireServer(
@@ -72,6 +73,18 @@ process.stdin.on("data", (chunk) => {
 `;
 
 /**
+ * A scripted server's files and their errors: `texts` (uri → text, kept by
+ * the script) and `errorsOf(text)`, one error on each line that says "bad".
+ */
+export const BAD_WORDS = `
+const texts = new Map();
+const errorsOf = (text) => text.split("\\n").flatMap((line, index) =>
+  line.includes("bad")
+    ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
+        severity: 1, code: "bad-word", source: "scripted", message: "a bad word" }]
+    : []);`;
+
+/**
  * A session's language servers with one server, `name`: the Node program
  * `script` (after SCRIPTED_SERVER_HEAD) with `args`, for files ending in
  * `extension`, started uncontained as it is the test's own.
@@ -99,4 +112,35 @@ export async function scriptedServers(
     servers: { [name]: { command: ["node", server, ...args], extensions: [extension] } },
     ...waits,
   });
+}
+
+/**
+ * The reports of `changes` ([text before, text after], in turn) to one file,
+ * notes.txt, of a new workspace, checked by the scripted server `script`
+ * (named `name`, taking `args`, for `.txt` files) with `waits`.
+ */
+export async function reportsOfChanges(
+  name: string,
+  script: string,
+  args: string[],
+  waits: Pick<SessionDiagnosticsOptions, "firstWaitMs" | "waitMs">,
+  changes: [string, string][],
+): Promise<DiagnosticsReport[]> {
+  const workspace = await Deno.makeTempDir({ prefix: `skiff-lsp-${name}-` });
+  const diagnostics = await scriptedServers(workspace, name, script, {
+    args,
+    extension: ".txt",
+    waits,
+  });
+  const real = path.join(workspace, "notes.txt");
+  try {
+    const reports: DiagnosticsReport[] = [];
+    for (const [before, after] of changes) {
+      reports.push((await diagnostics.diagnose([{ real, display: "notes.txt", before, after }]))!);
+    }
+    return reports;
+  } finally {
+    await diagnostics.close();
+    await Deno.remove(workspace, { recursive: true });
+  }
 }

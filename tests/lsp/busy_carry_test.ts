@@ -5,21 +5,15 @@
  * check was answered, its error is not reported again.
  */
 import { assertEquals } from "../support/assert.ts";
-import { scriptedServers } from "./_servers.ts";
+import { BAD_WORDS, reportsOfChanges } from "./_servers.ts";
 import type { DiagnosticsReport } from "../../src/lsp/types.ts";
-import * as path from "../../src/lib/path.ts";
 
 // Keeps each file's text; one error per line saying "bad"; answers the diagnostic request,
 // never before `delay` ms after it started (its argument): a server still loading its project.
 const LOADING_SERVER = `
 const delay = Number(process.argv[2]);
 const started = Date.now();
-const texts = new Map();
-const errorsOf = (text) => text.split("\\n").flatMap((line, index) =>
-  line.includes("bad")
-    ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
-        severity: 1, code: "bad-word", source: "scripted", message: "a bad word" }]
-    : []);
+${BAD_WORDS}
 function handle(message) {
   if (message.method === "initialize") {
     return send({ id: message.id, result: { capabilities: { diagnosticProvider: {} } } });
@@ -39,24 +33,12 @@ function handle(message) {
 `;
 
 /** The reports of a change adding a bad line, then of a harmless change after it. */
-async function badThenHarmless(loadingMs: number): Promise<DiagnosticsReport[]> {
-  const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-carry-" });
-  const diagnostics = await scriptedServers(workspace, "loading", LOADING_SERVER, {
-    args: [String(loadingMs)],
-    extension: ".txt",
-    // The first check gives up long before a loading server answers; the next one waits it out.
-    waits: { firstWaitMs: 300, waitMs: 30_000 },
-  });
-  const real = path.join(workspace, "notes.txt");
-  const change = (before: string, after: string) => ({ real, display: "notes.txt", before, after });
-  try {
-    const bad = await diagnostics.diagnose([change("good\n", "good\nbad\n")]);
-    const harmless = await diagnostics.diagnose([change("good\nbad\n", "good\nbad\nfine\n")]);
-    return [bad!, harmless!];
-  } finally {
-    await diagnostics.close();
-    await Deno.remove(workspace, { recursive: true });
-  }
+function badThenHarmless(loadingMs: number): Promise<DiagnosticsReport[]> {
+  // The first check gives up long before a loading server answers; the next one waits it out.
+  return reportsOfChanges("loading", LOADING_SERVER, [String(loadingMs)], {
+    firstWaitMs: 300,
+    waitMs: 30_000,
+  }, [["good\n", "good\nbad\n"], ["good\nbad\n", "good\nbad\nfine\n"]]);
 }
 
 const BAD_LINE = {

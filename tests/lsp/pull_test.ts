@@ -6,21 +6,15 @@
  * as a publishing server.
  */
 import { assertEquals } from "../support/assert.ts";
-import { scriptedServers } from "./_servers.ts";
+import { BAD_WORDS, reportsOfChanges } from "./_servers.ts";
 import type { DiagnosticsReport } from "../../src/lsp/types.ts";
-import * as path from "../../src/lib/path.ts";
 
 // A server that keeps each file's text and finds one error on each line saying "bad". Its
 // argument: "ask" answers the diagnostic request and never publishes; "fail" fails the request and
 // publishes, with the version, after each change; "none" offers no request and never publishes.
 const SCRIPTED_SERVER = `
 const mode = process.argv[2];
-const texts = new Map();
-const errorsOf = (text) => text.split("\\n").flatMap((line, index) =>
-  line.includes("bad")
-    ? [{ range: { start: { line: index, character: 0 }, end: { line: index, character: 3 } },
-        severity: 1, code: "bad-word", source: "scripted", message: "a bad word" }]
-    : []);
+${BAD_WORDS}
 function handle(message) {
   if (message.method === "initialize") {
     const capabilities = mode === "none" ? {} : { diagnosticProvider: { interFileDependencies: false } };
@@ -46,26 +40,15 @@ function handle(message) {
 `;
 
 /** The reports of an edit adding a bad line, then of the one fixing it, with the server in `mode`. */
-async function breakAndFix(mode: "ask" | "fail" | "none"): Promise<DiagnosticsReport[]> {
-  const workspace = await Deno.makeTempDir({ prefix: "skiff-lsp-pull-" });
-  const diagnostics = await scriptedServers(workspace, "scripted", SCRIPTED_SERVER, {
-    args: [mode],
-    extension: ".txt",
-    // Long enough for a busy machine; the silent control waits it out once per edit.
-    waits: mode === "none"
-      ? { firstWaitMs: 1000, waitMs: 500 }
-      : { firstWaitMs: 30_000, waitMs: 30_000 },
-  });
-  const real = path.join(workspace, "notes.txt");
-  const change = (before: string, after: string) => ({ real, display: "notes.txt", before, after });
-  try {
-    const broke = await diagnostics.diagnose([change("good\nbad old\n", "good\nbad old\nbad\n")]);
-    const fixed = await diagnostics.diagnose([change("good\nbad old\nbad\n", "good\nbad old\n")]);
-    return [broke!, fixed!];
-  } finally {
-    await diagnostics.close();
-    await Deno.remove(workspace, { recursive: true });
-  }
+function breakAndFix(mode: "ask" | "fail" | "none"): Promise<DiagnosticsReport[]> {
+  // Long enough for a busy machine; the silent control waits it out once per edit.
+  const waits = mode === "none"
+    ? { firstWaitMs: 1000, waitMs: 500 }
+    : { firstWaitMs: 30_000, waitMs: 30_000 };
+  return reportsOfChanges("scripted", SCRIPTED_SERVER, [mode], waits, [
+    ["good\nbad old\n", "good\nbad old\nbad\n"],
+    ["good\nbad old\nbad\n", "good\nbad old\n"],
+  ]);
 }
 
 const NEW_ERROR = {
