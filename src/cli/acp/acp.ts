@@ -47,7 +47,7 @@ function initializeAnswer(): acp.InitializeResponse {
     protocolVersion: acp.PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
-      sessionCapabilities: { list: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
       promptCapabilities: { embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
     },
@@ -137,6 +137,21 @@ export function acpAgent(options: CommonOptions, sessions: Map<string, AcpSessio
         for (const update of replayUpdates(history, spec.workspace)) session.send(update);
         await session.flush();
         return { modes: session.modes() };
+      }))
+    // As session/load, without the history sent again: the editor still shows it.
+    .onRequest("session/resume", ({ params, client }) =>
+      answering(async () => {
+        const spec = await specFor(params.cwd, params.mcpServers ?? []);
+        const session = await opened(client, spec, { sessionId: params.sessionId }, params.cwd);
+        return { modes: session.modes() };
+      }))
+    // The turn running in it stops as at session/cancel; its engine and MCP servers end.
+    .onRequest("session/close", ({ params }) =>
+      answering(async () => {
+        const session = sessionOf(params.sessionId);
+        sessions.delete(params.sessionId);
+        await session.close();
+        return {};
       }))
     .onRequest(
       "session/list",

@@ -16,6 +16,7 @@ import type { ApprovalAnswer, ApprovalRequest, EngineIO, EngineSpec } from "../.
 import type { EngineHandle, SessionSelector } from "../../engine/handle.ts";
 import type { EditorFiles } from "../../contracts/editor_files.ts";
 import * as path from "../../lib/path.ts";
+import { backgroundDelay } from "../../lib/background_ticks.ts";
 import { lexicallyWithin } from "../../sandbox/paths.ts";
 import { startEngine } from "../../host/start.ts";
 import { OUTCOME_EXIT_CODES } from "../exit_codes.ts";
@@ -124,12 +125,17 @@ async function boundedEditorCall<T>(
 }
 
 /** An open session of this connection. */
+/** How long `close` lets a cancelled turn end on its own before it ends the engine under it. */
+const CLOSE_WAIT_MS = 5_000;
+
 export class AcpSession {
   #engine?: EngineHandle;
   #selector: SessionSelector;
   #translator: UpdateTranslator;
   #sent: Promise<void> = Promise.resolve();
   #busy = false;
+  /** Settles once the running prompt has ended (its answer sent): what `close` waits for. */
+  #turnEnded: Promise<void> = Promise.resolve();
   #cancelled = false;
   id = "";
 
@@ -192,6 +198,8 @@ export class AcpSession {
     }
     this.#busy = true;
     this.#cancelled = false;
+    let ended!: () => void;
+    this.#turnEnded = new Promise((resolve) => ended = resolve);
     try {
       const engine = await this.#ensureEngine();
       const { prompt, title } = await promptText(blocks, async (file) => {
@@ -206,6 +214,7 @@ export class AcpSession {
       return this.#cancelled ? "cancelled" : stopReason(result.outcome);
     } finally {
       this.#busy = false;
+      ended();
     }
   }
 
@@ -238,7 +247,12 @@ export class AcpSession {
 
   /** Stops a running turn, then lets go of the engine and the session it holds. */
   async close(): Promise<void> {
-    if (this.#busy) this.cancel();
+    if (this.#busy) {
+      // As session/cancel: the turn ends as cancelled, then its engine goes. A turn that does
+      // not end soon is cut by the engine's close.
+      this.cancel();
+      await Promise.race([this.#turnEnded, backgroundDelay(CLOSE_WAIT_MS)]);
+    }
     await this.#engine?.close();
     this.#engine = undefined;
   }
