@@ -74,7 +74,7 @@ Deno.test("skiff acp: session/close stops the session's running command; the con
           sessionId,
           prompt: [{ type: "text", text: "wait a minute" }],
         });
-        await until(() => sleeping(marker), "the sleep to start");
+        await until(() => sleeping(marker), "the sleep to start", 30_000);
         assertEquals(await editor.agent.request("session/close", { sessionId }), {});
         assertEquals((await running).stopReason, "cancelled");
         await until(() => !sleeping(marker), "the sleep to be stopped", 5_000);

@@ -13,17 +13,12 @@ import { assert, assertEquals, assertStringIncludes } from "../../support/assert
 import { makeSandbox, runSkiff, withMockSandbox } from "../../support/cli.ts";
 import { startDialectServer } from "../../support/dialect_server.ts";
 import { answerText, option, startAcp, updatesOf } from "../../support/acp_client.ts";
+import { processesHolding } from "../../support/processes.ts";
+import { until } from "../../support/batch_tasks.ts";
 
 const exists = (file: string) => Deno.stat(file).then(() => true, () => false);
 
 /** Waits until `check` holds, for up to `ms`; fails naming `what` otherwise. */
-async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The message texts of a model request, joined. */
 function requestText(body: Record<string, unknown>): string {
@@ -142,6 +137,7 @@ Deno.test("skiff acp: session/cancel stops a running command and the turn; the n
         await until(
           () => updatesOf(editor, sessionId, "tool_call").length > 0,
           "the sleep's tool call",
+          30_000,
         );
         await until(() => sleeping(marker), "the sleep to start", 10_000);
         await editor.agent.notify("session/cancel", { sessionId });
@@ -165,17 +161,8 @@ Deno.test("skiff acp: session/cancel stops a running command and the turn; the n
   );
 });
 
-/** A process with `sleep <marker>` in its command line is running. */
-function sleeping(marker: string): boolean {
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`).replaceAll("\0", " ");
-      if (line.startsWith("sleep") && line.includes(marker)) return true;
-    } catch { /* ended meanwhile */ }
-  }
-  return false;
-}
+/** A `sleep <marker>` the session's command started is running. */
+const sleeping = (marker: string) => processesHolding(`sleep ${marker}`).length > 0;
 
 Deno.test("skiff acp: session/load replays an earlier session's history and continues it", async () => {
   await withMockSandbox(
@@ -371,7 +358,7 @@ Deno.test("skiff acp: an editor that goes away mid-command ends skiff and the co
         sessionId,
         prompt: [{ type: "text", text: "wait a minute" }],
       }).catch(() => {});
-      await until(() => sleeping(marker), "the sleep to start");
+      await until(() => sleeping(marker), "the sleep to start", 30_000);
       assert(await editor.stop(), "skiff acp did not end when the editor closed its stdin");
       await until(() => !sleeping(marker), "the sleep to be stopped", 5_000);
       const listed = await runSkiff(["sessions", "list"], sandbox);
