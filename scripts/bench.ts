@@ -116,18 +116,32 @@ export async function timePhases(
   return { ms, phases: parseTimings(stderr) };
 }
 
+/** Marks of the engine's Worker (`worker:…`), on the terminal side's clock. */
+const WORKER_MARK = "worker:";
+
 /**
- * Each phase's median length (from the previous mark), in the order marked;
- * `runtime` is the empty `deno run`'s whole time, which the first mark includes.
+ * Each of the terminal side's phases' median length (from the previous
+ * mark), in the order marked; `runtime` is the empty `deno run`'s whole
+ * time, which the first mark includes. Then the Worker's marks, each as its
+ * median time since the runtime's start: the two threads run side by side,
+ * so a Worker mark is compared with the terminal side's, not subtracted.
  */
 export function phaseLine(runs: Record<string, number>[], emptyMs: number): string {
-  const names = Object.keys(runs[0] ?? {});
+  const all = Object.keys(runs[0] ?? {});
+  const names = all.filter((name) => !name.startsWith(WORKER_MARK));
+  const workerNames = all.filter((name) => name.startsWith(WORKER_MARK));
   const parts = [`runtime ~${emptyMs.toFixed(0)}`];
   names.forEach((name, index) => {
     const lengths = runs.map((phases) => phases[name] - (index ? phases[names[index - 1]] : 0));
     parts.push(`${name} ${median(lengths).toFixed(0)}`);
   });
-  return `  phases (ms, median; each from the previous mark): ${parts.join(", ")}`;
+  const worker = workerNames.map((name) =>
+    `${name.slice(WORKER_MARK.length)} ${median(runs.map((phases) => phases[name])).toFixed(0)}`
+  );
+  return `  phases (ms, median; each from the previous mark): ${parts.join(", ")}` +
+    (worker.length
+      ? `\n  the Worker's marks (ms since the start, median): ${worker.join(", ")}`
+      : "");
 }
 
 export async function emptyScript(dir: string): Promise<string> {

@@ -23,6 +23,7 @@ export type ToEngine =
    * stored, only not posted across, so a call of `skiff tool` posts no event it would drop.
    * `editor`: what the editor the session runs inside offers its file tools (`EngineIO.editor`),
    * asked for by `editor` requests to this side; absent: disk alone.
+   * `timings`: SKIFF_TIMINGS is on: the Worker sends its marks before it answers `close`.
    */
   | {
     type: "init";
@@ -30,6 +31,7 @@ export type ToEngine =
     files?: boolean;
     events?: readonly string[];
     editor?: EditorFileOffer;
+    timings?: boolean;
   }
   /**
    * Sent to a Worker started before the config was loaded (prewarm.ts): load
@@ -76,6 +78,8 @@ export type ToEngine =
 
 export type FromEngine =
   | { type: "event"; event: SkiffEvent }
+  /** The Worker's SKIFF_TIMINGS marks, each at milliseconds since the epoch (boot/timings.ts). */
+  | { type: "timings"; marks: { name: string; at: number }[] }
   | { type: "ask"; id: number; request: ApprovalRequest }
   | { type: "result"; id: number; value: unknown }
   /** A write for the confined writer (sent only after an `init` with `files`). */

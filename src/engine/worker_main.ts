@@ -15,15 +15,24 @@ import type { WriterReply } from "../sandbox/writer/writer_messages.ts";
 import { routeFileWrites } from "../tools/files/mod.ts";
 import { fromErrorData, toErrorData } from "../contracts/errors.ts";
 import { collectGarbage } from "../lib/collect.ts";
+import { WorkerMarks } from "../boot/timings.ts";
 
 const post = (message: FromEngine) => self.postMessage(message);
+/** SKIFF_TIMINGS: this Worker's moments, sent before its close's answer when `init` asked. */
+const marks = new WorkerMarks();
+marks.note("module");
+let sendMarks = false;
 /**
  * Written out, so they are in this Worker's module graph (its permissions do
  * not let it read skiff's sources to load anything else); evaluated only
  * when called, so `skiff tool` never evaluates the openai SDK.
  */
 const modules: EngineModules = {
-  engine: () => import("./engine.ts"),
+  engine: () =>
+    import("./engine.ts").then((engine) => {
+      marks.note("engine-loaded");
+      return engine;
+    }),
   provider: () =>
     Promise.all([
       import("../provider/create_provider.ts"),
@@ -97,6 +106,8 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       prepareOnce(data.name);
       break;
     case "init":
+      marks.note("init");
+      sendMarks = data.timings === true;
       // The file tools write through the confined writer's thread, which the
       // kernel keeps inside the writable folders (docs/security.md).
       if (data.files) routeFileWrites(new ConfinedWriterClient(terminalWriter));
@@ -110,7 +121,11 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       }, modules);
       break;
     case "open":
-      void answer(data.id, async () => (await ready()).open(data.selector));
+      void answer(data.id, async () => {
+        const id = await (await ready()).open(data.selector);
+        marks.note("session-open");
+        return id;
+      });
       break;
     case "run":
       void answer(data.id, async () => (await ready()).run(data.request));
@@ -118,15 +133,15 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
     case "tool":
       // A call that came with the opening (JSON Lines): its tool prepares while the session opens.
       prepareOnce(data.name);
-      void answer(
-        data.id,
-        async () =>
-          (await ready()).runTool(data.name, data.input, {
-            inOrder: data.inOrder,
-            cancelId: data.cancelId,
-            typedByPerson: data.typedByPerson,
-          }),
-      );
+      void answer(data.id, async () => {
+        const result = await (await ready()).runTool(data.name, data.input, {
+          inOrder: data.inOrder,
+          cancelId: data.cancelId,
+          typedByPerson: data.typedByPerson,
+        });
+        marks.note("first-call");
+        return result;
+      });
       break;
     case "cancel-tool":
       void starting?.then((started) => started.cancelTool?.(data.cancelId), () => {});
@@ -141,10 +156,13 @@ self.onmessage = (message: MessageEvent<ToEngine>) => {
       void answer(data.id, async () => (await ready()).mcpStatus!());
       break;
     case "close":
-      void answer(
-        data.id,
-        async () => (await ready()).close({ keepHold: data.keepHold, ending: data.ending }),
-      );
+      void answer(data.id, async () => {
+        try {
+          return await (await ready()).close({ keepHold: data.keepHold, ending: data.ending });
+        } finally {
+          if (sendMarks) post({ type: "timings", marks: marks.take() });
+        }
+      });
       break;
     case "abort":
       // The engine may still be loading: abort it as soon as it exists.

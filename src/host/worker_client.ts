@@ -24,6 +24,7 @@ import type { EngineRequest, FromEngine, ToEngine } from "../engine/protocol.ts"
 import type { EngineIO, EngineSpec } from "../engine/types.ts";
 import type { EngineHandle } from "../engine/handle.ts";
 import { takePrewarmed } from "../boot/prewarm.ts";
+import { addPeerMarks, timingsOn } from "../boot/timings.ts";
 import { bundleReadDir, engineWorkerModule } from "../boot/bundle.ts";
 
 function hostOf(url: string): string | null {
@@ -214,6 +215,8 @@ export class EngineWorker {
     } else if (data.type === "ask") {
       const answer = await this.#io.ask(data.request);
       this.#send({ type: "answer", id: data.id, answer });
+    } else if (data.type === "timings") {
+      addPeerMarks(data.marks, "worker:");
     } else if (data.type === "result") {
       this.#rpc.resolve(data.id, data.value);
     } else {
@@ -240,7 +243,7 @@ export class EngineWorker {
     this.#io = io;
     const files = !this.#initialised && this.#writer !== null;
     const editor = io.editor && { read: !!io.editor.read, write: !!io.editor.write };
-    this.#send({ type: "init", spec, files, events: options.events, editor });
+    this.#send({ type: "init", spec, files, events: options.events, editor, timings: timingsOn() });
     this.#initialised = true;
     let sessionId: string | undefined;
     let closed = false;
