@@ -22,6 +22,8 @@ const post = (message: FromEngine) => self.postMessage(message);
 const marks = new WorkerMarks();
 marks.note("module");
 let sendMarks = false;
+/** `engine-loaded` is the Worker's once, not each session's (a kept Worker serves several). */
+let engineLoaded = false;
 /**
  * Written out, so they are in this Worker's module graph (its permissions do
  * not let it read skiff's sources to load anything else); evaluated only
@@ -30,7 +32,8 @@ let sendMarks = false;
 const modules: EngineModules = {
   engine: () =>
     import("./engine.ts").then((engine) => {
-      marks.note("engine-loaded");
+      if (!engineLoaded) marks.note("engine-loaded");
+      engineLoaded = true;
       return engine;
     }),
   provider: () =>
