@@ -39,46 +39,43 @@ Deno.test("WorkerMarks: each name once, absolute times in order, taken once", ()
   assertEquals(marks.take().map((entry) => entry.name), ["init"]);
 });
 
-Deno.test("skiff tool with SKIFF_TIMINGS=1 prints the Worker's marks after its own, on one clock", async () => {
+/** `skiff tool read` of a one-line file in a new sandbox, with `env`; its stderr. */
+async function readOne(env: Record<string, string> = {}): Promise<string> {
   const sandbox = await makeSandbox();
   try {
     await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const result = await runSkiff(["tool", "read", '{"file_path":"one.txt"}'], sandbox, {
-      env: { SKIFF_TIMINGS: "1" },
-    });
+    const result = await runSkiff(["tool", "read", '{"file_path":"one.txt"}'], sandbox, { env });
     assertEquals(result.code, 0, result.stderr);
     assertEquals(parseJsonLines(result.stdout)[0].ok, true, result.stdout);
-    const marks = marksOf(result.stderr);
-    const names = [...marks.keys()];
-    const worker = ["worker:module", "worker:init", "worker:session-open", "worker:first-call"];
-    for (const name of [...worker, "config", "session-open", "first-tool", "exit"]) {
-      assert(Number.isFinite(marks.get(name)), `${name} missing or not a number: ${names}`);
-    }
-    // The terminal side's marks first, in the order marked; the Worker's after them.
-    assert(names.indexOf("exit") < names.indexOf("worker:module"), names.join(" "));
-    const at = (name: string) => marks.get(name)!;
-    for (let i = 1; i < worker.length; i++) {
-      assert(at(worker[i - 1]) <= at(worker[i]), `${worker[i - 1]} after ${worker[i]}`);
-    }
-    // Across the threads, within rounding: init is sent after the config is read, and each
-    // answer is noted by the Worker before the terminal side hears it.
-    const slack = 0.5;
-    assert(at("worker:init") + slack >= at("config"), `${at("worker:init")} < ${at("config")}`);
-    assert(at("worker:session-open") <= at("session-open") + slack, result.stderr);
-    assert(at("worker:first-call") <= at("first-tool") + slack, result.stderr);
+    return result.stderr;
   } finally {
     await sandbox.cleanup();
   }
+}
+
+Deno.test("skiff tool with SKIFF_TIMINGS=1 prints the Worker's marks after its own, on one clock", async () => {
+  const stderr = await readOne({ SKIFF_TIMINGS: "1" });
+  const marks = marksOf(stderr);
+  const names = [...marks.keys()];
+  const worker = ["worker:module", "worker:init", "worker:session-open", "worker:first-call"];
+  for (const name of [...worker, "config", "session-open", "first-tool", "exit"]) {
+    assert(Number.isFinite(marks.get(name)), `${name} missing or not a number: ${names}`);
+  }
+  // The terminal side's marks first, in the order marked; the Worker's after them.
+  assert(names.indexOf("exit") < names.indexOf("worker:module"), names.join(" "));
+  const at = (name: string) => marks.get(name)!;
+  for (let i = 1; i < worker.length; i++) {
+    assert(at(worker[i - 1]) <= at(worker[i]), `${worker[i - 1]} after ${worker[i]}`);
+  }
+  // Across the threads, within rounding: init is sent after the config is read, and each
+  // answer is noted by the Worker before the terminal side hears it.
+  const slack = 0.5;
+  assert(at("worker:init") + slack >= at("config"), `${at("worker:init")} < ${at("config")}`);
+  assert(at("worker:session-open") <= at("session-open") + slack, stderr);
+  assert(at("worker:first-call") <= at("first-tool") + slack, stderr);
 });
 
-Deno.test("without SKIFF_TIMINGS the Worker sends no marks and nothing is printed", async () => {
-  const sandbox = await makeSandbox();
-  try {
-    await Deno.writeTextFile(path.join(sandbox.workspace, "one.txt"), "hello\n");
-    const result = await runSkiff(["tool", "read", '{"file_path":"one.txt"}'], sandbox);
-    assertEquals(result.code, 0, result.stderr);
-    assert(!result.stderr.includes("skiff timings"), result.stderr);
-  } finally {
-    await sandbox.cleanup();
-  }
+Deno.test("without SKIFF_TIMINGS nothing is printed", async () => {
+  const stderr = await readOne();
+  assert(!stderr.includes("skiff timings"), stderr);
 });
