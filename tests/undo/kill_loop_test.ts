@@ -119,8 +119,16 @@ async function killAfter(
   });
   await Promise.race([start, status]);
   await Promise.race([new Promise((resolve) => setTimeout(resolve, afterMs)), status]);
-  const endedFirst = ended;
-  if (!ended) child.kill("SIGKILL");
+  let endedFirst = ended;
+  if (!ended) {
+    try {
+      child.kill("SIGKILL");
+    } catch (error) {
+      // It exited just now: Deno knows before `status` has told this function.
+      if (!(error instanceof TypeError) || !/already terminated/.test(error.message)) throw error;
+      endedFirst = true;
+    }
+  }
   return { ended: endedFirst, code: (await status).code };
 }
 
