@@ -124,10 +124,10 @@ async function boundedEditorCall<T>(
   }
 }
 
-/** An open session of this connection. */
 /** How long `close` lets a cancelled turn end on its own before it ends the engine under it. */
 const CLOSE_WAIT_MS = 5_000;
 
+/** An open session of this connection. */
 export class AcpSession {
   #engine?: EngineHandle;
   #selector: SessionSelector;
