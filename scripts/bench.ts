@@ -14,6 +14,7 @@ import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startMockServer } from "../tests/support/mock_server.ts";
 import { runtimeFlags } from "./compile.ts";
+import { WORKER_MARK } from "../src/boot/timings.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** SKIFF_BENCH_MAIN: another tree's main.ts, to measure a before and an after in one sitting. */
@@ -115,9 +116,6 @@ export async function timePhases(
   if (!output.success) throw new Error(`deno ${args.join(" ")} failed: ${stderr}`);
   return { ms, phases: parseTimings(stderr) };
 }
-
-/** Marks of the engine's Worker (`worker:…`), on the terminal side's clock. */
-const WORKER_MARK = "worker:";
 
 /**
  * Each of the terminal side's phases' median length (from the previous

@@ -9,8 +9,8 @@
  */
 let enabled: boolean | undefined;
 const marks: { name: string; at: number }[] = [];
-/** The Worker's marks, already on this thread's clock. */
-const peerMarks: { name: string; at: number }[] = [];
+/** The engine Worker's marks, already on this thread's clock. */
+const workerMarks: { name: string; at: number }[] = [];
 
 function on(): boolean {
   if (enabled === undefined) {
@@ -34,18 +34,18 @@ export function timingsOn(): boolean {
 }
 
 /** A moment as milliseconds since the epoch: comparable between threads. */
-export function absoluteNow(): number {
+function absoluteNow(): number {
   return performance.timeOrigin + performance.now();
 }
 
-/**
- * Another thread's marks (`at`: `absoluteNow()` there), kept under
- * `prefix`, on this thread's clock.
- */
-export function addPeerMarks(list: readonly { name: string; at: number }[], prefix: string): void {
+/** What the engine Worker's marks are named under on the timings line. */
+export const WORKER_MARK = "worker:";
+
+/** The engine Worker's marks (`at`: `absoluteNow()` there), kept on this thread's clock. */
+export function addWorkerMarks(list: readonly { name: string; at: number }[]): void {
   if (!on()) return;
   for (const entry of list) {
-    peerMarks.push({ name: prefix + entry.name, at: entry.at - performance.timeOrigin });
+    workerMarks.push({ name: WORKER_MARK + entry.name, at: entry.at - performance.timeOrigin });
   }
 }
 
@@ -56,7 +56,7 @@ export function addPeerMarks(list: readonly { name: string; at: number }[], pref
 export function timingsLine(): string {
   if (!on() || marks.length === 0) return "";
   return "skiff timings: " +
-    [...marks, ...peerMarks].map((entry) => `${entry.name}=${entry.at.toFixed(1)}`).join(" ");
+    [...marks, ...workerMarks].map((entry) => `${entry.name}=${entry.at.toFixed(1)}`).join(" ");
 }
 
 /**
@@ -66,20 +66,17 @@ export function timingsLine(): string {
  */
 export class WorkerMarks {
   readonly #noted: { name: string; at: number }[] = [];
-  #once = new Set<string>();
 
-  /** Notes `name` now; a name already noted is not noted again. */
+  /** Notes `name` now; a name noted since the last `take` is not noted again. */
   note(name: string): void {
-    if (this.#once.has(name)) return;
-    this.#once.add(name);
-    this.#noted.push({ name, at: absoluteNow() });
+    if (!this.#noted.some((entry) => entry.name === name)) {
+      this.#noted.push({ name, at: absoluteNow() });
+    }
   }
 
   /** What was noted, handed over and forgotten (a kept Worker notes its next session anew). */
   take(): { name: string; at: number }[] {
-    const taken = this.#noted.splice(0);
-    this.#once = new Set();
-    return taken;
+    return this.#noted.splice(0);
   }
 }
 

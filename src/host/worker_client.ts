@@ -24,7 +24,7 @@ import type { EngineRequest, FromEngine, ToEngine } from "../engine/protocol.ts"
 import type { EngineIO, EngineSpec } from "../engine/types.ts";
 import type { EngineHandle } from "../engine/handle.ts";
 import { takePrewarmed } from "../boot/prewarm.ts";
-import { addPeerMarks, timingsOn } from "../boot/timings.ts";
+import { addWorkerMarks, timingsOn } from "../boot/timings.ts";
 import { bundleReadDir, engineWorkerModule } from "../boot/bundle.ts";
 
 function hostOf(url: string): string | null {
@@ -216,7 +216,7 @@ export class EngineWorker {
       const answer = await this.#io.ask(data.request);
       this.#send({ type: "answer", id: data.id, answer });
     } else if (data.type === "timings") {
-      addPeerMarks(data.marks, "worker:");
+      addWorkerMarks(data.marks);
     } else if (data.type === "result") {
       this.#rpc.resolve(data.id, data.value);
     } else {

@@ -10,19 +10,8 @@
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
 import { makeSandbox, parseJsonLines, runSkiff } from "../support/cli.ts";
-import { WorkerMarks } from "../../src/boot/timings.ts";
-
-/** The marks of a `skiff timings:` line on stderr, by name. */
-function marksOf(stderr: string): Map<string, number> {
-  const line = stderr.split("\n").find((text) => text.startsWith("skiff timings: "));
-  assert(line, `no timings line in: ${stderr}`);
-  return new Map(
-    line.slice("skiff timings: ".length).split(" ").map((pair) => {
-      const [name, value] = pair.split("=");
-      return [name, Number(value)] as const;
-    }),
-  );
-}
+import { WORKER_MARK, WorkerMarks } from "../../src/boot/timings.ts";
+import { parseTimings } from "../../scripts/bench.ts";
 
 Deno.test("WorkerMarks: each name once, absolute times in order, taken once", () => {
   const marks = new WorkerMarks();
@@ -55,15 +44,15 @@ async function readOne(env: Record<string, string> = {}): Promise<string> {
 
 Deno.test("skiff tool with SKIFF_TIMINGS=1 prints the Worker's marks after its own, on one clock", async () => {
   const stderr = await readOne({ SKIFF_TIMINGS: "1" });
-  const marks = marksOf(stderr);
-  const names = [...marks.keys()];
-  const worker = ["worker:module", "worker:init", "worker:session-open", "worker:first-call"];
+  const marks = parseTimings(stderr);
+  const names = Object.keys(marks);
+  const worker = ["module", "init", "session-open", "first-call"].map((name) => WORKER_MARK + name);
   for (const name of [...worker, "config", "session-open", "first-tool", "exit"]) {
-    assert(Number.isFinite(marks.get(name)), `${name} missing or not a number: ${names}`);
+    assert(Number.isFinite(marks[name]), `${name} missing or not a number: ${names}`);
   }
   // The terminal side's marks first, in the order marked; the Worker's after them.
-  assert(names.indexOf("exit") < names.indexOf("worker:module"), names.join(" "));
-  const at = (name: string) => marks.get(name)!;
+  assert(names.indexOf("exit") < names.indexOf(worker[0]), names.join(" "));
+  const at = (name: string) => marks[name];
   for (let i = 1; i < worker.length; i++) {
     assert(at(worker[i - 1]) <= at(worker[i]), `${worker[i - 1]} after ${worker[i]}`);
   }
