@@ -9,7 +9,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
-import { makeSandbox, parseJsonLines, runSkiff, spawnSkiff } from "../support/cli.ts";
+import { makeSandbox, parseJsonLines, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
 import { type Event, hookScript, ofType, runWith, warnings, writeJson } from "./_hook_support.ts";
 
@@ -41,6 +41,36 @@ async function stopHookConfig(configDir: string, script: string) {
   await writeJson(path.join(configDir, "config.json"), {
     hooks: { Stop: [{ hooks: [{ type: "command", command: script }] }] },
   });
+}
+
+/**
+ * `skiff run --json go` against `mockUrl`, Ctrl-C pressed once `pressWhen`
+ * resolves (a run still going after 60 s is killed); it must exit 130.
+ * Its events and how long it took to end after the press.
+ */
+async function interruptedRun(
+  sandbox: Sandbox,
+  mockUrl: string,
+  pressWhen: Promise<unknown>,
+): Promise<{ events: Event[]; waitedMs: number }> {
+  const child = spawnSkiff(["run", "--json", "go"], sandbox, {
+    OPENAI_BASE_URL: mockUrl,
+    SKIFF_MODEL: "mock-model",
+  });
+  const stdout = new Response(child.stdout).text();
+  const stderr = new Response(child.stderr).text();
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    await pressWhen;
+    const pressed = Date.now();
+    child.kill("SIGINT");
+    const status = await child.status;
+    const waitedMs = Date.now() - pressed;
+    assertEquals(status.code, 130, await stderr);
+    return { events: parseJsonLines(await stdout) as Event[], waitedMs };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 Deno.test("a Stop hook's block sends the agent back with its reason; the next Stop passes", async () => {
@@ -159,19 +189,7 @@ Deno.test("a Ctrl-C during a Stop hook's continuation ends the run; no Stop hook
   });
   try {
     await stopHookConfig(sandbox.configDir, await hookScript(sandbox, "stop.sh", ALWAYS));
-    const child = spawnSkiff(["run", "--json", "go"], sandbox, {
-      OPENAI_BASE_URL: mock.url,
-      SKIFF_MODEL: "mock-model",
-    });
-    const stdout = new Response(child.stdout).text();
-    const stderr = new Response(child.stderr).text();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    await second;
-    child.kill("SIGINT");
-    const status = await child.status;
-    clearTimeout(timer);
-    assertEquals(status.code, 130, await stderr);
-    const events = parseJsonLines(await stdout) as Event[];
+    const { events } = await interruptedRun(sandbox, mock.url, second);
     assertEquals(mock.requests.length, 2, "no request after the Ctrl-C");
     // The Stop hook ran once, after the first answer; the interrupted turn got none.
     assertEquals((await stopInputs(sandbox.workspace)).length, 1);
@@ -193,26 +211,15 @@ Deno.test("a Ctrl-C while a slow Stop hook runs stops the hook and ends the run"
       `touch stop_started; sleep 30; echo "go on" >&2; exit 2`,
     );
     await stopHookConfig(sandbox.configDir, slow);
-    const child = spawnSkiff(["run", "--json", "go"], sandbox, {
-      OPENAI_BASE_URL: mock.url,
-      SKIFF_MODEL: "mock-model",
-    });
-    const stdout = new Response(child.stdout).text();
-    const stderr = new Response(child.stderr).text();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
     const started = path.join(sandbox.workspace, "stop_started");
-    while (!(await Deno.stat(started).then(() => true, () => false))) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const pressed = Date.now();
-    child.kill("SIGINT");
-    const status = await child.status;
-    const waited = Date.now() - pressed;
-    clearTimeout(timer);
-    assertEquals(status.code, 130, await stderr);
-    assert(waited < 15_000, `the run waited ${waited} ms for the hook after Ctrl-C`);
+    const hookStarted = (async () => {
+      while (!(await Deno.stat(started).then(() => true, () => false))) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const { events, waitedMs } = await interruptedRun(sandbox, mock.url, hookStarted);
+    assert(waitedMs < 15_000, `the run waited ${waitedMs} ms for the hook after Ctrl-C`);
     assertEquals(mock.requests.length, 1, "the hook's block did not restart the run");
-    const events = parseJsonLines(await stdout) as Event[];
     assertEquals(ofType(events, "session.completed")[0].exit_code, 130);
   } finally {
     await mock.close();
