@@ -30,3 +30,8 @@ export function liveProcesses(match: (args: string[]) => boolean): number[] {
 export function processesHolding(text: string): number[] {
   return liveProcesses((args) => args.join(" ").includes(text));
 }
+
+/** A `sleep <marker>` (a command a test started, found by its unusual argument) is running. */
+export function sleeping(marker: string): boolean {
+  return processesHolding(`sleep ${marker}`).length > 0;
+}

@@ -9,11 +9,8 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
 import { runSkiff, withMockSandbox } from "../../support/cli.ts";
 import { startAcp } from "../../support/acp_client.ts";
-import { processesHolding } from "../../support/processes.ts";
+import { sleeping } from "../../support/processes.ts";
 import { until } from "../../support/batch_tasks.ts";
-
-/** A `sleep <marker>` the session's command started is running. */
-const sleeping = (marker: string) => processesHolding(`sleep ${marker}`).length > 0;
 
 const refusal = (work: Promise<unknown>) =>
   work.then(() => undefined, (error: acp.RequestError) => error);

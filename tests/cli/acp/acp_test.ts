@@ -13,7 +13,7 @@ import { assert, assertEquals, assertStringIncludes } from "../../support/assert
 import { makeSandbox, runSkiff, withMockSandbox } from "../../support/cli.ts";
 import { startDialectServer } from "../../support/dialect_server.ts";
 import { answerText, option, startAcp, updatesOf } from "../../support/acp_client.ts";
-import { processesHolding } from "../../support/processes.ts";
+import { sleeping } from "../../support/processes.ts";
 import { until } from "../../support/batch_tasks.ts";
 
 const exists = (file: string) => Deno.stat(file).then(() => true, () => false);
@@ -160,9 +160,6 @@ Deno.test("skiff acp: session/cancel stops a running command and the turn; the n
     },
   );
 });
-
-/** A `sleep <marker>` the session's command started is running. */
-const sleeping = (marker: string) => processesHolding(`sleep ${marker}`).length > 0;
 
 Deno.test("skiff acp: session/load replays an earlier session's history and continues it", async () => {
   await withMockSandbox(
