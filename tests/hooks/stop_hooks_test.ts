@@ -11,6 +11,7 @@ import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../support/assert.ts";
 import { makeSandbox, parseJsonLines, runSkiff, type Sandbox, spawnSkiff } from "../support/cli.ts";
 import { type MockTurn, startMockServer } from "../support/mock_server.ts";
+import { until } from "../support/batch_tasks.ts";
 import { type Event, hookScript, ofType, runWith, warnings, writeJson } from "./_hook_support.ts";
 
 /** Logs its stdin as one line, then blocks until the agent has written done.txt. */
@@ -212,11 +213,11 @@ Deno.test("a Ctrl-C while a slow Stop hook runs stops the hook and ends the run"
     );
     await stopHookConfig(sandbox.configDir, slow);
     const started = path.join(sandbox.workspace, "stop_started");
-    const hookStarted = (async () => {
-      while (!(await Deno.stat(started).then(() => true, () => false))) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    })();
+    const hookStarted = until(
+      () => Deno.stat(started).then(() => true, () => false),
+      "the Stop hook to start",
+      60_000,
+    );
     const { events, waitedMs } = await interruptedRun(sandbox, mock.url, hookStarted);
     assert(waitedMs < 15_000, `the run waited ${waitedMs} ms for the hook after Ctrl-C`);
     assertEquals(mock.requests.length, 1, "the hook's block did not restart the run");
