@@ -195,9 +195,11 @@ Deno.test("skiff undo after skiff run killed with SIGKILL at random points puts 
       }
       const after = tree(sandbox.workspace);
       if (JSON.stringify(after) !== JSON.stringify(before)) {
-        const said = `${undo.stdout}${undo.stderr}`;
+        // What undo said goes to the output; the failure itself stays one line, so the end of a
+        // long CI log still shows which kill it was and what differs.
+        console.log(`${label}: undo said:\n${undo.stdout}${undo.stderr}`);
         failures.push(
-          `${label}: the workspace differs: ${JSON.stringify(difference(before, after))}\n${said}`,
+          `${label}: the workspace differs: ${JSON.stringify(difference(before, after))}`,
         );
       }
     }, { onRequest: () => requested() });
