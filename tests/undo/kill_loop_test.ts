@@ -94,9 +94,14 @@ function sandboxFlags(): string[] {
 
 const RUN = ["run", ...sandboxFlags(), "--allow", "bash(*)", "do the steps"];
 
-/** Waits (bounded) for a command the killed run left behind to end: what it writes is the prompt's too. */
-async function commandGone(): Promise<void> {
-  for (let waited = 0; processesHolding(MARKER).length && waited < 10_000; waited += 50) {
+/**
+ * Waits (bounded) for what the killed run left behind to end: its command (what it writes is the
+ * prompt's too), and every process naming the workspace (the sandbox, whose holder may not yet have
+ * started the command's shell when the run was killed, and the run's git survey).
+ */
+async function leftoversGone(workspace: string): Promise<void> {
+  const left = () => processesHolding(MARKER).length + processesHolding(workspace).length;
+  for (let waited = 0; left() && waited < 10_000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -181,7 +186,7 @@ Deno.test("skiff undo after skiff run killed with SIGKILL at random points puts 
       const label = `kill ${kill + 1} (run killed ${runKillMs} ms after the first request` +
         (undoKillMs === null ? ")" : `, first undo killed at ${undoKillMs} ms)`);
       await killAfter(RUN, sandbox, firstRequest, runKillMs);
-      await commandGone();
+      await leftoversGone(sandbox.workspace);
       if (undoKillMs !== null) {
         const first = await killAfter(["undo"], sandbox, Promise.resolve(), undoKillMs);
         if (!first.ended) killedUndos++;
