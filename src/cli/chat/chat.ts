@@ -108,7 +108,7 @@ class ChatSession {
   readonly renderer: ChatRenderer;
   readonly keys = new KeySource();
   readonly editor = new LineEditor();
-  /** Loaded once the input is drawn (the MCP and policy modules behind them cost ~150 ms). */
+  /** Loaded once the input is drawn: the MCP and policy modules behind them would delay the prompt. */
   #commands?: Promise<CommandRegistry<SessionControls>>;
   #engine?: EngineHandle;
   #sessionId?: string;
