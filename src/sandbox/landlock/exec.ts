@@ -35,19 +35,40 @@ function fail(reason: string, code = 126): never {
   Deno.exit(code);
 }
 
-/** Temp folders (and holder copies) of commands whose process is gone. */
-function sweepTempFolders(root: string): void {
+const ESRCH = 3;
+
+/**
+ * Whether process `pid` is gone, asked of the kernel (`kill(pid, 0)`: only
+ * "no such process" counts). Not of /proc: Deno refuses `/proc/<pid>` to
+ * this step, which has no `--allow-all`, and a refusal taken for "gone"
+ * removed the folders of every live session. Anything else, or no answer,
+ * is "not gone".
+ */
+export function processGone(pid: number, call: SyscallCaller, numbers: Syscalls): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  const { value, errno } = call(numbers.kill, BigInt(pid), 0n);
+  return value < 0n && errno === ESRCH;
+}
+
+/**
+ * Removes the temp folders (and holder copies) under `root` of commands
+ * whose process is gone; a folder whose process cannot be told gone stays.
+ */
+export function sweepTempFolders(
+  root: string,
+  gone: (pid: number) => boolean,
+  self: number = Deno.pid,
+): string[] {
+  const removed: string[] = [];
   for (const entry of Deno.readDirSync(root)) {
     const match = /^skiff-landlock-(\d+)(?:\.holder)?$/.exec(entry.name);
-    if (!match || match[1] === String(Deno.pid)) continue;
+    if (!match || Number(match[1]) === self || !gone(Number(match[1]))) continue;
     try {
-      Deno.statSync(`/proc/${match[1]}`);
-    } catch {
-      try {
-        Deno.removeSync(`${root}/${entry.name}`, { recursive: true });
-      } catch { /* another user's, or in use */ }
-    }
+      Deno.removeSync(`${root}/${entry.name}`, { recursive: true });
+      removed.push(entry.name);
+    } catch { /* another user's, or in use */ }
   }
+  return removed;
 }
 
 /**
@@ -127,7 +148,9 @@ export function runStep(stepArgs: string[]): never {
   if (!planText || !program) fail("usage: skiff __landlock-exec <plan> <program> [args…]", 2);
   const plan = JSON.parse(planText) as LandlockPlan & { probe?: boolean };
   try {
-    sweepTempFolders(plan.tempRoot ?? "/tmp");
+    withSyscalls((call, numbers) =>
+      sweepTempFolders(plan.tempRoot ?? "/tmp", (pid) => processGone(pid, call, numbers))
+    );
   } catch { /* best effort */ }
   const tempDir = `${plan.tempRoot ?? "/tmp"}/skiff-landlock-${Deno.pid}`;
   // A stale entry of the same name (a reused pid, or a link someone planted) goes first: the

@@ -81,6 +81,7 @@ export interface Syscalls {
   capset: bigint;
   execve: bigint;
   rtSigaction: bigint;
+  kill: bigint;
 }
 
 // landlock_* share one number on every architecture; the rest do not.
@@ -96,6 +97,7 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     capset: 126n,
     execve: 59n,
     rtSigaction: 13n,
+    kill: 62n,
   },
   aarch64: {
     landlockCreateRuleset: 444n,
@@ -108,6 +110,7 @@ const SYSCALLS: Partial<Record<typeof Deno.build.arch, Syscalls>> = {
     capset: 91n,
     execve: 221n,
     rtSigaction: 134n,
+    kill: 129n,
   },
 };
 
