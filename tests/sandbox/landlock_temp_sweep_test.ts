@@ -8,6 +8,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals } from "../support/assert.ts";
+import { exists } from "../support/files.ts";
 import { landlockAbi, withSyscalls } from "../../src/sandbox/landlock/landlock.ts";
 import { processGone, sweepTempFolders } from "../../src/sandbox/landlock/exec.ts";
 import { landlockLauncher } from "../../src/sandbox/landlock/launcher.ts";
@@ -144,12 +145,3 @@ Deno.test({
     Deno.removeSync(base, { recursive: true });
   }
 });
-
-function exists(file: string): boolean {
-  try {
-    Deno.lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}

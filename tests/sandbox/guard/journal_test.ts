@@ -7,6 +7,7 @@
  */
 import * as path from "node:path";
 import { assert, assertEquals, assertStringIncludes } from "../../support/assert.ts";
+import { exists } from "../../support/files.ts";
 import { CommandGuard } from "../../../src/sandbox/guard/command_guard.ts";
 import { replayGuardJournals } from "../../../src/sandbox/guard/journal.ts";
 
@@ -79,12 +80,3 @@ Deno.test("guard journal: a journal of another workspace is left for its own ses
     Deno.removeSync(folder, { recursive: true });
   }
 });
-
-function exists(file: string): boolean {
-  try {
-    Deno.lstatSync(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
