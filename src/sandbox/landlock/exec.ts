@@ -147,11 +147,6 @@ export function runStep(stepArgs: string[]): never {
   const [planText, program, ...args] = stepArgs;
   if (!planText || !program) fail("usage: skiff __landlock-exec <plan> <program> [args…]", 2);
   const plan = JSON.parse(planText) as LandlockPlan & { probe?: boolean };
-  try {
-    withSyscalls((call, numbers) =>
-      sweepTempFolders(plan.tempRoot ?? "/tmp", (pid) => processGone(pid, call, numbers))
-    );
-  } catch { /* best effort */ }
   const tempDir = `${plan.tempRoot ?? "/tmp"}/skiff-landlock-${Deno.pid}`;
   // A stale entry of the same name (a reused pid, or a link someone planted) goes first: the
   // folder granted to the command must be one this step made, never a link to elsewhere.
@@ -170,6 +165,11 @@ export function runStep(stepArgs: string[]): never {
   for (const name of (env.SKIFF_LANDLOCK_STEP_ENV ?? "").split(",")) delete env[name];
   delete env.SKIFF_LANDLOCK_STEP_ENV;
   const dropped = withSyscalls((call, numbers) => {
+    // Other commands' leftovers first, with the same syscall caller (this step's own folder is
+    // never one of them).
+    try {
+      sweepTempFolders(plan.tempRoot ?? "/tmp", (pid) => processGone(pid, call, numbers));
+    } catch { /* best effort */ }
     call(numbers.setsid); // fails harmlessly when already a group leader
     // Without CAP_SETPCAP (not root) the bounding set cannot shrink, and has nothing to lose.
     for (let cap = 0n; cap < 64n; cap++) call(numbers.prctl, PR_CAPBSET_DROP, cap);
